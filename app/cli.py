@@ -1,0 +1,147 @@
+"""`kith` — the command line (click).
+
+Commands: ingest, entities, ask, forget, gui.  Every command that reports
+takes ``--json``.  Errors print one clear line and exit 1 (2 for usage).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from core.errors import Ambiguous, KithError, NotFound
+
+
+def _container():
+    from app.container import Container
+
+    return Container()
+
+
+def _emit(data: dict) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"kith: {msg}", err=True)
+    sys.exit(1)
+
+
+@click.group()
+@click.version_option(package_name="kith-app")
+def main() -> None:
+    """Kith: a private memory of your life, built from your own archives. Data folder: $KITH_HOME or your user data dir."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def ingest(paths: tuple[str, ...], as_json: bool) -> None:
+    """Read mail (mbox, eml), photos (JPEG, HEIC) and folders of them into memory."""
+    from app.operations.ingest import ingest as run
+
+    with _container() as c:
+        def progress(p):
+            if not as_json and p.current:
+                click.echo(f"[{p.files_done + 1}/{p.files_total}] {p.current}", err=True)
+
+        report = run(c, list(paths), progress=progress)
+    if as_json:
+        _emit(report.to_json())
+    else:
+        click.echo(f"{report.files} file(s): {report.records_added} record(s) added, "
+                   f"{report.records_skipped} already known, {len(report.errors)} error(s)")
+        for e in report.errors:
+            where = f" ({e.locator})" if e.locator else ""
+            click.echo(f"  ! {e.path}{where}: {e.reason}")
+
+
+@main.command()
+@click.option("--kind", type=click.Choice(["person", "place", "topic", "event", "thing"]), help="Only this kind.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def entities(kind: str | None, as_json: bool) -> None:
+    """List the people, places and things Kith knows, with record and fact counts."""
+    from app.operations.entities import list_entities
+
+    with _container() as c:
+        rows = list_entities(c, kind)
+    if as_json:
+        _emit({"entities": [r.to_json() for r in rows]})
+        return
+    if not rows:
+        click.echo("Kith knows nobody yet. Try: kith ingest PATH")
+    for r in rows:
+        alias = f"  [{', '.join(r.aliases[:3])}]" if r.aliases else ""
+        click.echo(f"{r.id:>5}  {r.kind:<7} {r.name}{alias}  — {r.records} record(s), {r.facts} fact(s)")
+
+
+@main.command()
+@click.argument("question")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=None, help="How many results (default 5).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def ask(question: str, k: int | None, as_json: bool) -> None:
+    """Answer QUESTION from memory (no language model): the best matching records with their sources."""
+    from app.operations.ask import ask as run
+
+    with _container() as c:
+        try:
+            results = run(c, question, k)
+        except ValueError as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit({"results": [r.to_json() for r in results]})
+        return
+    if not results:
+        click.echo("Nothing in memory matches. (Has anything been ingested? kith ingest PATH)")
+    for i, r in enumerate(results, 1):
+        first = " ".join(r.text.split())[:200]
+        click.echo(f"{i}. [{r.score:.4f}] {r.when or 'time unknown'} — {r.source}\n   {first}")
+
+
+@main.command()
+@click.argument("ref")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def forget(ref: str, yes: bool, as_json: bool) -> None:
+    """Forget the entity REF (an id or a name) and everything only it is evidence for."""
+    from app.operations.forget import forget as run, preview_forget
+
+    with _container() as c:
+        try:
+            preview = preview_forget(c, ref)
+        except (NotFound, Ambiguous) as exc:
+            _fail(str(exc))
+        if not yes:
+            if not sys.stdin.isatty():
+                _fail(f"{preview.describe()} Re-run with --yes to confirm.")
+            if not click.confirm(preview.describe() + " Continue?", default=False):
+                click.echo("Nothing was forgotten.")
+                return
+        report = run(c, preview.entity_id)
+    if as_json:
+        _emit(report.to_json())
+    else:
+        click.echo(f"Forgot {report.name!r}: {report.sqlite.get('records', 0)} record(s), "
+                   f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), {report.vectors} vector(s).")
+
+
+@main.command()
+@click.option("--screenshot", type=click.Path(dir_okay=False), default=None,
+              help="Render the window, save a PNG here and exit (for machines without a display).")
+def gui(screenshot: str | None) -> None:
+    """Open the Kith window."""
+    from app.gui import run
+
+    sys.exit(run(screenshot=screenshot))
+
+
+def run_cli() -> None:  # pragma: no cover - console-script wrapper
+    try:
+        main(standalone_mode=True)
+    except KithError as exc:
+        _fail(str(exc))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,53 @@
+"""Builds every service once, from settings; no globals elsewhere (DESIGN.md §1)."""
+from __future__ import annotations
+
+import os
+import threading
+
+from app.settings import Settings
+from app.taskman import Writer
+from core.store.db import Database
+from core.store.vectors import VectorStore
+
+# Chroma and Hugging Face libraries must never phone home (Kith is offline and private).
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+class Container:
+    """The services of one data folder: database, vector store, encoder (lazy), writer.
+
+    Args:
+        settings: loaded settings; ``Settings.load()`` when None.
+    """
+
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings or Settings.load()
+        self.db = Database(self.settings.db_path)
+        self.writer = Writer()
+        self._encoder = None
+        self._encoder_lock = threading.Lock()
+        self.vectors = VectorStore(self.settings.chroma_path, encode=lambda texts: self.encoder.encode(texts))
+
+    @property
+    def encoder(self):
+        """The text encoder (all-MiniLM-L6-v2), loaded on first use (about a second)."""
+        if self._encoder is None:
+            with self._encoder_lock:
+                if self._encoder is None:
+                    from app.models.encoders import load_encoder
+
+                    self._encoder = load_encoder(self.settings.encoder_backend)
+        return self._encoder
+
+    def close(self) -> None:
+        """Finish pending writes and close the stores."""
+        self.writer.close()
+        self.db.close()
+
+    def __enter__(self) -> "Container":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""Model backends (encoders now; chat models and transcription in later issues)."""

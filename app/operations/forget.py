@@ -1,0 +1,109 @@
+"""Forget an entity and everything only it is evidence for, from every store.
+
+What goes (this issue's scope — restore windows and byte-level purge come with the memory issue):
+- the entity, its aliases and its links;
+- records it is the *primary* party of (the sender of a message, the place of a photo),
+  and records that involve no other entity; records it merely received keep their other
+  parties and lose the link to it;
+- facts whose subject it is (with their history), and facts left with no evidence;
+- those records' episodes, full-text rows and Chroma vectors.
+An audit event keeps the counts and the entity id, not its name or text.
+"""
+from __future__ import annotations
+
+from sqlalchemy import delete, func, update
+from sqlmodel import select
+
+from app.container import Container
+from app.operations.entities import find_entity
+from app.operations.ingest import RECORDS
+from app.operations.types import ForgetPreview, ForgetReport
+from core.store import search
+from core.store.schema import (Alias, AuditEvent, Entity, Episode, Evidence, Fact, FactEntity, Record,
+                               RecordEntity)
+
+
+def _plan(s, entity_id: int) -> tuple[list[int], list[int]]:
+    """(record ids, fact ids) that forgetting ``entity_id`` removes."""
+    primary = set(s.exec(select(Record.id).where(
+        (Record.sender_entity_id == entity_id) | (Record.place_entity_id == entity_id))).all())
+    linked = set(s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == entity_id)).all())
+    for rid in linked - primary:
+        others = s.exec(select(func.count()).select_from(RecordEntity).where(
+            RecordEntity.record_id == rid, RecordEntity.entity_id != entity_id)).one()
+        if others == 0:
+            primary.add(rid)
+    records = sorted(primary)
+    facts = set(s.exec(select(Fact.id).where(Fact.subject_entity_id == entity_id)).all())
+    if records:
+        touched = set(s.exec(select(Evidence.fact_id).where(Evidence.record_id.in_(records))).all())
+        for fid in touched - facts:
+            remaining = s.exec(select(func.count()).select_from(Evidence).where(
+                Evidence.fact_id == fid, Evidence.record_id.not_in(records))).one()
+            if remaining == 0:
+                facts.add(fid)
+    return records, sorted(facts)
+
+
+def preview_forget(c: Container, ref: str | int) -> ForgetPreview:
+    """What :func:`forget` would remove, without removing anything.
+
+    Raises:
+        NotFound / Ambiguous: from :func:`app.operations.entities.find_entity`.
+    """
+    e = find_entity(c, ref)
+    with c.db.session() as s:
+        records, facts = _plan(s, e.id)
+        aliases = s.exec(select(func.count()).select_from(Alias).where(Alias.entity_id == e.id)).one()
+        episodes = s.exec(select(func.count()).select_from(Episode).where(Episode.record_id.in_(records))).one() \
+            if records else 0
+        subjects = [x for x in s.exec(select(Record.subject).where(Record.id.in_(records[:5]))).all() if x] \
+            if records else []
+    return ForgetPreview(entity_id=e.id, name=e.canonical_name, kind=e.kind, records=len(records), facts=len(facts),
+                         aliases=int(aliases), episodes=int(episodes), sample_subjects=subjects)
+
+
+def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
+    with c.db.session() as s:
+        e = s.get(Entity, entity_id)
+        records, facts = _plan(s, entity_id)
+        counts: dict[str, int] = {}
+
+        def rm(name: str, stmt) -> None:
+            counts[name] = counts.get(name, 0) + (s.exec(stmt).rowcount or 0)
+
+        fts = search.delete_records(s.connection(), records)
+        if facts:
+            # Facts that an about-to-go fact superseded become current again.
+            s.exec(update(Fact).where(Fact.superseded_by.in_(facts), Fact.id.not_in(facts)).values(superseded_by=None))
+            rm("evidence", delete(Evidence).where(Evidence.fact_id.in_(facts)))
+            rm("fact_links", delete(FactEntity).where(FactEntity.fact_id.in_(facts)))
+            s.exec(update(Fact).where(Fact.id.in_(facts)).values(superseded_by=None))
+            rm("facts", delete(Fact).where(Fact.id.in_(facts)))
+        if records:
+            rm("episodes", delete(Episode).where(Episode.record_id.in_(records)))
+            rm("evidence", delete(Evidence).where(Evidence.record_id.in_(records)))
+            rm("record_links", delete(RecordEntity).where(RecordEntity.record_id.in_(records)))
+            rm("records", delete(Record).where(Record.id.in_(records)))
+        rm("record_links", delete(RecordEntity).where(RecordEntity.entity_id == entity_id))
+        rm("fact_links", delete(FactEntity).where(FactEntity.entity_id == entity_id))
+        rm("aliases", delete(Alias).where(Alias.entity_id == entity_id))
+        rm("entities", delete(Entity).where(Entity.id == entity_id))
+        s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
+                         detail={"kind": e.kind, "counts": counts, "fts": fts}))
+        name = e.canonical_name
+    vectors = c.vectors.delete(RECORDS, [f"record:{r}" for r in records])
+    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors)
+
+
+def forget(c: Container, ref: str | int) -> ForgetReport:
+    """Remove the entity named or numbered ``ref`` and what only it is evidence for, from every store.
+
+    Returns:
+        :class:`ForgetReport` with counts per store (SQLite tables, FTS rows, Chroma vectors).
+
+    Raises:
+        NotFound / Ambiguous: ``ref`` names no entity, or several.
+    """
+    e = find_entity(c, ref)
+    return c.writer.run(_forget_on_writer, c, e.id)

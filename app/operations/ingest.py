@@ -1,0 +1,214 @@
+"""Ingest: files → ingestors → Records → (writer thread) dedupe, resolve, facts, episodes, FTS, vectors.
+
+Reading and embedding happen on the calling thread; every store write is
+handed to the container's single writer.  A repeated import adds nothing
+(records are keyed by content hash); a cancelled import keeps what it wrote
+and a re-run skips it, so an interrupted import resumes where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+from sqlmodel import select
+
+from app.container import Container
+from app.operations.types import IngestError, IngestProgress, IngestReport
+from core.errors import InputError
+from core.graph.facts import FactDraft, as_of_statement, write_fact
+from core.graph.resolution import resolve
+from core.store import search
+from core.store.schema import Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
+from ingestors.base import Record, RecordError
+from ingestors.registry import expand_paths, ingestor_for
+
+ProgressFn = Callable[[IngestProgress], None]
+RECORDS = "records"
+
+
+def _file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def embed_text(rec: Record) -> str:
+    """The text a record is embedded from: subject, then body (the encoder keeps the first 256 tokens)."""
+    return "\n".join(p for p in (rec.subject, rec.text[:4000]) if p)
+
+
+def _people_text(rec: Record) -> str:
+    parties = ([rec.sender] if rec.sender else [])
+    return " ".join(filter(None, ((p.name or "") + " " + (p.address or "") for p in parties))).strip()
+
+
+def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
+                 batch: list[tuple[Record, object]]) -> tuple[int, int]:
+    """Writer-thread work for one batch: returns (added, skipped)."""
+    region = c.settings.default_region
+    added_ids: list[tuple[int, object]] = []
+    skipped = 0
+    with c.db.session() as s:
+        src = s.exec(select(Source).where(Source.path == str(path), Source.content_hash == file_hash)).first()
+        if src is None:
+            src = Source(kind=kind, path=str(path), content_hash=file_hash, size=path.stat().st_size)
+            s.add(src)
+            s.flush()
+        conn = s.connection()
+        for rec, vec in batch:
+            h = rec.content_hash
+            if s.exec(select(RecordRow.id).where(RecordRow.content_hash == h)).first() is not None:
+                skipped += 1
+                continue
+            links: list[tuple[int, str]] = []
+            sender_id = place_id = None
+            if rec.sender and (rec.sender.name or rec.sender.address):
+                r = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind, region)
+                sender_id = r.entity.id
+                links.append((sender_id, "from"))
+            for p in rec.recipients:
+                if p.name or p.address:
+                    r = resolve(s, "person", p.name, p.address, p.address_kind, region)
+                    links.append((r.entity.id, p.role if p.role in ("to", "cc", "member") else "to"))
+            if rec.place is not None:
+                g = rec.place
+                r = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,
+                                                      "region": g.region, "country": g.country,
+                                                      "country_code": g.country_code})
+                place_id = r.entity.id
+                links.append((place_id, "place"))
+            attrs = dict(rec.attrs)
+            if rec.notes:
+                attrs["notes"] = list(rec.notes)
+            row = RecordRow(source_id=src.id, external_id=rec.external_id, kind=rec.kind, sender_entity_id=sender_id,
+                            sent_at=rec.sent_at, subject=rec.subject, text=rec.text, thread=rec.thread,
+                            place_entity_id=place_id, content_hash=h, attrs=attrs)
+            s.add(row)
+            s.flush()
+            for eid, role in dict.fromkeys(links):
+                s.add(RecordEntity(record_id=row.id, entity_id=eid, role=role))
+            s.add(Episode(record_id=row.id, text=embed_text(rec), t_valid=rec.sent_at,
+                          provenance=f"{path}#{rec.external_id}", confidence=1.0))
+            _record_facts(s, rec, row.id, sender_id, place_id)
+            search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
+            added_ids.append((row.id, vec))
+        if skipped and not added_ids:
+            pass
+    if added_ids:
+        import numpy as np
+
+        c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
+                         np.stack([v for _, v in added_ids]),
+                         [{"record_id": rid} for rid, _ in added_ids])
+    return len(added_ids), skipped
+
+
+def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None) -> None:
+    """The skeleton's deterministic facts: a sender's email address; a photo taken at a place."""
+    if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
+        who = rec.sender.name or rec.sender.address
+        write_fact(s, FactDraft(
+            subject_id=sender_id, domain="identity", category="contact", key=f"email:{rec.sender.address.lower()}",
+            value=rec.sender.address.lower(), confidence=0.6, valid_from=rec.sent_at, record_id=record_id,
+            statement=as_of_statement(rec.sent_at, f"{who} writes from {rec.sender.address.lower()}."),
+            excerpt=f"From: {who} <{rec.sender.address}>"))
+    if place_id and rec.place is not None:
+        day = rec.sent_at.date().isoformat() if rec.sent_at else "unknown"
+        write_fact(s, FactDraft(
+            subject_id=place_id, domain="places", category="visit", key=f"photographed:{day}",
+            value=day, confidence=0.8, valid_from=rec.sent_at, record_id=record_id,
+            statement=as_of_statement(rec.sent_at, f"a photo was taken at {rec.place.name}."),
+            excerpt=rec.text[:200]))
+
+
+def _quarantine(c: Container, errors: list[IngestError]) -> None:
+    def write():
+        with c.db.session() as s:
+            for e in errors:
+                s.add(QuarantineItem(path=e.path, locator=e.locator, reason=e.reason))
+    if errors:
+        c.writer.run(write)
+
+
+def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
+    found: set[str] = set()
+    with c.db.session() as s:
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            found.update(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(chunk))).all())
+    return found
+
+
+def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | None = None,
+           cancel: threading.Event | None = None) -> IngestReport:
+    """Ingest files and folders.
+
+    Args:
+        c: the services.
+        paths: files and/or folders (folders are walked recursively; hidden files skipped).
+        progress: called after each batch and each file with an :class:`IngestProgress`.
+        cancel: when set, the import stops after the current batch; what was written stays.
+
+    Returns:
+        :class:`IngestReport` — files read, records added, records skipped (already known),
+        and per-file / per-item errors (also kept in the quarantine table).  Never raises
+        for bad input: a bad file is an error in the report.
+    """
+    report = IngestReport()
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    files = expand_paths([p for p in paths if Path(p).exists()])
+    for m in missing:
+        report.errors.append(IngestError(m, "no such file or folder"))
+    batch_size = max(1, c.settings.ingest_batch_size)
+
+    def tick(current: str) -> None:
+        if progress:
+            progress(IngestProgress(report.files, len(files), current, report.records_added,
+                                    report.records_skipped, len(report.errors)))
+
+    for path in files:
+        if cancel is not None and cancel.is_set():
+            report.cancelled = True
+            break
+        tick(str(path))
+        file_errors: list[IngestError] = []
+        ing = ingestor_for(path)
+        if ing is None:
+            file_errors.append(IngestError(str(path), f"unsupported file type ({path.suffix or 'no suffix'})"))
+        else:
+            try:
+                items = list(ing.read(path))
+                file_hash = _file_hash(path)
+            except InputError as exc:
+                file_errors.append(IngestError(str(path), exc.reason, exc.locator or ""))
+                items = []
+            except (OSError, ValueError, UnicodeError) as exc:
+                file_errors.append(IngestError(str(path), f"cannot read: {exc}"))
+                items = []
+            records = [i for i in items if isinstance(i, Record)]
+            file_errors += [IngestError(i.path, i.reason, i.locator) for i in items if isinstance(i, RecordError)]
+            if records:
+                known = _existing_hashes(c, [r.content_hash for r in records])
+                fresh = [r for r in records if r.content_hash not in known]
+                report.records_skipped += len(records) - len(fresh)
+                for start in range(0, len(fresh), batch_size):
+                    if cancel is not None and cancel.is_set():
+                        report.cancelled = True
+                        break
+                    chunk = fresh[start:start + batch_size]
+                    vecs = c.encoder.encode([embed_text(r) for r in chunk])
+                    added, skipped = c.writer.run(_write_batch, c, path, file_hash, ing.name, list(zip(chunk, vecs)))
+                    report.records_added += added
+                    report.records_skipped += skipped
+                    tick(str(path))
+        report.errors += file_errors
+        _quarantine(c, file_errors)
+        report.files += 1
+        if report.cancelled:
+            break
+    tick("")
+    return report

@@ -1,0 +1,126 @@
+"""Result types of the operations, shared by the CLI (``--json``) and the window."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class IngestError:
+    """One thing that could not be read: ``path`` and, inside it, ``locator`` (may be empty)."""
+
+    path: str
+    reason: str
+    locator: str = ""
+
+    def to_json(self) -> dict:
+        d = {"path": self.path, "reason": self.reason}
+        if self.locator:
+            d["locator"] = self.locator
+        return d
+
+
+@dataclass
+class IngestProgress:
+    """Progress of an ingest run, sent to the progress callback after each batch and file.
+
+    Attributes:
+        files_done / files_total: files finished out of the files found.
+        current: the file being read now ('' when finished).
+        records_added / records_skipped: running totals.
+        errors: running count of errors.
+    """
+
+    files_done: int
+    files_total: int
+    current: str
+    records_added: int
+    records_skipped: int
+    errors: int
+
+
+@dataclass
+class IngestReport:
+    """What ``ingest`` did.  JSON: ``{"files", "records_added", "records_skipped", "errors": [{"path", "reason"}]}``."""
+
+    files: int = 0
+    records_added: int = 0
+    records_skipped: int = 0
+    errors: list[IngestError] = field(default_factory=list)
+    cancelled: bool = False
+
+    def to_json(self) -> dict:
+        d = {"files": self.files, "records_added": self.records_added,
+             "records_skipped": self.records_skipped, "errors": [e.to_json() for e in self.errors]}
+        if self.cancelled:
+            d["cancelled"] = True
+        return d
+
+
+@dataclass
+class AskResult:
+    """One answer from memory: the record's text, its source file, its time (ISO 8601 UTC or None), RRF score."""
+
+    text: str
+    source: str
+    when: str | None
+    score: float
+    record_id: int = 0
+    subject: str | None = None
+    sender: str | None = None
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "source": self.source, "when": self.when, "score": self.score,
+                "subject": self.subject, "sender": self.sender, "record_id": self.record_id}
+
+
+@dataclass
+class EntityRow:
+    """One entity as listed by ``kith entities``."""
+
+    id: int
+    kind: str
+    name: str
+    aliases: list[str]
+    records: int
+    facts: int
+    last_seen: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ForgetPreview:
+    """What forgetting an entity would remove, before anything is removed."""
+
+    entity_id: int
+    name: str
+    kind: str
+    records: int
+    facts: int
+    aliases: int
+    episodes: int
+    sample_subjects: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return (f"Forget {self.kind} '{self.name}' (id {self.entity_id}): removes {self.records} record(s), "
+                f"{self.episodes} episode(s), {self.facts} fact(s), {self.aliases} alias(es), "
+                f"and their search entries and vectors.")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ForgetReport:
+    """What ``forget`` removed, counted per store."""
+
+    entity_id: int
+    name: str
+    sqlite: dict = field(default_factory=dict)
+    fts: int = 0
+    vectors: int = 0
+
+    def to_json(self) -> dict:
+        return {"entity_id": self.entity_id, "name": self.name, "removed": {
+            "sqlite": self.sqlite, "fts": self.fts, "chroma": self.vectors}}

@@ -1,0 +1,102 @@
+"""Typed settings and the data folder.
+
+The data folder comes from platformdirs (``~/.local/share/Kith`` on Linux,
+``~/Library/Application Support/Kith`` on macOS); the environment variable
+``KITH_HOME`` overrides it (tests and portable installs).  Defaults live in
+``resources/default_settings.json``; the person's own choices in
+``<data folder>/settings.json``.  No secret is ever written here: API keys
+live in the OS keyring (see ``app/secrets.py``).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+from core.errors import InputError
+
+APP_NAME = "Kith"
+
+
+def data_dir() -> Path:
+    """Return the data folder (created if missing): ``$KITH_HOME`` or the platform's user data dir."""
+    home = os.environ.get("KITH_HOME")
+    path = Path(home).expanduser() if home else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _defaults() -> dict:
+    text = resources.files("resources").joinpath("default_settings.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@dataclass
+class Settings:
+    """Everything Kith can be told, with the defaults from ``resources/default_settings.json``.
+
+    Attributes:
+        home: the data folder (SQLite file, Chroma store, quarantine list, models).
+        owner_name / owner_emails: who the owner is (facts are identity-aware).
+        default_region: ISO 3166 region for phone numbers written without a country code.
+        local_timezone: IANA zone assumed for camera times that carry no offset and no GPS.
+        encoder_backend: ``"auto"`` (fastest where it runs), ``"numpy"`` or ``"mlx"``.
+        ask_k: how many results ``ask`` returns by default.
+        ingest_batch_size: records per write transaction.
+        forget_recovery_days: days a forgotten item can be restored (seed 001: 30).
+    """
+
+    home: Path = field(default_factory=data_dir)
+    owner_name: str | None = None
+    owner_emails: list[str] = field(default_factory=list)
+    default_region: str = "US"
+    local_timezone: str = "UTC"
+    encoder_backend: str = "auto"
+    ask_k: int = 5
+    ingest_batch_size: int = 64
+    forget_recovery_days: int = 30
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "kith.sqlite3"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.home / "chroma"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    @classmethod
+    def load(cls, home: Path | None = None) -> "Settings":
+        """Read defaults, then ``settings.json`` in the data folder if present.
+
+        Raises:
+            InputError: settings.json is not valid JSON or names an unknown setting.
+        """
+        home = Path(home) if home else data_dir()
+        home.mkdir(parents=True, exist_ok=True)
+        values = _defaults()
+        user_file = home / "settings.json"
+        if user_file.exists():
+            try:
+                user = json.loads(user_file.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise InputError(str(user_file), f"not valid JSON: {exc}") from exc
+            known = {f.name for f in fields(cls)} - {"home"}
+            unknown = sorted(set(user) - known)
+            if unknown:
+                raise InputError(str(user_file), f"unknown settings: {', '.join(unknown)}")
+            values.update(user)
+        return cls(home=home, **values)
+
+    def save(self) -> None:
+        """Write the person's settings to ``settings.json`` in the data folder."""
+        data = asdict(self)
+        data.pop("home")
+        (self.home / "settings.json").write_text(json.dumps(data, indent=2), encoding="utf-8")

@@ -1,0 +1,1 @@
+"""The personal knowledge graph (seed 002)."""

@@ -1,0 +1,1 @@
+"""Persistence behind typed functions; no other package writes SQL (DESIGN.md §1)."""

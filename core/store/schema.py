@@ -1,0 +1,173 @@
+"""SQLModel tables (DESIGN.md §3).
+
+All datetimes are stored as UTC (SQLite keeps no offset; :func:`core.clock.ensure_utc`
+reattaches it on read).  JSON columns hold small per-row attributes.  The
+walking skeleton holds Entity, Alias, Source, Record (+ links to entities),
+Fact (+ entity links and evidence), Episode and the quarantine list; later
+issues add memory and personalization tables beside these.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Optional
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
+from sqlmodel import Field, SQLModel
+
+from core import clock
+
+ENTITY_KINDS = ("person", "place", "topic", "event", "thing")
+ALIAS_KINDS = ("name", "nickname", "phone", "email", "handle", "contact")
+
+
+class Entity(SQLModel, table=True):
+    """A person, place, topic, event or thing Kith knows about (seed 002)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str = Field(index=True)
+    canonical_name: str = Field(index=True)
+    contact_ref: Optional[str] = None
+    attrs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    is_owner: bool = False
+    created_at: datetime = Field(default_factory=clock.now)
+    tombstoned_at: Optional[datetime] = None
+
+
+class Alias(SQLModel, table=True):
+    """Another way to name an entity: a name, nickname, phone (E.164), email, handle.
+
+    ``normalized`` is the matching key (emails case-folded, phones in E.164,
+    names case-folded with whitespace collapsed); one (kind, normalized) pair
+    names at most one entity.
+    """
+
+    __table_args__ = (UniqueConstraint("kind", "normalized", "entity_id"),
+                      Index("ix_alias_lookup", "kind", "normalized"))
+    id: Optional[int] = Field(default=None, primary_key=True)
+    entity_id: int = Field(foreign_key="entity.id", index=True, ondelete="CASCADE")
+    kind: str
+    value: str
+    normalized: str
+
+
+class Source(SQLModel, table=True):
+    """A file the user gave Kith; ``content_hash`` is the SHA-256 of its bytes."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str
+    path: str = Field(index=True)
+    content_hash: str = Field(index=True)
+    size: int = 0
+    ingested_at: datetime = Field(default_factory=clock.now)
+    status: str = "ok"  # ok | partial | failed
+
+
+class Record(SQLModel, table=True):
+    """Raw evidence: one message, photo, transcript or chat line, kept so facts and episodes can cite it."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="source.id", index=True)
+    external_id: str
+    kind: str
+    sender_entity_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
+    sent_at: Optional[datetime] = Field(default=None, index=True)
+    subject: Optional[str] = None
+    text: str = ""
+    thread: Optional[str] = None
+    place_entity_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
+    content_hash: str = Field(unique=True)
+    attrs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+
+
+class RecordEntity(SQLModel, table=True):
+    """Who or what a record involves: role ∈ from | to | cc | member | place | mentioned."""
+
+    record_id: int = Field(foreign_key="record.id", primary_key=True, ondelete="CASCADE")
+    entity_id: int = Field(foreign_key="entity.id", primary_key=True, index=True, ondelete="CASCADE")
+    role: str = Field(primary_key=True)
+
+
+class Fact(SQLModel, table=True):
+    """A statement about the world with confidence, bi-temporal validity and supersession (seed 002).
+
+    ``statement`` always starts "As of DATE, …".  One active fact per
+    (subject, domain, category, key): a partial unique index where
+    ``superseded_by IS NULL`` (created in ``db.py``).
+    """
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    subject_entity_id: int = Field(foreign_key="entity.id", index=True)
+    domain: str
+    category: str
+    key: str
+    value: str
+    statement: str
+    confidence: float = 0.5
+    valid_from: Optional[datetime] = None
+    valid_to: Optional[datetime] = None
+    recorded_at: datetime = Field(default_factory=clock.now)
+    superseded_by: Optional[int] = Field(default=None, foreign_key="fact.id")
+    evidence_count: int = 1
+
+
+class FactEntity(SQLModel, table=True):
+    """A typed link from a fact to an entity: role ∈ subject | object | location | topic."""
+
+    fact_id: int = Field(foreign_key="fact.id", primary_key=True, ondelete="CASCADE")
+    entity_id: int = Field(foreign_key="entity.id", primary_key=True, index=True, ondelete="CASCADE")
+    role: str = Field(primary_key=True)
+
+
+class Evidence(SQLModel, table=True):
+    """A record that supports a fact, with the excerpt that says so."""
+
+    fact_id: int = Field(foreign_key="fact.id", primary_key=True, ondelete="CASCADE")
+    record_id: int = Field(foreign_key="record.id", primary_key=True, index=True, ondelete="CASCADE")
+    excerpt: str = ""
+
+
+class Episode(SQLModel, table=True):
+    """Something that happened, with bi-temporal stamps (seed 001): t_valid (in the world), t_recorded (learned)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    record_id: Optional[int] = Field(default=None, foreign_key="record.id", index=True, ondelete="CASCADE")
+    text: str
+    t_valid: Optional[datetime] = Field(default=None, index=True)
+    t_recorded: datetime = Field(default_factory=clock.now)
+    signature_row: Optional[int] = None
+    gist_row: Optional[int] = None
+    session: Optional[str] = None
+    provenance: str = ""
+    confidence: float = 1.0
+    superseded_by: Optional[int] = Field(default=None, foreign_key="episode.id")
+    tombstoned_at: Optional[datetime] = None
+
+
+class QuarantineItem(SQLModel, table=True):
+    """Input Kith could not read: the file, where in it, and why.  The file itself is never changed."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    path: str = Field(index=True)
+    locator: str = ""
+    reason: str
+    at: datetime = Field(default_factory=clock.now)
+
+
+class AuditEvent(SQLModel, table=True):
+    """Append-only log of destructive or identity-changing actions (forget, merge, restore)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    action: str
+    target: str
+    detail: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    at: datetime = Field(default_factory=clock.now)
+
+
+# Raw DDL that SQLModel cannot express: the partial unique index for supersession
+# and the FTS5 table for BM25 search over records.
+EXTRA_DDL = [
+    text("CREATE UNIQUE INDEX IF NOT EXISTS ux_fact_active ON fact(subject_entity_id, domain, category, key) "
+         "WHERE superseded_by IS NULL"),
+    text("CREATE VIRTUAL TABLE IF NOT EXISTS record_fts USING fts5(subject, body, people, "
+         "tokenize='unicode61 remove_diacritics 2')"),
+]

@@ -1,0 +1,92 @@
+"""Hybrid search: SQLite FTS5 (BM25) + vectors (ANN), fused by reciprocal rank fusion.
+
+RRF (Cormack, Clarke & Büttcher, SIGIR 2009): score(d) = Σ_r 1 / (k + rank_r(d)),
+rank starting at 1, k = 60 as in the paper.  It needs no score calibration
+between BM25 and cosine, which is why it is the fusion here.
+"""
+from __future__ import annotations
+
+import re
+from typing import Hashable, Iterable, Sequence
+
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+RRF_K = 60
+
+# Words too common to help a BM25 query written as a question.
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves tell show find give anything something ever
+did know remember said say says wrote write mail email message messages
+""".split())
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_terms(question: str) -> list[str]:
+    """The content words of ``question``: lower-cased, stopwords dropped, order kept, no repeats."""
+    seen: dict[str, None] = {}
+    for w in _WORD.findall(question.lower()):
+        if w not in STOPWORDS and w not in seen:
+            seen[w] = None
+    return list(seen) or [w for w in _WORD.findall(question.lower())][:8]
+
+
+def fts_match_expression(question: str) -> str | None:
+    """An FTS5 MATCH expression OR-ing the question's content words (each quoted), or None if it has none."""
+    terms = query_terms(question)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def index_record(conn: Connection, record_id: int, subject: str, body: str, people: str) -> None:
+    """Add (or replace) one record's full-text row; rowid = record id."""
+    conn.execute(text("DELETE FROM record_fts WHERE rowid = :id"), {"id": record_id})
+    conn.execute(text("INSERT INTO record_fts(rowid, subject, body, people) VALUES (:id, :s, :b, :p)"),
+                 {"id": record_id, "s": subject, "b": body, "p": people})
+
+
+def delete_records(conn: Connection, record_ids: Sequence[int]) -> int:
+    """Remove records' full-text rows; returns how many rows were removed."""
+    removed = 0
+    for rid in record_ids:
+        removed += conn.execute(text("DELETE FROM record_fts WHERE rowid = :id"), {"id": rid}).rowcount or 0
+    return removed
+
+
+def bm25(conn: Connection, question: str, limit: int = 50) -> list[tuple[int, float]]:
+    """Best ``limit`` record ids for ``question`` by BM25 (subject weighted 2×, body 1×, people 1×).
+
+    Returns:
+        (record id, bm25 score) pairs, best first; FTS5's bm25() is negative, lower is better.
+    """
+    expr = fts_match_expression(question)
+    if expr is None:
+        return []
+    rows = conn.execute(text(
+        "SELECT rowid, bm25(record_fts, 2.0, 1.0, 1.0) AS s FROM record_fts WHERE record_fts MATCH :q "
+        "ORDER BY s LIMIT :n"), {"q": expr, "n": limit}).all()
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def rrf(rankings: Iterable[Sequence[Hashable]], k: int = RRF_K) -> list[tuple[Hashable, float]]:
+    """Reciprocal rank fusion of several best-first rankings.
+
+    Args:
+        rankings: each a sequence of ids, best first (an id may be missing from some).
+        k: the RRF constant (60, Cormack et al. 2009).
+
+    Returns:
+        (id, fused score) pairs, highest first; ties keep first-seen order.
+    """
+    scores: dict[Hashable, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda kv: -kv[1])

@@ -1,0 +1,146 @@
+"""What every ingestor produces: :class:`Record` items, or :class:`RecordError` for the bad ones.
+
+An ingestor reads one file the user gave and yields what it found, one item at
+a time.  It never touches a store (DESIGN.md §1, ingestors/): the ingest
+operation in ``app/operations/ingest.py`` resolves people and places, writes
+rows, vectors and full-text entries.  A bad item inside a good file becomes a
+:class:`RecordError` and the ingestor carries on with the next item; a file
+that cannot be read at all raises :class:`core.errors.InputError`.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator, Protocol, Union
+
+
+@dataclass(frozen=True)
+class Party:
+    """Someone named in a record: a display name and/or an address.
+
+    Attributes:
+        name: display name as written (``"Alice Example"``), or None.
+        address: an email address, phone number or handle as written, or None.
+        address_kind: ``"email"``, ``"phone"`` or ``"handle"`` (what ``address`` is).
+        role: ``"from"``, ``"to"``, ``"cc"`` or ``"member"`` (a chat participant).
+    """
+
+    name: str | None
+    address: str | None = None
+    address_kind: str = "email"
+    role: str = "from"
+
+
+@dataclass(frozen=True)
+class GeoPoint:
+    """A place from GPS: WGS84 decimal degrees plus an offline reverse-geocoded name.
+
+    Attributes:
+        lat, lon: decimal degrees (south and west negative).
+        locality: the nearest populated place (GeoNames cities ≥ 1000 people).
+        region: first-level administrative region (e.g. ``"Tuscany"``).
+        country: country name (e.g. ``"Italy"``); country_code: ISO 3166-1 alpha-2.
+    """
+
+    lat: float
+    lon: float
+    locality: str | None = None
+    region: str | None = None
+    country: str | None = None
+    country_code: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``"Locality, Region, Country"`` with missing parts left out."""
+        parts = [p for p in (self.locality, self.region, self.country) if p]
+        return ", ".join(parts) if parts else f"{self.lat:.5f}, {self.lon:.5f}"
+
+
+@dataclass
+class Record:
+    """One item of evidence: a message, a photo, a transcript, a chat line.
+
+    Attributes:
+        source_path: the file it came from (absolute path, str).
+        external_id: a stable id inside that file (Message-ID, ``"#3"``, the photo's name).
+        kind: ``"email"``, ``"photo"``, ``"chat"``, ``"voice"``.
+        text: the searchable text (for mail: the decoded body; for a photo: a description).
+        sent_at: when it happened, tz-aware UTC, or None when unknown (never "now" or 1970).
+        sender: who wrote it (None for photos).
+        recipients: who received it (To, Cc, chat members).
+        subject: a decoded title (mail Subject), or None.
+        thread: a conversation/thread key, or None.
+        place: where (photo GPS), or None.
+        attrs: anything else worth keeping (JSON-serialisable): camera, raw header values, notes.
+        notes: per-record warnings a person should see (e.g. "Date header unparseable").
+    """
+
+    source_path: str
+    external_id: str
+    kind: str
+    text: str
+    sent_at: datetime | None = None
+    sender: Party | None = None
+    recipients: list[Party] = field(default_factory=list)
+    subject: str | None = None
+    thread: str | None = None
+    place: GeoPoint | None = None
+    attrs: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 hex of what makes this record itself (kind, id, time, sender, subject, text).
+
+        The same message imported twice (even from a copy of the file elsewhere)
+        hashes the same, so a repeated import adds nothing.
+        """
+        h = hashlib.sha256()
+        sender = (self.sender.address or self.sender.name or "") if self.sender else ""
+        for part in (self.kind, self.external_id, self.sent_at.isoformat() if self.sent_at else "",
+                     sender.lower(), self.subject or "", self.text):
+            h.update(part.encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class RecordError:
+    """A bad item inside a file whose other items are still good.
+
+    Attributes:
+        path: the file; locator: where inside it (``"message 7"``); reason: what is wrong.
+    """
+
+    path: str
+    locator: str
+    reason: str
+
+
+Item = Union[Record, RecordError]
+
+
+class Ingestor(Protocol):
+    """One source format.
+
+    Attributes:
+        name: short id (``"mbox"``, ``"eml"``, ``"photo"``).
+        suffixes: lower-case file suffixes it claims (``{".mbox", ".mbx"}``).
+    """
+
+    name: str
+    suffixes: frozenset[str]
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """How sure (0.0–1.0) this ingestor is that it can read ``path``, from its first bytes."""
+        ...
+
+    def read(self, path: Path) -> Iterator[Item]:
+        """Yield the file's records (and errors for bad items), in file order.
+
+        Raises:
+            core.errors.InputError: the file as a whole cannot be read.
+        """
+        ...

@@ -1,0 +1,80 @@
+"""Kith's window (PySide6 widgets only; talks to app/, never to core/ stores).
+
+This package's own namespace holds the few pieces every tab shares: the tab
+header, time formatting and the style sheet.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+STYLE = """
+QMainWindow, QTabWidget::pane { background: #f6f7f9; }
+QTabWidget::pane { border: 1px solid #d6d9de; border-radius: 6px; top: -1px; }
+QTabBar::tab { padding: 7px 18px; margin-right: 2px; border: 1px solid #d6d9de; border-bottom: none;
+               border-top-left-radius: 6px; border-top-right-radius: 6px; background: #e9ecf0; color: #3b4250; }
+QTabBar::tab:selected { background: #f6f7f9; color: #111827; font-weight: bold; }
+QLabel#tabTitle { font-size: 17px; font-weight: bold; color: #111827; }
+QLabel#tabHint { color: #5b6472; }
+QLabel#muted { color: #6b7280; }
+QLabel#error { color: #b42318; }
+QLabel#placeholder { color: #6b7280; font-size: 14px; }
+QFrame#card { background: #ffffff; border: 1px solid #dde1e6; border-radius: 8px; }
+QFrame#card:hover { border-color: #9aa7b8; }
+QLabel#cardTitle { font-weight: bold; color: #111827; }
+QLabel#cardMeta { color: #5b6472; }
+QLabel#score { color: #1f5fbf; background: #e8f0fc; border-radius: 4px; padding: 1px 6px; }
+QFrame#dropZone { background: #ffffff; border: 2px dashed #a8b3c2; border-radius: 12px; }
+QFrame#dropZone[active="true"] { background: #eaf2fe; border-color: #2f6fde; }
+QLabel#dropTitle { font-size: 16px; font-weight: bold; color: #243042; }
+QScrollArea#results { background: transparent; border: none; }
+QWidget#resultsBody { background: transparent; }
+QTableView { background: #ffffff; alternate-background-color: #f4f6f9; border: 1px solid #d6d9de;
+             border-radius: 6px; gridline-color: #eceff3; selection-background-color: #2f6fde; }
+QHeaderView::section { background: #eef1f5; padding: 5px 8px; border: none;
+                       border-bottom: 1px solid #d6d9de; font-weight: bold; color: #3b4250; }
+QTreeWidget { background: #ffffff; border: 1px solid #d6d9de; border-radius: 6px; }
+QPushButton { padding: 6px 14px; border-radius: 5px; border: 1px solid #b9c1cc; background: #ffffff; }
+QPushButton:hover { border-color: #7f8da1; }
+QPushButton:disabled { color: #a0a7b2; background: #f1f3f5; border-color: #dde1e6; }
+QPushButton#primary { background: #2f6fde; color: white; border-color: #2f6fde; font-weight: bold; }
+QPushButton#primary:disabled { background: #9dbbef; border-color: #9dbbef; color: #f3f6fb; }
+QPushButton#danger { color: #b42318; border-color: #e4a39c; }
+QPushButton#danger:disabled { color: #d3a9a4; border-color: #eddcda; }
+QLineEdit, QComboBox { padding: 5px 8px; border: 1px solid #b9c1cc; border-radius: 5px; background: #ffffff; }
+QLineEdit:focus { border-color: #2f6fde; }
+QProgressBar { border: 1px solid #c4ccd6; border-radius: 5px; background: #ffffff; text-align: center;
+               min-height: 18px; }
+QProgressBar::chunk { background: #4a86e8; border-radius: 4px; }
+QStatusBar { color: #4b5563; }
+"""
+
+
+def header(title: str, hint: str) -> QWidget:
+    """The title and one explanatory line shown at the top of every tab."""
+    box = QWidget()
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 4)
+    lay.setSpacing(2)
+    t = QLabel(title)
+    t.setObjectName("tabTitle")
+    h = QLabel(hint)
+    h.setObjectName("tabHint")
+    h.setWordWrap(True)
+    lay.addWidget(t)
+    lay.addWidget(h)
+    return box
+
+
+def format_when(iso: str | None, unknown: str = "time unknown") -> str:
+    """``'2021-03-12T14:05:00+00:00'`` → ``'12 Mar 2021, 14:05'`` in local time; ``unknown`` for None."""
+    if not iso:
+        return unknown
+    try:
+        dt = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if dt.tzinfo is not None:
+        dt = dt.astimezone()
+    return dt.strftime("%d %b %Y, %H:%M")
