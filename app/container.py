@@ -28,7 +28,7 @@ class Container:
         self.writer = Writer()
         self._encoder = None
         self._encoder_lock = threading.Lock()
-        self.vectors = VectorStore(self.settings.chroma_path, encode=lambda texts: self.encoder.encode(texts))
+        self._vectors: VectorStore | None = None
 
     @property
     def encoder(self):
@@ -40,6 +40,16 @@ class Container:
 
                     self._encoder = load_encoder(self.settings.encoder_backend)
         return self._encoder
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The Chroma store, opened on first use (importing Chroma takes a few seconds)."""
+        if self._vectors is None:
+            with self._encoder_lock:
+                if self._vectors is None:
+                    self._vectors = VectorStore(self.settings.chroma_path,
+                                                encode=lambda texts: self.encoder.encode(texts))
+        return self._vectors
 
     def close(self) -> None:
         """Finish pending writes and close the stores."""

@@ -35,12 +35,14 @@ def list_entities(c: Container, kind: str | None = None) -> list[EntityRow]:
                                 .group_by(RecordEntity.entity_id)).all())
         aliases: dict[int, list[str]] = {}
         for a in s.exec(select(Alias).order_by(Alias.id)).all():
-            aliases.setdefault(a.entity_id, []).append(a.value)
+            known = aliases.setdefault(a.entity_id, [])
+            if a.value.casefold() not in {v.casefold() for v in known}:
+                known.append(a.value)
         rows = []
         for e in entities:
             seen = ensure_utc(last_seen.get(e.id))
             rows.append(EntityRow(id=e.id, kind=e.kind, name=e.canonical_name,
-                                  aliases=[v for v in aliases.get(e.id, []) if v != e.canonical_name],
+                                  aliases=[v for v in aliases.get(e.id, []) if v.casefold() != e.canonical_name.casefold()],
                                   records=int(rec_counts.get(e.id, 0)), facts=int(fact_counts.get(e.id, 0)),
                                   last_seen=seen.isoformat() if seen else None))
     rows.sort(key=lambda r: (-r.records, r.name.casefold()))

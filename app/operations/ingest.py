@@ -159,8 +159,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         for bad input: a bad file is an error in the report.
     """
     report = IngestReport()
-    missing = [str(p) for p in paths if not Path(p).exists()]
-    files = expand_paths([p for p in paths if Path(p).exists()])
+    given = [Path(p).expanduser().resolve() for p in paths]  # sources are cited by absolute path
+    missing = [str(p) for p in given if not p.exists()]
+    files = expand_paths([p for p in given if p.exists()])
     for m in missing:
         report.errors.append(IngestError(m, "no such file or folder"))
     batch_size = max(1, c.settings.ingest_batch_size)

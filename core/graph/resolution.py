@@ -25,6 +25,14 @@ class Resolution:
     score: float
 
 
+def clean_name(name: str | None) -> str | None:
+    """A display name without surrounding quotes and extra spaces (``"'Bob Stone' "`` → ``"Bob Stone"``), or None."""
+    if not name:
+        return None
+    name = " ".join(name.split()).strip("'\"` ")
+    return name or None
+
+
 def _by_alias(s: Session, kind: str, normalized: str, entity_kind: str) -> Entity | None:
     return s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
         Alias.kind == kind, Alias.normalized == normalized, Entity.kind == entity_kind,
@@ -66,8 +74,10 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
     Raises:
         ValueError: neither a name nor an address was given.
     """
-    name = (name or "").strip() or None
+    name = clean_name(name)
     address = (address or "").strip() or None
+    if name and address and name.casefold() == address.casefold().strip("<>"):
+        name = None  # "alice@example.com <alice@example.com>": the address is not a name
     if not name and not address:
         raise ValueError("resolve() needs a name or an address")
     found, signal = None, "new"

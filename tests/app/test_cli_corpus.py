@@ -1,0 +1,138 @@
+"""The walking skeleton end to end through the `kith` CLI, on the real files in ../shared/corpus.
+
+Right values come from ../shared/corpus/README.md (worked out independently of Kith).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlmodel import select
+
+from app.cli import main
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+
+
+def run(*args: str) -> dict:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("kith-corpus-home")
+
+
+@pytest.fixture(scope="module")
+def first_report(home, request):
+    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+    if not corpus.is_dir():
+        pytest.skip("../shared/corpus not present (it exists only in the dev workspace and CI)")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("KITH_HOME", str(home))
+    try:
+        report = run("ingest", str(corpus / "mbox"), str(corpus / "photos"), "--json")
+    finally:
+        mp.undo()
+    return corpus, report
+
+
+@pytest.fixture
+def at_home(home, monkeypatch, first_report):
+    monkeypatch.setenv("KITH_HOME", str(home))
+    return first_report[0]
+
+
+def db_rows(home: Path):
+    from core.store.db import Database
+    from core.store.schema import Record, Source
+
+    db = Database(home / "kith.sqlite3")
+    try:
+        with db.session() as s:
+            return [(Path(src.path).name, rec) for rec, src in
+                    s.exec(select(Record, Source).join(Source, Source.id == Record.source_id)).all()]
+    finally:
+        db.close()
+
+
+def test_first_ingest_reads_every_file_and_keeps_going_past_bad_ones(first_report):
+    _, report = first_report
+    assert report["files"] == 15
+    assert report["records_added"] == 45 + 9 + 4 + 1 + 1 + 1 + 9
+    assert report["records_skipped"] == 0
+    assert report["errors"] == []
+
+
+def test_records_per_file_match_the_corpus_readme(at_home, home):
+    counts: dict[str, int] = {}
+    for name, _ in db_rows(home):
+        counts[name] = counts.get(name, 0) + 1
+    assert counts["MailBox_mbox.src.mbox"] == 45
+    assert counts["Mailpile_tests.mbx"] == 9
+    assert counts["stalwart_sample_mboxrd.mbox"] == 4
+    assert counts["invalid_image01088.jpg"] == 1  # no EXIF: still a photo record
+
+
+def test_subjects_are_decoded_text_and_unknown_times_stay_unknown(at_home, home):
+    rows = db_rows(home)
+    mailpile = [r for name, r in rows if name == "Mailpile_tests.mbx"]
+    assert all(isinstance(r.subject, str) and "=?" not in r.subject and "Ã" not in r.subject for r in mailpile)
+    whenever = [r for name, r in rows if name == "eml_date_Whenever_rfc001.eml"]
+    assert len(whenever) == 1 and whenever[0].sent_at is None
+    invalid = [r for name, r in rows if name == "invalid_image01088.jpg"]
+    assert invalid[0].sent_at is None
+    canon = [r for name, r in rows if name == "Canon_40D_nogps.jpg"][0]
+    assert canon.place_entity_id is None and canon.sent_at is not None
+    assert canon.sent_at.strftime("%Y-%m-%d") == "2008-05-30"
+
+
+def test_second_ingest_adds_nothing(at_home):
+    report = run("ingest", str(at_home / "mbox"), str(at_home / "photos"), "--json")
+    assert report["records_added"] == 0
+    assert report["records_skipped"] == 70
+
+
+def test_places_from_photo_gps(at_home):
+    places = run("entities", "--kind", "place", "--json")["entities"]
+    tuscany = [p for p in places if "Tuscany" in p["name"] and p["name"].endswith("Italy")]
+    assert len(tuscany) == 1 and tuscany[0]["records"] == 2  # DSCN0010 + DSCN0040, 27 minutes apart
+    assert sum(p["name"].endswith("Kenya") for p in places) == 1
+    assert sum("Missouri" in p["name"] and p["name"].endswith("United States") for p in places) == 1
+    assert len(places) == 3
+
+
+def test_one_person_per_email_address(at_home):
+    people = run("entities", "--kind", "person", "--json")["entities"]
+    mark = [p for p in people if p["name"] == "Mark Overmeer"]
+    assert len(mark) == 1 and mark[0]["records"] >= 8  # he sent 8 messages to the list
+    emails: dict[str, int] = {}
+    for p in people:
+        for a in p["aliases"] + [p["name"]]:
+            if "@" in a:
+                emails[a.casefold()] = emails.get(a.casefold(), 0) + 1
+    assert max(emails.values()) == 1
+
+
+def test_ask_finds_the_message_by_subject_words_then_forget_removes_it(at_home):
+    results = run("ask", "watermarks embossing", "--k", "5", "--json")["results"]
+    top = results[0]
+    assert top["source"].endswith("MailBox_mbox.src.mbox")
+    assert "watermarks/embossing" in top["text"]
+    sender = top["sender"]
+    assert sender
+    people = run("entities", "--kind", "person", "--json")["entities"]
+    target = [p for p in people if p["name"] == sender][0]
+    report = run("forget", str(target["id"]), "--yes", "--json")
+    assert 1 <= report["removed"]["sqlite"]["records"] <= target["records"]
+    assert report["removed"]["chroma"] == report["removed"]["sqlite"]["records"]
+    assert report["removed"]["fts"] == report["removed"]["sqlite"]["records"]
+    after = run("ask", "watermarks embossing", "--k", "10", "--json")["results"]
+    assert all(r["sender"] != sender for r in after)
+    assert all(r["text"] != top["text"] for r in after)
+    names = [p["name"] for p in run("entities", "--json")["entities"]]
+    assert sender not in names
