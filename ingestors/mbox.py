@@ -96,6 +96,14 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         return data.decode("cp1252", "replace")
 
 
+def _unescape(chunk: bytes) -> str:
+    """Undo ``decode_header``'s raw-unicode-escape of unencoded text (a stray backslash: keep bytes)."""
+    try:
+        return chunk.decode("raw-unicode-escape")
+    except UnicodeDecodeError:
+        return chunk.decode("latin-1")
+
+
 def decode_header_value(raw: str) -> str:
     """Decode one raw header value to plain text.
 
@@ -104,7 +112,7 @@ def decode_header_value(raw: str) -> str:
             8-bit bytes (carried as surrogate escapes), maybe RFC 2047 words.
 
     Returns:
-        A str with whitespace runs collapsed to single spaces.  Never raises.
+        A str with control characters and whitespace runs made single spaces.  Never raises.
     """
     text = raw
     if any("\udc80" <= ch <= "\udcff" for ch in text):  # raw 8-bit bytes: UTF-8, else Windows-1252
@@ -116,11 +124,10 @@ def decode_header_value(raw: str) -> str:
             chunks = [(text, None)]
         text = "".join(
             c if isinstance(c, str)
-            else c.decode("raw-unicode-escape") if cs is None  # decode_header's own encoding
-            else decode_bytes(c, cs)
+            else _unescape(c) if cs is None else decode_bytes(c, cs)
             for c, cs in chunks
         )
-    return " ".join(text.split())
+    return " ".join("".join(ch if ch >= " " and ch != "\x7f" else " " for ch in text).split())
 
 
 class _HTMLText(HTMLParser):
@@ -393,6 +400,7 @@ class MboxIngestor:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when ``head`` starts with an mbox ``From_`` line with a time in it, 0.6 without one, else 0."""
+        head = head.lstrip(b"\r\n")
         if not head.startswith(b"From "):
             return 0.0
         first = head.split(b"\n", 1)[0]

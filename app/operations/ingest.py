@@ -22,7 +22,7 @@ from core.graph.resolution import resolve
 from core.store import search
 from core.store.schema import Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
 from ingestors.base import Record, RecordError
-from ingestors.registry import expand_paths, ingestor_for
+from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
 RECORDS = "records"
@@ -143,6 +143,47 @@ def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
     return found
 
 
+def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
+                 batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None]) -> None:
+    """Stream one file's items in batches: dedupe by hash, embed the new ones, hand each batch to the writer."""
+    try:
+        file_hash = _file_hash(path)
+    except OSError as exc:
+        file_errors.append(IngestError(str(path), f"cannot read: {exc.strerror or exc}"))
+        return
+    pending: list[Record] = []
+
+    def flush() -> None:
+        known = _existing_hashes(c, [r.content_hash for r in pending])
+        fresh = [r for r in pending if r.content_hash not in known]
+        report.records_skipped += len(pending) - len(fresh)
+        pending.clear()
+        if fresh:
+            vecs = c.encoder.encode([embed_text(r) for r in fresh])
+            added, skipped = c.writer.run(_write_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs)))
+            report.records_added += added
+            report.records_skipped += skipped
+        tick(str(path))
+
+    try:
+        for item in ing.read(path):
+            if isinstance(item, RecordError):
+                file_errors.append(IngestError(item.path, item.reason, item.locator))
+                continue
+            pending.append(item)
+            if len(pending) >= batch_size:
+                flush()
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    return
+        if pending:
+            flush()
+    except InputError as exc:
+        file_errors.append(IngestError(str(path), exc.reason, exc.locator or ""))
+    except Exception as exc:  # a parser bug must not take the rest of the import down
+        file_errors.append(IngestError(str(path), f"could not be read ({type(exc).__name__}: {exc})"))
+
+
 def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | None = None,
            cancel: threading.Event | None = None) -> IngestReport:
     """Ingest files and folders.
@@ -177,35 +218,15 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
             break
         tick(str(path))
         file_errors: list[IngestError] = []
-        ing = ingestor_for(path)
-        if ing is None:
-            file_errors.append(IngestError(str(path), f"unsupported file type ({path.suffix or 'no suffix'})"))
-        else:
-            try:
-                items = list(ing.read(path))
-                file_hash = _file_hash(path)
-            except InputError as exc:
-                file_errors.append(IngestError(str(path), exc.reason, exc.locator or ""))
-                items = []
-            except (OSError, ValueError, UnicodeError) as exc:
-                file_errors.append(IngestError(str(path), f"cannot read: {exc}"))
-                items = []
-            records = [i for i in items if isinstance(i, Record)]
-            file_errors += [IngestError(i.path, i.reason, i.locator) for i in items if isinstance(i, RecordError)]
-            if records:
-                known = _existing_hashes(c, [r.content_hash for r in records])
-                fresh = [r for r in records if r.content_hash not in known]
-                report.records_skipped += len(records) - len(fresh)
-                for start in range(0, len(fresh), batch_size):
-                    if cancel is not None and cancel.is_set():
-                        report.cancelled = True
-                        break
-                    chunk = fresh[start:start + batch_size]
-                    vecs = c.encoder.encode([embed_text(r) for r in chunk])
-                    added, skipped = c.writer.run(_write_batch, c, path, file_hash, ing.name, list(zip(chunk, vecs)))
-                    report.records_added += added
-                    report.records_skipped += skipped
-                    tick(str(path))
+        try:
+            ing = ingestor_for(path)
+        except InputError as exc:  # the file's first bytes could not even be read
+            ing = None
+            file_errors.append(IngestError(str(path), exc.reason))
+        if ing is None and not file_errors:
+            file_errors.append(IngestError(str(path), unsupported_reason(path)))
+        elif ing is not None:
+            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick)
         report.errors += file_errors
         _quarantine(c, file_errors)
         report.files += 1

@@ -1,0 +1,173 @@
+"""Which ingestor reads which file: by suffix first, then by sniffing the first 4 KiB.
+
+Like Picard's format registry: a file whose suffix one ingestor claims goes to
+it; when several claim the suffix, or none does, each candidate's ``sniff()``
+scores the file's first :data:`SNIFF_BYTES` bytes and the best score wins (for an
+unclaimed suffix only at :data:`MIN_SCORE` or above).  Files nobody takes are
+listed by :func:`plan` with the reason to show ("unsupported file type: .xyz").
+
+Other formats join with :func:`register` (or by adding to :data:`_BUILTIN`).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from core.errors import InputError
+from ingestors.base import Ingestor
+
+SNIFF_BYTES = 4096
+MIN_SCORE = 0.5  # a sniff below this does not claim a file whose suffix nobody claims
+SKIPPED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+
+_BUILTIN = (  # (module, class): made with no arguments, in this order (ties go to the first)
+    ("ingestors.mbox", "MboxIngestor"),
+    ("ingestors.mbox", "EmlIngestor"),
+    ("ingestors.photos", "PhotoIngestor"),
+)
+_ingestors: list[Ingestor] | None = None
+
+
+def all_ingestors() -> list[Ingestor]:
+    """Every known ingestor instance: the built-in ones (made once), then those added by :func:`register`."""
+    global _ingestors
+    if _ingestors is None:
+        _ingestors = [getattr(importlib.import_module(m), c)() for m, c in _BUILTIN]
+    return list(_ingestors)
+
+
+def register(ingestor: Ingestor) -> None:
+    """Add an ingestor (an instance) after the existing ones; one with the same ``name`` is replaced."""
+    current = [i for i in all_ingestors() if i.name != ingestor.name]
+    global _ingestors
+    _ingestors = current + [ingestor]
+
+
+def read_head(path: Path, size: int = SNIFF_BYTES) -> bytes:
+    """The first ``size`` bytes of a file.
+
+    Raises:
+        InputError: the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+
+
+def ingestor_for(path: str | os.PathLike, ingestors: Iterable[Ingestor] | None = None) -> Ingestor | None:
+    """The ingestor that should read ``path``, or None when no ingestor takes it.
+
+    Args:
+        path: a file.
+        ingestors: candidates (default :func:`all_ingestors`).
+    Returns:
+        The only ingestor claiming the file's suffix (case-insensitive) without
+        reading the file; else the best-sniffing of those claiming it; else, when
+        none claims the suffix, the best sniff of all if it scores ≥ :data:`MIN_SCORE`.
+    Raises:
+        InputError: the file had to be sniffed and cannot be read.
+    """
+    path = Path(path)
+    pool = list(all_ingestors() if ingestors is None else ingestors)
+    suffix = path.suffix.lower()
+    claiming = [i for i in pool if suffix and suffix in i.suffixes]
+    if len(claiming) == 1:
+        return claiming[0]
+    head = read_head(path)
+    scored = [(i.sniff(path, head), -n, i) for n, i in enumerate(claiming or pool)]
+    if not scored:
+        return None
+    score, _, best = max(scored, key=lambda t: t[:2])
+    return best if claiming or score >= MIN_SCORE else None
+
+
+def unsupported_reason(path: str | os.PathLike) -> str:
+    """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name)."""
+    suffix = Path(path).suffix.lower()
+    return f"unsupported file type: {suffix or 'no suffix'}"
+
+
+def expand_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+    """Files to import from files and folders the user gave.
+
+    Args:
+        paths: files and/or folders (one path, or an iterable of them).
+    Returns:
+        Every file, folders walked recursively, each folder's files sorted by path;
+        hidden files and folders (name starting with ``.``), ``.DS_Store``,
+        ``Thumbs.db`` and ``desktop.ini`` are skipped inside folders (a file named
+        directly is kept).  Arguments keep their order; duplicates are dropped.
+    Raises:
+        InputError: a path does not exist.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[Path] = []
+    seen: set[str] = set()
+
+    def add(p: Path) -> None:
+        key = os.path.abspath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for given in map(Path, paths):
+        if given.is_dir():
+            found = []
+            for root, dirs, files in os.walk(given):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                found += [Path(root, f) for f in files
+                          if not f.startswith(".") and f not in SKIPPED_NAMES]
+            for p in sorted(found):
+                add(p)
+        elif given.exists():
+            add(given)
+        else:
+            raise InputError(str(given), "no such file or folder")
+    return out
+
+
+@dataclass
+class Plan:
+    """What :func:`plan` decided.
+
+    Attributes:
+        matched: ``(file, ingestor)`` pairs, in :func:`expand_paths` order.
+        unsupported: ``(file, reason)`` for files no ingestor takes
+            (reason: ``"unsupported file type: .xyz"``).
+        unreadable: ``(file, reason)`` for files that could not even be sniffed.
+    """
+
+    matched: list[tuple[Path, Ingestor]] = field(default_factory=list)
+    unsupported: list[tuple[Path, str]] = field(default_factory=list)
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def plan(paths: Iterable[str | os.PathLike] | str | os.PathLike,
+         ingestors: Iterable[Ingestor] | None = None) -> Plan:
+    """Expand ``paths`` (see :func:`expand_paths`) and pick an ingestor for each file.
+
+    Returns:
+        A :class:`Plan`; files no ingestor takes are in ``plan.unsupported`` with
+        the reason to show the user.
+    Raises:
+        InputError: a given path does not exist.
+    """
+    pool = list(all_ingestors() if ingestors is None else ingestors)
+    result = Plan()
+    for path in expand_paths(paths):
+        try:
+            ingestor = ingestor_for(path, pool)
+        except InputError as exc:
+            result.unreadable.append((path, exc.reason))
+            continue
+        if ingestor is None:
+            result.unsupported.append((path, unsupported_reason(path)))
+        else:
+            result.matched.append((path, ingestor))
+    return result

@@ -1,0 +1,217 @@
+"""Mail ingestors against the real corpus files (right values from ../shared/corpus/README.md) and small made-up cases."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+import ingestors.mbox as mbox_module
+from core.errors import InputError
+from ingestors.base import Party, Record, RecordError
+from ingestors.mbox import EmlIngestor, MboxIngestor, decode_bytes, decode_header_value, html_to_text
+
+UTC = timezone.utc
+
+
+def records(items):
+    assert all(isinstance(i, Record) for i in items), [i for i in items if not isinstance(i, Record)]
+    return items
+
+
+# ----------------------------------------------------------------------------- corpus
+
+@pytest.mark.corpus
+def test_mailbox_mbox_has_45_messages_all_dated(corpus):
+    items = records(list(MboxIngestor().read(corpus / "mbox/MailBox_mbox.src.mbox")))
+    assert len(items) == 45
+    assert all(r.kind == "email" and r.sent_at is not None and r.sent_at.tzinfo is not None for r in items)
+    first = items[0]
+    assert first.subject == "Re: File Conversion From HTML to PS and TIFF"
+    assert first.sender == Party("William Park", "parkw@better.net", "email", "from")
+    assert first.sent_at == datetime(2000, 2, 9, 20, 44, 5, tzinfo=UTC)
+    assert first.external_id == first.attrs["message_id"]
+    assert first.source_path.endswith("MailBox_mbox.src.mbox")
+
+
+# Expected strings worked out from the raw bytes (xxd): the ISO-8859-1 subject is
+# e1 e9 ed f3 fa fd fe e6 f6 f0 c1 c9 cd d3 da dd de c6 d6 d0, the UTF-8 one c3a1 c3a9 ... c390:
+# both are the same twenty letters.  The emoji subject is RFC 2047 Q: =E2=9C=88 is U+2708.
+MAILPILE_SUBJECTS = [
+    "Moderation request [kde-isl] <bang>",
+    "✈ Northern Lights Extravaganza: Iceland from DKK599/£69/€96",
+    "Testing encryption, raw ISO-8859-1: áéíóúýþæöðÁÉÍÓÚÝÞÆÖÐ",
+    "Testing signatures, raw UTF-8: áéíóúýþæöðÁÉÍÓÚÝÞÆÖÐ",
+    "Email That Is Encrypted",
+    "Email That Is Signed",
+    "Inline encryption test",
+    "PGP Testing Email",
+    "RE: [PATCH v3 00/11] usbip: features to USB over WebSocket",
+]
+
+
+@pytest.mark.corpus
+def test_mailpile_subjects_are_decoded_text(corpus):
+    items = records(list(MboxIngestor().read(corpus / "mbox/Mailpile_tests.mbx")))
+    assert len(items) == 9
+    subjects = [r.subject for r in items]
+    for s in subjects:
+        assert type(s) is str and "=?" not in s and "Ã" not in s and "\ufffd" not in s
+    assert subjects == MAILPILE_SUBJECTS
+    assert "\u2708" in subjects[1]
+    # ISO-8859-1 body, Icelandic
+    assert "skilaboð" in items[0].text
+    # the From_ line says 2014, the Date header 2015: the header wins
+    assert items[8].sent_at == datetime(2015, 4, 28, 9, 35, 25, tzinfo=UTC)
+    assert items[1].sender.name == "Bjarni Rúnar Einarsson"
+
+
+@pytest.mark.corpus
+def test_date_whenever_from_whomever(corpus):
+    items = records(list(EmlIngestor().read(corpus / "mbox/eml_date_Whenever_rfc001.eml")))
+    assert len(items) == 1
+    r = items[0]
+    assert r.sent_at is None
+    assert any("Date" in n and "Whenever" in n for n in r.notes)
+    assert r.sender == Party(name="Whomever", address=None, address_kind="email", role="from")
+    assert r.subject == "whatever"
+    assert r.external_id == "<id1@host.com>" == r.attrs["message_id"]
+
+
+@pytest.mark.corpus
+def test_gb2312_split_encoded_word_and_html_only_body(corpus):
+    items = records(list(EmlIngestor().read(corpus / "mbox/eml_gb2312_split_encoded_word_htmlonly_spamscope9.eml")))
+    assert len(items) == 1
+    r = items[0]
+    # The two base64 words concatenated and read as GB18030 (the superset every mail reader uses
+    # for "gb2312"; the bytes 8c c2 are a GBK-only character, which is why strict gb2312 fails).
+    # Real spam; the text is what the sender wrote.
+    assert r.subject == "我把镜头拉近些，你们看看这个是什么屄，这种场合自然少不了内射"
+    assert r.sent_at == datetime(2016, 12, 26, 5, 33, 31, tzinfo=UTC)
+    assert "我把镜头拉近些" in r.text and "http://go2buy.com.cn/" in r.text
+    assert "<" not in r.text and "DOCTYPE" not in r.text
+    assert r.sender == Party("xwfcpggy", "zyb@sgis.com.cn", "email", "from")
+    assert len(r.recipients) == 21 and r.recipients[0].address == "webmaster@khaleejtimes.com"
+
+
+@pytest.mark.corpus
+def test_eucjp_and_utf16_parts(corpus):
+    items = records(list(EmlIngestor().read(corpus / "mbox/eml_eucjp_utf16_dovecot005.eml")))
+    assert len(items) == 1
+    r = items[0]
+    assert r.text.count("Test message") == 3  # utf-16le (binary), utf-16be and utf-16le (base64)
+    assert "『世界人権宣言』" in r.text  # euc-jp, base64 odjApLOmv824osDruMCh2Q==
+    assert "\x00" not in r.text
+    assert r.sent_at is None and r.external_id == "#1"
+
+
+@pytest.mark.corpus
+def test_stalwart_mboxrd_unquoting(corpus):
+    items = records(list(MboxIngestor().read(corpus / "mbox/stalwart_sample_mboxrd.mbox")))
+    assert len(items) == 4
+    assert [r.external_id for r in items] == ["#1", "#2", "#3", "#4"]
+    assert items[2].text.splitlines() == ["Message 3", "From hello", ">From world", ">>From test"]
+    assert items[3].text.splitlines() == ["Message 4", "> From", ">F"]
+    assert all(r.sent_at is None and r.sender is None for r in items)
+    assert items[3].attrs["mbox_from"] == "From other@domain.com Mon Jan 15  15:30:00  2018"
+
+
+# ----------------------------------------------------------------------------- made-up cases
+
+def _mbox(*messages: bytes) -> bytes:
+    return b"".join(b"From sender@example.com Mon Jan  1 00:00:00 2024\n" + m.rstrip(b"\n") + b"\n\n"
+                    for m in messages)
+
+
+GOOD1 = b"From: A <a@example.com>\nSubject: first\nDate: Tue, 02 Jan 2024 10:00:00 +0100\nMessage-ID: <m1@x>\n\nhello\n"
+BAD = (b"From: \xff\xfe\x00\x81 <??>\nSubject: \xc3\x28 broken \x00\nDate: 99 Foo 99999 99:99\n"
+       b"Content-Type: text/plain; charset=no-such-charset\nContent-Transfer-Encoding: base64\n\n"
+       b"!!!not base64\xff\xfe\n")
+GOOD3 = (b"From: C <c@example.com>\nSubject: Re: first\nIn-Reply-To: <m1@x>\nReferences: <m1@x>\n"
+         b"Message-ID: <m3@x>\nDate: Tue, 02 Jan 2024 11:00:00 -0000\n\nreply\n")
+
+
+def test_bad_message_does_not_drop_its_neighbours(tmp_path):
+    path = tmp_path / "mixed.mbox"
+    path.write_bytes(_mbox(GOOD1, BAD, GOOD3))
+    items = list(MboxIngestor().read(path))
+    assert len(items) == 3
+    assert items[0].subject == "first" and items[2].subject == "Re: first"
+    middle = items[1]
+    assert isinstance(middle, (Record, RecordError))
+    if isinstance(middle, Record):
+        assert middle.sent_at is None and middle.external_id == "#2"
+        assert "\x00" not in middle.subject
+    # threading: the reply's References root is the first message's id, which is the first's own key
+    assert items[0].thread == items[2].thread == "<m1@x>"
+    assert items[0].sent_at == datetime(2024, 1, 2, 9, 0, tzinfo=UTC)
+    assert items[2].sent_at == datetime(2024, 1, 2, 11, 0, tzinfo=UTC)  # -0000: UTC
+
+
+def test_parser_failure_becomes_record_error_and_reading_goes_on(tmp_path, monkeypatch):
+    path = tmp_path / "three.mbox"
+    path.write_bytes(_mbox(GOOD1, GOOD1.replace(b"first", b"second"), GOOD3))
+    real = mbox_module.message_to_record
+
+    def flaky(raw, p, index, mbox_from=None):
+        if index == 2:
+            raise ValueError("simulated parser failure")
+        return real(raw, p, index, mbox_from)
+
+    monkeypatch.setattr(mbox_module, "message_to_record", flaky)
+    items = list(MboxIngestor().read(path))
+    assert [type(i).__name__ for i in items] == ["Record", "RecordError", "Record"]
+    assert items[1] == RecordError(str(path), "message 2", "ValueError: simulated parser failure")
+
+
+def test_not_mail_raises_input_error(tmp_path):
+    text = tmp_path / "notes.eml"
+    text.write_text("just some notes\nnot a header in sight\n")
+    with pytest.raises(InputError, match="notes.eml"):
+        list(EmlIngestor().read(text))
+    png = tmp_path / "picture.mbox"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    with pytest.raises(InputError, match="picture.mbox"):
+        list(MboxIngestor().read(png))
+    with pytest.raises(InputError):
+        list(MboxIngestor().read(tmp_path / "missing.mbox"))
+
+
+def test_empty_mbox_is_an_empty_mailbox(tmp_path):
+    path = tmp_path / "empty.mbox"
+    path.write_bytes(b"")
+    assert list(MboxIngestor().read(path)) == []
+
+
+def test_crlf_html_only_and_trim(tmp_path):
+    html = "<html><head><style>p{}</style></head><body><p>Caf&eacute; at 5</p><p>see&nbsp;you</p></body></html>"
+    path = tmp_path / "a.eml"
+    path.write_bytes((f"From: B <b@example.com>\r\nTo: x@example.com, \"Doe, John\" <j@example.com>\r\n"
+                      f"Subject: =?utf-8?q?Doe=2C_hi?= there\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+                      ).encode())
+    r = list(EmlIngestor().read(path))[0]
+    assert r.text == "Café at 5\n\nsee you"  # one paragraph a block, entities decoded, no style
+    assert r.subject == "Doe, hi there"
+    assert [p.address for p in r.recipients] == ["x@example.com", "j@example.com"]
+    assert r.recipients[1].name == "Doe, John"
+    assert r.thread == "doe, hi there"  # no Message-ID, no references: the normalised subject
+
+    big = tmp_path / "big.eml"
+    big.write_bytes(b"Subject: big\r\nDate: Mon, 1 Jan 2024 00:00:00 +0000\r\n\r\n" + b"line\r\n" * 30000)
+    r = list(EmlIngestor().read(big))[0]
+    assert len(r.text) == mbox_module.MAX_TEXT and "\r" not in r.text
+    assert any("trimmed" in n for n in r.notes)
+
+
+def test_decoding_helpers():
+    assert decode_bytes("Grüße".encode("latin-1"), "iso-8859-1") == "Grüße"
+    assert decode_bytes("Grüße".encode(), None) == "Grüße"
+    assert decode_bytes(b"\x93quoted\x94", "iso-8859-1") == "\u201cquoted\u201d"  # Windows-1252 under a Latin-1 label
+    assert decode_bytes(b"caf\xe9", "x-made-up") == "café"
+    assert decode_bytes(b"ok \xff", "utf-8") == "ok \ufffd"  # declared charset, bad byte replaced
+    raw_latin1 = b"Caf\xe9".decode("ascii", "surrogateescape")  # how the parser carries 8-bit header bytes
+    assert decode_header_value(raw_latin1) == "Café"
+    assert decode_header_value("=?utf-8?b?w6k=?=\n =?utf-8?b?w6k=?=") == "éé"
+    assert decode_header_value("=?gb2312?B?1tY=?=") == "种"
+    assert decode_header_value("=?utf-8?q?broken") == "=?utf-8?q?broken"
+    assert decode_header_value("=?utf-8?q?caf=C3=A9?= in C:\\users") == "café in C:\\users"
+    assert html_to_text("<div>a<br>b</div><script>x()</script>") == "a\nb"
