@@ -127,6 +127,36 @@ def forget(ref: str, yes: bool, as_json: bool) -> None:
 
 
 @main.command()
+@click.argument("action", type=click.Choice(["list", "merge", "reject", "unmerge", "all"]), default="list")
+@click.argument("review_id", type=int, required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def review(action: str, review_id: int | None, as_json: bool) -> None:
+    """The merge-review queue: `kith review` lists near-matches; `kith review merge|reject|unmerge ID` decides."""
+    from app.operations import review as ops
+
+    with _container() as c:
+        try:
+            if action in ("list", "all"):
+                items = ops.list_reviews(c, "pending" if action == "list" else None)
+            elif review_id is None:
+                _fail(f"`kith review {action}` needs the id of a review item (see `kith review`)")
+            elif action == "unmerge":
+                items = [ops.undo_merge(c, review_id)]
+            else:
+                items = [ops.decide(c, review_id, accept=(action == "merge"))]
+        except (NotFound, ValueError) as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit({"reviews": [i.to_json() for i in items]})
+        return
+    if not items:
+        click.echo("Nothing to review.")
+    for i in items:
+        click.echo(f"{i.id:>5}  {i.status:<8} {i.score:.2f}  {i.a_name} (id {i.a_id})  ~  {i.b_name} (id {i.b_id})"
+                   f"  — {i.reason}")
+
+
+@main.command()
 @click.option("--screenshot", type=click.Path(dir_okay=False), default=None,
               help="Render the window, save a PNG here and exit (for machines without a display).")
 def gui(screenshot: str | None) -> None:

@@ -6,6 +6,7 @@ import threading
 
 from app.settings import Settings
 from app.taskman import Writer
+from core.graph.resolution import NameIndex
 from core.store.db import Database
 from core.store.vectors import VectorStore
 
@@ -26,6 +27,7 @@ class Container:
         self.settings = settings or Settings.load()
         self.db = Database(self.settings.db_path)
         self.writer = Writer()
+        self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
         self._encoder_lock = threading.Lock()
         self._vectors: VectorStore | None = None

@@ -92,6 +92,7 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
                          detail={"kind": e.kind, "counts": counts, "fts": fts}))
         name = e.canonical_name
+    c.names.invalidate()
     vectors = c.vectors.delete(RECORDS, [f"record:{r}" for r in records])
     return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors)
 

@@ -49,6 +49,15 @@ def _people_text(rec: Record) -> str:
 def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
                  batch: list[tuple[Record, object]]) -> tuple[int, int]:
     """Writer-thread work for one batch: returns (added, skipped)."""
+    try:
+        return _write_batch_unguarded(c, path, file_hash, kind, batch)
+    except BaseException:
+        c.names.invalidate()  # the name index may hold entities of the rolled-back transaction
+        raise
+
+
+def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
+                           batch: list[tuple[Record, object]]) -> tuple[int, int]:
     region = c.settings.default_region
     added_ids: list[tuple[int, object]] = []
     skipped = 0
@@ -67,12 +76,13 @@ def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
             links: list[tuple[int, str]] = []
             sender_id = place_id = None
             if rec.sender and (rec.sender.name or rec.sender.address):
-                r = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind, region)
+                r = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind, region,
+                            index=c.names)
                 sender_id = r.entity.id
                 links.append((sender_id, "from"))
             for p in rec.recipients:
                 if p.name or p.address:
-                    r = resolve(s, "person", p.name, p.address, p.address_kind, region)
+                    r = resolve(s, "person", p.name, p.address, p.address_kind, region, index=c.names)
                     links.append((r.entity.id, p.role if p.role in ("to", "cc", "member") else "to"))
             if rec.place is not None:
                 g = rec.place

@@ -50,6 +50,24 @@ class Alias(SQLModel, table=True):
     normalized: str
 
 
+class MergeCandidate(SQLModel, table=True):
+    """A near-match waiting for the person's decision (seed 002's merge-review queue).
+
+    status ∈ pending | merged | rejected | unmerged.  ``detail`` keeps what a merge moved,
+    so an unmerge can put every alias, link and fact back.
+    """
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    a_id: int = Field(foreign_key="entity.id", index=True, ondelete="CASCADE")
+    b_id: int = Field(foreign_key="entity.id", index=True, ondelete="CASCADE")
+    score: float
+    reason: str = ""
+    status: str = Field(default="pending", index=True)
+    created_at: datetime = Field(default_factory=clock.now)
+    decided_at: Optional[datetime] = None
+    detail: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+
+
 class Source(SQLModel, table=True):
     """A file the user gave Kith; ``content_hash`` is the SHA-256 of its bytes."""
 
