@@ -72,6 +72,8 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         def rm(name: str, stmt) -> None:
             counts[name] = counts.get(name, 0) + (s.exec(stmt).rowcount or 0)
 
+        derived = set(s.exec(select(RecordEntity.entity_id).join(Entity, Entity.id == RecordEntity.entity_id).where(
+            RecordEntity.record_id.in_(records), Entity.kind == "event", Entity.id != entity_id)).all()) if records else set()
         fts = search.delete_records(s.connection(), records)
         if facts:
             # Facts that an about-to-go fact superseded become current again.
@@ -89,6 +91,18 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         rm("fact_links", delete(FactEntity).where(FactEntity.entity_id == entity_id))
         rm("aliases", delete(Alias).where(Alias.entity_id == entity_id))
         rm("entities", delete(Entity).where(Entity.id == entity_id))
+        # Events that existed only because of the forgotten records (photo clusters) go with them.
+        for eid in derived:
+            if s.exec(select(func.count()).select_from(RecordEntity).where(RecordEntity.entity_id == eid)).one() == 0:
+                gone = list(s.exec(select(Fact.id).where(Fact.subject_entity_id == eid)).all())
+                if gone:
+                    rm("evidence", delete(Evidence).where(Evidence.fact_id.in_(gone)))
+                    rm("fact_links", delete(FactEntity).where(FactEntity.fact_id.in_(gone)))
+                    s.exec(update(Fact).where(Fact.id.in_(gone)).values(superseded_by=None))
+                    rm("facts", delete(Fact).where(Fact.id.in_(gone)))
+                rm("fact_links", delete(FactEntity).where(FactEntity.entity_id == eid))
+                rm("aliases", delete(Alias).where(Alias.entity_id == eid))
+                rm("entities", delete(Entity).where(Entity.id == eid))
         s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
                          detail={"kind": e.kind, "counts": counts, "fts": fts}))
         name = e.canonical_name

@@ -17,10 +17,12 @@ from sqlmodel import select
 from app.container import Container
 from app.operations.types import IngestError, IngestProgress, IngestReport
 from core.errors import InputError
+from core.extraction.personal_facts import extract_facts
+from core.graph.apply import apply_candidates
 from core.graph.facts import FactDraft, as_of_statement, write_fact
 from core.graph.resolution import resolve
 from core.store import search
-from core.store.schema import Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
+from core.store.schema import Entity, Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
 from ingestors.base import Record, RecordError
 from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
 
@@ -103,7 +105,7 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                 s.add(RecordEntity(record_id=row.id, entity_id=eid, role=role))
             s.add(Episode(record_id=row.id, text=embed_text(rec), t_valid=rec.sent_at,
                           provenance=f"{path}#{rec.external_id}", confidence=1.0))
-            _record_facts(s, rec, row.id, sender_id, place_id)
+            _record_facts(s, rec, row.id, sender_id, place_id, c.names)
             search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
             added_ids.append((row.id, vec))
         if skipped and not added_ids:
@@ -117,8 +119,13 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
     return len(added_ids), skipped
 
 
-def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None) -> None:
-    """The skeleton's deterministic facts: a sender's email address; a photo taken at a place."""
+def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None,
+                  names=None) -> None:
+    """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
+    about its writer, their relatives and named people (core/extraction/personal_facts.py)."""
+    if rec.text and rec.kind != "photo":
+        speaker = s.get(Entity, sender_id) if sender_id else None
+        apply_candidates(s, extract_facts(rec.text[:20000], rec.sent_at), speaker, record_id, rec.sent_at, names)
     if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
         who = rec.sender.name or rec.sender.address
         write_fact(s, FactDraft(
@@ -242,5 +249,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         report.files += 1
         if report.cancelled:
             break
+    if report.records_added:
+        from app.operations.events import refresh_photo_events
+
+        refresh_photo_events(c)
     tick("")
     return report

@@ -1,0 +1,164 @@
+"""Deterministic, identity-aware fact patterns: birthdays, homes, employers, relations, health events.
+
+Seed 002: "LLM extraction prompts distinguish whose fact it is. 'Mom had surgery'
+→ fact about Nic's mother, not about Nic."  The same rule here, without a model:
+first-person phrases ("I", "my") are about the *speaker* (the record's sender);
+"my mom", "my sister Jane" are about an entity *related to* the speaker; a
+capitalised name followed by a pattern ("Sarah works at Acme") is about that name.
+Every fact's time comes from a time anchor in the sentence resolved against the
+message's own timestamp (never "now"), else the message's time.
+
+An LLM extractor in ``app/`` may replace this; its output has the same shape.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from core.extraction.time_anchors import find_time_anchors
+
+RELATIONS = {
+    "mom": "mother", "mum": "mother", "mother": "mother", "mama": "mother", "dad": "father", "father": "father",
+    "papa": "father", "sister": "sister", "brother": "brother", "wife": "wife", "husband": "husband",
+    "partner": "partner", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "son": "son", "daughter": "daughter",
+    "boss": "boss", "manager": "manager", "grandma": "grandmother", "grandmother": "grandmother",
+    "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
+    "roommate": "roommate", "best friend": "best friend", "friend": "friend",
+}
+FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "daughter", "grandmother",
+          "grandfather", "aunt", "uncle", "cousin", "partner"}
+
+_REL = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
+_NAME = r"[A-Z][a-zA-Z'\-]+(?: [A-Z][a-zA-Z'\-]+){0,2}"
+_ORG = r"[A-Z][\w&.'\-]*(?: (?:[A-Z][\w&.'\-]*|of|and|&))*"
+_PLACE = r"[A-Z][\w.'\-]*(?:,? (?:[A-Z][\w.'\-]*))*"
+_MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"
+_BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
+_SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Whom a fact is about: ``kind`` ∈ speaker | relation | name; ``relation`` (e.g. "mother"); ``name``."""
+
+    kind: str
+    relation: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class FactCandidate:
+    """A fact found in text, before entity resolution.
+
+    ``valid_from``/``valid_to`` are UTC days (``valid_to`` exclusive-free: the last day it covers);
+    ``sentence`` is the evidence excerpt; ``obj`` names an object entity (employer, place, relative).
+    """
+
+    subject: Subject
+    domain: str
+    category: str
+    key: str
+    value: str
+    sentence: str
+    confidence: float
+    valid_from: date | None
+    valid_to: date | None = None
+    obj: str | None = None
+    obj_kind: str | None = None
+
+
+def _subject(m: re.Match) -> Subject:
+    if m.group("subj") == "I":
+        return Subject("speaker")
+    if m.group("rel"):
+        return Subject("relation", RELATIONS[m.group("rel").lower()], m.group("relname"))
+    if m.groupdict().get("bare"):
+        return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
+                                            .replace("momm", "mom").replace("dadd", "dad")])
+    return Subject("name", name=m.group("name"))
+
+
+_PATTERNS: list[tuple[re.Pattern, str]] = [
+    (re.compile(rf"\b{_SUBJ} (?:work|works|worked|started|start|starts) (?:at|for) (?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ} (?:joined|join|joins) (?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ} (?:live|lives|moved|move|moves|am moving|is moving) (?:in|to) (?P<place>{_PLACE})"), "home"),
+    (re.compile(rf"\b(?:(?P<subj>[Mm]y)|(?P<name>{_NAME})'s) birthday is (?:on )?(?P<bday>{_BDAY})"), "birthday"),
+    (re.compile(rf"\b{_SUBJ} (?:was|were) born on (?P<bday>{_BDAY}(?:,? \d{{4}})?)"), "birthday"),
+    (re.compile(rf"\b{_SUBJ} (?:had|has|is having|got) (?P<event>(?:a |an )?(?:surgery|operation|baby|"
+                rf"heart attack|stroke|accident|fall|broken \w+|covid|the flu|knee surgery|hip surgery))"), "health"),
+    (re.compile(rf"\b{_SUBJ} (?:was|is|got) diagnosed with (?P<event>[a-z][a-z \-]{{2,40}}?)(?=[.,;!?]|$)"), "health"),
+]
+_MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
+_SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+def _day(sentence: str, sent_at: datetime | None) -> tuple[date | None, date | None, list]:
+    if sent_at is None:
+        return None, None, []
+    anchors = find_time_anchors(sentence, sent_at)
+    if not anchors:
+        return sent_at.date(), None, []
+    a = anchors[0]
+    end = a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
+    return a.day, end, anchors
+
+
+def _birthday_value(text: str) -> str:
+    months = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+              "november", "december"]
+    low = text.lower()
+    month = next(i + 1 for i, m in enumerate(months) if m in low)
+    day = int(re.search(r"\d{1,2}", text).group(0))
+    year = re.search(r"\d{4}", text)
+    return f"{year.group(0)}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
+def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
+    """Facts in ``text`` written at ``sent_at`` (tz-aware UTC, or None when unknown).
+
+    Returns candidates in text order; relation mentions ("my sister Jane") become
+    ``relationships`` facts about the speaker with the relative as object.
+    """
+    out: list[FactCandidate] = []
+    for sm in _SENTENCES.finditer(text):
+        sentence = sm.group(0).strip()
+        if len(sentence) < 6:
+            continue
+        start, end, _ = _day(sentence, sent_at)
+        for rx, what in _PATTERNS:
+            for m in rx.finditer(sentence):
+                if what == "birthday" and (m.group("subj") or "").lower() == "my":
+                    subj = Subject("speaker")
+                elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
+                    subj = Subject("name", name=m.group("name"))
+                else:
+                    subj = _subject(m)
+                if subj.kind == "name" and subj.name in ("I", "My", "The", "We", "He", "She", "They", "It"):
+                    continue
+                if what == "employer":
+                    org = m.group("org").strip().rstrip(".,")
+                    out.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
+                                             obj=org, obj_kind="thing"))
+                elif what == "home":
+                    place = m.group("place").strip().rstrip(".,")
+                    out.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
+                                             obj=place, obj_kind="place"))
+                elif what == "birthday":
+                    out.append(FactCandidate(subj, "identity", "birthday", "birthday",
+                                             _birthday_value(m.group("bday")), sentence, 0.8, None))
+                elif what == "health":
+                    event = re.sub(r"^(a|an) ", "", m.group("event").strip().lower())
+                    day = start.isoformat() if start else "unknown"
+                    out.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
+                                             start, end))
+        for m in _MENTION.finditer(sentence):
+            rel = RELATIONS[m.group("rel").lower()]
+            name = m.group("relname")
+            if name and name.split()[0] in ("had", "has", "is", "was"):
+                name = None
+            out.append(FactCandidate(Subject("speaker"), "relationships", "family" if rel in FAMILY else "social",
+                                     f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel, sentence,
+                                     0.6, start, obj=name, obj_kind="person"))
+    return out

@@ -1,0 +1,104 @@
+"""Turn extracted :class:`FactCandidate` items into graph facts: resolve whom each is about, then run the pipeline.
+
+Identity-aware (seed 002): "I …" is about the speaker; "my mom …" is about the
+speaker's mother — an entity of her own, linked to the speaker by a
+``relationships`` fact — never about the speaker.
+"""
+from __future__ import annotations
+
+from datetime import datetime, time, timezone
+
+from sqlmodel import Session, select
+
+from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
+from core.graph.facts import FactDraft, FactOutcome, as_of_statement, write_fact
+from core.graph.resolution import NameIndex, resolve
+from core.store.schema import Entity, Fact, FactEntity
+
+
+def _utc(day) -> datetime | None:
+    return datetime.combine(day, time(0, 0), tzinfo=timezone.utc) if day else None
+
+
+def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, index: NameIndex | None,
+                when: datetime | None, record_id: int | None, sentence: str) -> Entity:
+    """The speaker's ``relation`` (e.g. mother): found through an existing relationship fact, by name, or created."""
+    key_prefix = f"relation:{relation}"
+    if name:
+        rel = resolve(s, "person", name, index=index).entity
+    else:
+        known = s.exec(select(Fact).where(Fact.subject_entity_id == speaker.id, Fact.domain == "relationships",
+                                          Fact.key.startswith(key_prefix), Fact.superseded_by.is_(None))).all()
+        linked = [fe.entity_id for f in known for fe in s.exec(select(FactEntity).where(
+            FactEntity.fact_id == f.id, FactEntity.role == "object")).all()]
+        rel = s.get(Entity, linked[0]) if len(set(linked)) == 1 else None
+        if rel is None:
+            rel = Entity(kind="person", canonical_name=f"{speaker.canonical_name}'s {relation}",
+                         attrs={"relation_of": speaker.id, "relation": relation})
+            s.add(rel)
+            s.flush()
+    key = key_prefix + (f":{name.lower()}" if name else "")
+    write_fact(s, FactDraft(
+        subject_id=speaker.id, domain="relationships", category="family" if relation in _FAMILY else "social",
+        key=key, value=rel.canonical_name, confidence=0.6, valid_from=when, record_id=record_id, excerpt=sentence,
+        statement=as_of_statement(when, f"{speaker.canonical_name}'s {relation} is {rel.canonical_name}."),
+        links=[(rel.id, "object")]))
+    return rel
+
+
+
+def _statement(c: FactCandidate, who: str, when: datetime | None) -> str:
+    if c.category == "employment":
+        return as_of_statement(when, f"{who} works at {c.value}.")
+    if c.category == "residence":
+        return as_of_statement(when, f"{who} lives in {c.value}.")
+    if c.category == "birthday":
+        return as_of_statement(when, f"{who}'s birthday is {c.value.lstrip('-')}.")
+    if c.domain == "health":
+        return as_of_statement(when, f"{who} had {c.value}.")
+    if c.domain == "relationships":
+        return as_of_statement(when, f"{who}'s {c.key.split(':')[1]} is {c.value}.")
+    return as_of_statement(when, f"{who}: {c.category} {c.key} = {c.value}.")
+
+
+def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entity | None, record_id: int | None,
+                     sent_at: datetime | None, index: NameIndex | None = None) -> list[FactOutcome]:
+    """Resolve each candidate's subject (and object) to entities and write it through the fact pipeline.
+
+    Args:
+        speaker: the record's sender (None: first-person facts are skipped — we don't know who "I" is).
+        sent_at: the record's time (fallback valid time and the "As of" date).
+    """
+    outcomes: list[FactOutcome] = []
+    for c in candidates:
+        when = _utc(c.valid_from) or sent_at
+        subject: Entity | None
+        if c.domain == "relationships":
+            if speaker is not None:
+                relative_of(s, speaker, c.key.split(":")[1], c.obj, index, when, record_id, c.sentence)
+            continue
+        if c.subject.kind == "speaker":
+            subject = speaker
+        elif c.subject.kind == "relation":
+            subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
+                                  c.sentence) if speaker is not None else None
+        else:
+            subject = resolve(s, "person", c.subject.name, index=index).entity
+        if subject is None:
+            continue
+        links: list[tuple[int, str]] = []
+        if c.obj and c.obj_kind in ("thing", "place"):
+            obj = resolve(s, c.obj_kind, c.obj, index=index).entity
+            links.append((obj.id, "location" if c.obj_kind == "place" else "object"))
+        draft = FactDraft(subject_id=subject.id, domain=c.domain, category=c.category, key=c.key, value=c.value,
+                          statement=_statement(c, subject.canonical_name, when), confidence=c.confidence,
+                          valid_from=when, record_id=record_id, excerpt=c.sentence, links=links)
+        outcome = write_fact(s, draft)
+        if c.valid_to and outcome.action != "reinforced":
+            outcome.fact.valid_to = _utc(c.valid_to)
+            s.add(outcome.fact)
+        outcomes.append(outcome)
+    return outcomes
+
+
+__all__ = ["apply_candidates", "relative_of", "Subject"]
