@@ -50,3 +50,34 @@ class Cancelled(KithError):
 
 class ModelError(KithError):
     """A model (encoder, chat model, transcriber) is missing or failed."""
+
+
+# --- chat / speech model errors (app/models/llm.py maps every backend's failures into these) ---
+
+
+class ModelUnreachable(ModelError):
+    """The model server could not be reached (connection refused, DNS, timeout)."""
+
+
+class ModelAuthError(ModelError):
+    """The model server rejected the API key (HTTP 401/403)."""
+
+
+class ModelNotFound(ModelError):
+    """The configured model does not exist (no such local directory, or the server does not serve it)."""
+
+
+class ContextTooLong(ModelError):
+    """The prompt plus the reply would not fit in the model's context window."""
+
+
+class ModelOutputError(ModelError):
+    """The model's output was unusable, e.g. malformed JSON in JSON mode; ``text`` holds what it wrote."""
+
+    def __init__(self, message: str, text: str = ""):
+        self.text = text
+        super().__init__(message)
+
+
+class NoModelConfigured(ModelError):
+    """No chat model is configured, so nothing can be generated (answers come from memory alone)."""

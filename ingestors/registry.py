@@ -27,6 +27,9 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.mbox", "MboxIngestor"),
     ("ingestors.mbox", "EmlIngestor"),
     ("ingestors.photos", "PhotoIngestor"),
+    ("ingestors.whatsapp", "WhatsAppIngestor"),
+    ("ingestors.telegram", "TelegramIngestor"),
+    ("ingestors.imessage", "IMessageIngestor"),
 )
 _ingestors: list[Ingestor] | None = None
 

@@ -20,7 +20,8 @@ from core.errors import InputError
 from core.extraction.personal_facts import extract_facts
 from core.graph.apply import apply_candidates
 from core.graph.facts import FactDraft, as_of_statement, write_fact
-from core.graph.resolution import resolve
+from core.graph.owner import ensure_owner, is_owner_address
+from core.graph.resolution import add_alias, resolve
 from core.store import search
 from core.store.schema import Entity, Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
 from ingestors.base import Record, RecordError
@@ -61,6 +62,7 @@ def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
 def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                            batch: list[tuple[Record, object]]) -> tuple[int, int]:
     region = c.settings.default_region
+    owner_emails = list(c.settings.owner_emails)
     added_ids: list[tuple[int, object]] = []
     skipped = 0
     with c.db.session() as s:
@@ -77,15 +79,24 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                 continue
             links: list[tuple[int, str]] = []
             sender_id = place_id = None
-            if rec.sender and (rec.sender.name or rec.sender.address):
+            if rec.sender and (rec.attrs.get("is_from_me") or is_owner_address(rec.sender.address, owner_emails)):
+                me = ensure_owner(s, c.settings.owner_name, owner_emails, c.names)
+                if rec.sender.address:
+                    add_alias(s, me, rec.sender.address_kind, rec.sender.address, region)
+                sender_id = me.id
+                links.append((sender_id, "from"))
+            elif rec.sender and (rec.sender.name or rec.sender.address):
                 r = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind, region,
                             index=c.names)
                 sender_id = r.entity.id
                 links.append((sender_id, "from"))
             for p in rec.recipients:
-                if p.name or p.address:
+                role = p.role if p.role in ("to", "cc", "member") else "to"
+                if is_owner_address(p.address, owner_emails):
+                    links.append((ensure_owner(s, c.settings.owner_name, owner_emails, c.names).id, role))
+                elif p.name or p.address:
                     r = resolve(s, "person", p.name, p.address, p.address_kind, region, index=c.names)
-                    links.append((r.entity.id, p.role if p.role in ("to", "cc", "member") else "to"))
+                    links.append((r.entity.id, role))
             if rec.place is not None:
                 g = rec.place
                 r = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,

@@ -161,6 +161,24 @@ class Episode(SQLModel, table=True):
     tombstoned_at: Optional[datetime] = None
 
 
+class Summary(SQLModel, table=True):
+    """A narrative summary (seed 002): kind ∈ entity | domain | relationship | chapter.
+
+    ``subject`` is the entity id (entity, relationship: "a:b"), the domain name, or a chapter key.
+    ``stale`` is set when a new fact touches the subject; the summary job regenerates stale ones first.
+    ``generator`` says what wrote it: "deterministic" (no model configured) or the model's name.
+    """
+
+    __table_args__ = (UniqueConstraint("kind", "subject"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str
+    subject: str
+    text: str = ""
+    stale: bool = True
+    generator: str = "deterministic"
+    generated_at: Optional[datetime] = None
+
+
 class QuarantineItem(SQLModel, table=True):
     """Input Kith could not read: the file, where in it, and why.  The file itself is never changed."""
 

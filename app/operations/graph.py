@@ -1,0 +1,140 @@
+"""Queries over the knowledge graph: facts as of a date, entity profiles, the knowledge map, fact search."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from app.container import Container
+from app.operations.entities import find_entity
+from core.clock import ensure_utc
+from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
+
+
+@dataclass
+class FactView:
+    """A fact as shown to a person (times ISO 8601 UTC)."""
+
+    id: int
+    domain: str
+    category: str
+    key: str
+    value: str
+    statement: str
+    confidence: float
+    valid_from: str | None
+    valid_to: str | None
+    recorded_at: str
+    superseded_by: int | None
+    evidence_count: int
+    sources: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _iso(d: datetime | None) -> str | None:
+    d = ensure_utc(d)
+    return d.isoformat() if d else None
+
+
+def _view(s, f: Fact) -> FactView:
+    sources = sorted({src for src in s.exec(select(Source.path).join(Record, Record.source_id == Source.id)
+                                               .join(Evidence, Evidence.record_id == Record.id)
+                                               .where(Evidence.fact_id == f.id)).all()}) if f.id else []
+    return FactView(f.id, f.domain, f.category, f.key, f.value, f.statement, round(f.confidence, 4),
+                    _iso(f.valid_from), _iso(f.valid_to), _iso(f.recorded_at), f.superseded_by, f.evidence_count,
+                    sources)
+
+
+def _entity_facts(s, entity_id: int) -> list[Fact]:
+    ids = set(s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == entity_id)).all())
+    ids |= set(s.exec(select(Fact.id).where(Fact.subject_entity_id == entity_id)).all())
+    return list(s.exec(select(Fact).where(Fact.id.in_(ids)).order_by(Fact.valid_from, Fact.id)).all()) if ids else []
+
+
+def facts_as_of(c: Container, ref: str | int, at: datetime, known_at: datetime | None = None) -> list[FactView]:
+    """What was true about entity ``ref`` at ``at`` (valid time), as Kith knew it at ``known_at`` (default: now).
+
+    Bi-temporal (seed 001/002): a fact counts when valid_from ≤ at < valid_to (open ends allowed) and it was
+    recorded by ``known_at``.  Superseded facts count for the times they were valid.
+
+    Raises:
+        NotFound / Ambiguous: ``ref`` names no entity, or several.
+    """
+    e = find_entity(c, ref)
+    at = ensure_utc(at)
+    known_at = ensure_utc(known_at)
+    with c.db.session() as s:
+        out = []
+        for f in _entity_facts(s, e.id):
+            start, end = ensure_utc(f.valid_from), ensure_utc(f.valid_to)
+            if start is not None and start > at:
+                continue
+            if end is not None and end <= at:
+                continue
+            if known_at is not None and ensure_utc(f.recorded_at) > known_at:
+                continue
+            out.append(_view(s, f))
+        return out
+
+
+@dataclass
+class Profile:
+    """Everything Kith knows about one entity."""
+
+    id: int
+    kind: str
+    name: str
+    is_owner: bool
+    aliases: list[dict]
+    current: list[FactView]
+    history: list[FactView]
+    sources: list[dict]
+    records: int
+    summary: str | None
+    summary_stale: bool
+    attrs: dict
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        return d
+
+
+def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
+    """The entity's aliases, current facts, superseded history, source records and summary.
+
+    Raises:
+        NotFound / Ambiguous: ``ref`` names no entity, or several.
+    """
+    e = find_entity(c, ref)
+    with c.db.session() as s:
+        facts = _entity_facts(s, e.id)
+        aliases = [{"kind": a.kind, "value": a.value} for a in
+                   s.exec(select(Alias).where(Alias.entity_id == e.id).order_by(Alias.kind, Alias.id)).all()]
+        rec_ids = s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == e.id)).all()
+        rows = s.exec(select(Record, Source).join(Source, Source.id == Record.source_id)
+                      .where(Record.id.in_(rec_ids)).order_by(Record.sent_at.desc()).limit(max_sources)).all() \
+            if rec_ids else []
+        sources = [{"record_id": r.id, "kind": r.kind, "when": _iso(r.sent_at), "subject": r.subject,
+                    "path": src.path, "external_id": r.external_id} for r, src in rows]
+        summary = s.exec(select(Summary).where(Summary.kind == "entity", Summary.subject == str(e.id))).first()
+        return Profile(e.id, e.kind, e.canonical_name, e.is_owner, aliases,
+                       [_view(s, f) for f in facts if f.superseded_by is None],
+                       [_view(s, f) for f in facts if f.superseded_by is not None],
+                       sources, len(set(rec_ids)), summary.text if summary else None,
+                       bool(summary.stale) if summary else True, dict(e.attrs or {}))
+
+
+def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
+    """Entity names ranked by current fact count (seed 002's knowledge map): ``[{"id","name","kind","facts"}]``."""
+    with c.db.session() as s:
+        rows = s.exec(select(Entity.id, Entity.canonical_name, Entity.kind, func.count(func.distinct(Fact.id)))
+                      .join(FactEntity, FactEntity.entity_id == Entity.id)
+                      .join(Fact, Fact.id == FactEntity.fact_id)
+                      .where(Fact.superseded_by.is_(None), Entity.tombstoned_at.is_(None))
+                      .group_by(Entity.id).order_by(func.count(func.distinct(Fact.id)).desc(), Entity.canonical_name)
+                      .limit(limit)).all()
+    return [{"id": i, "name": n, "kind": k, "facts": int(cnt)} for i, n, k, cnt in rows]

@@ -1,0 +1,156 @@
+"""Deterministic entity, term and triple extraction (seed 001 layer 2, without GLiNER).
+
+* Entities: runs of capitalised words ("Sarah Lee", "LGBTQ"), minus sentence-initial
+  function words, plus any known alias found case-insensitively.  Labels are
+  normalised (case-folded, whitespace collapsed) so "Sarah" and "sarah" are one concept.
+* Terms: content words, lower-cased, stopwords dropped, lightly stemmed (plural -s,
+  -ing, -ed) so "painting"/"paint"/"painted" meet.
+* Triples: "<Subject> <verb phrase> <object>" for a small verb lexicon, the verb mapped
+  by :func:`canonical_predicate` ("recommended", "suggested" → ``recommends``).  "I"
+  resolves to the speaker.  Confidence 0.6 (a pattern match, not a parse).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below between
+both but by can could did do does doing done down during each either else even ever every few for from further
+get gets getting got gonna had has have having he her here hers herself him himself his how i if in into is it its
+itself just let like lot me might more most much must my myself no nor not now of off oh ok okay on once one only or
+other our ours ourselves out over own really same she should so some such than thank thanks that the their theirs
+them themselves then there these they thing things this those though through to too under until up us very was
+way we well were what when where which while who whom why will with would yeah yes yet you your yours yourself
+yourselves hey hi hello wow cool great awesome glad sure tell know think say said going go went make made
+""".split())
+
+_PRED = {
+    "recommends": ("recommended", "recommend", "recommends", "suggested", "suggest", "suggests"),
+    "likes": ("love", "loves", "loved", "like", "likes", "liked", "enjoy", "enjoys", "enjoyed", "adore", "adores"),
+    "dislikes": ("hate", "hates", "hated", "dislike", "dislikes", "disliked"),
+    "lives_in": ("live in", "lives in", "lived in", "moved to", "moves to", "relocated to"),
+    "works_at": ("work at", "works at", "worked at", "work for", "works for", "worked for", "joined"),
+    "visited": ("visited", "visit", "visits", "went to", "go to", "goes to", "traveled to", "travelled to"),
+    "has": ("have", "has", "had", "own", "owns", "owned", "got"),
+    "is": ("is", "am", "was", "are", "became", "become"),
+    "bought": ("bought", "buy", "buys", "purchased"),
+    "started": ("started", "start", "starts", "began", "begin"),
+    "met": ("met", "meet", "meets"),
+}
+_VERB_TO_PRED = {v: p for p, vs in _PRED.items() for v in vs}
+_VERB_RE = "|".join(sorted((re.escape(v) for v in _VERB_TO_PRED), key=len, reverse=True))
+_TRIPLE = re.compile(
+    r"\b(?P<subj>I|[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})(?: (?:really|just|also|recently|finally|now|still))?"
+    r" (?P<verb>" + _VERB_RE + r") (?P<obj>[^.,!?;:]{1,60}?)(?=[.,!?;:]| and | but | because | so | in | at | on | with | for | from | last | yesterday| today| this | next |$)")
+_CAPS = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|of|de|van|von|da))*\b")
+_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|his|her|their|some|this|that)\s+", re.I)
+
+
+def normalize_label(label: str) -> str:
+    """Case-fold and collapse whitespace: the matching key of an entity label."""
+    return " ".join(label.replace("’", "'").split()).casefold().strip(" '-")
+
+
+def stem(word: str) -> str:
+    """A light suffix stemmer: ``paintings``/``painting``/``painted`` → ``paint`` (words ≥ 5 letters only)."""
+    w = word.casefold().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) >= 5:
+        for suf in ("ings", "ing", "ies", "ed", "es", "s"):
+            if w.endswith(suf) and len(w) - len(suf) >= 3:
+                base = w[: -len(suf)]
+                if suf == "ies":
+                    return base + "y"
+                if suf in ("ing", "ings", "ed") and len(base) > 3 and base[-1] == base[-2]:
+                    base = base[:-1]  # "running" -> "run"
+                if suf == "es" and not base.endswith(("s", "x", "z", "ch", "sh")):
+                    return w[:-1]
+                if suf == "s" and w.endswith("ss"):
+                    return w
+                return base
+    return w
+
+
+def canonical_predicate(verb: str) -> str:
+    """Map a verb phrase to its canonical predicate ("suggested" → ``recommends``); unknown verbs are
+    returned stemmed and snake-cased."""
+    v = " ".join(verb.lower().split())
+    return _VERB_TO_PRED.get(v) or "_".join(stem(w) for w in v.split())
+
+
+def terms(text: str) -> list[str]:
+    """Content-word stems of ``text``, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for w in _WORD.findall(text.lower().replace("’", "'")):
+        w = w.strip("'-")
+        if len(w) < 2 or w in STOPWORDS:
+            continue
+        s = stem(w)
+        if s and s not in STOPWORDS:
+            seen.setdefault(s, None)
+    return list(seen)
+
+
+@dataclass
+class Extraction:
+    """What :func:`extract` found: entity labels (normalised), term stems, (s, p, o) triples."""
+
+    entities: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    triples: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def entities(text: str, known: Iterable[str] = ()) -> list[str]:
+    """Normalised entity labels in ``text``: capitalised runs (sentence-initial stopwords dropped)
+    and any ``known`` alias appearing as whole words."""
+    found: dict[str, None] = {}
+    for m in _CAPS.finditer(text):
+        words = m.group(0).split()
+        while words and words[0].lower() in STOPWORDS:
+            words = words[1:]
+        while words and words[-1].lower() in ("of", "de", "van", "von", "da"):
+            words = words[:-1]
+        if words:
+            label = normalize_label(" ".join(words))
+            if len(label) >= 2 and label not in STOPWORDS:
+                found.setdefault(label, None)
+    low = text.casefold()
+    for alias in known:
+        a = normalize_label(alias)
+        if a and a not in found and re.search(r"\b" + re.escape(a) + r"\b", low):
+            found.setdefault(a, None)
+    return list(found)
+
+
+def extract(text: str, speaker: str | None = None, known: Iterable[str] = ()) -> Extraction:
+    """Entities, terms and triples of one message.
+
+    Args:
+        text: the message.
+        speaker: who wrote it ("I" resolves to them); added as an entity.
+        known: known entity aliases to spot even when not capitalised.
+    """
+    ents = entities(text, known)
+    if speaker:
+        sp = normalize_label(speaker)
+        if sp and sp not in ents:
+            ents.insert(0, sp)
+    triples: list[tuple[str, str, str]] = []
+    for m in _TRIPLE.finditer(text):
+        subj = m.group("subj")
+        if subj == "I":
+            if not speaker:
+                continue
+            subj = speaker
+        elif subj.lower() in STOPWORDS:
+            continue
+        obj = _ARTICLE.sub("", m.group("obj").strip())
+        obj_terms = terms(obj)
+        if not obj_terms:
+            continue
+        triples.append((normalize_label(subj), canonical_predicate(m.group("verb")), " ".join(obj_terms[:3])))
+    return Extraction(ents, terms(text), triples)

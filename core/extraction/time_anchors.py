@@ -1,0 +1,124 @@
+"""Relative and absolute time expressions resolved against the message's own time (seed 001 layer 2).
+
+"last weekend" in a message sent on Wed 2026-05-13 means Sat 2026-05-09 — the anchor
+is the message's timestamp, never "now".  Only a small, deterministic grammar:
+
+* ``today``, ``yesterday``, ``tomorrow``, ``tonight``, ``this morning/evening``
+* ``N days|weeks|months|years ago`` (N as digits or a word up to twelve)
+* ``last|next week|weekend|month|year``, ``last|next|this <weekday>``
+* ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``
+
+Each hit resolves to a UTC day (a date); weeks start on Monday (ISO 8601).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+        "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december"]
+_MON = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)}
+_MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|" \
+            r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+
+_PATTERNS = [
+    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? " + _MONTH_RE + r",? (\d{4})?\b", re.I)),
+    ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
+    ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
+                       r" (day|week|month|year)s? ago\b", re.I)),
+    ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
+                       r"friday|saturday|sunday)\b", re.I)),
+    ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|this morning|this evening|this afternoon)\b", re.I)),
+]
+
+
+@dataclass(frozen=True)
+class TimeAnchor:
+    """A time expression found in text: ``phrase`` as written, ``day`` it resolves to, ``span`` (start, end)."""
+
+    phrase: str
+    day: date
+    span: tuple[int, int]
+
+
+def _add_months(d: date, n: int) -> date:
+    m = d.month - 1 + n
+    y = d.year + m // 12
+    m = m % 12 + 1
+    return date(y, m, min(d.day, 28))
+
+
+def _resolve(kind: str, m: re.Match, ref: date) -> date | None:
+    g = m.groups()
+    try:
+        if kind == "iso":
+            return date(int(g[0]), int(g[1]), int(g[2]))
+        if kind == "dmy":
+            return date(int(g[2]) if g[2] else ref.year, _MON[g[1][:3].lower()], int(g[0]))
+        if kind == "mdy":
+            return date(int(g[2]) if g[2] else ref.year, _MON[g[0][:3].lower()], int(g[1]))
+    except ValueError:
+        return None
+    if kind == "ago":
+        n = int(g[0]) if g[0].isdigit() else _NUM[g[0].lower()]
+        unit = g[1].lower()
+        if unit == "day":
+            return ref - timedelta(days=n)
+        if unit == "week":
+            return ref - timedelta(weeks=n)
+        if unit == "month":
+            return _add_months(ref, -n)
+        return date(ref.year - n, ref.month, min(ref.day, 28))
+    if kind == "rel":
+        which, unit = g[0].lower(), g[1].lower()
+        step = {"last": -1, "past": -1, "next": 1, "this": 0}[which]
+        if unit == "week":
+            monday = ref - timedelta(days=ref.weekday())
+            return monday + timedelta(weeks=step)
+        if unit == "weekend":
+            saturday = ref + timedelta(days=5 - ref.weekday())  # this week's Saturday
+            return saturday + timedelta(weeks=step)
+        if unit == "month":
+            return _add_months(ref.replace(day=1), step)
+        if unit == "year":
+            return date(ref.year + step, 1, 1)
+        wd = _WEEKDAYS.index(unit)
+        if step < 0:
+            back = (ref.weekday() - wd) % 7 or 7
+            return ref - timedelta(days=back)
+        if step > 0:
+            fwd = (wd - ref.weekday()) % 7 or 7
+            return ref + timedelta(days=fwd)
+        return ref + timedelta(days=wd - ref.weekday())
+    word = g[0].lower()
+    return {"yesterday": ref - timedelta(days=1), "tomorrow": ref + timedelta(days=1)}.get(word, ref)
+
+
+def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]:
+    """Every time expression in ``text``, resolved against ``reference`` (the message's own time).
+
+    Args:
+        text: any text.
+        reference: when the text was written (a tz-aware datetime is reduced to its UTC date).
+
+    Returns:
+        Non-overlapping anchors in text order (earlier patterns win overlaps: explicit dates first).
+    """
+    ref = reference.date() if isinstance(reference, datetime) else reference
+    taken: list[tuple[int, int]] = []
+    out: list[TimeAnchor] = []
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            s, e = m.span()
+            if any(s < te and ts < e for ts, te in taken):
+                continue
+            day = _resolve(kind, m, ref)
+            if day is not None:
+                taken.append((s, e))
+                out.append(TimeAnchor(m.group(0), day, (s, e)))
+    return sorted(out, key=lambda a: a.span)

@@ -1,0 +1,100 @@
+"""The knowledge graph built by ingest: identity-aware facts, time anchors against the message's time,
+supersession across messages, "as of" queries, idempotence."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlmodel import select
+
+from app.operations.ingest import ingest
+from app.settings import Settings
+from core.store.schema import Entity, Fact, FactEntity
+
+MBOX = """From me@example.com Tue May 12 09:00:00 2026
+From: Nic Owner <me@example.com>
+To: Ryan Friend <ryan@example.org>
+Subject: news
+Date: Tue, 12 May 2026 09:00:00 +0000
+Message-ID: <m1@example.com>
+
+Mom had surgery last weekend, she is recovering well. I work at Initech now.
+
+From me@example.com Tue Sep  1 09:00:00 2026
+From: Nic Owner <me@example.com>
+To: Ryan Friend <ryan@example.org>
+Subject: big news
+Date: Tue, 01 Sep 2026 09:00:00 +0000
+Message-ID: <m2@example.com>
+
+I joined Globex yesterday! My sister Jane lives in Portland.
+
+From ryan@example.org Wed Sep  2 09:00:00 2026
+From: Ryan Friend <ryan@example.org>
+To: Nic Owner <me@example.com>
+Subject: Re: big news
+Date: Wed, 02 Sep 2026 09:00:00 +0000
+Message-ID: <r1@example.org>
+
+Congrats! My birthday is March 3rd, come to the party.
+"""
+
+
+def make_container(home):
+    from app.container import Container
+
+    st = Settings.load(home)
+    st.owner_name, st.owner_emails = "Nic Owner", ["me@example.com"]
+    return Container(st)
+
+
+def facts_about(s, name):
+    e = s.exec(select(Entity).where(Entity.canonical_name == name)).one()
+    return e, s.exec(select(Fact).where(Fact.subject_entity_id == e.id)).all()
+
+
+def test_identity_aware_facts_supersession_and_as_of(kith_home, tmp_path):
+    path = tmp_path / "owner.mbox"
+    path.write_text(MBOX, encoding="utf-8")
+    c = make_container(kith_home)
+    try:
+        report = ingest(c, [path])
+        assert report.records_added == 3 and not report.errors
+        with c.db.session() as s:
+            me, mine = facts_about(s, "Nic Owner")
+            assert me.is_owner
+            # "Mom had surgery" is about the owner's mother, not the owner.
+            assert not [f for f in mine if f.domain == "health"]
+            mother, hers = facts_about(s, "Nic Owner's mother")
+            surgery = [f for f in hers if f.domain == "health"][0]
+            assert surgery.value == "surgery"
+            assert surgery.valid_from.date().isoformat() == "2026-05-09"  # Sat before Tue 12 May 2026
+            assert surgery.valid_to.date().isoformat() == "2026-05-10"
+            assert surgery.statement.startswith("As of 2026-05-09, ")
+            rel = [f for f in mine if f.key == "relation:mother"][0]
+            assert s.get(FactEntity, (rel.id, mother.id, "object")) is not None
+            # Employer: Initech (May) superseded by Globex (joined "yesterday" = 31 Aug), history kept.
+            jobs = sorted((f for f in mine if f.key == "employer"), key=lambda f: f.id)
+            assert [(f.value, f.superseded_by) for f in jobs] == [("Initech", jobs[1].id), ("Globex", None)]
+            assert jobs[1].valid_from.date().isoformat() == "2026-08-31"
+            # Ryan's birthday is Ryan's.
+            _, ryans = facts_about(s, "Ryan Friend")
+            assert [f.value for f in ryans if f.key == "birthday"] == ["--03-03"]
+            # Jane is the owner's sister and lives in Portland.
+            _, janes = facts_about(s, "Jane")
+            assert [f.value for f in janes if f.key == "home"] == ["Portland"]
+        from app.operations.graph import facts_as_of
+
+        june = facts_as_of(c, "Nic Owner", datetime(2026, 6, 1, tzinfo=timezone.utc))
+        assert [f.value for f in june if f.key == "employer"] == ["Initech"]
+        october = facts_as_of(c, "Nic Owner", datetime(2026, 10, 1, tzinfo=timezone.utc))
+        assert [f.value for f in october if f.key == "employer"] == ["Globex"]
+        with c.db.session() as s:
+            before = [(f.id, f.value, f.evidence_count, f.superseded_by) for f in s.exec(select(Fact)).all()]
+            entities_before = len(s.exec(select(Entity)).all())
+        again = ingest(c, [path])
+        assert again.records_added == 0
+        with c.db.session() as s:  # the same graph the second time
+            assert [(f.id, f.value, f.evidence_count, f.superseded_by) for f in s.exec(select(Fact)).all()] == before
+            assert len(s.exec(select(Entity)).all()) == entities_before
+    finally:
+        c.close()

@@ -1,0 +1,134 @@
+"""Telegram Desktop result.json ingestor: the real corpus export and small made-up exports."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputError
+from ingestors.base import Party, Record, RecordError
+from ingestors.registry import ingestor_for
+from ingestors.telegram import TelegramIngestor, join_text
+
+UTC = timezone.utc
+
+
+def write(tmp_path: Path, data, name: str = "result.json") -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return p
+
+
+# ----------------------------------------------------------------------------- corpus
+
+@pytest.mark.corpus
+def test_corpus_single_export(corpus):
+    path = corpus / "messages/chats/telegram_test_single_export.json"
+    items = list(TelegramIngestor().read(path))
+    assert all(isinstance(i, Record) for i in items) and len(items) == 2
+    first, second = items
+    # "1544006350" = 17870 days + 38350 s after the Unix epoch = 2018-12-05 10:39:10 UTC
+    assert first.sent_at == datetime(2018, 12, 5, 10, 39, 10, tzinfo=UTC)
+    assert first.sender == Party("Author 1", None, "handle", "from")
+    assert first.text == "Minimal Message"
+    # "1544006964" is 614 s later; the text is two parts, bold "Link:" and a link, joined as they are
+    assert second.sent_at == datetime(2018, 12, 5, 10, 49, 24, tzinfo=UTC)
+    assert second.sender.name == "Author 2"
+    assert second.text == "Link:https://telegram.org/"
+    assert first.recipients == [Party("Author 2", None, "handle", "member")]
+    assert second.recipients == [Party("Author 1", None, "handle", "member")]
+    assert {r.thread for r in items} == {"telegram:telegram_test_single_export"}  # no id or name in the file
+    assert [r.external_id for r in items] == ["#1", "#2"]
+    assert all(r.kind == "chat" and r.attrs["time_basis"] == "utc" and r.notes == [] for r in items)
+
+
+@pytest.mark.corpus
+def test_corpus_export_is_sniffed_as_telegram(corpus):
+    assert ingestor_for(corpus / "messages/chats/telegram_test_single_export.json").name == "telegram"
+
+
+# ----------------------------------------------------------------------------- made-up exports
+
+def msg(id, unix, who, uid, text, **extra):
+    return {"id": id, "type": "message", "date": "2024-05-01T10:00:00", "date_unixtime": str(unix),
+            "from": who, "from_id": uid, "text": text, **extra}
+
+
+def test_full_export_with_several_chats_service_messages_and_media(tmp_path):
+    data = {
+        "about": "Here is the data you requested. Remember: Telegram is ad free...",
+        "personal_information": {"user_id": 1},
+        "chats": {"about": "...", "list": [
+            {"name": "Ana", "type": "personal_chat", "id": 42, "messages": [
+                {"id": 1, "type": "service", "date": "2024-05-01T09:00:00", "date_unixtime": "1714554000",
+                 "actor": "Ana", "actor_id": "user7", "action": "phone_call", "text": ""},
+                msg(2, 1714557600, "Ana", "user7", ["see ", {"type": "text_link", "text": "this",
+                                                             "href": "https://example.org/x"}, "!"]),
+                msg(3, 1714557660, "Me", "user1", "", photo="photos/photo_1.jpg", width=10, height=10,
+                    edited="2024-05-01T10:05:00", edited_unixtime="1714557900", reply_to_message_id=2),
+                "not a message",
+                msg(5, "soon", "Ana", "user7", "bad time"),
+            ]},
+        ]},
+        "left_chats": {"about": "...", "list": [
+            {"name": "Old group", "type": "private_group", "id": 99, "messages": [
+                msg(1, 1600000000, "Bo", "user8", [{"type": "bold", "text": "Hi"}, " all ",
+                                                   {"type": "mention", "text": "@ana"}]),
+                {"id": 2, "type": "service", "date_unixtime": "1600000100", "actor": "Bo",
+                 "action": "remove_members", "members": ["Ana"], "text": ""},
+            ]},
+        ]},
+    }
+    items = list(TelegramIngestor().read(write(tmp_path, data)))
+    errors = [i for i in items if isinstance(i, RecordError)]
+    records = [i for i in items if isinstance(i, Record)]
+    assert [(e.locator, e.reason) for e in errors] == [
+        ("chat 42 #4", "message is not a JSON object"),
+        ("chat 42 message 5", "date_unixtime is not a number: 'soon'")]
+    assert [r.external_id for r in records] == ["chat 42 message 2", "chat 42 message 3", "chat 99 message 1"]
+    a, b, c = records
+    assert a.text == "see this!" and a.attrs["links"] == ["https://example.org/x"]
+    assert a.sender == Party("Ana", "user7", "handle", "from")
+    assert a.recipients == [Party("Me", "user1", "handle", "member")]
+    assert a.sent_at == datetime(2024, 5, 1, 10, 0, tzinfo=UTC) and a.thread == "telegram:42"
+    assert a.attrs["system_events"] == [{"id": 1, "at": "2024-05-01T09:00:00+00:00", "actor": "Ana",
+                                         "action": "phone_call", "text": ""}]
+    assert b.text == "" and b.attrs["media"] == {"photo": "photos/photo_1.jpg"}
+    assert "edited" in b.notes and b.attrs["reply_to_message_id"] == 2
+    assert c.text == "Hi all @ana" and c.thread == "telegram:99" and c.recipients == []
+    assert c.attrs["chat_name"] == "Old group"
+    assert c.attrs["system_events"][0]["action"] == "remove_members"  # after the last message: kept on it
+
+
+def test_old_export_without_unixtime_uses_the_assumed_zone(tmp_path):
+    data = {"name": "Ana", "type": "personal_chat", "id": 5, "messages": [
+        {"id": 1, "type": "message", "date": "2019-07-01T12:00:00", "from": "Ana", "from_id": 7, "text": "hi"},
+        {"id": 2, "type": "message", "from": None, "text": "ghost"},
+    ]}
+    a, b = TelegramIngestor(local_timezone="Europe/Berlin").read(write(tmp_path, data))
+    assert a.sent_at == datetime(2019, 7, 1, 10, 0, tzinfo=UTC)  # CEST, +2
+    assert a.attrs["time_basis"] == "assumed-local"
+    assert a.sender == Party("Ana", "user7", "handle", "from")  # an old numeric from_id, written as new ones are
+    assert b.sent_at is None and b.sender is None and "sender unknown" in b.notes
+    assert a.external_id == "message 1"
+
+
+def test_join_text():
+    assert join_text("plain") == "plain"
+    assert join_text(["a", {"type": "bold", "text": "b"}, {"type": "x"}, 3, "c"]) == "abc"
+    assert join_text(None) == ""
+
+
+def test_not_telegram(tmp_path):
+    bad = tmp_path / "result.json"
+    bad.write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON"):
+        list(TelegramIngestor().read(bad))
+    other = write(tmp_path, {"name": "package", "version": "1.0"}, "package.json")
+    with pytest.raises(InputError, match="not a Telegram export"):
+        list(TelegramIngestor().read(other))
+    assert TelegramIngestor().sniff(other, other.read_bytes()) == 0.0
+    assert ingestor_for(other) is None
+    assert TelegramIngestor().sniff(bad, b"[1, 2]") == 0.0
