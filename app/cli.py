@@ -123,7 +123,8 @@ def forget(ref: str, yes: bool, as_json: bool) -> None:
         _emit(report.to_json())
     else:
         click.echo(f"Forgot {report.name!r}: {report.sqlite.get('records', 0)} record(s), "
-                   f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), {report.vectors} vector(s).")
+                   f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), "
+                   f"{sum(report.vectors.values())} vector(s).")
 
 
 @main.command()
@@ -154,6 +155,133 @@ def review(action: str, review_id: int | None, as_json: bool) -> None:
     for i in items:
         click.echo(f"{i.id:>5}  {i.status:<8} {i.score:.2f}  {i.a_name} (id {i.a_id})  ~  {i.b_name} (id {i.b_id})"
                    f"  — {i.reason}")
+
+
+@main.command()
+@click.argument("ref")
+@click.option("--as-of", "as_of", default=None, help="Only facts true at this date/time (ISO 8601, UTC if no zone).")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def profile(ref: str, as_of: str | None, as_json: bool) -> None:
+    """Everything Kith knows about REF (id or name): aliases, current facts, history, sources, summary."""
+    from app.operations import graph
+
+    with _container() as c:
+        try:
+            if as_of:
+                facts = graph.facts_as_of(c, ref, _parse_when(as_of))
+                if as_json:
+                    _emit({"as_of": as_of, "facts": [f.to_json() for f in facts]})
+                else:
+                    for f in facts:
+                        click.echo(f"- {f.statement} [{f.confidence:.2f}]")
+                return
+            p = graph.profile(c, ref)
+        except (NotFound, Ambiguous) as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit(p.to_json())
+        return
+    click.echo(f"{p.name} — {p.kind}{' (you)' if p.is_owner else ''}, id {p.id}, {p.records} record(s)")
+    if p.aliases:
+        click.echo("Aliases: " + ", ".join(f"{a['value']} ({a['kind']})" for a in p.aliases))
+    click.echo("Current facts:" if p.current else "No facts yet.")
+    for f in p.current:
+        click.echo(f"  - {f.statement} [{f.confidence:.2f}, {f.evidence_count} source(s)]")
+    if p.history:
+        click.echo("History (superseded):")
+        for f in p.history:
+            click.echo(f"  - {f.statement}")
+    if p.summary:
+        click.echo(("Summary (stale): " if p.summary_stale else "Summary: ") + p.summary)
+
+
+def _parse_when(text: str):
+    from datetime import datetime, timezone
+
+    try:
+        d = datetime.fromisoformat(text)
+    except ValueError:
+        _fail(f"not an ISO 8601 date: {text!r} (e.g. 2026-06-01)")
+    return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+
+
+@main.command(name="map")
+@click.option("--limit", type=int, default=30)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def knowledge_map(limit: int, as_json: bool) -> None:
+    """The knowledge map: entity names ranked by how many facts Kith holds about them."""
+    from app.operations.graph import knowledge_map as run
+
+    with _container() as c:
+        rows = run(c, limit)
+    if as_json:
+        _emit({"map": rows})
+        return
+    for r in rows:
+        click.echo(f"{r['facts']:>5}  {r['name']} ({r['kind']}, id {r['id']})")
+
+
+@main.command()
+@click.argument("query")
+@click.option("--kind", type=click.Choice(["person", "place", "topic", "event", "thing"]), default=None)
+@click.option("--domain", default=None, help="Only facts of this domain (identity, relationships, work, ...).")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=10)
+@click.option("--history", is_flag=True, help="Include superseded facts.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def search(query: str, kind: str | None, domain: str | None, k: int, history: bool, as_json: bool) -> None:
+    """Semantic search over facts and conversation chunks, filtered by entity kind and domain."""
+    from app.operations.graph import search as run
+
+    with _container() as c:
+        try:
+            hits = run(c, query, kind=kind, domain=domain, k=k, include_history=history)
+        except ValueError as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit({"results": [h.to_json() for h in hits]})
+        return
+    for h in hits:
+        click.echo(f"[{h.score:.3f}] {h.type}: {' '.join(h.text.split())[:160]}")
+
+
+@main.command()
+@click.option("--limit", type=int, default=None, help="At most this many summaries.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def summarize(limit: int | None, as_json: bool) -> None:
+    """Regenerate stale and missing summaries (stale first) and refresh the knowledge map."""
+    from app.jobs import regenerate_summaries
+
+    with _container() as c:
+        result = regenerate_summaries(c, limit=limit)
+    if as_json:
+        _emit(result)
+    else:
+        click.echo(f"{result['written']} summary(ies) written, {result['remaining']} still due.")
+
+
+@main.command()
+@click.argument("ref", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def owner(ref: str | None, as_json: bool) -> None:
+    """Show the owner (you), or make REF the owner: first-person facts in your messages are about you."""
+    from app.operations.entities import find_entity, set_owner_entity
+
+    with _container() as c:
+        try:
+            e = set_owner_entity(c, find_entity(c, ref).id) if ref else None
+        except (NotFound, Ambiguous) as exc:
+            _fail(str(exc))
+        if e is None:
+            from core.graph.owner import owner as current
+
+            with c.db.session() as s:
+                e = current(s)
+    data = {"owner": {"id": e.id, "name": e.canonical_name} if e else None}
+    if as_json:
+        _emit(data)
+    else:
+        click.echo(f"Owner: {e.canonical_name} (id {e.id})" if e else
+                   "No owner yet: set owner_name/owner_emails in settings.json, or run `kith owner NAME_OR_ID`.")
 
 
 @main.command()

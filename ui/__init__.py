@@ -24,6 +24,9 @@ QFrame#card { background: #ffffff; border: 1px solid #dde1e6; border-radius: 8px
 QFrame#card:hover { border-color: #9aa7b8; }
 QLabel#cardTitle { font-weight: bold; color: #111827; }
 QLabel#cardMeta { color: #5b6472; }
+QPushButton#suggestion { background: #ffffff; border: 1px solid #c9d3e0; border-radius: 14px; padding: 5px 14px;
+                         color: #1f4f9c; }
+QPushButton#suggestion:hover { background: #eaf2fe; border-color: #2f6fde; }
 QLabel#score { color: #1f5fbf; background: #e8f0fc; border-radius: 4px; padding: 1px 6px; }
 QFrame#dropZone { background: #ffffff; border: 2px dashed #a8b3c2; border-radius: 12px; }
 QFrame#dropZone[active="true"] { background: #eaf2fe; border-color: #2f6fde; }
@@ -34,7 +37,9 @@ QTableView { background: #ffffff; alternate-background-color: #f4f6f9; border: 1
              border-radius: 6px; gridline-color: #eceff3; selection-background-color: #2f6fde; }
 QHeaderView::section { background: #eef1f5; padding: 5px 8px; border: none;
                        border-bottom: 1px solid #d6d9de; font-weight: bold; color: #3b4250; }
-QTreeWidget { background: #ffffff; border: 1px solid #d6d9de; border-radius: 6px; }
+QTreeWidget { background: #ffffff; alternate-background-color: #f4f6f9; border: 1px solid #d6d9de;
+              border-radius: 6px; }
+QTreeWidget::item { padding: 3px 2px; }
 QPushButton { padding: 6px 14px; border-radius: 5px; border: 1px solid #b9c1cc; background: #ffffff; }
 QPushButton:hover { border-color: #7f8da1; }
 QPushButton:disabled { color: #a0a7b2; background: #f1f3f5; border-color: #dde1e6; }
@@ -44,6 +49,7 @@ QPushButton#danger { color: #b42318; border-color: #e4a39c; }
 QPushButton#danger:disabled { color: #d3a9a4; border-color: #eddcda; }
 QLineEdit, QComboBox { padding: 5px 8px; border: 1px solid #b9c1cc; border-radius: 5px; background: #ffffff; }
 QLineEdit:focus { border-color: #2f6fde; }
+QComboBox { min-width: 90px; }
 QProgressBar { border: 1px solid #c4ccd6; border-radius: 5px; background: #ffffff; text-align: center;
                min-height: 18px; }
 QProgressBar::chunk { background: #4a86e8; border-radius: 4px; }
@@ -77,4 +83,4 @@ def format_when(iso: str | None, unknown: str = "time unknown") -> str:
         return iso
     if dt.tzinfo is not None:
         dt = dt.astimezone()
-    return dt.strftime("%d %b %Y, %H:%M")
+    return f"{dt.day} {dt:%b %Y, %H:%M}"

@@ -157,11 +157,14 @@ class Worker(QObject):
         self._jobs: set[Job] = set()
 
     def submit(self, task: Callable[[Job], Any], name: str = "") -> Job:
-        """Start ``task(job)`` on the pool; returns the :class:`Job` (connect to its signals right away:
-        nothing is delivered before control returns to the event loop)."""
+        """Start ``task(job)`` on the pool; returns the :class:`Job`.
+
+        Call it on the UI thread (the Job lives where it is made).  Connect to the job's signals
+        right away: nothing is delivered before control returns to the event loop.
+        """
         job = Job(name)
         self._jobs.add(job)
-        job.done.connect(lambda j=job: self._forget(j))
+        job.done.connect(self._on_job_done)  # a bound slot, not a lambda holding the job (no cycle)
         self._pool.start(_Runnable(job, task))
         self.jobStarted.emit(job)
         return job
@@ -170,9 +173,12 @@ class Worker(QObject):
         """Start ``fn(*args, **kwargs)`` on the pool (for operations that take no progress or cancel)."""
         return self.submit(lambda _job: fn(*args, **kwargs), name=name or getattr(fn, "__name__", ""))
 
-    def _forget(self, job: Job) -> None:
-        self._jobs.discard(job)
-        self.jobDone.emit(job)
+    @Slot()
+    def _on_job_done(self) -> None:
+        job = self.sender()
+        if isinstance(job, Job):
+            self._jobs.discard(job)
+            self.jobDone.emit(job)
 
     @property
     def active(self) -> int:

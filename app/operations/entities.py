@@ -74,3 +74,15 @@ def find_entity(c: Container, ref: str | int) -> Entity:
             listed = ", ".join(f"{e.id}: {e.canonical_name} ({e.kind})" for e in matches.values())
             raise Ambiguous(f"{text!r} matches several entities — use an id: {listed}", list(matches.values()))
         return next(iter(matches.values()))
+
+
+def set_owner_entity(c: Container, entity_id: int) -> Entity:
+    """Make entity ``entity_id`` the owner (the only one)."""
+    from core.graph.owner import set_owner
+
+    def work():
+        with c.db.session() as s:
+            e = s.get(Entity, entity_id)
+            set_owner(s, e)
+            return e
+    return c.writer.run(work)

@@ -13,6 +13,7 @@ from core.store.schema import Entity, Record, RecordEntity
 
 def _refresh(c: Container) -> int:
     made = 0
+    fact_ids: list[int] = []
     with c.db.session() as s:
         pts = []
         for r in s.exec(select(Record).where(Record.kind == "photo", Record.sent_at.is_not(None),
@@ -43,6 +44,10 @@ def _refresh(c: Container) -> int:
                 out.fact.valid_to = cl.end
                 s.add(out.fact)
             made += 1
+            fact_ids.append(out.fact.id)
+    from app.operations.graph import index_facts
+
+    index_facts(c, fact_ids)
     return made
 
 

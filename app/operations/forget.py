@@ -74,6 +74,7 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
 
         derived = set(s.exec(select(RecordEntity.entity_id).join(Entity, Entity.id == RecordEntity.entity_id).where(
             RecordEntity.record_id.in_(records), Entity.kind == "event", Entity.id != entity_id)).all()) if records else set()
+        derived_facts: list[int] = []
         fts = search.delete_records(s.connection(), records)
         if facts:
             # Facts that an about-to-go fact superseded become current again.
@@ -95,6 +96,7 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         for eid in derived:
             if s.exec(select(func.count()).select_from(RecordEntity).where(RecordEntity.entity_id == eid)).one() == 0:
                 gone = list(s.exec(select(Fact.id).where(Fact.subject_entity_id == eid)).all())
+                derived_facts += gone
                 if gone:
                     rm("evidence", delete(Evidence).where(Evidence.fact_id.in_(gone)))
                     rm("fact_links", delete(FactEntity).where(FactEntity.fact_id.in_(gone)))
@@ -106,8 +108,10 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
                          detail={"kind": e.kind, "counts": counts, "fts": fts}))
         name = e.canonical_name
+        fact_ids = facts + derived_facts
+    vectors = {"records": c.vectors.delete(RECORDS, [f"record:{r}" for r in records]),
+               "facts": c.vectors.delete("facts", [f"fact:{f}" for f in fact_ids])}
     c.names.invalidate()
-    vectors = c.vectors.delete(RECORDS, [f"record:{r}" for r in records])
     return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors)
 
 

@@ -138,3 +138,91 @@ def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
                       .group_by(Entity.id).order_by(func.count(func.distinct(Fact.id)).desc(), Entity.canonical_name)
                       .limit(limit)).all()
     return [{"id": i, "name": n, "kind": k, "facts": int(cnt)} for i, n, k, cnt in rows]
+
+
+FACTS = "facts"
+
+
+def index_facts(c: Container, fact_ids: list[int]) -> int:
+    """Embed fact statements into the Chroma ``facts`` collection (the pipeline's "embed" step); returns how many."""
+    if not fact_ids:
+        return 0
+    with c.db.session() as s:
+        facts = s.exec(select(Fact).where(Fact.id.in_(fact_ids))).all()
+        meta = []
+        for f in facts:
+            subj = s.get(Entity, f.subject_entity_id)
+            meta.append({"fact_id": f.id, "domain": f.domain, "subject_kind": subj.kind if subj else "",
+                         "subject_id": f.subject_entity_id})
+    if not facts:
+        return 0
+    vecs = c.encoder.encode([f.statement for f in facts])
+    c.vectors.upsert(FACTS, [f"fact:{f.id}" for f in facts], vecs, meta)
+    return len(facts)
+
+
+@dataclass
+class SearchHit:
+    """A search result: a fact or a conversation chunk (record), with its cosine similarity."""
+
+    type: str
+    id: int
+    text: str
+    score: float
+    domain: str | None = None
+    entity: str | None = None
+    entity_kind: str | None = None
+    when: str | None = None
+    source: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def search(c: Container, query: str, kind: str | None = None, domain: str | None = None, k: int = 10,
+           include_history: bool = False) -> list[SearchHit]:
+    """Semantic search over facts and conversation chunks (seed 002's search tool), ranked by cosine similarity.
+
+    Args:
+        kind: only facts about entities of this kind (and chunks involving one).
+        domain: only facts of this domain (chunks are then left out).
+        include_history: include superseded facts.
+
+    Raises:
+        ValueError: an empty query.
+    """
+    from app.operations.ingest import RECORDS
+
+    query = (query or "").strip()
+    if not query:
+        raise ValueError("search needs a query")
+    qv = c.encoder.encode([query])[0]
+    where = {"domain": domain} if domain else None
+    hits: list[SearchHit] = []
+    with c.db.session() as s:
+        for vid, dist in c.vectors.query(FACTS, qv, max(50, k * 5), where=where):
+            f = s.get(Fact, int(vid.split(":", 1)[1]))
+            if f is None or (f.superseded_by is not None and not include_history):
+                continue
+            subj = s.get(Entity, f.subject_entity_id)
+            if kind and (subj is None or subj.kind != kind):
+                continue
+            hits.append(SearchHit("fact", f.id, f.statement, round(1 - dist, 4), f.domain,
+                                  subj.canonical_name if subj else None, subj.kind if subj else None,
+                                  _iso(f.valid_from)))
+        if not domain:
+            for vid, dist in c.vectors.query(RECORDS, qv, max(50, k * 5)):
+                r = s.get(Record, int(vid.split(":", 1)[1]))
+                if r is None:
+                    continue
+                if kind:
+                    kinds = set(s.exec(select(Entity.kind).join(RecordEntity, RecordEntity.entity_id == Entity.id)
+                                       .where(RecordEntity.record_id == r.id)).all())
+                    if kind not in kinds:
+                        continue
+                src = s.get(Source, r.source_id)
+                text = f"{r.subject}\n{r.text}" if r.subject and r.kind != "photo" else r.text
+                hits.append(SearchHit("chunk", r.id, text[:600], round(1 - dist, 4), when=_iso(r.sent_at),
+                                      source=src.path if src else None))
+    hits.sort(key=lambda h: -h.score)
+    return hits[:k]

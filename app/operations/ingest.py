@@ -23,7 +23,7 @@ from core.graph.facts import FactDraft, as_of_statement, write_fact
 from core.graph.owner import ensure_owner, is_owner_address
 from core.graph.resolution import add_alias, resolve
 from core.store import search
-from core.store.schema import Entity, Episode, QuarantineItem, Record as RecordRow, RecordEntity, Source
+from core.store.schema import Entity, Episode, Evidence, QuarantineItem, Record as RecordRow, RecordEntity, Source
 from ingestors.base import Record, RecordError
 from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
 
@@ -123,6 +123,13 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
             pass
     if added_ids:
         import numpy as np
+
+        from app.operations.graph import index_facts
+
+        with c.db.session() as s:
+            fact_ids = sorted(set(s.exec(select(Evidence.fact_id).where(
+                Evidence.record_id.in_([rid for rid, _ in added_ids]))).all()))
+        index_facts(c, fact_ids)
 
         c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
                          np.stack([v for _, v in added_ids]),

@@ -119,7 +119,7 @@ class ForgetReport:
     name: str
     sqlite: dict = field(default_factory=dict)
     fts: int = 0
-    vectors: int = 0
+    vectors: dict = field(default_factory=dict)  # Chroma collection → vectors removed
 
     def to_json(self) -> dict:
         return {"entity_id": self.entity_id, "name": self.name, "removed": {

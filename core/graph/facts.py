@@ -15,6 +15,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from core import clock
+from core.graph.summaries import mark_stale
 from core.store.schema import Evidence, Fact, FactEntity
 
 # The eight domains facts are filed under (seed 002 names eight without listing them here).
@@ -83,6 +84,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     active = s.exec(select(Fact).where(
         Fact.subject_entity_id == draft.subject_id, Fact.domain == draft.domain,
         Fact.category == draft.category, Fact.key == draft.key, Fact.superseded_by.is_(None))).first()
+    mark_stale(s, [draft.subject_id, *(eid for eid, _ in draft.links)], draft.domain)
     if active is not None and active.value == draft.value:
         if _evidence(s, active.id, draft.record_id, draft.excerpt):
             active.evidence_count += 1

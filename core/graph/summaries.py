@@ -1,0 +1,145 @@
+"""Summaries that go stale (seed 002): what to (re)generate, and the deterministic texts used without a model.
+
+Four kinds: ``entity`` profiles (subject = entity id), ``domain`` overviews once a
+domain has ≥ 10 current facts (subject = domain), ``relationship`` summaries for
+the top people by fact count (subject = "owner_id:person_id"), and life ``chapter``
+summaries (subject = "domain:category:key" for a fact that changed value over time,
+e.g. a career).  A new fact marks every summary it touches stale; the summary job
+regenerates stale ones first, then missing ones.  The knowledge map (entity names
+ranked by fact count) is stored as ``kind="map"`` after each cycle.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import func, or_, update
+from sqlmodel import Session, select
+
+from core import clock
+from core.store.schema import Entity, Fact, FactEntity, Summary
+
+DOMAIN_MIN_FACTS = 10      # seed 002: domain overviews once a domain has 10+ facts
+TOP_RELATIONSHIPS = 10     # relationship summaries for the top people by fact count
+DETERMINISTIC_LABEL = "(Written by Kith from its facts — no language model is configured.)"
+
+
+def mark_stale(s: Session, entity_ids: list[int], domain: str | None) -> None:
+    """Mark the summaries a new or changed fact touches as stale."""
+    conds = []
+    ids = [str(i) for i in entity_ids]
+    if ids:
+        conds.append((Summary.kind == "entity") & Summary.subject.in_(ids))
+        for i in ids:
+            conds.append((Summary.kind == "relationship") & (Summary.subject.startswith(f"{i}:") |
+                                                              Summary.subject.endswith(f":{i}")))
+    if domain:
+        conds.append((Summary.kind == "domain") & (Summary.subject == domain))
+        conds.append((Summary.kind == "chapter") & Summary.subject.startswith(f"{domain}:"))
+    if conds:
+        s.exec(update(Summary).where(or_(*conds)).values(stale=True))
+
+
+@dataclass(frozen=True)
+class Due:
+    """A summary to write: kind and subject (see module doc)."""
+
+    kind: str
+    subject: str
+
+
+def due(s: Session, owner_id: int | None) -> list[Due]:
+    """Summaries to (re)generate: stale ones first, then missing ones, in a stable order."""
+    existing = {(x.kind, x.subject): x for x in s.exec(select(Summary)).all()}
+    stale = [Due(k, sub) for (k, sub), x in existing.items() if x.stale and k != "map"]
+    missing: list[Due] = []
+    per_entity = s.exec(select(FactEntity.entity_id, func.count(func.distinct(Fact.id)))
+                        .join(Fact, Fact.id == FactEntity.fact_id).join(Entity, Entity.id == FactEntity.entity_id)
+                        .where(Fact.superseded_by.is_(None), Entity.tombstoned_at.is_(None))
+                        .group_by(FactEntity.entity_id).order_by(func.count(func.distinct(Fact.id)).desc(),
+                                                                 FactEntity.entity_id)).all()
+    for eid, _ in per_entity:
+        missing.append(Due("entity", str(eid)))
+    for dom, n in s.exec(select(Fact.domain, func.count()).where(Fact.superseded_by.is_(None))
+                         .group_by(Fact.domain)).all():
+        if n >= DOMAIN_MIN_FACTS:
+            missing.append(Due("domain", dom))
+    if owner_id is not None:
+        people = [eid for eid, _ in per_entity if eid != owner_id
+                  and (e := s.get(Entity, eid)) is not None and e.kind == "person"][:TOP_RELATIONSHIPS]
+        missing += [Due("relationship", f"{owner_id}:{p}") for p in people]
+    for dom, cat, key, subj in s.exec(select(Fact.domain, Fact.category, Fact.key, Fact.subject_entity_id)
+                                      .where(Fact.superseded_by.is_not(None)).distinct()).all():
+        missing.append(Due("chapter", f"{dom}:{cat}:{key}:{subj}"))
+    out, seen = [], set()
+    for d in stale + [m for m in missing if (m.kind, m.subject) not in existing]:
+        if (d.kind, d.subject) not in seen:
+            seen.add((d.kind, d.subject))
+            out.append(d)
+    return out
+
+
+def _fact_lines(facts: list[Fact]) -> list[str]:
+    by_domain: dict[str, list[Fact]] = {}
+    for f in facts:
+        by_domain.setdefault(f.domain, []).append(f)
+    lines = []
+    for dom in sorted(by_domain):
+        items = sorted(by_domain[dom], key=lambda f: -f.confidence)
+        lines.append(f"{dom.capitalize()}: " + " ".join(
+            f"{f.statement} (confidence {f.confidence:.2f}, {f.evidence_count} source{'s' if f.evidence_count != 1 else ''})"
+            for f in items))
+    return lines
+
+
+def deterministic_text(s: Session, item: Due) -> str:
+    """A plain summary built only from facts (used when no model is configured), labelled as such."""
+    if item.kind == "entity":
+        e = s.get(Entity, int(item.subject))
+        ids = s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == e.id)).all()
+        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None))).all() if ids else []
+        old = s.exec(select(func.count()).select_from(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_not(None))
+                     ).one() if ids else 0
+        head = f"{e.canonical_name} ({e.kind}{', the owner' if e.is_owner else ''})."
+        tail = f" {old} earlier fact(s) were superseded and are kept in the history." if old else ""
+        return " ".join([head, *_fact_lines(list(facts))]) + tail + " " + DETERMINISTIC_LABEL
+    if item.kind == "domain":
+        facts = s.exec(select(Fact).where(Fact.domain == item.subject, Fact.superseded_by.is_(None))
+                       .order_by(Fact.confidence.desc()).limit(30)).all()
+        return (f"{item.subject.capitalize()}: {len(facts)} current fact(s). "
+                + " ".join(f.statement for f in facts) + " " + DETERMINISTIC_LABEL)
+    if item.kind == "relationship":
+        a, b = (s.get(Entity, int(x)) for x in item.subject.split(":"))
+        ids = s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == b.id)).all()
+        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None))).all() if ids else []
+        return (f"{a.canonical_name} and {b.canonical_name}: " + " ".join(_fact_lines(list(facts)))
+                + " " + DETERMINISTIC_LABEL)
+    if item.kind == "chapter":
+        dom, cat, key, subj = item.subject.split(":", 3)
+        chain = s.exec(select(Fact).where(Fact.domain == dom, Fact.category == cat, Fact.key == key,
+                                          Fact.subject_entity_id == int(subj)).order_by(Fact.valid_from, Fact.id)).all()
+        who = s.get(Entity, int(subj))
+        steps = " → ".join(f"{f.value} ({f.valid_from.date() if f.valid_from else '?'}"
+                           f"{'–' + str(f.valid_to.date()) if f.valid_to else '–'})" for f in chain)
+        return f"{who.canonical_name if who else '?'}, {cat} ({key}): {steps}. {DETERMINISTIC_LABEL}"
+    raise ValueError(f"unknown summary kind {item.kind!r}")
+
+
+def save(s: Session, item: Due, text: str, generator: str) -> Summary:
+    """Store a (re)generated summary as fresh."""
+    row = s.exec(select(Summary).where(Summary.kind == item.kind, Summary.subject == item.subject)).first()
+    row = row or Summary(kind=item.kind, subject=item.subject)
+    row.text, row.stale, row.generator, row.generated_at = text, False, generator, clock.now()
+    s.add(row)
+    return row
+
+
+def refresh_map(s: Session, limit: int = 200) -> list[dict]:
+    """Recompute the knowledge map and store it (``kind="map"``); returns it."""
+    rows = s.exec(select(Entity.id, Entity.canonical_name, Entity.kind, func.count(func.distinct(Fact.id)))
+                  .join(FactEntity, FactEntity.entity_id == Entity.id).join(Fact, Fact.id == FactEntity.fact_id)
+                  .where(Fact.superseded_by.is_(None), Entity.tombstoned_at.is_(None)).group_by(Entity.id)
+                  .order_by(func.count(func.distinct(Fact.id)).desc(), Entity.canonical_name).limit(limit)).all()
+    data = [{"id": i, "name": n, "kind": k, "facts": int(c)} for i, n, k, c in rows]
+    save(s, Due("map", "all"), json.dumps(data), "deterministic")
+    return data

@@ -1,0 +1,126 @@
+"""Kith's main window: Chat, Inbox and People & Places tabs over one Container and one Worker."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
+
+from app.operations.types import IngestReport
+from ui import STYLE
+from ui.chat import ChatWidget
+from ui.inbox import InboxWidget
+from ui.people import PeopleWidget
+from ui.worker import Worker
+
+DEFAULT_SIZE = QSize(1100, 720)
+
+
+class MainWindow(QMainWindow):
+    """The window.  It does not own the :class:`app.container.Container` (its creator closes it), but
+    it owns the :class:`Worker` and stops it on close so no job outlives the window.
+
+    Args:
+        container: the services of the data folder shown.
+        parent: normally None.
+
+    Signals:
+        ingestFinished(object): relayed from the Inbox (an :class:`IngestReport`).
+        forgetFinished(object): relayed from People & Places (a :class:`ForgetReport`).
+    """
+
+    ingestFinished = Signal(object)
+    forgetFinished = Signal(object)
+
+    def __init__(self, container, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.container = container
+        self.worker = Worker(parent=self)
+        self._closed = False
+        self.setWindowTitle("Kith")
+        self.setObjectName("kithMainWindow")
+        self.setStyleSheet(STYLE)
+        self.resize(DEFAULT_SIZE)
+        self.setMinimumSize(760, 480)
+
+        self.chat = ChatWidget(container, self.worker)
+        self.inbox = InboxWidget(container, self.worker)
+        self.people = PeopleWidget(container, self.worker)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(False)
+        self.tabs.addTab(self.chat, "Chat")
+        self.tabs.addTab(self.inbox, "Inbox")
+        self.tabs.addTab(self.people, "People && Places")
+        self.setCentralWidget(self.tabs)
+
+        self.inbox.ingestFinished.connect(self._on_ingest_finished)
+        self.inbox.ingestStarted.connect(lambda _p: self._show_activity())
+        self.people.forgetFinished.connect(self.forgetFinished)
+        self.people.entitiesLoaded.connect(self._on_entities)
+
+        sb = self.statusBar()
+        sb.setSizeGripEnabled(True)
+        self.folder_label = QLabel(f"Data folder: {container.settings.home}")
+        self.folder_label.setToolTip(str(container.settings.home))
+        self.memory_label = QLabel("")
+        self.activity = QProgressBar()
+        self.activity.setRange(0, 0)
+        self.activity.setFixedWidth(90)
+        self.activity.setMaximumHeight(12)
+        self.activity.setTextVisible(False)
+        self.activity.hide()
+        sb.addWidget(self.folder_label, 1)
+        sb.addPermanentWidget(self.memory_label)
+        sb.addPermanentWidget(self.activity)
+        self.worker.jobStarted.connect(lambda _j: self._show_activity())
+        self.worker.jobDone.connect(lambda _j: self._show_activity())
+
+        self.people.refresh()
+
+    def tab_names(self) -> list[str]:
+        """The tab titles as shown (``'People & Places'``, not the mnemonic-escaped text)."""
+        return [self.tabs.tabText(i).replace("&&", "&") for i in range(self.tabs.count())]
+
+    def show_tab(self, name: str) -> bool:
+        """Switch to the tab whose title starts with ``name`` (case-insensitive); False when none does."""
+        for i, title in enumerate(self.tab_names()):
+            if title.casefold().startswith(name.strip().casefold()):
+                self.tabs.setCurrentIndex(i)
+                return True
+        return False
+
+    def _on_ingest_finished(self, report: IngestReport) -> None:
+        self.people.refresh()
+        self.ingestFinished.emit(report)
+
+    def _on_entities(self, rows) -> None:
+        self.chat.set_known(rows)
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r.kind] = counts.get(r.kind, 0) + 1
+        order = ["person", "place", "event", "topic", "thing"]
+        parts = []
+        for kind in sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k)):
+            n = counts[kind]
+            plural = {"person": "people"}.get(kind, kind + "s")
+            parts.append(f"{n} {kind if n == 1 else plural}")
+        self.memory_label.setText(", ".join(parts) if parts else "memory is empty")
+
+    def _show_activity(self) -> None:
+        self.activity.setVisible(self.worker.active > 0)
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        """Cancel running jobs and wait for them (idempotent); True when all stopped in time."""
+        if self._closed:
+            return True
+        self._closed = True
+        return self.worker.shutdown(timeout_ms)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        """Stop background work before the window goes (the Container is closed by its owner)."""
+        self.shutdown()
+        super().closeEvent(event)
+
+    def running_jobs(self) -> int:
+        """How many background jobs are still running."""
+        return self.worker.active
+

@@ -1,0 +1,381 @@
+"""The People & Places tab: a sortable, filterable table of what Kith knows, and Forget with a preview."""
+from __future__ import annotations
+
+from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
+                            Signal)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from app.operations.types import EntityRow, ForgetPreview, ForgetReport
+from ui import format_when, header
+from ui.worker import Job, Worker
+
+KINDS = ("person", "place", "topic", "event", "thing")
+ALL = "All"
+ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def _list_entities(container) -> list[EntityRow]:
+    from app.operations.entities import list_entities
+
+    return list_entities(container)
+
+
+def _preview(container, entity_id: int) -> ForgetPreview:
+    from app.operations.forget import preview_forget
+
+    return preview_forget(container, entity_id)
+
+
+def _forget(container, entity_id: int) -> ForgetReport:
+    from app.operations.forget import forget
+
+    return forget(container, entity_id)
+
+
+class EntityTableModel(QAbstractTableModel):
+    """The entities as rows: Name, Kind, Aliases, Records, Facts, Last seen.
+
+    ``SORT_ROLE`` gives sortable keys (numbers for counts, ISO text for times);
+    ``ROW_ROLE`` gives the :class:`EntityRow` itself.
+    """
+
+    COLUMNS = ("Name", "Kind", "Aliases", "Records", "Facts", "Last seen")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._rows: list[EntityRow] = []
+
+    def set_rows(self, rows: list[EntityRow]) -> None:
+        """Replace every row."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    @property
+    def rows(self) -> list[EntityRow]:
+        """The rows, in load order."""
+        return list(self._rows)
+
+    def names(self) -> list[str]:
+        """Every entity's name (handy for tests)."""
+        return [r.name for r in self._rows]
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+        """Number of entities (0 under a valid parent: this is a flat table)."""
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+        """Six columns."""
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        """Column titles."""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        """Display text, sort keys, alignment and tooltips per cell."""
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        r = self._rows[index.row()]
+        col = index.column()
+        if role == ROW_ROLE:
+            return r
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (r.name, r.kind, ", ".join(r.aliases), str(r.records), str(r.facts),
+                    format_when(r.last_seen, "\u2014"))[col]
+        if role == SORT_ROLE:
+            return (r.name.casefold(), r.kind, ", ".join(r.aliases).casefold(), r.records, r.facts,
+                    r.last_seen or "")[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (3, 4):
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 2 and r.aliases:
+                return "\n".join(r.aliases)
+            if col == 5 and r.last_seen:
+                return r.last_seen
+        return None
+
+
+class EntityFilterProxy(QSortFilterProxyModel):
+    """Filters by kind (``None`` = all) and by text found in the name or any alias (case-insensitive)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._kind: str | None = None
+        self._text = ""
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_kind(self, kind: str | None) -> None:
+        """Show only this kind (None: every kind)."""
+        self._kind = kind
+        self.invalidate()
+
+    def set_text(self, text: str) -> None:
+        """Show only entities whose name or an alias contains ``text``."""
+        self._text = text.strip().casefold()
+        self.invalidate()
+
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:  # noqa: N802 - Qt API
+        """Kind and text filter."""
+        row: EntityRow | None = self.sourceModel().index(source_row, 0, source_parent).data(ROW_ROLE)
+        if row is None:
+            return False
+        if self._kind and row.kind != self._kind:
+            return False
+        if self._text:
+            hay = " ".join([row.name, *row.aliases]).casefold()
+            return self._text in hay
+        return True
+
+
+class PeopleWidget(QWidget):
+    """Browse entities; Forget one after confirming a preview of what goes.
+
+    Signals:
+        entitiesLoaded(object): the list of :class:`EntityRow` after each refresh.
+        forgetFinished(object): the :class:`ForgetReport`.
+        forgetFailed(str): a message (also shown inline).
+    """
+
+    entitiesLoaded = Signal(object)
+    forgetFinished = Signal(object)
+    forgetFailed = Signal(str)
+
+    def __init__(self, container, worker: Worker, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._container = container
+        self._worker = worker
+        self._load_gen = 0
+        self._notice = ""
+        self._forget_job: Job | None = None
+        self.loaded = False
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(18, 14, 18, 12)
+        lay.setSpacing(10)
+        lay.addWidget(header("People & Places", "Everyone and everywhere found in your archives, with how often "
+                                                "they appear. Click a column to sort; select one to see details "
+                                                "or to forget it everywhere."))
+
+        bar = QHBoxLayout()
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItem(ALL, None)
+        for k in KINDS:
+            self.kind_combo.addItem(k, k)
+        self.kind_combo.currentIndexChanged.connect(self._on_kind)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter by name or alias\u2026")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self._on_text)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.forget_button = QPushButton("Forget\u2026")
+        self.forget_button.setObjectName("danger")
+        self.forget_button.setToolTip("Remove the selected person or place, and what only they are evidence for")
+        self.forget_button.setEnabled(False)
+        self.forget_button.clicked.connect(self.forget_selected)
+        kind_label = QLabel("Kind:")
+        bar.addWidget(kind_label)
+        bar.addWidget(self.kind_combo)
+        bar.addWidget(self.filter_edit, 1)
+        bar.addWidget(self.refresh_button)
+        bar.addWidget(self.forget_button)
+        lay.addLayout(bar)
+
+        self.model = EntityTableModel(self)
+        self.proxy = EntityFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(28)
+        h = self.table.horizontalHeader()
+        h.setHighlightSections(False)
+        h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        h.setStretchLastSection(False)
+        h.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 250), (1, 80), (3, 90), (4, 70), (5, 160)):
+            self.table.setColumnWidth(col, width)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        lay.addWidget(self.table, 1)
+
+        self.details = QLabel("")
+        self.details.setObjectName("muted")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        lay.addWidget(self.details)
+
+        self.status = QLabel("Loading\u2026")
+        self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+
+    # -- loading ------------------------------------------------------------------------
+    def refresh(self) -> Job:
+        """Reload the entity list on the worker; only the newest load's result is shown."""
+        self._load_gen += 1
+        gen = self._load_gen
+        job = self._worker.call(_list_entities, self._container, name="entities")
+        job.finished.connect(lambda rows, g=gen: self._on_loaded(g, rows))
+        job.failed.connect(lambda msg, g=gen: self._on_load_failed(g, msg))
+        return job
+
+    def _on_loaded(self, gen: int, rows: list[EntityRow]) -> None:
+        if gen != self._load_gen:
+            return  # a newer load is on its way
+        selected = self.selected_row()
+        self.model.set_rows(rows)
+        self.loaded = True
+        self._update_status()
+        if selected is not None:
+            self.select_id(selected.id)
+        self._on_selection()
+        self.entitiesLoaded.emit(rows)
+
+    def _on_load_failed(self, gen: int, message: str) -> None:
+        if gen == self._load_gen:
+            self._set_error(f"Could not load the list: {message}")
+
+    def _update_status(self) -> None:
+        rows = self.model.rows
+        if not rows:
+            self._set_muted("Nobody yet \u2014 add files in the Inbox tab and the people and places "
+                            "in them appear here.")
+            return
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r.kind] = counts.get(r.kind, 0) + 1
+        parts = [f"{n} {k}{'s' if n != 1 and k != 'person' else ''}" if k != "person"
+                 else f"{n} {'people' if n != 1 else 'person'}" for k, n in sorted(counts.items())]
+        shown = self.proxy.rowCount()
+        text = ", ".join(parts) + (f" \u2014 {shown} shown" if shown != len(rows) else "")
+        self._set_muted(f"{self._notice}   \u00b7   {text}" if self._notice else text)
+
+    # -- filtering ----------------------------------------------------------------------
+    def _on_kind(self, _index: int) -> None:
+        self.proxy.set_kind(self.kind_combo.currentData())
+        self._update_status()
+        self._on_selection()
+
+    def _on_text(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._update_status()
+        self._on_selection()
+
+    # -- selection ----------------------------------------------------------------------
+    def selected_row(self) -> EntityRow | None:
+        """The selected entity, or None."""
+        sel = self.table.selectionModel().selectedRows()
+        return sel[0].data(ROW_ROLE) if sel else None
+
+    def select_id(self, entity_id: int) -> bool:
+        """Select the visible row of entity ``entity_id``; False when it is not shown."""
+        for r in range(self.proxy.rowCount()):
+            idx = self.proxy.index(r, 0)
+            row = idx.data(ROW_ROLE)
+            if row is not None and row.id == entity_id:
+                self.table.selectRow(r)
+                self.table.scrollTo(idx)
+                return True
+        return False
+
+    def select_name(self, name: str) -> bool:
+        """Select the visible row named ``name``; False when there is none."""
+        for r in range(self.proxy.rowCount()):
+            row = self.proxy.index(r, 0).data(ROW_ROLE)
+            if row is not None and row.name == name:
+                return self.select_id(row.id)
+        return False
+
+    def _on_selection(self, *_args) -> None:
+        row = self.selected_row()
+        self.forget_button.setEnabled(row is not None and self._forget_job is None)
+        if row is None:
+            self.details.setText("")
+            self.details.hide()
+            return
+        aliases = "; ".join(row.aliases) if row.aliases else "none"
+        self.details.setText(f"{row.name} ({row.kind}, id {row.id}) \u2014 {row.records} record(s), "
+                             f"{row.facts} fact(s), last seen {format_when(row.last_seen, 'never')}. "
+                             f"Also known as: {aliases}")
+        self.details.show()
+
+    # -- forgetting ---------------------------------------------------------------------
+    def confirm(self, text: str) -> bool:
+        """Ask the person to confirm ``text``; tests replace this method."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Forget for good?", text,
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Forget")
+        box.button(QMessageBox.StandardButton.No).setText("Keep")
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    def forget_selected(self) -> Job | None:
+        """Preview what forgetting the selected entity removes, confirm, then forget it on the worker."""
+        row = self.selected_row()
+        if row is None or self._forget_job is not None:
+            return None
+        self.forget_button.setEnabled(False)
+        self._notice = ""
+        self._set_muted(f"Working out what forgetting {row.name} would remove\u2026")
+        job = self._worker.call(_preview, self._container, row.id, name="preview_forget")
+        job.finished.connect(self._on_preview)
+        job.failed.connect(self._on_forget_failed)
+        self._forget_job = job
+        return job
+
+    def _on_preview(self, preview: ForgetPreview) -> None:
+        self._forget_job = None
+        text = preview.describe()
+        samples = list(dict.fromkeys(preview.sample_subjects))[:5]
+        if samples:
+            text += "\n\nFor example:\n" + "\n".join(f"\u2022 {s}" for s in samples)
+        text += "\n\nThis cannot be undone from this window."
+        if not self.confirm(text):
+            self._set_muted("Nothing was forgotten.")
+            self._on_selection()
+            return
+        self._set_muted(f"Forgetting {preview.name}\u2026")
+        job = self._worker.call(_forget, self._container, preview.entity_id, name="forget")
+        job.finished.connect(self._on_forgotten)
+        job.failed.connect(self._on_forget_failed)
+        self._forget_job = job
+        self._on_selection()
+
+    def _on_forgotten(self, report: ForgetReport) -> None:
+        self._forget_job = None
+        self.table.clearSelection()
+        self._notice = (f"Forgot {report.name}: {report.sqlite.get('records', 0)} record(s), "
+                        f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), "
+                        f"{sum(report.vectors.values())} vector(s) removed")
+        self._set_muted(self._notice)
+        # Announce once the table no longer shows it, so listeners see a consistent list.
+        self.refresh().done.connect(lambda r=report: self.forgetFinished.emit(r))
+
+    def _on_forget_failed(self, message: str) -> None:
+        self._forget_job = None
+        self._set_error(f"Could not forget: {message}")
+        self._on_selection()
+        self.forgetFailed.emit(message)
+
+    # -- status line --------------------------------------------------------------------
+    def _set_muted(self, text: str) -> None:
+        self.status.setStyleSheet("")
+        self.status.setText(text)
+
+    def _set_error(self, text: str) -> None:
+        self.status.setStyleSheet("color: #b42318;")
+        self.status.setText(text)
