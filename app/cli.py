@@ -294,6 +294,82 @@ def gui(screenshot: str | None) -> None:
     sys.exit(run(screenshot=screenshot))
 
 
+from app.cli_personal import brief as _brief  # noqa: E402
+
+main.add_command(_brief)
+
+
+@main.command()
+@click.option("--model", "backend", type=click.Choice(["settings", "none"]), default="settings",
+              help="'none' answers from memory only, whatever the settings say.")
+def chat(backend: str) -> None:
+    """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends)."""
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+
+    with _container() as c:
+        loop = ConversationLoop.for_container(c, model=NoModel() if backend == "none" else None)
+        while True:
+            try:
+                text = click.prompt("you", default="", show_default=False, prompt_suffix="> ")
+            except (EOFError, click.Abort):
+                break
+            if not text.strip():
+                break
+            click.echo("kith> ", nl=False)
+            result = loop.turn(text, on_token=lambda piece: click.echo(piece, nl=False))
+            click.echo()
+            if not result.no_model:
+                for i, m in enumerate(result.memories, 1):
+                    click.echo(f"   [{i}] {m.line(120)}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def transcribe(path: str, as_json: bool) -> None:
+    """Transcribe an audio file with the local Whisper model (converted once from the bundled weights)."""
+    from app.models.transcribe import Transcriber
+
+    with _container() as c:
+        result = Transcriber.from_settings(c.settings).transcribe(path)
+    if as_json:
+        _emit({"text": result.text, "path": path})
+    else:
+        click.echo(result.text.strip())
+
+
+@main.group()
+def models() -> None:
+    """Local and remote models: prepare the built-in ones, test the configured chat model."""
+
+
+@models.command(name="prepare")
+def models_prepare() -> None:
+    """Convert the bundled SmolLM2 and Whisper weights into the data folder (once; offline)."""
+    from app.models.registry import prepare_default_models
+
+    with _container() as c:
+        paths = prepare_default_models(c.settings, lambda stage, frac: click.echo(f"{stage}: {frac:.0%}", err=True))
+    for name, p in paths.items():
+        click.echo(f"{name}: {p}")
+
+
+@models.command(name="test")
+def models_test() -> None:
+    """Send one short request to the configured chat model and say whether it answered."""
+    from app.models.registry import check_connection
+
+    with _container() as c:
+        try:
+            result = check_connection(c.settings)
+        except KithError as exc:
+            _fail(str(exc))
+    click.echo(("ok: " if result.ok else "failed: ") + result.message)
+    if not result.ok:
+        sys.exit(1)
+
+
 def run_cli() -> None:  # pragma: no cover - console-script wrapper
     try:
         main(standalone_mode=True)

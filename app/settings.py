@@ -48,6 +48,15 @@ class Settings:
         ask_k: how many results ``ask`` returns by default.
         ingest_batch_size: records per write transaction.
         forget_recovery_days: days a forgotten item can be restored (seed 001: 30).
+        chat_backend: ``"mlx"`` (local mlx-lm model), ``"openai"`` (any OpenAI-compatible server) or ``"none"``.
+        chat_model: mlx model folder or repo id; ``""`` = the built-in SmolLM2-135M-Instruct.
+        chat_endpoint / chat_endpoint_model: the OpenAI-compatible server's base URL and model name
+            (the API key is in the OS keyring, never here).
+        chat_context_tokens: context window override in tokens (0 = the model's own).
+        chat_max_reply_tokens: most tokens per reply.
+        transcribe_model: ``""`` = built-in Whisper tiny.en; else an openai-whisper checkpoint path or name.
+        embedding_routes: content class (facts, chunks, observations, messages) → encoder name.
+        observations_every: chat turns between observation runs (seed 000: every 5 turns).
     """
 
     home: Path = field(default_factory=data_dir)
@@ -59,6 +68,15 @@ class Settings:
     ask_k: int = 5
     ingest_batch_size: int = 64
     forget_recovery_days: int = 30
+    chat_backend: str = "mlx"
+    chat_model: str = ""
+    chat_endpoint: str = "http://127.0.0.1:11434/v1"
+    chat_endpoint_model: str = ""
+    chat_context_tokens: int = 0
+    chat_max_reply_tokens: int = 512
+    transcribe_model: str = ""
+    embedding_routes: dict = field(default_factory=dict)
+    observations_every: int = 5
 
     @property
     def db_path(self) -> Path:

@@ -64,6 +64,7 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
     region = c.settings.default_region
     owner_emails = list(c.settings.owner_emails)
     added_ids: list[tuple[int, object]] = []
+    added_records: list[Record] = []
     skipped = 0
     with c.db.session() as s:
         src = s.exec(select(Source).where(Source.path == str(path), Source.content_hash == file_hash)).first()
@@ -119,6 +120,7 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
             _record_facts(s, rec, row.id, sender_id, place_id, c.names)
             search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
             added_ids.append((row.id, vec))
+            added_records.append(rec)
         if skipped and not added_ids:
             pass
     if added_ids:
@@ -134,6 +136,12 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
         c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
                          np.stack([v for _, v in added_ids]),
                          [{"record_id": rid} for rid, _ in added_ids])
+    if added_records and any(r.kind == "chat" for r in added_records):
+        # Communication signals from the conversation's shape (seed 000): who replied, how fast, who went silent.
+        # Only newly added records, so a repeated import does not count twice.
+        from app.personal import PersonalService
+
+        PersonalService(c).learn_from_conversation([r for r in added_records if r.kind == "chat"])
     return len(added_ids), skipped
 
 

@@ -1,0 +1,353 @@
+"""The conversation loop: observe → learn → recall + brief → prompt → stream the reply → store → observations.
+
+Every dependency is injected, so the memory (``app/memory.py``) and personalization
+(``app/personal.py``) layers can plug in as they land:
+
+* ``recall(text) -> list`` of memories: objects or dicts with ``text``, ``source``, ``when``,
+  ``score`` and ``record_id`` / ``id`` (``AskResult`` fits). Default (``for_container``):
+  ``app.operations.ask.ask``.
+* ``brief(text) -> str`` (or an object whose ``str()`` is the brief). Default: empty.
+* ``observe(user_text, previous_reply) -> observation`` and ``learn(observation)``. Default: none.
+* ``store(ChatMessage)``: persist a message with its embedding. Default: kept in ``loop.messages``.
+* ``embed(texts) -> float32 (n, dim)``. Default (``for_container``): the router's ``messages`` encoder.
+* ``make_observations(history) -> Any``: run every ``observations_every`` turns (default 5).
+
+The prompt is ``resources/prompts/system.txt`` filled with the owner, today's date, the brief and
+the numbered memories with their sources, then the conversation so far, then the new message.
+It is trimmed to the model's window (oldest turns first, then the lowest-ranked memories, then the
+brief, then the tail of the message itself), never overflowed.  The reply cites memories as ``[n]``;
+:attr:`TurnResult.cited` lists them for the UI.  With no model configured, the answer is the
+recalled memories themselves with their sources, saying that no model is configured.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from app.models.llm import ChatModel, prompt_template
+from core import clock
+from core.errors import ContextTooLong
+
+CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+MEMORY_CHARS = 600  # each memory is clipped to this many characters in the prompt
+
+
+@dataclass
+class Memory:
+    """A recalled memory as shown to the model: ``number`` is its [n] in the prompt."""
+
+    number: int
+    text: str
+    source: str = ""
+    when: str | None = None
+    score: float = 0.0
+    ref: Any = None
+
+    def line(self, limit: int = MEMORY_CHARS) -> str:
+        """``[n] (when; source) text`` with the text clipped to ``limit`` characters."""
+        text = " ".join(self.text.split())
+        if len(text) > limit:
+            text = text[:limit].rstrip() + " …"
+        meta = "; ".join(x for x in (self.when[:10] if self.when else "", f"source: {self.source}" if self.source
+                                     else "") if x)
+        return f"[{self.number}] ({meta}) {text}" if meta else f"[{self.number}] {text}"
+
+
+@dataclass
+class ChatMessage:
+    """One message of the conversation, handed to ``store``: role ``user``/``assistant``, text, embedding
+    (float32, L2-normalised, or None when no encoder is wired), UTC time, conversation id, cited memory refs."""
+
+    role: str
+    text: str
+    embedding: np.ndarray | None
+    at: datetime
+    conversation: str
+    cites: list = field(default_factory=list)
+
+
+@dataclass
+class TurnResult:
+    """What one turn produced.
+
+    Attributes:
+        reply: the assistant's text (for no model: the memory answer).
+        memories: recalled memories in prompt order (the UI lists them).
+        cited: the memories the reply cites by [n] (all memories for the no-model answer).
+        brief: the brief text used.
+        prompt: the messages sent to the model (empty with no model).
+        model: the model's name ("none" with no model).
+        no_model: True when no model is configured.
+        cancelled: True when generation was cancelled (``reply`` holds what came before).
+        dropped: what trimming removed: ``{"turns": n, "memories": n, "brief": bool, "message_chars": n}``.
+        observation: the observer's output this turn (or None).
+        observations: the result of the periodic observation run, when it ran this turn.
+        warnings: observer/learner/store failures that did not stop the turn.
+    """
+
+    reply: str
+    memories: list[Memory]
+    cited: list[Memory]
+    brief: str
+    prompt: list[dict]
+    model: str
+    no_model: bool = False
+    cancelled: bool = False
+    dropped: dict = field(default_factory=dict)
+    observation: Any = None
+    observations: Any = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _field(item: Any, *names: str, default=None):
+    for name in names:
+        if isinstance(item, dict) and name in item:
+            return item[name]
+        if hasattr(item, name):
+            return getattr(item, name)
+    return default
+
+
+def to_memories(items: Sequence[Any]) -> list[Memory]:
+    """Normalise recall results (AskResult, dicts, objects) into numbered :class:`Memory` items."""
+    out = []
+    for i, item in enumerate(items or [], 1):
+        if isinstance(item, Memory):
+            item.number = i
+            out.append(item)
+            continue
+        out.append(Memory(number=i, text=str(_field(item, "text", "statement", default="")),
+                          source=str(_field(item, "source", "provenance", default="") or ""),
+                          when=_field(item, "when", "t_valid", default=None),
+                          score=float(_field(item, "score", default=0.0) or 0.0),
+                          ref=_field(item, "record_id", "id", "ref", default=None)))
+        if out[-1].when is not None and not isinstance(out[-1].when, str):
+            out[-1].when = str(out[-1].when)
+    return out
+
+
+def cited_numbers(reply: str) -> list[int]:
+    """The memory numbers a reply cites (``[2]``, ``[1, 3]``), in first-cited order, without repeats."""
+    seen: list[int] = []
+    for group in CITATION.findall(reply):
+        for n in (int(x) for x in group.split(",")):
+            if n not in seen:
+                seen.append(n)
+    return seen
+
+
+class ConversationLoop:
+    """One conversation with Kith (history lives here; the stores via the injected callables).
+
+    Args:
+        model: a ChatModel (NoModel for none).
+        recall: ``recall(text) -> list`` of memories (see the module docstring).
+        brief: ``brief(text) -> str``.
+        observe / learn: the observer and the signal learner (optional).
+        store: persists each :class:`ChatMessage` (default: appended to ``self.messages``).
+        embed: ``embed(texts) -> (n, dim) float32`` for stored messages (optional).
+        make_observations: ``make_observations(history)``, run every ``observations_every`` turns.
+        owner: how the system prompt names the person.
+        max_reply_tokens: the most tokens per reply (at most a quarter of the model's window is reserved).
+        conversation: an id for this conversation (default: its start time).
+    """
+
+    def __init__(self, model: ChatModel, recall: Callable[[str], Sequence[Any]], *,
+                 brief: Callable[[str], Any] | None = None,
+                 observe: Callable[[str, str | None], Any] | None = None,
+                 learn: Callable[[Any], Any] | None = None,
+                 store: Callable[[ChatMessage], Any] | None = None,
+                 embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+                 make_observations: Callable[[list[dict]], Any] | None = None,
+                 observations_every: int = 5, owner: str = "the person", max_reply_tokens: int = 512,
+                 conversation: str | None = None):
+        self.model = model
+        self.recall = recall
+        self.brief = brief
+        self.observe = observe
+        self.learn = learn
+        self.store = store
+        self.embed = embed
+        self.make_observations = make_observations
+        self.observations_every = max(1, int(observations_every))
+        self.owner = owner
+        self.max_reply_tokens = max_reply_tokens
+        self.conversation = conversation or clock.now().strftime("chat-%Y%m%dT%H%M%SZ")
+        self.history: list[dict] = []
+        self.messages: list[ChatMessage] = []
+        self.turns = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_container(cls, c, model: ChatModel | None = None, **kwargs) -> "ConversationLoop":
+        """A loop wired to a Container: model from settings (unless given), recall = ``ask``,
+        embeddings from the router's ``messages`` encoder, owner name and reply budget from settings."""
+        from app.models.registry import build_chat_model, setting
+        from app.models.router import EmbeddingRouter
+        from app.operations.ask import ask
+
+        if model is None:
+            model = build_chat_model(c.settings)
+        router = EmbeddingRouter.from_settings(c.settings)
+        router.register("all-MiniLM-L6-v2", lambda: c.encoder)  # the Container's encoder, loaded on first use
+
+        def recall(text: str):
+            return ask(c, text)
+
+        kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
+        kwargs.setdefault("owner", c.settings.owner_name or "the person")
+        kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
+        kwargs.setdefault("observations_every", int(setting(c.settings, "observations_every")))
+        return cls(model, kwargs.pop("recall", recall), **kwargs)
+
+    # ------------------------------------------------------------------------------------------ prompt
+
+    def system_prompt(self, brief: str, memories: list[Memory]) -> str:
+        """``resources/prompts/system.txt`` filled in (the brief and memory sections from their templates)."""
+        brief_section = prompt_template("brief").format(owner=self.owner, brief=brief.strip()) if brief.strip() else ""
+        if memories:
+            memories_section = prompt_template("memories").format(memories="\n".join(m.line() for m in memories))
+        else:
+            memories_section = prompt_template("no_memories")
+        return prompt_template("system").format(owner=self.owner, today=clock.now().date().isoformat(),
+                                                brief_section=brief_section,
+                                                memories_section=memories_section).strip()
+
+    def build_prompt(self, text: str, brief: str, memories: list[Memory]) -> tuple[list[dict], list[Memory], dict]:
+        """The messages to send, trimmed to the model's window.
+
+        Returns:
+            (messages, the memories that survived trimming, what was dropped).
+
+        Raises:
+            ContextTooLong: even the system prompt alone does not fit.
+        """
+        window = int(self.model.context_window)
+        reply_budget = min(self.max_reply_tokens, max(16, window // 4))
+        budget = window - reply_budget
+        history = list(self.history)
+        memories = list(memories)
+        dropped = {"turns": 0, "memories": 0, "brief": False, "message_chars": 0}
+
+        def messages() -> list[dict]:
+            return ([{"role": "system", "content": self.system_prompt(brief, memories)}] + history
+                    + [{"role": "user", "content": text}])
+
+        msgs = messages()
+        while self.model.count_tokens(msgs) > budget:
+            if history:
+                del history[:2]  # the oldest user + assistant pair
+                dropped["turns"] += 1
+            elif memories:
+                memories.pop()  # the lowest-ranked
+                dropped["memories"] += 1
+            elif brief:
+                brief, dropped["brief"] = "", True
+            elif len(text) > 200:
+                cut = len(text) // 4
+                text, dropped["message_chars"] = text[:-cut], dropped["message_chars"] + cut
+            else:
+                raise ContextTooLong(f"the model's {window}-token window is too small even for the system prompt; "
+                                     "pick a model with a larger window in Settings → Models")
+            msgs = messages()
+        self._reply_budget = reply_budget
+        return msgs, memories, dropped
+
+    # ------------------------------------------------------------------------------------------- turn
+
+    def turn(self, text: str, *, on_token: Callable[[str], Any] | None = None,
+             cancel: threading.Event | None = None) -> TurnResult:
+        """Run one turn for the person's message ``text``.
+
+        Args:
+            text: the person's message.
+            on_token: called with each piece of the reply as it streams (UI thread marshalling is the caller's).
+            cancel: set it to stop generation; the partial reply is kept and stored.
+
+        Returns:
+            :class:`TurnResult`.
+
+        Raises:
+            ValueError: ``text`` is empty.
+            ModelError subclasses from the model (unreachable, bad key, model missing, context too long, ...);
+            the history is left unchanged when the model fails before replying.
+        """
+        text = (text or "").strip()
+        if not text:
+            raise ValueError("a chat turn needs a message")
+        with self._lock:
+            warnings: list[str] = []
+            previous = next((m["content"] for m in reversed(self.history) if m["role"] == "assistant"), None)
+            observation = None
+            if self.observe is not None:
+                try:
+                    observation = self.observe(text, previous)
+                    if self.learn is not None and observation is not None:
+                        self.learn(observation)
+                except Exception as exc:  # the observer must never stop the chat
+                    warnings.append(f"observer failed: {type(exc).__name__}: {exc}")
+            memories = to_memories(self.recall(text))
+            brief_obj = self.brief(text) if self.brief is not None else ""
+            brief = "" if brief_obj is None else str(brief_obj)
+
+            if not getattr(self.model, "available", False):
+                reply = self.memory_answer(memories)
+                if on_token:
+                    on_token(reply)
+                result = TurnResult(reply=reply, memories=memories, cited=list(memories), brief=brief, prompt=[],
+                                    model="none", no_model=True, observation=observation, warnings=warnings)
+            else:
+                msgs, memories, dropped = self.build_prompt(text, brief, memories)
+                pieces: list[str] = []
+                for piece in self.model.stream(msgs, max_tokens=self._reply_budget, cancel=cancel):
+                    pieces.append(piece)
+                    if on_token:
+                        on_token(piece)
+                reply = "".join(pieces).strip()
+                by_number = {m.number: m for m in memories}
+                cited = [by_number[n] for n in cited_numbers(reply) if n in by_number]
+                result = TurnResult(reply=reply, memories=memories, cited=cited, brief=brief, prompt=msgs,
+                                    model=self.model.name, cancelled=bool(cancel and cancel.is_set()),
+                                    dropped=dropped, observation=observation, warnings=warnings)
+
+            self.history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.reply}]
+            self._store(text, result, warnings)
+            self.turns += 1
+            if self.make_observations is not None and self.turns % self.observations_every == 0:
+                try:
+                    result.observations = self.make_observations(self.history[-2 * self.observations_every:])
+                except Exception as exc:
+                    warnings.append(f"observations failed: {type(exc).__name__}: {exc}")
+            return result
+
+    def memory_answer(self, memories: list[Memory]) -> str:
+        """The no-model answer: says no model is configured, then each memory with its source and date."""
+        head = prompt_template("no_model").strip()
+        if not memories:
+            return f"{head}\n\n{prompt_template('no_model_empty').strip()}"
+        return head + "\n\n" + "\n".join(m.line() for m in memories)
+
+    def _store(self, text: str, result: TurnResult, warnings: list[str]) -> None:
+        now = clock.now()
+        vectors = None
+        if self.embed is not None:
+            try:
+                vectors = np.asarray(self.embed([text, result.reply]), dtype=np.float32)
+            except Exception as exc:
+                warnings.append(f"embedding failed: {type(exc).__name__}: {exc}")
+        msgs = [ChatMessage("user", text, None if vectors is None else vectors[0], now, self.conversation),
+                ChatMessage("assistant", result.reply, None if vectors is None else vectors[1], now,
+                            self.conversation, cites=[m.ref for m in result.cited])]
+        for m in msgs:
+            if self.store is None:
+                self.messages.append(m)
+                continue
+            try:
+                self.store(m)
+            except Exception as exc:
+                warnings.append(f"storing the {m.role} message failed: {type(exc).__name__}: {exc}")

@@ -1,0 +1,154 @@
+"""Build the configured models from settings (read with defaults, so older settings files still work).
+
+Settings read here (name → default):
+
+=========================  =============================  ==========================================
+``chat_backend``           ``"mlx"``                      ``"mlx"``, ``"openai"`` (any OpenAI-compatible
+                                                          server) or ``"none"``
+``chat_model``             ``""``                         mlx: a model folder or downloaded repo id;
+                                                          ``""`` = built-in SmolLM2-135M-Instruct
+``chat_endpoint``          ``"http://127.0.0.1:11434/v1"`` base URL of the OpenAI-compatible server
+``chat_endpoint_model``    ``""``                         the server's model name
+``chat_context_tokens``    ``0``                          window override in tokens (0 = the model's
+                                                          own; 8192 for HTTP servers)
+``chat_max_reply_tokens``  ``512``                        most tokens per reply
+``transcribe_model``       ``""``                         ``""`` = built-in Whisper tiny.en; else an
+                                                          openai-whisper checkpoint path or model name
+``embedding_routes``       ``{}``                         content class → encoder name (router.py)
+``observations_every``     ``5``                          turns between observation runs (loop.py)
+=========================  =============================  ==========================================
+
+The API key is never a setting: it lives in the OS keyring (``app/secrets.py``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from core.errors import ModelError
+
+DEFAULTS: dict[str, Any] = {
+    "chat_backend": "mlx",
+    "chat_model": "",
+    "chat_endpoint": "http://127.0.0.1:11434/v1",
+    "chat_endpoint_model": "",
+    "chat_context_tokens": 0,
+    "chat_max_reply_tokens": 512,
+    "transcribe_model": "",
+    "embedding_routes": {},
+    "observations_every": 5,
+}
+BACKENDS = ("mlx", "openai", "none")
+
+
+def setting(settings: Any, name: str) -> Any:
+    """``settings.<name>``, or the default above when the Settings class does not have it yet."""
+    return getattr(settings, name, DEFAULTS[name])
+
+
+def build_chat_model(settings: Any, secrets: Any = None,
+                     progress: Callable[[str, float], None] | None = None):
+    """The ChatModel the settings describe.
+
+    Args:
+        settings: an ``app.settings.Settings`` (``models_dir`` is used for the built-in model).
+        secrets: a ``SecretStore`` for the HTTP backend's key (default: ``app.secrets.default_store()``).
+        progress: ``progress(stage, fraction)`` for the one-time conversion of the built-in model.
+
+    Returns:
+        MlxChatModel, OpenAIChatModel or NoModel (not yet loaded: loading happens on first use).
+
+    Raises:
+        ModelError: an unknown backend; the built-in model's package is missing or its conversion failed.
+    """
+    from app.models.llm import MlxChatModel, NoModel, OpenAIChatModel
+
+    backend = setting(settings, "chat_backend") or "none"
+    window = int(setting(settings, "chat_context_tokens") or 0) or None
+    if backend == "none":
+        return NoModel()
+    if backend == "mlx":
+        name = setting(settings, "chat_model")
+        if not name:
+            from app.models.convert_gguf import ensure_default_model
+
+            name = str(ensure_default_model(Path(settings.models_dir), progress=progress))
+        return MlxChatModel(name, context_window=window)
+    if backend == "openai":
+        from app.secrets import default_store
+
+        endpoint = setting(settings, "chat_endpoint")
+        key = (secrets or default_store()).get_api_key(endpoint)
+        return OpenAIChatModel(endpoint, setting(settings, "chat_endpoint_model"), api_key=key,
+                               context_window=window or 8192)
+    raise ModelError(f"unknown chat backend {backend!r} in settings (use one of {', '.join(BACKENDS)})")
+
+
+def save_model_settings(settings: Any, values: dict[str, Any]) -> None:
+    """Set the model settings in ``values`` (names from :data:`DEFAULTS`) and write settings.json.
+
+    Raises:
+        ModelError: an unknown name or backend.
+    """
+    unknown = sorted(set(values) - set(DEFAULTS))
+    if unknown:
+        raise ModelError(f"not model settings: {', '.join(unknown)}")
+    if "chat_backend" in values and values["chat_backend"] not in BACKENDS:
+        raise ModelError(f"unknown chat backend {values['chat_backend']!r} (use one of {', '.join(BACKENDS)})")
+    for name, value in values.items():
+        setattr(settings, name, value)
+    settings.save()
+
+
+def check_connection(settings: Any, api_key: str | None = None, secrets: Any = None):
+    """Check the configured chat model: HTTP servers answer one token; local models load.
+
+    Args:
+        settings: settings (the model fields may be unsaved edits).
+        api_key: a key typed but not yet stored (else the stored one is used).
+        secrets: a SecretStore (default: the process's).
+
+    Returns:
+        ``app.models.llm.ConnectionReport`` (never raises).
+    """
+    from app.models.llm import ConnectionReport, MlxChatModel, OpenAIChatModel
+
+    try:
+        backend = setting(settings, "chat_backend")
+        if backend == "openai":
+            from app.secrets import default_store
+
+            endpoint = setting(settings, "chat_endpoint")
+            key = api_key or (secrets or default_store()).get_api_key(endpoint)
+            return OpenAIChatModel(endpoint, setting(settings, "chat_endpoint_model"), api_key=key,
+                                   timeout=20, max_retries=0).test_connection()
+        model = build_chat_model(settings, secrets=secrets)
+        if isinstance(model, MlxChatModel):
+            model.load()
+            return ConnectionReport(True, f"Loaded {model.name} ({model.context_window}-token window).")
+        return ConnectionReport(True, "No chat model: Kith answers from memory alone.")
+    except ModelError as exc:
+        return ConnectionReport(False, str(exc))
+
+
+def prepare_default_models(settings: Any, progress: Callable[[str, float], None] | None = None) -> dict[str, Path]:
+    """Convert the built-in chat model (SmolLM2) and speech model (Whisper tiny.en) if not done yet.
+
+    Args:
+        progress: ``progress(stage, fraction)``; the fraction covers both conversions (0..1).
+
+    Returns:
+        ``{"chat": model dir, "speech": checkpoint path}``.
+
+    Raises:
+        ModelError: a package is missing or a conversion failed.
+    """
+    from app.models.convert_gguf import ensure_default_model
+    from app.models.convert_whisper import ensure_default_checkpoint
+
+    report = progress or (lambda stage, frac: None)
+    chat = ensure_default_model(Path(settings.models_dir), lambda s, f: report(f"chat model: {s}", 0.5 * f))
+    speech = ensure_default_checkpoint(Path(settings.models_dir),
+                                       lambda s, f: report(f"speech model: {s}", 0.5 + 0.5 * f))
+    report("done", 1.0)
+    return {"chat": chat, "speech": speech}

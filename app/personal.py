@@ -1,0 +1,227 @@
+"""App glue for communication personalization (seed 000): people, imported chats, live chat, briefs.
+
+:class:`PersonalService` wraps the core ledger (``core.personal``) for one
+container: it embeds with the container's encoder (all-MiniLM-L6-v2, float32
+(384,)), resolves people by id, name or alias, learns imported conversations,
+observes the owner's live turns with Kith in sessions (rotated every 30 min,
+observations every 5 turns and on close), and assembles briefs.
+"""
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+from sqlmodel import select
+
+from app.observer_llm import ChatModel, LLMObserver
+from core import clock
+from core.errors import Ambiguous, NotFound
+from core.personal import observations as obs
+from core.personal import open_ledger
+from core.personal.briefing import Brief, assemble, render
+from core.personal.conversation import ChatMessage, ConversationResult, learn_conversation
+from core.personal.learn import Exchange, add_messages, learn, load_profile, set_person
+from core.personal.observer import Turn, is_question, sentiment
+from core.personal.sessions import Sessions
+from core.personal.signals import epoch
+from core.personal.topics import topic_names
+from core.store.schema import Alias, Entity
+
+OWNER_KEY = "__owner__"
+
+
+class PersonalService:
+    """Personalization for one container.
+
+    Args:
+        container: the app :class:`app.container.Container` (db, encoder, settings).
+        observer_model: a chat model for the LLM observer, or None (deterministic observer).
+    """
+
+    def __init__(self, container, observer_model: ChatModel | None = None):
+        self.c = container
+        self.ledger = open_ledger(container.db)
+        self.sessions = Sessions(self.ledger)
+        self.observer = LLMObserver(observer_model)
+        self._lock = threading.Lock()
+
+    # -- people ---------------------------------------------------------------------
+    def owner_id(self) -> int:
+        """The owner's entity id (created from settings.owner_name / owner_emails, or "Me", when missing)."""
+        from core.graph.owner import ensure_owner
+
+        def work():
+            with self.c.db.session() as s:
+                return int(ensure_owner(s, self.c.settings.owner_name, list(self.c.settings.owner_emails),
+                                        self.c.names).id)
+        return self.c.writer.run(work)
+
+    def resolve_person(self, ref) -> int:
+        """A person's entity id from an id, a name or an alias (case-insensitive).
+
+        Raises:
+            NotFound: nobody by that name; Ambiguous: several people match.
+        """
+        from app.operations.entities import find_entity
+
+        return int(find_entity(self.c, ref).id)
+
+    def _person_for_party(self, party) -> int:
+        """The entity of a chat participant, through the graph's resolution cascade (one person per address)."""
+        from core.graph.resolution import resolve
+
+        def work():
+            with self.c.db.session() as s:
+                r = resolve(s, "person", party.name, party.address, party.address_kind,
+                            self.c.settings.default_region, index=self.c.names)
+                return int(r.entity.id), r.entity.canonical_name
+        pid, name = self.c.writer.run(work)
+        set_person(self.ledger, pid, name=name)
+        return pid
+
+    def _is_owner(self, party) -> bool:
+        st = self.c.settings
+        names = {n.casefold() for n in ([st.owner_name] if st.owner_name else [])} | {"you", "me"}
+        addrs = {a.casefold() for a in st.owner_emails}
+        return bool((party.name and party.name.casefold() in names)
+                    or (party.address and party.address.casefold() in addrs))
+
+    # -- imported conversations -----------------------------------------------------
+    def learn_from_conversation(self, records: Iterable, owner_is=None) -> ConversationResult:
+        """Learn every chat thread in ``records`` (ingestors.base.Record with sender and sent_at).
+
+        Args:
+            records: chat (or mail) records; grouped by ``thread`` (or source file), ordered by time.
+            owner_is: optional predicate Party → bool naming the owner (default: settings' owner name /
+                emails, or "You"/"Me").
+
+        Returns:
+            The summed :class:`ConversationResult`.
+        """
+        is_owner = owner_is or self._is_owner
+        threads: dict[str, list] = defaultdict(list)
+        for r in records:
+            if r.sender is None or r.sent_at is None or not (r.text or "").strip():
+                continue
+            threads[r.thread or r.source_path].append(r)
+        total = ConversationResult()
+        owner = self.owner_id()
+        for key, recs in threads.items():
+            ids: dict[str, int] = {OWNER_KEY: owner}
+            msgs = []
+            for r in recs:
+                if is_owner(r.sender):
+                    sk = OWNER_KEY
+                else:
+                    sk = (r.sender.address or r.sender.name or "").casefold()
+                    if sk not in ids:
+                        ids[sk] = self._person_for_party(r.sender)
+                msgs.append(ChatMessage(sk, r.sent_at, r.text, r.external_id))
+            res = learn_conversation(self.ledger, msgs, OWNER_KEY, ids.__getitem__, conversation=key,
+                                     embed=lambda texts: self.c.encoder.encode(texts))
+            for f in ("turns", "messages", "exchanges", "replies", "silences", "signals", "preference_updates"):
+                setattr(total, f, getattr(total, f) + getattr(res, f))
+        return total
+
+    # -- briefs -----------------------------------------------------------------------
+    def brief(self, person_ref, context: str = "", now=None) -> Brief:
+        """The person's brief at ``now`` (default: core.clock.now()), observations ranked against ``context``."""
+        pid = self.resolve_person(person_ref)
+        emb = self.c.encoder.encode([context])[0] if context.strip() else None
+        return assemble(self.ledger, pid, now or clock.now(), context=context, context_embedding=emb)
+
+    def system_prompt(self, person_ref, context: str = "") -> str:
+        """The brief rendered for the chat model's system prompt."""
+        return render(self.brief(person_ref, context))
+
+    def writing_help(self, person_ref, request: str) -> list[dict]:
+        """Chat messages asking a model to draft a message to a contact, using the contact's brief."""
+        b = self.brief(person_ref, context=request)
+        name = b.person.name or str(person_ref)
+        return [{"role": "system", "content": render(b) + f"\n\nDraft a message from the owner to {name} that fits "
+                 "these preferences. Reply with the message only."},
+                {"role": "user", "content": request}]
+
+    def profile_view(self, person_ref, now=None) -> dict:
+        """What the window's profile shows: 7 × 24 heatmap ([day][hour], Monday first), hot and cold topics."""
+        b = self.brief(person_ref, now=now)
+        return {"person": b.person.model_dump(), "heatmap": b.timing.heatmap, "timezone": b.timing.timezone,
+                "hot": [h.model_dump() for h in b.topics.hot], "cold": [c.model_dump() for c in b.topics.cold]}
+
+    # -- live chat with Kith --------------------------------------------------------------
+    def observe_owner_turn(self, kith_text: str | None, kith_at, owner_text: str, owner_at,
+                           conversation: str = "chat") -> dict:
+        """Observe the owner's message as a reply to Kith's previous one, learn it in the session.
+
+        Args:
+            kith_text / kith_at: Kith's previous message and when it was shown (None on the first turn).
+            owner_text / owner_at: the owner's message and when it was sent (tz-aware UTC or epoch s).
+
+        Returns:
+            {"session_id", "source" (observer used), "observations" (written, if due), "rotated"}.
+        """
+        pid = self.owner_id()
+        t_owner = epoch(owner_at)
+        with self._lock:
+            sess = self.sessions.current(pid, conversation)
+            sid = sess.id if sess else self.sessions.open(pid, t_owner, conversation)
+            sid, rotated = self.sessions.rotate_if_due(sid, t_owner)
+        prompt = Turn(kith_text, epoch(kith_at)) if kith_text else None
+        out, source = self.observer.observe(prompt, Turn(owner_text, t_owner))
+        prompt_id = None
+        with self.ledger.transaction() as tx:
+            rows = []
+            if prompt is not None:
+                emb = self.c.encoder.encode([kith_text])[0]
+                rows.append({"person_id": pid, "direction": "out", "conversation": conversation, "session_id": sid,
+                             "text": kith_text, "length": len(kith_text.split()), "at": prompt.at, "embedding": emb,
+                             "is_question": is_question(kith_text)})
+            rows.append({"person_id": pid, "direction": "in", "conversation": conversation, "session_id": sid,
+                         "text": owner_text, "length": out.engagement.word_count, "at": t_owner,
+                         "tone": sentiment(owner_text)[1]})
+            ids = add_messages(tx, rows)
+            prompt_id = ids[0] if prompt is not None else None
+        pt = topic_names(kith_text) if kith_text else []
+        rt = topic_names(owner_text)
+        learn(self.ledger, Exchange(person_id=pid, output=out, reply_at=t_owner, prompt_message_id=prompt_id,
+                                    prompt_at=prompt.at if prompt else None, prompt_topics=tuple(pt),
+                                    reply_topics=tuple(rt), initiated=tuple(t for t in rt if t not in pt),
+                                    prompt_is_question=bool(kith_text and is_question(kith_text)),
+                                    session_id=sid))
+        written = []
+        if self.sessions.turn(sid) or rotated is not None:
+            written = self.write_observations(pid, t_owner, conversation)
+        return {"session_id": sid, "source": source, "observations": written, "rotated": rotated is not None}
+
+    def close_session(self, conversation: str = "chat", at=None) -> dict | None:
+        """Close the owner's open session (promote signals, EMA, observations).  None if none is open."""
+        pid = self.owner_id()
+        sess = self.sessions.current(pid, conversation)
+        if sess is None:
+            return None
+        t = epoch(at or clock.now())
+        summary = self.sessions.close(sess.id, t)
+        written = self.write_observations(pid, t, conversation)
+        return {"promoted": summary.promoted, "preference_updates": summary.preference_updates,
+                "observations": written}
+
+    def write_observations(self, person_id: int, at, source: str = "") -> list[str]:
+        """Template observations over the person's current brief, embedded and written (reinforcing repeats)."""
+        b = assemble(self.ledger, person_id, at)
+        stmts = obs.from_brief(b)
+        if not stmts:
+            return []
+        vecs = self.c.encoder.encode([s for s, _c in stmts])
+        for (text, cat), v in zip(stmts, vecs):
+            obs.write(self.ledger, person_id, text, cat, at, v, source)
+        return [s for s, _c in stmts]
+
+    def set_person(self, person_ref, **meta) -> dict:
+        """Set a person's cohort metadata (relationship, role, timezone, …)."""
+        pid = self.resolve_person(person_ref)
+        p = set_person(self.ledger, pid, **meta)
+        return {"person_id": pid, "meta": p.meta}
+
+    def close(self) -> None:
+        self.ledger.close()

@@ -1,0 +1,612 @@
+"""The signal ledger of seed 000 (iknowyou): ten signals, exponential decay, windows, velocity, buckets.
+
+Every constant below is seed 000's "Signal Schema" tables, row by row:
+
+==========================  =========  ======================  ========  ==============================
+signal                      half-life  windows                 velocity  weight semantics
+==========================  =========  ======================  ========  ==============================
+replied                     7d         1h, 24h, 7d, AllTime    yes       1.0 = responded at all
+replied_fast                3d         1h, 24h, 7d             yes       1.0 = latency < 120 s
+replied_substantively       7d         24h, 7d, AllTime        yes       0.0–1.0 by word count / depth
+positive_sentiment          14d        24h, 7d, 30d, AllTime   no        0.0–1.0 observer sentiment
+negative_sentiment          3d         24h, 7d                 no        0.0–1.0 observer sentiment
+went_silent                 1d         24h, 7d                 no        1.0 = no response after timeout
+topic_engaged               14d        7d, 30d, AllTime        yes       1.0 = stayed on / deepened topic
+topic_dropped               3d         7d                      no        1.0 = redirected or went brief
+initiated                   30d        30d, AllTime            no        1.5 = raised it unprompted
+confidence                  30d        AllTime                 no        1.0 at creation (observations)
+==========================  =========  ======================  ========  ==============================
+
+Storage (``core/store/personal_schema.py``): one lean ``signal`` row per global write
+``(owner, name, at, id, target, weight, session_id)``, clustered on (owner, name, at)
+(WITHOUT ROWID: one b-tree per write); ``at`` is UTC epoch
+seconds (float).  ``owner`` names the ledger: a person's entity id (> 0), or
+``-cohort_id`` for a cohort's ledger (:func:`cohort_owner`).  ``target`` is what
+the signal is about: ``"m:<message id>"``, ``"t:<topic>"``, ``"o:<observation id>"``.
+
+A SQLite trigger keeps ``signal_agg`` up to date for global rows:
+per (owner, name) and UTC hour-of-week (0 = Monday 00:00–01:00 UTC) for message
+targets, and per (owner, name, target) for topic and observation targets, each
+with count, weight sum and an exponentially decayed score at a reference time.
+Reads use it when the explicit ``now`` is at or after every aggregated signal
+(exact: Σ wᵢ·2^(−(now−tᵢ)/h) = S·2^(−(now−t_ref)/h)) and scan the raw rows
+otherwise, so every read is exact for any ``now``.
+
+Windows are half-open: a signal at ``at`` is in window W at ``now`` when
+``now − W < at ≤ now``.  Session-scoped signals live in ``session_signal`` and are
+invisible to global reads until :meth:`Ledger.promote_session` moves them (``sessions.py``).
+"""
+from __future__ import annotations
+
+import math
+import random
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from core.errors import StoreError
+
+HOUR = 3600.0
+DAY = 86400.0
+
+
+class Window(Enum):
+    """Aggregation windows of seed 000 ("Windows: 1h, 24h, 7d, 30d, AllTime"); value = seconds (None = all time)."""
+
+    H1 = 3600.0
+    H24 = 86400.0
+    D7 = 7 * 86400.0
+    D30 = 30 * 86400.0
+    ALL = None
+
+    @property
+    def label(self) -> str:
+        return {"H1": "1h", "H24": "24h", "D7": "7d", "D30": "30d", "ALL": "AllTime"}[self.name]
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """One row of seed 000's signal tables.
+
+    Attributes:
+        name: signal name.
+        half_life_s: decay half-life in seconds.
+        windows: the windows the seed lists for it.
+        velocity: whether the seed tracks velocity for it.
+        default_weight: the weight the seed gives a plain occurrence (1.0; 1.5 for ``initiated``).
+        group: ``"engagement"`` (on messages), ``"topic"`` or ``"meta"`` (on observations).
+    """
+
+    name: str
+    half_life_s: float
+    windows: tuple[Window, ...]
+    velocity: bool
+    default_weight: float
+    group: str
+
+    @property
+    def velocity_windows(self) -> tuple[Window, Window]:
+        """(recent, long) windows used for velocity: the longest finite window and the next shorter one."""
+        finite = [w for w in self.windows if w is not Window.ALL]
+        if len(finite) < 2:
+            raise ValueError(f"{self.name}: velocity needs two finite windows")
+        return finite[-2], finite[-1]
+
+
+W = Window
+SIGNALS: dict[str, SignalSpec] = {s.name: s for s in (
+    # Engagement signals (seed 000, "Engagement Signals (on Message items)")
+    SignalSpec("replied", 7 * DAY, (W.H1, W.H24, W.D7, W.ALL), True, 1.0, "engagement"),
+    SignalSpec("replied_fast", 3 * DAY, (W.H1, W.H24, W.D7), True, 1.0, "engagement"),
+    SignalSpec("replied_substantively", 7 * DAY, (W.H24, W.D7, W.ALL), True, 1.0, "engagement"),
+    SignalSpec("positive_sentiment", 14 * DAY, (W.H24, W.D7, W.D30, W.ALL), False, 1.0, "engagement"),
+    SignalSpec("negative_sentiment", 3 * DAY, (W.H24, W.D7), False, 1.0, "engagement"),
+    SignalSpec("went_silent", 1 * DAY, (W.H24, W.D7), False, 1.0, "engagement"),
+    # Topic signals (seed 000, "Topic Signals")
+    SignalSpec("topic_engaged", 14 * DAY, (W.D7, W.D30, W.ALL), True, 1.0, "topic"),
+    SignalSpec("topic_dropped", 3 * DAY, (W.D7,), False, 1.0, "topic"),
+    SignalSpec("initiated", 30 * DAY, (W.D30, W.ALL), False, 1.5, "topic"),
+    # Meta signals (seed 000, "Meta Signals (on Observation items)")
+    SignalSpec("confidence", 30 * DAY, (W.ALL,), False, 1.0, "meta"),
+)}
+
+REPLIED_FAST_S = 120.0          # seed 000: replied_fast "1.0 = latency < 120s"
+INITIATED_WEIGHT = 1.5          # seed 000: initiated "1.5 = they brought this up unprompted"
+ALL_TARGETS = "*"
+
+
+def spec(name: str) -> SignalSpec:
+    """The spec of signal ``name``.  Raises ValueError for a name not in seed 000's tables."""
+    try:
+        return SIGNALS[name]
+    except KeyError:
+        raise ValueError(f"unknown signal {name!r} (known: {', '.join(SIGNALS)})") from None
+
+
+def decay_factor(age_s: float, half_life_s: float) -> float:
+    """2^(−age/half-life): 0.5 after one half-life, 0.25 after two (age in seconds, ≥ 0)."""
+    return math.pow(0.5, age_s / half_life_s)
+
+
+def cohort_owner(cohort_id: int) -> int:
+    """The ledger owner id of a cohort (negative, so it never collides with a person's entity id)."""
+    return -int(cohort_id)
+
+
+def epoch(at: datetime | float) -> float:
+    """UTC epoch seconds of a tz-aware datetime (a float passes through).  Raises ValueError on naive datetimes."""
+    if isinstance(at, (int, float)):
+        return float(at)
+    if at.tzinfo is None:
+        raise ValueError("naive datetime: Kith times must be tz-aware UTC")
+    return at.timestamp()
+
+
+def from_epoch(t: float) -> datetime:
+    """tz-aware UTC datetime from epoch seconds."""
+    return datetime.fromtimestamp(t, tz=timezone.utc)
+
+
+def hour_of_week(t: float) -> int:
+    """UTC hour of the week, 0 = Monday 00:00–00:59 UTC … 167 = Sunday 23:00 (epoch 0 was a Thursday)."""
+    return (int(t // 3600) + 72) % 168
+
+
+@dataclass(frozen=True)
+class SignalWrite:
+    """One signal to write.
+
+    Attributes:
+        name: a seed 000 signal name; owner: person entity id (or :func:`cohort_owner`);
+        target: ``"m:<id>"``, ``"t:<topic>"``, ``"o:<id>"``; weight: float; at: UTC epoch seconds.
+    """
+
+    name: str
+    owner: int
+    target: str
+    weight: float
+    at: float
+
+
+def _check_math(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("SELECT pow(0.5, 1.0), exp(0.0)").fetchone()
+    except sqlite3.OperationalError:  # SQLite built without SQLITE_ENABLE_MATH_FUNCTIONS
+        conn.create_function("pow", 2, math.pow, deterministic=True)
+        conn.create_function("exp", 1, math.exp, deterministic=True)
+
+
+class Ledger:
+    """The signal ledger over one Kith SQLite file (WAL), with all reads taking an explicit ``now``.
+
+    Each thread gets its own sqlite3 connection (WAL lets readers run beside the
+    one writer).  Writes are plain executes, one transaction per batch.
+
+    Args:
+        path: the Kith ``.sqlite3`` file, or a :class:`core.store.db.Database` (its ``path`` is used).
+        cohort_resolver: optional callable ``owner -> list[int]`` of cohort ledger owners a
+            person's signals are copied to (``cohorts.py`` installs it).
+
+    Raises:
+        StoreError: the file cannot be opened as a SQLite database.
+    """
+
+    def __init__(self, path, cohort_resolver=None):
+        self.path = Path(getattr(path, "path", path))
+        self._local = threading.local()
+        self.cohort_resolver = cohort_resolver
+        self.cohorts = None  # a cohorts.CohortRegistry installs itself here
+        from core.store import personal_schema
+
+        try:
+            personal_schema.ensure(self.conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the personal ledger: {exc}") from exc
+
+    # -- connections ------------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (autocommit; use :meth:`transaction` for writes)."""
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=30)
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA synchronous=NORMAL")
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("PRAGMA busy_timeout=10000")
+            _check_math(c)
+            self._local.conn = c
+        return c
+
+    def transaction(self):
+        """Context manager: BEGIN IMMEDIATE … COMMIT (ROLLBACK on error) on this thread's connection."""
+        return _Tx(self.conn)
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+    # -- writes -----------------------------------------------------------------------
+    def write(self, name: str, owner: int, target: str, weight: float | None, at: datetime | float,
+              session_id: int | None = None) -> None:
+        """Write one signal durably (its own committed transaction), copied to the owner's cohorts when global.
+
+        Args:
+            name: seed 000 signal name; owner: ledger owner; target: what it is about;
+            weight: None = the seed's default weight; at: tz-aware UTC datetime or epoch seconds;
+            session_id: a session id keeps it session-scoped (invisible globally until promotion).
+
+        Raises:
+            ValueError: unknown signal name or naive datetime.
+        """
+        sp = SIGNALS.get(name)
+        if sp is None:
+            raise ValueError(f"unknown signal {name!r}")
+        w = sp.default_weight if weight is None else float(weight)
+        t = at if isinstance(at, float) else epoch(at)
+        c = self.conn
+        if session_id is not None:
+            c.execute("BEGIN")
+            try:
+                c.execute(_SESSION_SQL, (session_id, name, owner, target, w, t))
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            return
+        cohorts = self.cohort_resolver(owner) if (self.cohort_resolver is not None and owner > 0) else ()
+        c.execute("BEGIN")
+        try:
+            c.execute(_GLOBAL_SQL, (owner, name, t, _rid(), target, w, None))
+            for co in cohorts:
+                c.execute(_GLOBAL_SQL, (co, name, t, _rid(), target, w, None))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def write_many(self, writes: Sequence[SignalWrite], session_id: int | None = None,
+                   conn: sqlite3.Connection | None = None, to_cohorts: bool = True) -> int:
+        """Write a batch of signals in one transaction (or inside the caller's, when ``conn`` is given).
+
+        Global writes (``session_id`` None) are also written to each of the owner's cohort
+        ledgers; session writes are copied at promotion.  Returns rows written.
+
+        Raises:
+            ValueError: an unknown signal name.
+        """
+        for w in writes:
+            if w.name not in SIGNALS:
+                raise ValueError(f"unknown signal {w.name!r}")
+        if session_id is not None:
+            sql = _SESSION_SQL
+            rows = [(session_id, w.name, w.owner, w.target, w.weight, w.at) for w in writes]
+        else:
+            sql = _GLOBAL_SQL
+            rows = self._with_cohorts([(w.owner, w.name, w.at, _rid(), w.target, w.weight, None) for w in writes],
+                                      to_cohorts)
+        if conn is not None:
+            conn.executemany(sql, rows)
+            return len(rows)
+        with self.transaction() as c:
+            c.executemany(sql, rows)
+        return len(rows)
+
+    def _with_cohorts(self, rows: list[tuple], to_cohorts: bool = True) -> list[tuple]:
+        """``rows`` (global-row tuples) plus a copy per cohort of each person owner."""
+        if not to_cohorts or self.cohort_resolver is None:
+            return rows
+        out = list(rows)
+        cache: dict[int, list[int]] = {}
+        for r in rows:
+            owner = r[0]
+            if owner > 0 and r[1] != "confidence":
+                cs = cache.get(owner)
+                if cs is None:
+                    cs = cache[owner] = list(self.cohort_resolver(owner))
+                out.extend((co, r[1], r[2], _rid(), r[4], r[5], r[6]) for co in cs)
+        return out
+
+    def promote_session(self, session_id: int, conn: sqlite3.Connection | None = None) -> int:
+        """Move a session's signals into the global ledger (aggregates update by trigger), copying them
+        to the owners' cohorts.  Returns the number of signals promoted.  Runs inside ``conn``'s
+        transaction when given.
+        """
+        def run(c: sqlite3.Connection) -> int:
+            rows = c.execute("SELECT owner, name, at, target, weight FROM session_signal WHERE session_id = ? "
+                             "ORDER BY id", (session_id,)).fetchall()
+            glob = [(o, n, a, _rid(), t, w, session_id) for o, n, a, t, w in rows]
+            c.executemany(_GLOBAL_SQL, self._with_cohorts(glob))
+            c.execute("DELETE FROM session_signal WHERE session_id = ?", (session_id,))
+            return len(rows)
+        if conn is not None:
+            return run(conn)
+        with self.transaction() as c:
+            return run(c)
+
+    # -- reads ------------------------------------------------------------------------
+    @staticmethod
+    def _scope(session_id: int | None) -> tuple[str, str, tuple]:
+        if session_id is None:
+            return "signal", "", ()
+        return "session_signal", " AND session_id = ?", (session_id,)
+
+    def _agg_fresh(self, owner: int, name: str, target: str | None, now: float) -> bool:
+        """True when the aggregates can answer exactly: no message target, and nothing aggregated after ``now``."""
+        if target is not None and not target.startswith(("t:", "o:")):
+            return False
+        q = "SELECT max(last_at) FROM signal_agg WHERE owner=? AND name=?"
+        params: tuple = (owner, name)
+        if target is not None:
+            q += " AND target=?"
+            params += (target,)
+        late = self.conn.execute(q, params).fetchone()[0]
+        return late is None or late <= now
+
+    def decayed(self, name: str, owner: int, now: datetime | float, target: str | None = None,
+                session_id: int | None = None) -> float:
+        """Σ weight·2^(−(now − at)/half-life) over the signals at or before ``now``.
+
+        Args:
+            name: signal; owner: ledger; now: explicit time (tz-aware UTC or epoch seconds);
+            target: one target, or None for all targets of the owner; session_id: read a session's rows.
+
+        Returns:
+            The decayed score (float, ≥ 0 for non-negative weights); 0.0 when there are none.
+        """
+        now = epoch(now)
+        hl = spec(name).half_life_s
+        if session_id is None and self._agg_fresh(owner, name, target, now):
+            key = ALL_TARGETS if target is None else target
+            row = self.conn.execute(
+                "SELECT sum(score * pow(0.5, (? - t_ref) / ?)) FROM signal_agg "
+                "WHERE owner=? AND name=? AND target=?", (now, hl, owner, name, key)).fetchone()
+            if target is None:
+                # topic/observation targets are aggregated per target, not under "*"
+                extra = self.conn.execute(
+                    "SELECT sum(score * pow(0.5, (? - t_ref) / ?)) FROM signal_agg "
+                    "WHERE owner=? AND name=? AND target != ?", (now, hl, owner, name, ALL_TARGETS)).fetchone()
+                return float((row[0] or 0.0) + (extra[0] or 0.0))
+            return float(row[0] or 0.0)
+        table, scope, args = self._scope(session_id)
+        q = (f"SELECT sum(weight * pow(0.5, (? - at) / ?)) FROM {table} WHERE owner=? AND name=? "
+             f"AND at <= ?{scope}")
+        params: tuple = (now, hl, owner, name, now) + args
+        if target is not None:
+            q += " AND target = ?"
+            params += (target,)
+        return float(self.conn.execute(q, params).fetchone()[0] or 0.0)
+
+    def windowed(self, name: str, owner: int, window: Window, now: datetime | float,
+                 target: str | None = None, session_id: int | None = None,
+                 check_window: bool = True) -> tuple[int, float]:
+        """(count, weight sum) of signals with ``now − window < at ≤ now`` (AllTime: ``at ≤ now``).
+
+        Raises:
+            ValueError: ``window`` is not one of the seed's windows for ``name`` (unless ``check_window=False``).
+        """
+        sp = spec(name)
+        if check_window and window not in sp.windows:
+            raise ValueError(f"{name} has windows {[w.label for w in sp.windows]}, not {window.label}")
+        now = epoch(now)
+        if window is Window.ALL and session_id is None and self._agg_fresh(owner, name, target, now):
+            key = ALL_TARGETS if target is None else target
+            row = self.conn.execute("SELECT sum(n), sum(total) FROM signal_agg WHERE owner=? AND name=? AND "
+                                    "target = ?",
+                                    (owner, name, key)).fetchone()
+            n, s = int(row[0] or 0), float(row[1] or 0.0)
+            if target is None:
+                row = self.conn.execute("SELECT sum(n), sum(total) FROM signal_agg WHERE owner=? AND name=? "
+                                        "AND target != ?", (owner, name, ALL_TARGETS)).fetchone()
+                n, s = n + int(row[0] or 0), s + float(row[1] or 0.0)
+            return n, s
+        table, scope, args = self._scope(session_id)
+        q = f"SELECT count(*), sum(weight) FROM {table} WHERE owner=? AND name=? AND at <= ?{scope}"
+        params: tuple = (owner, name, now) + args
+        if window.value is not None:
+            q += " AND at > ?"
+            params += (now - window.value,)
+        if target is not None:
+            q += " AND target = ?"
+            params += (target,)
+        n, s = self.conn.execute(q, params).fetchone()
+        return int(n), float(s or 0.0)
+
+    def velocity(self, name: str, owner: int, now: datetime | float, target: str | None = None,
+                 windows: tuple[Window, Window] | None = None) -> float:
+        """Rate in the recent window over rate in the long one: (n_recent/len_recent) / (n_long/len_long).
+
+        The windows default to the signal's two longest finite windows (seed 000 table), e.g.
+        24h against 7d for ``replied`` and 7d against 30d for ``topic_engaged``.  1.0 = steady;
+        above 1 = rising; the maximum, len_long/len_recent, means everything happened recently.
+
+        Returns:
+            The ratio (float); 0.0 when the long window is empty.
+
+        Raises:
+            ValueError: the signal has no velocity in seed 000's table.
+        """
+        sp = spec(name)
+        if not sp.velocity:
+            raise ValueError(f"seed 000 tracks no velocity for {name}")
+        recent, long = windows or sp.velocity_windows
+        n_r, _ = self.windowed(name, owner, recent, now, target, check_window=False)
+        n_l, _ = self.windowed(name, owner, long, now, target, check_window=False)
+        if n_l == 0:
+            return 0.0
+        return (n_r / recent.value) / (n_l / long.value)
+
+    def hour_of_week(self, name: str, owner: int, now: datetime | float, utc_offset_hours: int = 0,
+                     window: Window = Window.ALL) -> list[tuple[int, float]]:
+        """168 (count, weight sum) buckets, index = local hour of the week (0 = Monday 00h local).
+
+        Args:
+            utc_offset_hours: the person's offset from UTC in whole hours (buckets are stored in UTC
+                hours and rotated; half-hour zones are rounded by the caller).
+            window: AllTime reads the aggregate; a finite window scans its rows.
+        """
+        now = epoch(now)
+        out = [(0, 0.0)] * 168
+        if window is Window.ALL and self._agg_fresh(owner, name, None, now):
+            rows = self.conn.execute("SELECT how, n, total FROM signal_agg WHERE owner=? AND name=? AND target=?",
+                                     (owner, name, ALL_TARGETS)).fetchall()
+        else:
+            q = ("SELECT (CAST(at / 3600 AS INTEGER) + 72) % 168 AS how, count(*), sum(weight) FROM signal "
+                 "WHERE owner=? AND name=? AND at <= ?")
+            params: tuple = (owner, name, now)
+            if window.value is not None:
+                q += " AND at > ?"
+                params += (now - window.value,)
+            rows = self.conn.execute(q + " GROUP BY how", params).fetchall()
+        for how, n, total in rows:
+            if how is None or how < 0:
+                continue
+            i = (how + utc_offset_hours) % 168
+            out[i] = (out[i][0] + int(n), out[i][1] + float(total or 0.0))
+        return out
+
+    def hour_of_week_many(self, names: Sequence[str], owner: int, now: datetime | float,
+                          utc_offset_hours: int = 0) -> dict[str, list[int]]:
+        """All-time counts by local hour of the week for several signals at once: name → 168 ints."""
+        now = epoch(now)
+        out = {n: [0] * 168 for n in names}
+        marks = ",".join("?" * len(names))
+        late = self.conn.execute(f"SELECT max(last_at) FROM signal_agg WHERE owner=? AND name IN ({marks}) "
+                                 "AND target=?", (owner, *names, ALL_TARGETS)).fetchone()[0]
+        if late is None or late <= now:
+            rows = self.conn.execute(f"SELECT name, how, n FROM signal_agg WHERE owner=? AND name IN ({marks}) "
+                                     "AND target=?", (owner, *names, ALL_TARGETS)).fetchall()
+        else:
+            rows = self.conn.execute(f"SELECT name, (CAST(at / 3600 AS INTEGER) + 72) % 168 AS how, count(*) "
+                                     f"FROM signal WHERE owner=? AND name IN ({marks}) AND at <= ? "
+                                     "GROUP BY name, how", (owner, *names, now)).fetchall()
+        for name, how, n in rows:
+            if how is not None and how >= 0:
+                out[name][(how + utc_offset_hours) % 168] += int(n)
+        return out
+
+    def hour_of_day(self, name: str, owner: int, now, utc_offset_hours: int = 0,
+                    window: Window = Window.ALL) -> list[tuple[int, float]]:
+        """24 (count, weight sum) buckets by local hour of day (0–23)."""
+        how = self.hour_of_week(name, owner, now, utc_offset_hours, window)
+        out = []
+        for h in range(24):
+            cells = [how[d * 24 + h] for d in range(7)]
+            out.append((sum(c[0] for c in cells), sum(c[1] for c in cells)))
+        return out
+
+    def day_of_week(self, name: str, owner: int, now, utc_offset_hours: int = 0,
+                    window: Window = Window.ALL) -> list[tuple[int, float]]:
+        """7 (count, weight sum) buckets by local day of week (0 = Monday)."""
+        how = self.hour_of_week(name, owner, now, utc_offset_hours, window)
+        return [(sum(c[0] for c in how[d * 24:(d + 1) * 24]), sum(c[1] for c in how[d * 24:(d + 1) * 24]))
+                for d in range(7)]
+
+    def targets(self, name: str, owner: int, now: datetime | float, prefix: str = "t:",
+                window: Window = Window.ALL) -> dict[str, tuple[int, float, float, float]]:
+        """Per-target (count, weight sum, decayed score at now, last at) for targets starting ``prefix``.
+
+        AllTime reads the per-target aggregates (topic and observation targets); finite windows scan rows.
+        """
+        now = epoch(now)
+        hl = spec(name).half_life_s
+        if window is Window.ALL:
+            late = self.conn.execute("SELECT max(last_at) FROM signal_agg WHERE owner=? AND name=? AND "
+                                     "target >= ? AND target < ?", (owner, name, prefix, prefix + "\uffff")
+                                     ).fetchone()[0]
+            if late is None or late <= now:
+                rows = self.conn.execute(
+                    "SELECT target, n, total, score * pow(0.5, (? - t_ref) / ?), last_at FROM signal_agg "
+                    "WHERE owner=? AND name=? AND target >= ? AND target < ?",
+                    (now, hl, owner, name, prefix, prefix + "\uffff")).fetchall()
+                return {r[0]: (int(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in rows}
+        q = ("SELECT target, count(*), sum(weight), sum(weight * pow(0.5, (? - at) / ?)), max(at) FROM signal "
+             "WHERE owner=? AND name=? AND at <= ? AND target >= ? AND target < ?")
+        params: tuple = (now, hl, owner, name, now, prefix, prefix + "\uffff")
+        if window.value is not None:
+            q += " AND at > ?"
+            params += (now - window.value,)
+        rows = self.conn.execute(q + " GROUP BY target", params).fetchall()
+        return {r[0]: (int(r[1]), float(r[2] or 0), float(r[3] or 0), float(r[4])) for r in rows}
+
+    def recent(self, name: str, owner: int, now: datetime | float, limit: int = 200
+               ) -> list[tuple[str, float, float]]:
+        """The newest ``limit`` global signals at or before ``now``: (target, weight, at), newest first."""
+        return [(r[0], float(r[1]), float(r[2])) for r in self.conn.execute(
+            "SELECT target, weight, at FROM signal WHERE owner=? AND name=? AND at <= ? "
+            "ORDER BY at DESC LIMIT ?", (owner, name, epoch(now), limit))]
+
+    def totals(self, owner: int, now: datetime | float) -> dict[str, tuple[int, float]]:
+        """All-time (count, weight sum) per signal name of one ledger at ``now`` (one query)."""
+        now = epoch(now)
+        late = self.conn.execute("SELECT max(last_at) FROM signal_agg WHERE owner=?", (owner,)).fetchone()[0]
+        if late is None or late <= now:
+            rows = self.conn.execute("SELECT name, sum(n), sum(total) FROM signal_agg WHERE owner=? GROUP BY name",
+                                     (owner,)).fetchall()
+        else:
+            rows = self.conn.execute("SELECT name, count(*), sum(weight) FROM signal WHERE owner=? AND at <= ? "
+                                     "GROUP BY name", (owner, now)).fetchall()
+        return {r[0]: (int(r[1]), float(r[2] or 0.0)) for r in rows}
+
+    def delete_owner(self, owner: int) -> int:
+        """Remove every signal (and aggregate) of one ledger (forget a person).  Returns rows removed."""
+        with self.transaction() as c:
+            n = c.execute("DELETE FROM signal WHERE owner=?", (owner,)).rowcount
+            c.execute("DELETE FROM signal_agg WHERE owner=?", (owner,))
+        return n
+
+
+_GLOBAL_SQL = "INSERT INTO signal(owner, name, at, id, target, weight, session_id) VALUES (?,?,?,?,?,?,?)"
+_SESSION_SQL = "INSERT INTO session_signal(session_id, name, owner, target, weight, at) VALUES (?,?,?,?,?,?)"
+
+
+def _rid() -> int:
+    """A random 62-bit row id (signal rows are keyed (owner, name, at, id))."""
+    return random.getrandbits(62)
+
+
+class _Tx:
+    def __init__(self, conn: sqlite3.Connection):
+        self.c = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.c.execute("BEGIN IMMEDIATE")
+        return self.c
+
+    def __exit__(self, et, ev, tb) -> None:
+        self.c.execute("ROLLBACK" if et else "COMMIT")
+
+
+def agg_trigger_ddl() -> list[str]:
+    """DDL of the trigger that keeps ``signal_agg`` in step with global signals (half-lives from SIGNALS).
+
+    The merge is symmetric in time: both the stored score (at ``t_ref``) and the new weight (at
+    ``at``) are decayed to max(t_ref, at) and added, so out-of-order writes stay exact.
+    """
+    hl = "CASE NEW.name " + " ".join(f"WHEN '{s.name}' THEN {s.half_life_s!r}" for s in SIGNALS.values()) + \
+        " ELSE 86400.0 END"
+    body = f"""
+      INSERT INTO signal_agg(owner, name, target, how, n, total, score, t_ref, hl, first_at, last_at)
+      VALUES (NEW.owner, NEW.name,
+              CASE WHEN substr(NEW.target, 1, 2) IN ('t:', 'o:') THEN NEW.target ELSE '*' END,
+              CASE WHEN substr(NEW.target, 1, 2) IN ('t:', 'o:') THEN -1
+                   ELSE (CAST(NEW.at / 3600 AS INTEGER) + 72) % 168 END,
+              1, NEW.weight, NEW.weight, NEW.at, {hl}, NEW.at, NEW.at)
+      ON CONFLICT(owner, name, target, how) DO UPDATE SET
+        n = n + 1, total = total + excluded.total,
+        score = score * pow(0.5, (max(t_ref, excluded.t_ref) - t_ref) / hl)
+              + excluded.score * pow(0.5, (max(t_ref, excluded.t_ref) - excluded.t_ref) / hl),
+        t_ref = max(t_ref, excluded.t_ref),
+        first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at);"""
+    return [
+        "DROP TRIGGER IF EXISTS signal_agg_ins",
+        "DROP TRIGGER IF EXISTS signal_agg_promote",
+        f"CREATE TRIGGER signal_agg_ins AFTER INSERT ON signal BEGIN {body} END",
+    ]

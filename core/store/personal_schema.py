@@ -1,0 +1,212 @@
+"""SQLModel tables of communication personalization (seed 000; DESIGN.md §3).
+
+Times in these tables are UTC epoch seconds (float): unambiguous, compact and
+cheap to compare in the signal ledger's hot path.  Vectors are float32 (384,)
+stored as raw little-endian bytes.  The tables are written with plain SQL by
+``core/personal/*`` (one transaction per batch) for speed.
+
+Call :func:`ensure` on a connection (the ledger does) to create the tables,
+indexes and triggers idempotently; ``core/store/db.py`` may also run
+``EXTRA_DDL`` at migration.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary
+from sqlmodel import Field, SQLModel
+
+
+class PersonProfile(SQLModel, table=True):
+    """A person's communication metadata: who they are to the owner, and their running style.
+
+    ``person_id`` is the Entity id (the owner has one too).  ``meta`` holds cohort fields
+    (relationship, role, timezone, …); ``style`` the running style statistics ``learn.py`` keeps.
+    """
+
+    __tablename__ = "person_profile"
+    person_id: int = Field(primary_key=True)
+    name: str = ""
+    meta: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    style: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    interaction_count: int = 0
+    first_interaction: Optional[float] = None
+    last_interaction: Optional[float] = None
+
+
+class Message(SQLModel, table=True):
+    """A message sent or received in a conversation with a person (seed 000's Message item).
+
+    direction: ``"out"`` (to the person: the owner's or Kith's message, the target of signals)
+    or ``"in"`` (the person's).  ``topic`` is the primary keyword topic, ``tone`` positive |
+    neutral | negative, ``length`` words, ``structure`` terse | conversational | stream_of_thought |
+    structured, ``at`` UTC epoch seconds, ``embedding`` float32 (384,) bytes or None.
+    """
+
+    __tablename__ = "message"
+    __table_args__ = (Index("ix_message_person_at", "person_id", "at"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    person_id: int
+    direction: str
+    conversation: str = ""
+    session_id: Optional[int] = None
+    record_ref: Optional[str] = None
+    text: str = ""
+    topic: Optional[str] = None
+    tone: Optional[str] = None
+    length: int = 0
+    structure: Optional[str] = None
+    is_question: bool = False
+    at: float
+    embedding: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+
+
+class Signal(SQLModel, table=True):
+    """One global signal in a ledger (kept lean: the hot path).  See ``core/personal/signals.py``.
+
+    Clustered (WITHOUT ROWID) on (owner, name, at, id) so a write touches one b-tree and
+    windowed reads are range scans.  owner > 0: a person's entity id; owner < 0: ``-cohort.id``.
+    ``at`` UTC epoch seconds; ``id`` a random 62-bit integer (unique within the key);
+    ``session_id`` the session it was promoted from (provenance), or None.
+    """
+
+    __tablename__ = "signal"
+    __table_args__ = {"sqlite_with_rowid": False}
+    owner: int = Field(primary_key=True, sa_type=BigInteger)
+    name: str = Field(primary_key=True)
+    at: float = Field(primary_key=True)
+    id: int = Field(primary_key=True, sa_type=BigInteger)
+    target: str
+    weight: float
+    session_id: Optional[int] = None
+
+
+class SessionSignal(SQLModel, table=True):
+    """A session-scoped signal, invisible to global reads until its session closes (then moved to ``signal``)."""
+
+    __tablename__ = "session_signal"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    session_id: int
+    name: str
+    owner: int
+    target: str
+    weight: float
+    at: float
+
+
+class SignalAgg(SQLModel, table=True):
+    """Running aggregates kept by trigger: per (owner, name, '*', UTC hour-of-week) for message
+    targets and per (owner, name, target, -1) for topic/observation targets.
+
+    ``score`` is the decayed weight sum at ``t_ref`` (UTC epoch seconds); ``hl`` the half-life (s).
+    """
+
+    __tablename__ = "signal_agg"
+    __table_args__ = {"sqlite_with_rowid": False}
+    owner: int = Field(primary_key=True)
+    name: str = Field(primary_key=True)
+    target: str = Field(primary_key=True)
+    how: int = Field(primary_key=True)
+    n: int = 0
+    total: float = 0.0
+    score: float = 0.0
+    t_ref: float = 0.0
+    hl: float = 86400.0
+    first_at: float = 0.0
+    last_at: float = 0.0
+
+
+class Observation(SQLModel, table=True):
+    """A natural-language statement about a person's pattern (seed 000's Observation item).
+
+    category ∈ style | topic | timing | dynamics.  ``key`` is a normalised form used to
+    recognise the same observation again (reinforcement).  Confidence lives in the ledger
+    as ``confidence`` signals on target ``"o:<id>"``.  ``embedding`` float32 (384,) bytes.
+    """
+
+    __tablename__ = "observation"
+    __table_args__ = (Index("ix_observation_person_key", "person_id", "key"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    person_id: int
+    text: str
+    key: str
+    category: str
+    source_conversation: str = ""
+    created_at: float
+    reinforced_at: float
+    times_seen: int = 1
+    embedding: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+
+
+class Cohort(SQLModel, table=True):
+    """A predicate-defined group of people with its own ledger (owner = -id)."""
+
+    __tablename__ = "cohort"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    predicate: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+
+
+class ConversationSession(SQLModel, table=True):
+    """A conversation session: signals written in it are scoped until it closes (seed 000 "Sessions")."""
+
+    __tablename__ = "conversation_session"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    person_id: int = Field(index=True)
+    conversation: str = ""
+    started_at: float
+    closed_at: Optional[float] = None
+    turns: int = 0
+    rotated_from: Optional[int] = None
+
+
+class PreferenceVector(SQLModel, table=True):
+    """A person's preference vector: EMA of the embeddings of positively received messages (float32 (384,))."""
+
+    __tablename__ = "preference_vector"
+    person_id: int = Field(primary_key=True)
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    n_updates: int = 0
+    updated_at: float = 0.0
+
+
+TABLES = [PersonProfile.__table__, Message.__table__, Signal.__table__, SessionSignal.__table__, SignalAgg.__table__,
+          Observation.__table__, Cohort.__table__, ConversationSession.__table__, PreferenceVector.__table__]
+
+
+def extra_ddl() -> list[str]:
+    """Raw DDL SQLModel cannot express: FTS5 over observations and the aggregate trigger."""
+    from core.personal.signals import agg_trigger_ddl
+
+    return [
+        "CREATE VIRTUAL TABLE IF NOT EXISTS observation_fts USING fts5(text, "
+        "tokenize='unicode61 remove_diacritics 2')",
+        *agg_trigger_ddl(),
+    ]
+
+
+def ensure(conn) -> None:
+    """Create the personal tables, indexes and triggers on a sqlite3 connection (idempotent).
+
+    Raises:
+        sqlite3.DatabaseError: the file is not a SQLite database.
+    """
+    from sqlalchemy import create_engine
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    exists = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','index')")}
+    engine = create_engine("sqlite://")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for t in TABLES:
+            if t.name not in exists:
+                conn.execute(str(CreateTable(t).compile(engine)))
+            for ix in t.indexes:
+                if ix.name not in exists:
+                    conn.execute(str(CreateIndex(ix).compile(engine)))
+        for ddl in extra_ddl():
+            conn.execute(ddl)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

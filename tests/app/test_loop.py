@@ -1,0 +1,125 @@
+"""The conversation loop with injected recall, brief, observer and store (a scripted model: no weights)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from app.loop import ConversationLoop, Memory, cited_numbers, to_memories
+from app.models.llm import NoModel, _estimate_tokens
+from app.operations.types import AskResult
+
+MEMORIES = [AskResult(text="We flew to Paris for Anna's birthday in June 2019.", source="/mail/2019.mbox",
+                      when="2019-06-14T10:00:00+00:00", score=0.03, record_id=7),
+            AskResult(text="Anna likes the Musée d'Orsay more than the Louvre.", source="/mail/2020.mbox",
+                      when="2020-01-02T09:00:00+00:00", score=0.02, record_id=9)]
+BRIEF = "Prefers short answers; no emoji."
+
+
+class ScriptedModel:
+    """A ChatModel that records the prompt and streams a fixed reply."""
+
+    available = True
+    name = "scripted"
+
+    def __init__(self, reply="You went to Paris [1], and Anna prefers the Orsay [2].", window=4096):
+        self.reply, self.context_window, self.prompts = reply, window, []
+
+    def count_tokens(self, messages):
+        return _estimate_tokens(messages)
+
+    def stream(self, messages, *, max_tokens=512, temperature=0.0, json_mode=False, cancel=None):
+        self.prompts.append((messages, max_tokens))
+        assert self.count_tokens(messages) + max_tokens <= self.context_window, "prompt overflowed the window"
+        for word in self.reply.split(" "):
+            if cancel is not None and cancel.is_set():
+                return
+            yield word + " "
+
+
+def fake_embed(texts):
+    v = np.ones((len(texts), 384), dtype=np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_full_turn_prompt_has_brief_and_memories_and_reply_is_stored():
+    model, stored, seen, learned = ScriptedModel(), [], [], []
+    loop = ConversationLoop(model, recall=lambda q: MEMORIES, brief=lambda q: BRIEF,
+                            observe=lambda text, prev: seen.append((text, prev)) or {"tone": "curious"},
+                            learn=learned.append, store=stored.append, embed=fake_embed, owner="Sam")
+    pieces = []
+    r = loop.turn("Where did we go for Anna's birthday?", on_token=pieces.append)
+    system = model.prompts[0][0][0]["content"]
+    assert system.startswith("You are Kith") and "Sam" in system
+    assert BRIEF in system
+    assert "[1] (2019-06-14; source: /mail/2019.mbox) We flew to Paris" in system
+    assert "[2] (2020-01-02; source: /mail/2020.mbox)" in system
+    assert model.prompts[0][0][-1] == {"role": "user", "content": "Where did we go for Anna's birthday?"}
+    assert len(pieces) > 1 and "".join(pieces).strip() == r.reply
+    assert [m.ref for m in r.cited] == [7, 9] and not r.no_model
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert stored[1].text == r.reply and stored[1].embedding.shape == (384,) and stored[1].cites == [7, 9]
+    assert stored[1].at.tzinfo is not None
+    assert seen == [("Where did we go for Anna's birthday?", None)] and learned == [{"tone": "curious"}]
+    loop.turn("And after that?")
+    assert seen[-1] == ("And after that?", r.reply)  # the observer sees the previous assistant message
+    assert model.prompts[1][0][1:3] == [{"role": "user", "content": "Where did we go for Anna's birthday?"},
+                                        {"role": "assistant", "content": r.reply}]
+
+
+def test_no_model_answers_from_memory_with_sources():
+    loop = ConversationLoop(NoModel(), recall=lambda q: MEMORIES)
+    r = loop.turn("Where did we go?")
+    assert r.no_model and r.model == "none" and r.prompt == []
+    assert "No chat model is configured" in r.reply
+    assert "/mail/2019.mbox" in r.reply and "We flew to Paris" in r.reply
+    assert [m.ref for m in r.cited] == [7, 9]
+    empty = ConversationLoop(NoModel(), recall=lambda q: []).turn("Anything?")
+    assert "No chat model is configured" in empty.reply and "Nothing in memory" in empty.reply
+
+
+def test_context_is_trimmed_never_overflowed():
+    model = ScriptedModel(reply="ok", window=400)
+    long_memories = [Memory(i, f"memory {i} " + "detail " * 80, source=f"/s/{i}") for i in range(1, 6)]
+    loop = ConversationLoop(model, recall=lambda q: long_memories, brief=lambda q: "be brief " * 20,
+                            max_reply_tokens=64)
+    for i in range(4):
+        r = loop.turn(f"question {i} " + "about things " * 10)
+    messages, max_tokens = model.prompts[-1]
+    assert model.count_tokens(messages) + max_tokens <= 400
+    assert r.dropped["memories"] >= 1 and r.dropped["turns"] >= 1
+    assert messages[-1]["content"].startswith("question 3")
+
+
+def test_observations_run_every_five_turns_and_cancel_keeps_partial_reply():
+    runs = []
+    loop = ConversationLoop(ScriptedModel(), recall=lambda q: [], make_observations=lambda h: runs.append(len(h)) or
+                            "obs")
+    results = [loop.turn(f"hello {i}") for i in range(10)]
+    assert runs == [10, 10] and results[4].observations == "obs" and results[3].observations is None
+    cancel = threading.Event()
+    r = loop.turn("tell me", on_token=lambda p: cancel.set(), cancel=cancel)
+    assert r.cancelled and r.reply == "You"
+
+
+def test_a_failing_observer_does_not_stop_the_chat():
+    def broken(text, prev):
+        raise RuntimeError("observer down")
+
+    r = ConversationLoop(ScriptedModel(), recall=lambda q: [], observe=broken).turn("hi")
+    assert r.reply and any("observer down" in w for w in r.warnings)
+
+
+def test_helpers():
+    assert cited_numbers("see [2] and [1, 3] and [2]") == [2, 1, 3]
+    mems = to_memories([{"text": "a", "source": "s", "id": 4}])
+    assert mems[0].number == 1 and mems[0].ref == 4
+    with pytest.raises(ValueError):
+        ConversationLoop(NoModel(), recall=lambda q: []).turn("   ")
+
+
+def test_for_container_uses_ask_and_no_model(container):
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    r = loop.turn("Where is Anna?")
+    assert r.no_model and "Nothing in memory" in r.reply

@@ -1,0 +1,120 @@
+"""App glue: the LLM observer's retry and counted fallback, PersonalService over a real container, `kith brief`."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import core.store.personal_schema  # noqa: F401  (until core/store/db.py imports it)
+from app.observer_llm import LLMObserver
+from core.personal.observer import ObserverOutput, Turn, observe
+
+GOOD = ObserverOutput.from_json({"engagement": {"replied": True, "sentiment_score": 0.9,
+                                                "sentiment_direction": "positive", "substantive": True},
+                                 "style": {"formality": 0.1, "uses_lowercase": True}}).model_dump_json()
+
+
+class Scripted:
+    def __init__(self, *answers):
+        self.answers, self.seen = list(answers), []
+
+    def complete_json(self, messages):
+        self.seen.append(messages)
+        a = self.answers.pop(0)
+        if isinstance(a, Exception):
+            raise a
+        return a
+
+
+P, R = Turn("how was the match?", 0.0), Turn("so good, we won 3-1!", 42.0)
+
+
+def test_llm_observer_first_try_retry_and_counted_fallback():
+    o = LLMObserver(Scripted(GOOD))
+    out, src = o.observe(P, R)
+    assert src == "llm" and out.style.formality == 0.1
+    assert out.engagement.latency_seconds == 42.0 and out.engagement.word_count == 5  # measured, not the model's
+    m = Scripted('{"engagement": {"replied": "perhaps"}}', "```json\n" + GOOD + "\n```")
+    o = LLMObserver(m)
+    out, src = o.observe(P, R)
+    assert src == "llm_retry" and "engagement.replied" in m.seen[1][-1]["content"]
+    o = LLMObserver(Scripted("nope", "still nope"))
+    out, src = o.observe(P, R)
+    assert src == "fallback" and out == observe(P, R)
+    assert o.stats.fallbacks == 1 and o.stats.calls == 1 and "JSON" in o.stats.last_error
+    o = LLMObserver(Scripted(RuntimeError("server down")))
+    assert o.observe(P, R)[1] == "fallback" and o.stats.model_errors == 1 and o.stats.fallbacks == 1
+    # silence and no model: deterministic, not a fallback
+    o = LLMObserver(None)
+    assert o.observe(P, None)[1] == "deterministic" and o.stats.fallbacks == 0
+
+
+def chat_records():
+    from ingestors.base import Party, Record
+
+    t0 = datetime(2024, 3, 4, tzinfo=timezone.utc)
+    me, sarah = Party("You", None, "handle", "from"), Party("Sarah Connor", "+15550001", "phone", "from")
+    out = []
+    for d in range(6):
+        b = t0 + timedelta(days=d)
+        out += [Record("chat.txt", f"{d}a", "chat", "did you see the football match?", b + timedelta(hours=9), me,
+                       thread="wa:sarah"),
+                Record("chat.txt", f"{d}b", "chat", "yes! brilliant match, loved every minute", b + timedelta(hours=9, seconds=30),
+                       sarah, thread="wa:sarah"),
+                Record("chat.txt", f"{d}c", "chat", "any news on the project deadline at work?",
+                       b + timedelta(hours=14), me, thread="wa:sarah"),
+                Record("chat.txt", f"{d}d", "chat", "fancy dinner this weekend?", b + timedelta(hours=21), me,
+                       thread="wa:sarah"),
+                Record("chat.txt", f"{d}e", "chat", "yes, dinner this weekend sounds lovely",
+                       b + timedelta(hours=21, minutes=20), sarah, thread="wa:sarah")]
+    return out
+
+
+@pytest.mark.slow
+def test_service_learns_chats_briefs_and_cli(container, kith_home):
+    from click.testing import CliRunner
+
+    from app.cli_personal import brief as brief_cmd
+    from app.personal import PersonalService
+
+    svc = PersonalService(container)
+    res = svc.learn_from_conversation(chat_records())
+    assert (res.replies, res.silences) == (12, 6) and res.preference_updates > 0
+    now = datetime(2024, 3, 10, 12, tzinfo=timezone.utc)
+    b = svc.brief("sarah connor", context="football", now=now)
+    assert b.timing.fastest_reply_hours == [9], b.timing
+    assert [c.topic for c in b.topics.cold] == ["work"], b.topics
+    view = svc.profile_view("Sarah Connor", now=now)
+    assert len(view["heatmap"]) == 7 and len(view["heatmap"][0]) == 24
+    msgs = svc.writing_help("Sarah Connor", "ask her to dinner on Friday")
+    assert "Sarah Connor" in msgs[0]["content"] and msgs[1]["content"] == "ask her to dinner on Friday"
+    svc.close()
+    container.close()
+    out = CliRunner().invoke(brief_cmd, ["Sarah Connor", "--json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    assert doc["person"]["name"] == "Sarah Connor" and doc["timing"]["hour_buckets"][9] == 6
+    bad = CliRunner().invoke(brief_cmd, ["Nobody Here"])
+    assert bad.exit_code == 1 and "no person called" in bad.output
+
+
+@pytest.mark.slow
+def test_live_chat_sessions_and_observations(container):
+    from app.personal import PersonalService
+
+    svc = PersonalService(container)
+    t = datetime(2024, 5, 1, 20, tzinfo=timezone.utc)
+    results = []
+    for k in range(5):
+        results.append(svc.observe_owner_turn("What did you think of the match?", t + timedelta(minutes=2 * k),
+                                              "loved it, the football was great tonight",
+                                              t + timedelta(minutes=2 * k, seconds=20)))
+    assert [bool(r["observations"]) for r in results] == [False, False, False, False, True]
+    owner = svc.owner_id()
+    from core.personal.signals import Window
+    assert svc.ledger.windowed("replied", owner, Window.ALL, t + timedelta(hours=1)) == (0, 0.0)  # session-scoped
+    closed = svc.close_session(at=t + timedelta(minutes=15))
+    assert closed["promoted"] > 0 and closed["preference_updates"] == 5
+    assert svc.ledger.windowed("replied", owner, Window.ALL, t + timedelta(hours=1)) == (5, 5.0)
+    svc.close()

@@ -1,0 +1,180 @@
+"""The Models page of Settings: chat backend, endpoint, model, API key (OS keyring), test connection,
+and preparing the built-in models with progress.  Talks only to app/ (registry, secrets)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from app.models.registry import BACKENDS, check_connection, prepare_default_models, save_model_settings, setting
+from app.secrets import default_store
+from ui import header
+from ui.worker import Worker
+
+BACKEND_LABELS = {"mlx": "Local (mlx-lm)", "openai": "OpenAI-compatible server", "none": "None (memory only)"}
+
+
+class ModelsPage(QWidget):
+    """Settings → Models.
+
+    Signals:
+        saved(): the settings were written.
+        connectionTested(object): an ``app.models.llm.ConnectionReport``.
+    """
+
+    saved = Signal()
+    connectionTested = Signal(object)
+    prepared = Signal(object)
+
+    def __init__(self, container, worker: Worker | None = None, secrets=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.container = container
+        self.settings = container.settings
+        self.worker = worker or Worker(parent=self)
+        self.secrets = secrets or default_store()
+        lay = QVBoxLayout(self)
+        lay.addWidget(header("Models", "Kith works offline with its built-in models; point it at a better one "
+                                       "if you have it."))
+        form = QFormLayout()
+        self.backend = QComboBox()
+        for b in BACKENDS:
+            self.backend.addItem(BACKEND_LABELS[b], b)
+        self.local_model = QLineEdit()
+        self.local_model.setPlaceholderText("built-in SmolLM2-135M-Instruct (or a model folder / mlx-community repo)")
+        self.endpoint = QLineEdit()
+        self.endpoint.setPlaceholderText("http://127.0.0.1:11434/v1")
+        self.endpoint_model = QLineEdit()
+        self.endpoint_model.setPlaceholderText("the server's model name (empty: the server's only model)")
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText("not needed for local servers")
+        self.key_status = QLabel()
+        self.key_status.setWordWrap(True)
+        self.context = QSpinBox()
+        self.context.setRange(0, 1_048_576)
+        self.context.setSpecialValueText("the model's own")
+        self.speech_model = QLineEdit()
+        self.speech_model.setPlaceholderText("built-in Whisper tiny.en (or a checkpoint / base.en, small, ...)")
+        form.addRow("Chat model", self.backend)
+        form.addRow("Local model", self.local_model)
+        form.addRow("Server URL", self.endpoint)
+        form.addRow("Server model", self.endpoint_model)
+        form.addRow("API key", self.api_key)
+        form.addRow("", self.key_status)
+        form.addRow("Context window (tokens)", self.context)
+        form.addRow("Speech model", self.speech_model)
+        lay.addLayout(form)
+        buttons = QHBoxLayout()
+        self.save_button = QPushButton("Save")
+        self.test_button = QPushButton("Test connection")
+        self.prepare_button = QPushButton("Prepare built-in models")
+        for b in (self.save_button, self.test_button, self.prepare_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        lay.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.hide()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+        lay.addStretch(1)
+
+        self.backend.currentIndexChanged.connect(self._update_enabled)
+        self.save_button.clicked.connect(self.save)
+        self.test_button.clicked.connect(self.test)
+        self.prepare_button.clicked.connect(self.prepare)
+        self.load()
+
+    # ----------------------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Show the current settings (never the key itself: only whether one is stored)."""
+        self.backend.setCurrentIndex(max(0, self.backend.findData(setting(self.settings, "chat_backend"))))
+        self.local_model.setText(setting(self.settings, "chat_model"))
+        self.endpoint.setText(setting(self.settings, "chat_endpoint"))
+        self.endpoint_model.setText(setting(self.settings, "chat_endpoint_model"))
+        self.context.setValue(int(setting(self.settings, "chat_context_tokens") or 0))
+        self.speech_model.setText(setting(self.settings, "transcribe_model"))
+        self.api_key.clear()
+        stored = self.secrets.get_api_key(self.endpoint.text())
+        status = self.secrets.status()
+        self.key_status.setText(("A key is stored. " if stored else "") + status.message)
+        self._update_enabled()
+
+    def values(self) -> dict:
+        """The model settings as edited."""
+        return {"chat_backend": self.backend.currentData(), "chat_model": self.local_model.text().strip(),
+                "chat_endpoint": self.endpoint.text().strip(), "chat_endpoint_model": self.endpoint_model.text().strip(),
+                "chat_context_tokens": self.context.value(), "transcribe_model": self.speech_model.text().strip()}
+
+    def _update_enabled(self) -> None:
+        http = self.backend.currentData() == "openai"
+        for w in (self.endpoint, self.endpoint_model, self.api_key):
+            w.setEnabled(http)
+        self.local_model.setEnabled(self.backend.currentData() == "mlx")
+
+    def save(self) -> None:
+        """Write the settings; a typed key goes to the keyring (or this session's memory, as the page says)."""
+        try:
+            save_model_settings(self.settings, self.values())
+        except Exception as exc:  # ModelError / OSError: shown, not raised into Qt
+            self.status.setText(f"Could not save: {exc}")
+            return
+        key = self.api_key.text()
+        msg = "Saved."
+        if key:
+            where = self.secrets.set_api_key(self.endpoint.text().strip(), key)
+            self.api_key.clear()
+            msg += (" The API key is in the OS keyring." if where == "keyring"
+                    else " No OS keyring here: the API key is kept for this session only.")
+        self.status.setText(msg)
+        self.saved.emit()
+
+    def test(self) -> None:
+        """Run the connection test in the background; the result shows below the buttons."""
+        values, key = self.values(), self.api_key.text() or None
+        probe = type("ProbeSettings", (), {})()  # the edits, not yet saved
+        probe.models_dir = self.settings.models_dir
+        for name, value in values.items():
+            setattr(probe, name, value)
+        self.test_button.setEnabled(False)
+        self.status.setText("Testing…")
+        job = self.worker.call(check_connection, probe, api_key=key, secrets=self.secrets, name="test-connection")
+        job.finished.connect(self._tested)
+        job.failed.connect(lambda m: self._tested(None, m))
+
+    def _tested(self, report, error: str | None = None) -> None:
+        self.test_button.setEnabled(True)
+        if report is None:
+            self.status.setText(f"✗ {error}")
+            return
+        models = f" Models: {', '.join(report.models[:8])}" if report.models else ""
+        self.status.setText(("✓ " if report.ok else "✗ ") + report.message + models)
+        self.connectionTested.emit(report)
+
+    def prepare(self) -> None:
+        """Convert the built-in models once (progress bar), reusing earlier conversions."""
+        self.prepare_button.setEnabled(False)
+        self.progress.setValue(0)
+        self.progress.show()
+        job = self.worker.submit(lambda j: prepare_default_models(self.settings, lambda s, f: j.report((s, f))),
+                                 name="prepare-models")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._prepared)
+        job.failed.connect(lambda m: self._prepared(None, m))
+
+    def _on_progress(self, value) -> None:
+        stage, frac = value
+        self.progress.setValue(int(frac * 100))
+        self.status.setText(stage)
+
+    def _prepared(self, paths, error: str | None = None) -> None:
+        self.prepare_button.setEnabled(True)
+        self.progress.hide()
+        if paths is None:
+            self.status.setText(f"✗ {error}")
+            return
+        self.status.setText("Built-in models ready: " + ", ".join(str(p) for p in paths.values()))
+        self.prepared.emit(paths)
