@@ -42,8 +42,11 @@ def ingest(paths: tuple[str, ...], as_json: bool) -> None:
     from app.operations.ingest import ingest as run
 
     with _container() as c:
+        shown: set[str] = set()
+
         def progress(p):
-            if not as_json and p.current:
+            if not as_json and p.current and p.current not in shown:
+                shown.add(p.current)
                 click.echo(f"[{p.files_done + 1}/{p.files_total}] {p.current}", err=True)
 
         report = run(c, list(paths), progress=progress)

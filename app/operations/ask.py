@@ -16,12 +16,17 @@ from core.store import search
 from core.store.schema import Entity, Record, Source
 
 POOL = 50
+# A record found only by the vector index counts when its cosine similarity reaches this; below it the
+# "match" is just the nearest of unrelated texts (all-MiniLM-L6-v2 puts unrelated English pairs at ~0.0–0.2).
+MIN_DENSE_SIMILARITY = 0.25
 
 
 def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     """The best ``k`` records for ``question`` (default: settings.ask_k), best first.
 
-    Returns an empty list only when memory holds nothing that matches in either index.
+    A record is returned when BM25 matched it or its cosine similarity to the question is at least
+    ``MIN_DENSE_SIMILARITY``; so a question about something absent returns an empty list rather than
+    the nearest unrelated texts.
 
     Raises:
         ValueError: the question is empty.
@@ -35,8 +40,13 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     dense: list[int] = []
     if c.vectors.count(RECORDS):
         qv = c.encoder.encode([question])[0]
-        dense = [int(i.split(":", 1)[1]) for i, _ in c.vectors.query(RECORDS, qv, POOL)]
-    fused = search.rrf([lexical, dense])
+        hits = c.vectors.query(RECORDS, qv, POOL)
+        dense = [int(i.split(":", 1)[1]) for i, _ in hits]
+        similar = {int(i.split(":", 1)[1]) for i, dist in hits if 1.0 - dist >= MIN_DENSE_SIMILARITY}
+    else:
+        similar = set()
+    keep = set(lexical) | similar
+    fused = [(rid, score) for rid, score in search.rrf([lexical, dense]) if rid in keep]
     results: list[AskResult] = []
     with c.db.session() as s:
         for rid, score in fused:

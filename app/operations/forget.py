@@ -59,8 +59,10 @@ def preview_forget(c: Container, ref: str | int) -> ForgetPreview:
             if records else 0
         subjects = [x for x in s.exec(select(Record.subject).where(Record.id.in_(records[:5]))).all() if x] \
             if records else []
+        linked = set(s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == e.id)).all())
     return ForgetPreview(entity_id=e.id, name=e.canonical_name, kind=e.kind, records=len(records), facts=len(facts),
-                         aliases=int(aliases), episodes=int(episodes), sample_subjects=subjects)
+                         aliases=int(aliases), episodes=int(episodes), sample_subjects=subjects,
+                         kept_records=len(linked - set(records)))
 
 
 def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:

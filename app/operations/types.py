@@ -101,11 +101,14 @@ class ForgetPreview:
     aliases: int
     episodes: int
     sample_subjects: list[str] = field(default_factory=list)
+    kept_records: int = 0
 
     def describe(self) -> str:
-        return (f"Forget {self.kind} '{self.name}' (id {self.entity_id}): removes {self.records} record(s), "
-                f"{self.episodes} episode(s), {self.facts} fact(s), {self.aliases} alias(es), "
-                f"and their search entries and vectors.")
+        kept = (f" {self.kept_records} other record(s) that merely mention or were sent to it are kept, "
+                f"without the link." if self.kept_records else "")
+        return (f"Forget {self.kind} '{self.name}' (id {self.entity_id}): removes {self.records} record(s) "
+                f"it is the source of, {self.episodes} episode(s), {self.facts} fact(s), {self.aliases} "
+                f"alias(es), and their search entries and vectors.{kept}")
 
     def to_json(self) -> dict:
         return asdict(self)

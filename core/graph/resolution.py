@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from core.graph.entities import normalize_alias, normalize_name
+from core.graph.entities import is_role_address, normalize_alias, normalize_name
 from core.store.schema import Alias, Entity, MergeCandidate
 
 FUZZY_MERGE = 0.85      # seed 002: fuzzy name (high) → auto-merge
@@ -196,6 +196,11 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         name = None  # "alice@example.com <alice@example.com>": the address is not a name
     if not name and not address and not contact_id:
         raise ValueError("resolve() needs a name, an address or a contact id")
+    if address_kind == "email" and is_role_address(address) and kind == "person":
+        if name:
+            address = None  # "Jane via no-reply@…": the name identifies her; the shared address does not
+        else:
+            kind = "thing"  # a list robot or a shared mailbox: not a person
     index = index or NameIndex()
     found: Entity | None = None
     signal, score, matched = "new", 0.0, None

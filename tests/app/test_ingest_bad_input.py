@@ -93,3 +93,9 @@ def test_ask_and_forget_on_self_made_mail(container, tmp_path):
     assert "Sourdough starter schedule" not in subjects
     assert "Re: Sourdough starter schedule" in subjects  # Bob's reply is Bob's, kept
     assert "Alice Example" not in {e.name for e in list_entities(container)}
+
+
+def test_ask_about_something_absent_returns_nothing(container, tmp_path):
+    ingest(container, [make_inbox(tmp_path) / "mail.mbox"])
+    assert ask(container, "quantum chromodynamics lattice gauge theory") == []
+    assert [r.subject for r in ask(container, "kayaks")] == ["no date on this one"]

@@ -128,3 +128,13 @@ def test_merge_then_unmerge_restores_both_entities_exactly(s):
     assert (s.get(Fact, fa.id).superseded_by, s.get(Fact, fa.id).subject_entity_id) == (None, a.id)
     assert (s.get(Fact, fb.id).superseded_by, s.get(Fact, fb.id).subject_entity_id) == (None, b.id)
     assert s.get(RecordEntity, (rb.id, b.id, "from")) is not None and s.get(RecordEntity, (rb.id, a.id, "from")) is None
+
+
+def test_role_addresses_never_identify_a_person(s):
+    a = resolve(s, "person", "Bjarni Einarsson", "no-reply@example.com")
+    b = resolve(s, "person", "Someone Else", "no-reply@example.com")
+    assert a.entity.id != b.entity.id  # a shared robot address would have merged strangers
+    robot = resolve(s, "person", None, "majordomo@imagemagick.org")
+    assert robot.entity.kind == "thing"
+    assert resolve(s, "person", None, "owner-magick@wizards.dupont.com").entity.kind == "thing"
+    assert resolve(s, "person", None, "alice@example.com").entity.kind == "person"
