@@ -92,50 +92,56 @@ class NameIndex:
     """In-memory names of live entities per kind, for the fuzzy rows (built lazily from the store).
 
     Hold one per data folder; call :meth:`invalidate` after merges, unmerges and forgets.
+    Per kind it keeps two parallel lists (entity ids, names) so rapidfuzz scans a ready list.
     """
 
     def __init__(self) -> None:
-        self._names: dict[str, dict[int, list[str]]] | None = None
+        self._names: dict[str, tuple[list[int], list[str]]] | None = None
 
     def invalidate(self) -> None:
         self._names = None
 
-    def _load(self, s: Session) -> dict[str, dict[int, list[str]]]:
+    def _load(self, s: Session) -> dict[str, tuple[list[int], list[str]]]:
         if self._names is None:
-            names: dict[str, dict[int, list[str]]] = {}
+            names: dict[str, tuple[list[int], list[str]]] = {}
             rows = s.exec(select(Entity.id, Entity.kind, Alias.value).join(Alias, Alias.entity_id == Entity.id)
                           .where(Alias.kind.in_(("name", "nickname")), Entity.tombstoned_at.is_(None))).all()
             for eid, kind, value in rows:
-                names.setdefault(kind, {}).setdefault(eid, []).append(value)
+                ids, values = names.setdefault(kind, ([], []))
+                ids.append(eid)
+                values.append(value)
             self._names = names
         return self._names
 
     def add(self, s: Session, entity: Entity, name: str) -> None:
-        self._load(s).setdefault(entity.kind, {}).setdefault(entity.id, []).append(name)
+        ids, values = self._load(s).setdefault(entity.kind, ([], []))
+        ids.append(entity.id)
+        values.append(name)
 
     def best(self, s: Session, kind: str, name: str, limit: int = 25) -> tuple[int, float, str] | None:
         """The best-scoring entity for ``name``: (entity id, score, signal), or None below 0.45."""
         from rapidfuzz import fuzz, process, utils
 
-        by_entity = self._load(s).get(kind, {})
-        if not by_entity:
+        ids, values = self._load(s).get(kind, ([], []))
+        if not ids:
             return None
-        choices = [(eid, v) for eid, vs in by_entity.items() for v in vs]
-        hits = process.extract(name, [v for _, v in choices], scorer=fuzz.ratio, processor=utils.default_process,
+        hits = process.extract(name, values, scorer=fuzz.ratio, processor=utils.default_process,
                                limit=limit, score_cutoff=40)
         best: tuple[int, float, str] | None = None
         for _, _, idx in hits:
-            eid, value = choices[idx]
-            score, signal = name_score(name, value)
+            score, signal = name_score(name, values[idx])
             if signal != "none" and (best is None or score > best[1]):
-                best = (eid, score, signal)
+                best = (ids[idx], score, signal)
         return best
 
 
 def _by_alias(s: Session, kinds: tuple[str, ...], normalized: str, entity_kind: str) -> Entity | None:
-    return s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
-        Alias.kind.in_(kinds), Alias.normalized == normalized, Entity.kind == entity_kind,
-        Entity.tombstoned_at.is_(None)).order_by(Entity.id)).first()
+    # Two indexed lookups: joined in one query, SQLite's planner scanned every entity of the kind instead.
+    ids = s.exec(select(Alias.entity_id).where(Alias.kind.in_(kinds), Alias.normalized == normalized)).all()
+    if not ids:
+        return None
+    return s.exec(select(Entity).where(Entity.id.in_(ids), Entity.kind == entity_kind,
+                                       Entity.tombstoned_at.is_(None)).order_by(Entity.id)).first()
 
 
 def clean_name(name: str | None) -> str | None:

@@ -79,6 +79,7 @@ class Database:
         """Checkpoint the WAL and release every connection."""
         try:
             with self.engine.begin() as conn:
+                conn.exec_driver_sql("PRAGMA optimize")  # keeps the planner's statistics fresh (SQLite ≥ 3.18)
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self.engine.dispose()
