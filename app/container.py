@@ -31,6 +31,7 @@ class Container:
         self._encoder = None
         self._encoder_lock = threading.Lock()
         self._vectors: VectorStore | None = None
+        self._transcriber = None
 
     @property
     def encoder(self):
@@ -42,6 +43,22 @@ class Container:
 
                     self._encoder = load_encoder(self.settings.encoder_backend)
         return self._encoder
+
+    def transcribe(self, path) -> str:
+        """Speech to text with the configured Whisper model (converted once, loaded on first use)."""
+        with self._encoder_lock:
+            if self._transcriber is None:
+                from app.models.transcribe import Transcriber
+
+                self._transcriber = Transcriber.from_settings(self.settings)
+        return self._transcriber.transcribe(path).text
+
+    def ingestors(self) -> list:
+        """Every ingestor, with the voice ingestor wired to this container's speech-to-text."""
+        from ingestors.registry import all_ingestors
+        from ingestors.voice import VoiceIngestor
+
+        return [*all_ingestors(), VoiceIngestor(self.transcribe)]
 
     @property
     def vectors(self) -> VectorStore:

@@ -58,7 +58,7 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
             src = s.get(Source, row.source_id)
             sender = s.get(Entity, row.sender_entity_id) if row.sender_entity_id else None
             when = ensure_utc(row.sent_at)
-            text = (f"{row.subject}\n\n{row.text}" if row.subject and row.kind != "photo" else row.text).strip()
+            text = (f"{row.subject}\n\n{row.text}" if row.subject and row.kind not in ("photo", "voice") else row.text).strip()
             results.append(AskResult(text=text, source=src.path if src else "", when=when.isoformat() if when else None,
                                      score=round(float(score), 6), record_id=rid, subject=row.subject,
                                      sender=sender.canonical_name if sender else None))

@@ -221,7 +221,7 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
                     if kind not in kinds:
                         continue
                 src = s.get(Source, r.source_id)
-                text = f"{r.subject}\n{r.text}" if r.subject and r.kind != "photo" else r.text
+                text = f"{r.subject}\n{r.text}" if r.subject and r.kind not in ("photo", "voice") else r.text
                 hits.append(SearchHit("chunk", r.id, text[:600], round(1 - dist, 4), when=_iso(r.sent_at),
                                       source=src.path if src else None))
     hits.sort(key=lambda h: -h.score)

@@ -249,6 +249,7 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
     for m in missing:
         report.errors.append(IngestError(m, "no such file or folder"))
     batch_size = max(1, c.settings.ingest_batch_size)
+    pool = c.ingestors()
 
     def tick(current: str) -> None:
         if progress:
@@ -262,7 +263,7 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         tick(str(path))
         file_errors: list[IngestError] = []
         try:
-            ing = ingestor_for(path)
+            ing = ingestor_for(path, pool)
         except InputError as exc:  # the file's first bytes could not even be read
             ing = None
             file_errors.append(IngestError(str(path), exc.reason))

@@ -1,0 +1,61 @@
+"""Voice memos: transcribed by an injected function; time from the creation_time tag, else unknown."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputError
+from ingestors.registry import ingestor_for
+from ingestors.voice import VoiceIngestor, recording_time
+
+
+def silent_wav(path: Path, seconds: float = 0.5) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(b"\x00\x00" * int(16000 * seconds))
+    return path
+
+
+def test_transcript_becomes_the_record_text_and_unknown_time_stays_unknown(tmp_path):
+    wav = silent_wav(tmp_path / "memo.wav")
+    ing = VoiceIngestor(lambda p: f"  hello from {Path(p).name}  ")
+    [rec] = list(ing.read(wav))
+    assert (rec.kind, rec.text, rec.sent_at) == ("voice", "hello from memo.wav", None)
+    assert any("recording time unknown" in n for n in rec.notes)
+
+
+def test_no_speech_to_text_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="speech-to-text is not set up"):
+        list(VoiceIngestor(None).read(silent_wav(tmp_path / "a.wav")))
+
+
+def test_a_failing_transcriber_names_the_file(tmp_path):
+    def boom(p):
+        raise RuntimeError("decoder exploded")
+    with pytest.raises(InputError) as err:
+        list(VoiceIngestor(boom).read(silent_wav(tmp_path / "b.wav")))
+    assert err.value.path.endswith("b.wav") and "decoder exploded" in err.value.reason
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_creation_time_tag_is_the_recording_time(tmp_path):
+    src = silent_wav(tmp_path / "raw.wav")
+    tagged = tmp_path / "tagged.m4a"
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(src), "-metadata", "creation_time=2024-03-05T07:08:09Z",
+                    str(tagged)], check=True)
+    assert recording_time(tagged) == datetime(2024, 3, 5, 7, 8, 9, tzinfo=timezone.utc)
+
+
+def test_registry_picks_the_voice_ingestor_by_suffix_and_by_sniffing(tmp_path, corpus):
+    pool = [VoiceIngestor(lambda p: "x")]
+    assert ingestor_for(corpus / "audio" / "jfk.flac", pool).name == "voice"
+    bare = tmp_path / "noext"
+    bare.write_bytes((corpus / "audio" / "jfk.flac").read_bytes()[:4096])
+    assert ingestor_for(bare, pool).name == "voice"
