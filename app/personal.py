@@ -129,7 +129,13 @@ class PersonalService:
         """The person's brief at ``now`` (default: core.clock.now()), observations ranked against ``context``."""
         pid = self.resolve_person(person_ref)
         emb = self.c.encoder.encode([context])[0] if context.strip() else None
-        return assemble(self.ledger, pid, now or clock.now(), context=context, context_embedding=emb)
+        b = assemble(self.ledger, pid, now or clock.now(), context=context, context_embedding=emb)
+        if not b.person.name:  # people known only from mail or photos have no ledger profile name yet
+            with self.c.db.session() as s:
+                e = s.get(Entity, pid)
+                if e is not None:
+                    b.person.name = e.canonical_name
+        return b
 
     def system_prompt(self, person_ref, context: str = "") -> str:
         """The brief rendered for the chat model's system prompt."""

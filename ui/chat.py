@@ -1,12 +1,28 @@
-"""The Chat tab: ask a question, see the best matching memories as cards (text, source, time, score)."""
+"""The Chat tab: a conversation with Kith over your own memories.
+
+Left, the transcript (your messages and Kith's replies as bubbles; replies stream in as the
+model writes them, and Stop cancels).  Right, the inspector: *Memories used* (what was recalled
+for the last turn, with sources; the ones the reply cites are marked) and *Brief* (what Kith has
+learned about how the current conversation partner -- you, by default -- likes to be written to).
+
+Every turn runs :class:`app.loop.ConversationLoop` on the worker, so loading a local model the
+first time never freezes the window.  With no model configured (or one that fails to load) the
+reply is the memory answer and a banner says how to choose a model (the Settings tab).
+"Write to…" drafts a message to the chosen person with :meth:`app.personal.PersonalService.writing_help`.
+"""
 from __future__ import annotations
 
 import html
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QScrollArea,
-                               QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QScrollArea, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.operations.types import AskResult
 from ui import format_when, header
@@ -19,11 +35,44 @@ EMPTY_MEMORY = "Your memory is empty. Add mail, photos or folders in the Inbox t
 NO_MATCH = ("Nothing in memory matches that. If you have not added anything yet, "
             "drop some files into the Inbox tab first.")
 WELCOME = "Ask about the people, places and things in your archives, e.g. \u201cwhere did we go in June?\u201d"
+NO_MODEL_BANNER = ("<b>No chat model is configured</b> \u2014 Kith answers from your memories alone. "
+                   "To get written answers, choose a model in the <b>Settings</b> tab "
+                   "(the built-in SmolLM2 works offline, or point Kith at Ollama / LM Studio).")
+MODEL_FAILED_BANNER = ("<b>The chat model could not be used</b> ({error}) \u2014 this answer comes from your "
+                       "memories alone. Check the model in the <b>Settings</b> tab.")
+DEFAULT_DRAFT_REQUEST = "Write a short, friendly message to catch up."
+OWNER = None  # the partner combo's data for "you" (the owner)
+
+CHAT_STYLE = """
+QFrame#banner { background: #fff7e6; border: 1px solid #f0c36d; border-radius: 8px; }
+QFrame#banner QLabel { color: #5c3d00; }
+QScrollArea#transcript { background: #ffffff; border: 1px solid #d6d9de; border-radius: 8px; }
+QWidget#transcriptBody { background: #ffffff; }
+QFrame#userBubble { background: #2f6fde; border-radius: 10px; }
+QFrame#userBubble QLabel { color: #ffffff; }
+QFrame#assistantBubble { background: #f1f3f6; border: 1px solid #e1e5ea; border-radius: 10px; }
+QFrame#draftBubble { background: #f3f0ff; border: 1px solid #cfc4f5; border-radius: 10px; }
+QLabel#bubbleTitle { font-weight: bold; color: #4b3b9a; }
+QLabel#bubbleMeta { color: #6b7280; font-size: 11px; }
+QFrame#inspector { background: #ffffff; border: 1px solid #d6d9de; border-radius: 8px; }
+QLabel#sectionTitle { font-weight: bold; font-size: 14px; color: #111827; }
+QFrame#citedCard { background: #f2f8f1; border: 1px solid #8cc084; border-radius: 8px; }
+QLabel#citedMark { color: #1f6b2a; background: #dcefd9; border-radius: 4px; padding: 1px 6px; }
+QTextBrowser#briefView { border: 1px solid #e5e7eb; border-radius: 6px; background: #fbfbfc; }
+"""
+
+ModelFactory = Callable[[], Any]
+
+
+def _clip_words(line: str, longest: int = 48) -> str:
+    """Cut words longer than ``longest`` characters (rules of ``*****``, long URLs) so labels can wrap."""
+    return " ".join(w if len(w) <= longest else w[:longest] + "\u2026" for w in line.split())
 
 
 def preview_text(text: str, lines: int = PREVIEW_LINES, limit: int = PREVIEW_CHARS) -> str:
-    """The first few non-empty lines of ``text`` (bare ``>`` quote lines skipped), cut at ``limit`` characters."""
-    kept = [" ".join(line.split()) for line in text.splitlines() if line.strip(" \t>")]
+    """The first few non-empty lines of ``text`` (bare ``>`` quote lines skipped), cut at ``limit`` characters;
+    very long words are shortened so the text can wrap."""
+    kept = [_clip_words(line) for line in text.splitlines() if line.strip(" \t>")]
     out = "\n".join(kept[:lines])
     more = len(kept) > lines
     if len(out) > limit:
@@ -38,17 +87,272 @@ def _ask(container, question: str) -> list[AskResult]:
     return ask(container, question)
 
 
-class ResultCard(QFrame):
-    """One answer: title line (subject / sender), the first lines of text, then source, time and score."""
+def _add(layout, widget: QWidget) -> QWidget:
+    """Add ``widget`` to ``layout`` and show it now (a layout only shows new children on the next event loop pass)."""
+    layout.addWidget(widget)
+    widget.show()
+    return widget
 
-    def __init__(self, index: int, result: AskResult, parent: QWidget | None = None):
+
+def open_path(path: str) -> bool:
+    """Open a local file with the system's viewer; False when it does not exist."""
+    if not path or not Path(path).exists():
+        return False
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(path).resolve())))
+
+
+# ------------------------------------------------------------------------------------------- worker side
+
+
+@dataclass
+class TurnOutcome:
+    """What a chat turn hands back to the window (built on the worker)."""
+
+    result: Any                        # app.loop.TurnResult
+    memories: list[AskResult]          # the memories used, in prompt order, as AskResults
+    cited: set[int] = field(default_factory=set)   # their numbers (1-based) that the reply cites
+    brief: dict | None = None          # the partner's brief (Brief.to_json()) or None
+    brief_error: str = ""
+    model_error: str = ""              # why the model was not used (load/stream failure), "" if it was
+
+
+@dataclass
+class DraftOutcome:
+    """A "Write to…" draft."""
+
+    person: str
+    text: str
+    no_model: bool
+    model_error: str = ""
+    cancelled: bool = False
+
+
+class ChatSession:
+    """The conversation's worker-side state: the loop, the model and the personalization service.
+
+    Only touched from the job running a turn (one at a time), never from the UI thread
+    except :meth:`reset_model` / :meth:`close`, which only set flags or close after the worker stopped.
+    """
+
+    def __init__(self, container, model_factory: ModelFactory | None = None):
+        self.c = container
+        self.model_factory = model_factory
+        self.loop = None
+        self.model = None
+        self.model_error = ""
+        self._personal = None
+        self._model_stale = False
+        self._last_reply_at: datetime | None = None
+        self._lock = threading.Lock()
+
+    # -- model ---------------------------------------------------------------------------
+    def reset_model(self) -> None:
+        """The model settings changed: build the model again before the next turn."""
+        self._model_stale = True
+
+    def get_model(self, report: Callable[[dict], None] | None = None):
+        """The chat model (built and loaded on first use; NoModel when it cannot be loaded)."""
+        from app.models.llm import NoModel
+
+        if self.model is not None and not self._model_stale:
+            return self.model
+        self._model_stale = False
+        self.model_error = ""
+        try:
+            if self.model_factory is not None:
+                if report:
+                    report({"kind": "loading", "text": "Loading the chat model\u2026"})
+                model = self.model_factory()
+            else:
+                from app.models.registry import build_chat_model
+
+                if report:
+                    report({"kind": "loading", "text": "Preparing the chat model (the first time takes a while)\u2026"})
+
+                def progress(stage: str, fraction: float) -> None:
+                    if report:
+                        report({"kind": "loading", "text": f"Preparing the chat model: {stage} ({fraction:.0%})"})
+                model = build_chat_model(self.c.settings, progress=progress)
+            if getattr(model, "available", False) and hasattr(model, "load"):
+                if report:
+                    report({"kind": "loading", "text": f"Loading {Path(str(model.name)).name}\u2026"})
+                model.load()
+        except Exception as exc:  # noqa: BLE001 - a model that does not load must not stop the chat
+            from ui.worker import describe_error
+
+            self.model_error = describe_error(exc)
+            model = NoModel()
+        self.model = model
+        if self.loop is not None:
+            self.loop.model = model
+        return model
+
+    # -- personalization -------------------------------------------------------------------
+    def personal(self):
+        """The :class:`app.personal.PersonalService` (made on first use)."""
+        with self._lock:
+            if self._personal is None:
+                from app.personal import PersonalService
+
+                self._personal = PersonalService(self.c)
+            return self._personal
+
+    def partner_id(self, partner) -> int:
+        """The entity id of the conversation partner (``None`` = the owner)."""
+        svc = self.personal()
+        return svc.owner_id() if partner is None else svc.resolve_person(partner)
+
+    # -- the loop ----------------------------------------------------------------------------
+    def get_loop(self, report=None):
+        """The conversation loop (made on first use, with the model)."""
+        from app.loop import ConversationLoop
+
+        model = self.get_model(report)
+        if self.loop is None:
+            self.loop = ConversationLoop.for_container(self.c, model=model)
+        return self.loop
+
+    def turn(self, text: str, partner, job: Job) -> TurnOutcome:
+        """Run one turn (worker thread): stream the reply through ``job.report``."""
+        from app.models.llm import ModelError, NoModel
+
+        loop = self.get_loop(job.report)
+        recalled: dict[str, list] = {}
+
+        def recall(q: str):
+            res = _ask(self.c, q)  # looked up at call time (tests replace it)
+            recalled["results"] = list(res)
+            return res
+
+        loop.recall = recall
+        svc = None
+        try:
+            svc = self.personal()
+            pid = self.partner_id(partner)
+            loop.brief = lambda q, pid=pid: svc.system_prompt(pid, q)
+        except Exception:  # noqa: BLE001 - no brief is no reason to fail the turn
+            loop.brief = None
+        if svc is not None:
+            prev_at = self._last_reply_at
+
+            def observe(user_text, previous):
+                now = datetime.now(timezone.utc)
+                return svc.observe_owner_turn(previous, prev_at or now, user_text, now,
+                                              conversation=loop.conversation)
+            loop.observe = observe
+        job.report({"kind": "recall", "text": ""})
+        pieces: list[str] = []
+
+        def on_token(piece: str) -> None:
+            pieces.append(piece)
+            job.report({"kind": "text", "text": "".join(pieces)})
+
+        model_error = self.model_error if not getattr(loop.model, "available", False) else ""
+        try:
+            result = loop.turn(text, on_token=on_token, cancel=job.cancel_event)
+        except ModelError as exc:
+            if pieces:
+                raise
+            # the model failed before it said anything: answer from memory this time
+            from ui.worker import describe_error
+
+            model_error = describe_error(exc)
+            model, loop.model = loop.model, NoModel()
+            try:
+                result = loop.turn(text, on_token=on_token, cancel=job.cancel_event)
+            finally:
+                loop.model = model
+        self._last_reply_at = datetime.now(timezone.utc)
+
+        by_ref: dict[Any, AskResult] = {}
+        for r in recalled.get("results", []):
+            if isinstance(r, AskResult):
+                by_ref.setdefault(r.record_id, r)
+        memories = []
+        for m in result.memories:
+            hit = by_ref.get(m.ref)
+            memories.append(hit if hit is not None else
+                            AskResult(text=m.text, source=m.source, when=m.when, score=m.score,
+                                      record_id=m.ref if isinstance(m.ref, int) else 0))
+        cited = {m.number for m in result.cited} if not result.no_model else set()
+        brief, brief_error = None, ""
+        if svc is not None:
+            try:
+                brief = svc.brief(self.partner_id(partner), context=text).to_json()
+            except Exception as exc:  # noqa: BLE001
+                from ui.worker import describe_error
+
+                brief_error = describe_error(exc)
+        return TurnOutcome(result, memories, cited, brief, brief_error, model_error)
+
+    def brief(self, partner) -> dict:
+        """The partner's brief as JSON (worker thread)."""
+        svc = self.personal()
+        return svc.brief(self.partner_id(partner)).to_json()
+
+    def draft(self, partner, name: str, request: str, job: Job) -> DraftOutcome:
+        """Draft a message to ``partner`` with the model (worker thread), streaming through ``job.report``."""
+        svc = self.personal()
+        pid = self.partner_id(partner)
+        messages = [dict(m) for m in svc.writing_help(pid, request)]
+        # The ledger may not know the person's name yet (only people met in imported chats have one):
+        # name them as the window does rather than "person 12".
+        messages[0]["content"] = (messages[0]["content"].replace(f"person {pid}", name)
+                                  .replace(f"from the owner to {pid} ", f"from the owner to {name} "))
+        model = self.get_model(job.report)
+        if not getattr(model, "available", False):
+            guide = [line for line in messages[0]["content"].split("\n\nDraft a message")[0].splitlines()
+                     if line.startswith("- ")]
+            text = "No chat model is configured, so Kith cannot write the draft itself. "
+            text += (f"What it has learned about writing to {name}:\n\n" + "\n".join(guide) if guide else
+                     f"It has not learned yet how {name} likes to be written to (that comes from imported chats).")
+            job.report({"kind": "text", "text": text})
+            return DraftOutcome(name, text, True, self.model_error)
+        pieces: list[str] = []
+        for piece in model.stream(messages, max_tokens=400, cancel=job.cancel_event):
+            pieces.append(piece)
+            job.report({"kind": "text", "text": "".join(pieces)})
+        return DraftOutcome(name, "".join(pieces).strip(), False, "", job.cancelled)
+
+    def new_conversation(self) -> None:
+        """Forget the conversation so far (worker thread): close the personalization session."""
+        if self._personal is not None and self.loop is not None:
+            try:
+                self._personal.close_session(conversation=self.loop.conversation)
+            except Exception:  # noqa: BLE001
+                pass
+        self.loop = None
+        self._last_reply_at = None
+
+    def close(self) -> None:
+        """Close the personalization ledger (after the worker stopped)."""
+        if self._personal is not None:
+            try:
+                self._personal.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self._personal = None
+
+
+# ------------------------------------------------------------------------------------------- widgets
+
+
+class ResultCard(QFrame):
+    """One memory: title line (subject / sender), the first lines of text, then source, time and score.
+
+    ``cited`` marks the memories the reply cites; the source is a link that opens the file.
+    """
+
+    def __init__(self, index: int, result: AskResult, parent: QWidget | None = None, cited: bool = False,
+                 compact: bool = False):
         super().__init__(parent)
         self.result = result
-        self.setObjectName("card")
+        self.cited = cited
+        self.setObjectName("citedCard" if cited else "card")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(14, 10, 14, 10)
-        lay.setSpacing(5)
+        lay.setContentsMargins(12, 8, 12, 8) if compact else lay.setContentsMargins(14, 10, 14, 10)
+        lay.setSpacing(4)
 
         body_text = result.text.strip()
         if result.subject and body_text.startswith(result.subject):
@@ -61,71 +365,204 @@ class ResultCard(QFrame):
             title_text += f" \u2014 from {result.sender}"
 
         top = QHBoxLayout()
-        title = QLabel(f"{index}. {title_text}")
+        title = QLabel(_clip_words(f"[{index}] {title_text}" if compact else f"{index}. {title_text}", 40))
+        title.setMinimumWidth(1)
         title.setObjectName("cardTitle")
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setWordWrap(True)
-        score = QLabel(f"score {result.score:.4f}")
+        top.addWidget(title, 1)
+        if cited:
+            mark = QLabel("cited")
+            mark.setObjectName("citedMark")
+            mark.setToolTip("The reply cites this memory")
+            top.addWidget(mark, 0, Qt.AlignmentFlag.AlignTop)
+        score = QLabel(f"{result.score:.3f}" if compact else f"score {result.score:.4f}")
         score.setObjectName("score")
         score.setToolTip("Reciprocal-rank-fusion score of full-text and meaning search (higher is better)")
-        top.addWidget(title, 1)
         top.addWidget(score, 0, Qt.AlignmentFlag.AlignTop)
         lay.addLayout(top)
 
         if body_text:
-            body = QLabel(preview_text(body_text))
+            body = QLabel(preview_text(body_text, lines=3 if compact else PREVIEW_LINES))
             body.setTextFormat(Qt.TextFormat.PlainText)
             body.setWordWrap(True)
+            body.setMinimumWidth(1)
             body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             lay.addWidget(body)
 
         src = result.source or "unknown source"
-        meta = QLabel(f"<b>Source</b> {html.escape(Path(src).name or src)}&nbsp;&nbsp;&nbsp;"
-                      f"<b>When</b> {html.escape(format_when(result.when))}")
+        name = html.escape(Path(src).name or src)
+        link = f"<a href=\"{html.escape(src)}\">{name}</a>" if result.source else name
+        meta = QLabel(f"<b>Source</b> {link}&nbsp;&nbsp;&nbsp;<b>When</b> {html.escape(format_when(result.when))}")
         meta.setObjectName("cardMeta")
         meta.setTextFormat(Qt.TextFormat.RichText)
+        meta.setWordWrap(True)
+        meta.setMinimumWidth(1)
         meta.setToolTip(src)
+        meta.linkActivated.connect(open_path)
         lay.addWidget(meta)
 
 
+class Bubble(QFrame):
+    """One message in the transcript: ``role`` is ``user``, ``assistant`` or ``draft``."""
+
+    def __init__(self, role: str, text: str = "", title: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.role = role
+        self.setObjectName({"user": "userBubble", "draft": "draftBubble"}.get(role, "assistantBubble"))
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 8, 12, 8)
+        lay.setSpacing(3)
+        self.title = QLabel(title)
+        self.title.setObjectName("bubbleTitle")
+        self.title.setVisible(bool(title))
+        lay.addWidget(self.title)
+        self.label = QLabel(text)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        lay.addWidget(self.label)
+        self.meta = QLabel("")
+        self.meta.setObjectName("bubbleMeta")
+        self.meta.hide()
+        lay.addWidget(self.meta)
+
+    def text(self) -> str:
+        """The message text as shown."""
+        return self.label.text()
+
+    def set_text(self, text: str) -> None:
+        self.label.setText(text)
+
+    def set_meta(self, text: str) -> None:
+        self.meta.setText(text)
+        self.meta.setVisible(bool(text))
+
+
 class ChatWidget(QWidget):
-    """Ask a question of memory; runs :func:`app.operations.ask.ask` on the worker.
+    """A conversation with Kith; each turn runs :class:`app.loop.ConversationLoop` on the worker.
+
+    Args:
+        container: the services.
+        worker: the window's worker.
+        model_factory: ``() -> ChatModel``; default: the model the settings describe
+            (``app.models.registry.build_chat_model``), built and loaded on the worker at the first turn.
 
     Signals:
-        askFinished(object): the list of :class:`AskResult` (possibly empty).
+        askFinished(object): after each turn, the memories used (a list of :class:`AskResult`, maybe empty).
         askFailed(str): a message; also shown inline.
+        turnFinished(object): the :class:`TurnOutcome`.
+        draftFinished(object): the :class:`DraftOutcome` of "Write to…".
+        openSettings(): the banner's "Open Settings" was clicked.
     """
 
     askFinished = Signal(object)
     askFailed = Signal(str)
+    turnFinished = Signal(object)
+    draftFinished = Signal(object)
+    briefLoaded = Signal(object)
+    openSettings = Signal()
 
-    def __init__(self, container, worker: Worker, parent: QWidget | None = None):
+    def __init__(self, container, worker: Worker, parent: QWidget | None = None,
+                 model_factory: ModelFactory | None = None):
         super().__init__(parent)
         self._container = container
         self._worker = worker
+        self.session = ChatSession(container, model_factory)
         self._job: Job | None = None
+        self._brief_gen = 0
         self._memory_empty: bool | None = None
         self._suggestions: list[str] = []
+        self._live: Bubble | None = None
         self.results: list[AskResult] = []
+        self.bubbles: list[Bubble] = []
+        self.last_outcome: TurnOutcome | None = None
+        self.last_brief: dict | None = None
+        self.setStyleSheet(CHAT_STYLE)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(18, 14, 18, 12)
-        lay.setSpacing(10)
-        lay.addWidget(header("Chat", "Ask anything; Kith answers from your own archives only \u2014 "
-                                     "each answer shows where it came from, when, and how well it matched."))
+        lay.setSpacing(8)
+        lay.addWidget(header("Chat", "Talk with Kith about your life; it answers from your own archives only, "
+                                     "and the panel on the right shows which memories it used and where they "
+                                     "came from."))
+
+        # The no-model banner.
+        self.banner = QFrame()
+        self.banner.setObjectName("banner")
+        brow = QHBoxLayout(self.banner)
+        brow.setContentsMargins(12, 8, 12, 8)
+        self.banner_text = QLabel(NO_MODEL_BANNER)
+        self.banner_text.setTextFormat(Qt.TextFormat.RichText)
+        self.banner_text.setWordWrap(True)
+        self.banner_button = QPushButton("Open Settings")
+        self.banner_button.clicked.connect(self.openSettings)
+        brow.addWidget(self.banner_text, 1)
+        brow.addWidget(self.banner_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.banner.hide()
+        lay.addWidget(self.banner)
+
+        # Partner and "Write to…".
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Person:"))
+        self.partner_combo = QComboBox()
+        self.partner_combo.setMinimumWidth(220)
+        self.partner_combo.setToolTip("Whose brief guides the conversation; \u201cWrite to\u2026\u201d drafts to them")
+        self.partner_combo.addItem("You (the owner)", OWNER)
+        self.partner_combo.currentIndexChanged.connect(self._on_partner)
+        self.write_button = QPushButton("Write to\u2026")
+        self.write_button.setToolTip("Draft a message to the chosen person (what to say: the text in the box, "
+                                     "or a friendly catch-up), in the way they like to be written to")
+        self.write_button.setEnabled(False)
+        self.write_button.clicked.connect(lambda: self.write_to())
+        self.new_button = QPushButton("New conversation")
+        self.new_button.clicked.connect(self.new_conversation)
+        bar.addWidget(self.partner_combo)
+        bar.addWidget(self.write_button)
+        bar.addStretch(1)
+        bar.addWidget(self.new_button)
+        lay.addLayout(bar)
+
+        # Transcript | inspector.
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        left = QWidget()
+        left_lay = QVBoxLayout(left)
+        left_lay.setContentsMargins(0, 0, 0, 0)
+        left_lay.setSpacing(8)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("transcript")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._body = QWidget()
+        self._body.setObjectName("transcriptBody")
+        self._msgs = QVBoxLayout(self._body)
+        self._msgs.setContentsMargins(10, 10, 10, 10)
+        self._msgs.setSpacing(10)
+        self.scroll.setWidget(self._body)
+        self.scroll.verticalScrollBar().rangeChanged.connect(self._stick_to_bottom)
+        self._follow = True
+        self.scroll.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        left_lay.addWidget(self.scroll, 1)
 
         row = QHBoxLayout()
         self.input = QLineEdit()
-        self.input.setPlaceholderText("Ask your memory\u2026  (Enter to ask)")
+        self.input.setPlaceholderText("Message Kith\u2026  (Enter to send)")
         self.input.setClearButtonEnabled(True)
         self.input.returnPressed.connect(self.submit)
-        self.ask_button = QPushButton("Ask")
+        self.ask_button = QPushButton("Send")
         self.ask_button.setObjectName("primary")
         self.ask_button.setDefault(True)
         self.ask_button.clicked.connect(self.submit)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the reply here (what was written so far is kept)")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
         row.addWidget(self.input, 1)
         row.addWidget(self.ask_button)
-        lay.addLayout(row)
+        row.addWidget(self.stop_button)
+        left_lay.addLayout(row)
 
         status_row = QHBoxLayout()
         self.busy = QProgressBar()
@@ -139,125 +576,455 @@ class ChatWidget(QWidget):
         self.status.setWordWrap(True)
         status_row.addWidget(self.busy)
         status_row.addWidget(self.status, 1)
-        lay.addLayout(status_row)
+        left_lay.addLayout(status_row)
+        self.splitter.addWidget(left)
 
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("results")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self._body = QWidget()
-        self._body.setObjectName("resultsBody")
-        self._cards = QVBoxLayout(self._body)
-        self._cards.setContentsMargins(0, 0, 6, 0)
-        self._cards.setSpacing(8)
-        self.scroll.setWidget(self._body)
-        lay.addWidget(self.scroll, 1)
+        self.splitter.addWidget(self._build_inspector())
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([640, 400])
+        lay.addWidget(self.splitter, 1)
+
         self._show_placeholder(WELCOME)
+        self._show_memories_placeholder("The memories Kith recalls for each message appear here, "
+                                        "with where they came from.")
+
+    def _build_inspector(self) -> QWidget:
+        box = QFrame()
+        box.setObjectName("inspector")
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(10, 8, 10, 8)
+        lay.setSpacing(6)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+
+        mem = QWidget()
+        mlay = QVBoxLayout(mem)
+        mlay.setContentsMargins(0, 0, 0, 0)
+        mlay.setSpacing(4)
+        t = QLabel("Memories used")
+        t.setObjectName("sectionTitle")
+        self.memories_hint = QLabel("")
+        self.memories_hint.setObjectName("muted")
+        self.memories_hint.setWordWrap(True)
+        mlay.addWidget(t)
+        mlay.addWidget(self.memories_hint)
+        self.mem_scroll = QScrollArea()
+        self.mem_scroll.setObjectName("results")
+        self.mem_scroll.setWidgetResizable(True)
+        self.mem_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.mem_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._mem_body = QWidget()
+        self._mem_body.setObjectName("resultsBody")
+        self._cards = QVBoxLayout(self._mem_body)
+        self._cards.setContentsMargins(0, 0, 4, 0)
+        self._cards.setSpacing(6)
+        self.mem_scroll.setWidget(self._mem_body)
+        mlay.addWidget(self.mem_scroll, 1)
+        split.addWidget(mem)
+
+        br = QWidget()
+        blay = QVBoxLayout(br)
+        blay.setContentsMargins(0, 6, 0, 0)
+        blay.setSpacing(4)
+        self.brief_title = QLabel("Brief \u2014 you")
+        self.brief_title.setObjectName("sectionTitle")
+        blay.addWidget(self.brief_title)
+        self.brief_view = QTextBrowser()
+        self.brief_view.setObjectName("briefView")
+        self.brief_view.setOpenLinks(False)
+        self.brief_view.setHtml(_muted_html("How you (or the person chosen above) like to be written to: "
+                                            "it fills in as Kith learns from your chats."))
+        blay.addWidget(self.brief_view, 1)
+        split.addWidget(br)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 1)
+        return box
 
     # -- state --------------------------------------------------------------------------
     @property
     def busy_running(self) -> bool:
-        """True while a question is being answered."""
+        """True while a turn or a draft is running."""
         return self._job is not None
 
     def set_known(self, rows: list) -> None:
-        """Told by the window what memory holds (the entity rows), so an idle Chat can say what to do
-        first, or suggest a few names to ask about."""
+        """Told by the window what memory holds (the entity rows): fills the person list, and lets an
+        idle Chat say what to do first, or suggest a few names to ask about."""
         self._memory_empty = not rows
-        people = [r.name for r in rows if r.kind == "person" and "@" not in r.name][:3]
+        people = [r for r in rows if r.kind == "person" and "@" not in r.name]
         places = [r.name for r in rows if r.kind == "place"][:2]
-        self._suggestions = people + places
-        if not self.results and self._job is None:
+        self._suggestions = [r.name for r in people[:3]] + places
+        current = self.partner_combo.currentData()
+        self.partner_combo.blockSignals(True)
+        self.partner_combo.clear()
+        self.partner_combo.addItem("You (the owner)", OWNER)
+        for r in sorted(people, key=lambda r: r.name.casefold()):
+            self.partner_combo.addItem(r.name, r.id)
+        idx = self.partner_combo.findData(current)
+        self.partner_combo.setCurrentIndex(max(0, idx))
+        self.partner_combo.blockSignals(False)
+        self._update_buttons()
+        if not self.bubbles and self._job is None:
             self._show_placeholder(EMPTY_MEMORY if self._memory_empty else WELCOME, self._suggestions)
 
-    # -- asking -------------------------------------------------------------------------
+    def partner(self):
+        """The chosen person's entity id (None: the owner)."""
+        return self.partner_combo.currentData()
+
+    def set_partner(self, name_or_id) -> bool:
+        """Choose the conversation partner by name or id; False when not in the list."""
+        for i in range(self.partner_combo.count()):
+            if self.partner_combo.itemData(i) == name_or_id or self.partner_combo.itemText(i) == name_or_id:
+                self.partner_combo.setCurrentIndex(i)
+                return True
+        return False
+
+    def model_settings_changed(self) -> None:
+        """The model settings were saved: the next turn builds the model again."""
+        self.session.reset_model()
+        self.banner.hide()
+
+    # -- a turn -------------------------------------------------------------------------
     def ask(self, question: str) -> Job | None:
-        """Put ``question`` in the box and ask it (for code and tests)."""
+        """Put ``question`` in the box and send it (for code and tests)."""
         self.input.setText(question)
         return self.submit()
 
     def submit(self) -> Job | None:
-        """Ask the question in the box on the worker; ignored while one is running or when blank."""
-        question = self.input.text().strip()
+        """Send the message in the box as a chat turn on the worker; ignored while one runs or when blank."""
+        text = self.input.text().strip()
         if self._job is not None:
             return None
-        if not question:
-            self.status.setObjectName("muted")
-            self.status.setText("Type a question first.")
-            self._restyle(self.status)
+        if not text:
+            self._set_status("Type a message first.")
             return None
-        self._set_busy(True, f"Searching memory for \u201c{question}\u201d\u2026")
-        job = self._worker.call(_ask, self._container, question, name="ask")
-        job.finished.connect(lambda res, q=question: self._on_results(q, res))
+        if not self.bubbles:
+            self._clear_transcript()
+        self.input.clear()
+        self._add_bubble("user", text)
+        self._live = self._add_bubble("assistant", "\u2026")
+        partner = self.partner()
+        job = self._worker.submit(lambda j: self.session.turn(text, partner, j), name="chat-turn")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_turn)
         job.failed.connect(self._on_failed)
         self._job = job
+        self._set_busy(True, "Recalling memories\u2026")
         return job
 
-    def _on_results(self, question: str, results: list[AskResult]) -> None:
+    def stop(self) -> None:
+        """Stop the running reply (what was written so far is kept)."""
+        if self._job is not None:
+            self._job.cancel()
+            self.stop_button.setEnabled(False)
+            self._set_status("Stopping\u2026")
+
+    def _on_progress(self, value) -> None:
+        if not isinstance(value, dict):
+            return
+        kind, text = value.get("kind"), value.get("text", "")
+        if kind == "loading":
+            self._set_status(text)
+        elif kind == "recall":
+            self._set_status("Recalling memories and writing\u2026")
+        elif kind == "text" and self._live is not None:
+            self._live.set_text(text)
+            self._set_status("Writing\u2026 (Stop keeps what is written)")
+
+    def _on_turn(self, outcome: TurnOutcome) -> None:
         self._job = None
-        self.results = list(results)
-        self._clear_cards()
-        if not results:
-            self._set_busy(False, "")
-            self._show_placeholder(EMPTY_MEMORY if self._memory_empty else NO_MATCH)
-        else:
-            self._set_busy(False, f"{len(results)} memor{'y' if len(results) == 1 else 'ies'} "
-                                  f"for \u201c{question}\u201d, best first.")
-            for i, r in enumerate(results, 1):
-                self._cards.addWidget(ResultCard(i, r))
-            self._cards.addStretch(1)
-            self.scroll.verticalScrollBar().setValue(0)
+        res = outcome.result
+        self.last_outcome = outcome
+        live, self._live = self._live, None
+        if live is not None:
+            live.set_text(self.reply_text(res))
+            bits = []
+            if res.no_model:
+                bits.append("from memory alone")
+            else:
+                bits.append(f"model: {Path(str(res.model)).name}")
+            if outcome.cited:
+                bits.append("cites " + " ".join(f"[{n}]" for n in sorted(outcome.cited)))
+            if res.cancelled:
+                bits.append("stopped")
+            live.set_meta("  \u00b7  ".join(bits))
+        self._show_banner(res.no_model, outcome.model_error)
+        self.results = list(outcome.memories)
+        self._show_memories(outcome.memories, outcome.cited)
+        if outcome.brief is not None:
+            self._show_brief(outcome.brief)
+        n = len(outcome.memories)
+        msg = f"Answered from {n} memor{'y' if n == 1 else 'ies'}." if n else "No memories matched."
+        if res.cancelled:
+            msg = "Stopped. " + msg
+        if res.warnings:
+            msg += "  (" + "; ".join(res.warnings[:2]) + ")"
+        self._set_busy(False, msg)
+        self.turnFinished.emit(outcome)
         self.askFinished.emit(self.results)
+
+    @staticmethod
+    def reply_text(res) -> str:
+        """What the transcript shows for a turn: the reply; for the memory answer (no model) its first
+        paragraph and one short line per memory (the whole memories are in the inspector)."""
+        if not res.no_model or not res.memories:
+            return res.reply or "(no reply)"
+        head = res.reply.split("\n\n", 1)[0].strip()
+        return head + "\n\n" + "\n".join(m.line(limit=160) for m in res.memories)
 
     def _on_failed(self, message: str) -> None:
         self._job = None
+        live, self._live = self._live, None
+        if live is not None:
+            if live.text() in ("", "\u2026"):
+                live.set_text("(no reply)")
+            live.set_meta("failed")
         self._set_busy(False, "")
-        self.status.setObjectName("error")
-        self.status.setText(f"Could not answer: {message}")
-        self._restyle(self.status)
+        self._set_status(f"Could not answer: {message}", error=True)
         self.askFailed.emit(message)
 
+    # -- "Write to…" --------------------------------------------------------------------
+    def write_to(self, request: str | None = None) -> Job | None:
+        """Draft a message to the chosen person (the box's text says what about; a catch-up by default)."""
+        partner = self.partner()
+        if self._job is not None or partner is OWNER:
+            return None
+        name = self.partner_combo.currentText()
+        request = (request if request is not None else self.input.text()).strip() or DEFAULT_DRAFT_REQUEST
+        if not self.bubbles:
+            self._clear_transcript()
+        self.input.clear()
+        self._add_bubble("user", f"Help me write to {name}: {request}")
+        self._live = self._add_bubble("draft", "\u2026", title=f"Draft to {name}")
+        job = self._worker.submit(lambda j: self.session.draft(partner, name, request, j), name="draft")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_draft)
+        job.failed.connect(self._on_draft_failed)
+        self._job = job
+        self._set_busy(True, f"Drafting a message to {name}\u2026")
+        return job
+
+    def _on_draft(self, outcome: DraftOutcome) -> None:
+        self._job = None
+        live, self._live = self._live, None
+        if live is not None:
+            live.set_text(outcome.text or "(empty draft)")
+            live.set_meta("no model: Kith's notes instead of a draft" if outcome.no_model
+                          else ("stopped" if outcome.cancelled else "a draft \u2014 copy it and edit it"))
+        self._show_banner(outcome.no_model, outcome.model_error)
+        self._set_busy(False, f"Draft to {outcome.person} ready." if not outcome.no_model else "")
+        self.draftFinished.emit(outcome)
+
+    def _on_draft_failed(self, message: str) -> None:
+        self._job = None
+        live, self._live = self._live, None
+        if live is not None:
+            live.set_text("(no draft)")
+        self._set_busy(False, "")
+        self._set_status(f"Could not draft: {message}", error=True)
+
+    # -- the brief ----------------------------------------------------------------------
+    def _on_partner(self, _index: int) -> None:
+        self._update_buttons()
+        self.load_brief()
+
+    def load_brief(self) -> Job:
+        """Load the chosen person's brief into the inspector (on the worker)."""
+        self._brief_gen += 1
+        gen = self._brief_gen
+        partner = self.partner()
+        self.brief_title.setText(f"Brief \u2014 {'you' if partner is OWNER else self.partner_combo.currentText()}")
+        job = self._worker.call(self.session.brief, partner, name="brief")
+        job.finished.connect(lambda b, g=gen: self._show_brief(b) if g == self._brief_gen else None)
+        job.failed.connect(lambda m, g=gen: self.brief_view.setHtml(_muted_html(f"No brief: {html.escape(m)}"))
+                           if g == self._brief_gen else None)
+        return job
+
+    def _show_brief(self, brief: dict) -> None:
+        self.last_brief = brief
+        name = "You" if self.partner() is OWNER else self.partner_combo.currentText()
+        self.brief_view.setHtml(brief_html(brief, name))
+        self.briefLoaded.emit(brief)
+
+    # -- new conversation ---------------------------------------------------------------
+    def new_conversation(self) -> None:
+        """Start over: an empty transcript and a fresh conversation history."""
+        if self._job is not None:
+            return
+        self._worker.call(self.session.new_conversation, name="new-conversation")
+        self.bubbles.clear()
+        self.results = []
+        self._clear_transcript()
+        self._show_placeholder(EMPTY_MEMORY if self._memory_empty else WELCOME, self._suggestions)
+        self._show_memories_placeholder("The memories Kith recalls for each message appear here.")
+        self._set_status("")
+
+    def shutdown(self) -> None:
+        """Called by the window once the worker has stopped."""
+        self.session.close()
+
     # -- presentation -------------------------------------------------------------------
-    def _set_busy(self, busy: bool, text: str) -> None:
+    def _show_banner(self, no_model: bool, error: str) -> None:
+        if error:
+            self.banner_text.setText(MODEL_FAILED_BANNER.format(error=html.escape(error)))
+        else:
+            self.banner_text.setText(NO_MODEL_BANNER)
+        self.banner.setVisible(no_model or bool(error))
+
+    def _update_buttons(self) -> None:
+        busy = self._job is not None
         self.ask_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        self.new_button.setEnabled(not busy)
+        self.write_button.setEnabled(not busy and self.partner() is not OWNER)
+        name = self.partner_combo.currentText() if self.partner() is not OWNER else ""
+        self.write_button.setText(f"Write to {name}\u2026" if name else "Write to\u2026")
+
+    def _set_busy(self, busy: bool, text: str) -> None:
+        self._update_buttons()
         self.busy.setVisible(busy)
-        self.status.setObjectName("muted")
+        self._set_status(text)
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status.setObjectName("error" if error else "muted")
         self.status.setText(text)
-        self._restyle(self.status)
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
 
-    @staticmethod
-    def _restyle(w: QWidget) -> None:
-        w.style().unpolish(w)
-        w.style().polish(w)
+    def _stick_to_bottom(self, _lo: int, hi: int) -> None:
+        if self._follow:
+            self.scroll.verticalScrollBar().setValue(hi)
 
-    def _clear_cards(self) -> None:
-        while self._cards.count():
-            item = self._cards.takeAt(0)
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.scroll.verticalScrollBar()
+        self._follow = value >= bar.maximum() - 4
+
+    def _clear_layout(self, layout) -> None:
+        while layout.count():
+            item = layout.takeAt(0)
             if item.widget() is not None:
+                item.widget().hide()  # gone at once, even before the deferred delete runs
                 item.widget().deleteLater()
 
+    def _clear_transcript(self) -> None:
+        self._clear_layout(self._msgs)
+        self._msgs.addStretch(1)
+
+    def _add_bubble(self, role: str, text: str, title: str = "") -> Bubble:
+        bubble = Bubble(role, text, title)
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        if role == "user":
+            h.addSpacing(80)
+            h.addWidget(bubble, 1)
+        else:
+            h.addWidget(bubble, 1)
+            h.addSpacing(80)
+        _add(self._msgs, row)
+        self.bubbles.append(bubble)
+        self._follow = True
+        return bubble
+
+    def transcript(self) -> list[tuple[str, str]]:
+        """The transcript as ``(role, text)`` pairs (for code and tests)."""
+        return [(b.role, b.text()) for b in self.bubbles]
+
     def _show_placeholder(self, text: str, suggestions: list[str] | None = None) -> None:
-        self._clear_cards()
-        self._cards.addStretch(1)
+        self._clear_layout(self._msgs)
+        self._msgs.addStretch(1)
         label = QLabel(text)
         label.setObjectName("placeholder")
         label.setWordWrap(True)
+        label.setMinimumWidth(1)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._cards.addWidget(label)
-        if suggestions:
+        _add(self._msgs, label)
+        for n in range(0, len(suggestions or []), 3):  # rows of three, so the transcript never scrolls sideways
             box = QWidget()
             row = QHBoxLayout(box)
-            row.setContentsMargins(0, 8, 0, 0)
+            row.setContentsMargins(0, 8 if n == 0 else 2, 0, 0)
             row.addStretch(1)
-            hint = QLabel("Try:")
-            hint.setObjectName("muted")
-            row.addWidget(hint)
-            for text in suggestions:
-                b = QPushButton(text)
+            if n == 0:
+                hint = QLabel("Try:")
+                hint.setObjectName("muted")
+                row.addWidget(hint)
+            for text in suggestions[n:n + 3]:
+                b = QPushButton(text if len(text) <= 32 else text[:31] + "\u2026")
+                b.setToolTip(text)
                 b.setObjectName("suggestion")
                 b.setCursor(Qt.CursorShape.PointingHandCursor)
                 b.clicked.connect(lambda _=False, q=text: self.ask(q))
                 row.addWidget(b)
             row.addStretch(1)
-            self._cards.addWidget(box)
+            _add(self._msgs, box)
+        self._msgs.addStretch(2)
+
+    def _show_memories_placeholder(self, text: str) -> None:
+        self._clear_layout(self._cards)
+        self.memories_hint.setText("")
+        label = QLabel(text)
+        label.setObjectName("placeholder")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._cards.addStretch(1)
+        _add(self._cards, label)
         self._cards.addStretch(2)
+
+    def _show_memories(self, memories: list[AskResult], cited: set[int]) -> None:
+        if not memories:
+            self._show_memories_placeholder(EMPTY_MEMORY if self._memory_empty else NO_MATCH)
+            return
+        self._clear_layout(self._cards)
+        n_cited = len(cited)
+        self.memories_hint.setText(f"{len(memories)} recalled for the last message"
+                                   + (f", {n_cited} cited by the reply" if n_cited else "") + ", best first.")
+        for i, r in enumerate(memories, 1):
+            _add(self._cards, ResultCard(i, r, cited=i in cited, compact=True))
+        self._cards.addStretch(1)
+        self.mem_scroll.verticalScrollBar().setValue(0)
+
+
+# ------------------------------------------------------------------------------------------- brief text
+
+
+def _muted_html(text: str) -> str:
+    return f"<p style='color:#6b7280'>{html.escape(text)}</p>"
+
+
+def brief_html(b: dict, fallback_name: str = "") -> str:
+    """A readable rendering of a brief's JSON (``Brief.to_json()``) for the inspector."""
+    p = b.get("person") or {}
+    style, timing, topics = b.get("style") or {}, b.get("timing") or {}, b.get("topics") or {}
+    name = html.escape(p.get("name") or fallback_name or f"person {p.get('id', '?')}")
+    n = p.get("interaction_count", 0) or 0
+    out = [f"<p><b>{name}</b> <span style='color:#6b7280'>\u2014 from {n} interaction{'s' if n != 1 else ''}"
+           f"</span></p><ul style='margin-left:-20px'>"]
+    if style.get("samples"):
+        form = style.get("formality") or {}
+        out.append(f"<li>Style: {html.escape(str(style.get('preferred_length')))} messages, "
+                   f"{html.escape(str(style.get('preferred_structure')))}; formality "
+                   f"{float(form.get('current', 0.5)):.2f} ({html.escape(str(form.get('trend', '')))}); "
+                   f"emoji {html.escape(str(style.get('emoji_usage')))}</li>")
+    hot = topics.get("hot") or []
+    if hot:
+        out.append("<li>Hot topics: " + ", ".join(f"<b>{html.escape(h['topic'])}</b> ({html.escape(h['velocity'])})"
+                                                  for h in hot) + "</li>")
+    cold = topics.get("cold") or []
+    if cold:
+        out.append("<li>Handle lightly: " + ", ".join(html.escape(c["topic"]) for c in cold) + "</li>")
+    hours = timing.get("most_active_hours") or []
+    if hours:
+        out.append(f"<li>Most responsive ({html.escape(str(timing.get('timezone', 'UTC')))}): "
+                   + ", ".join(f"{h:02d}h" for h in hours) + "</li>")
+    for pat in (b.get("what_works") or {}).get("high_engagement_patterns", []):
+        out.append(f"<li>Works: {html.escape(pat)}</li>")
+    for pat in (b.get("what_doesnt_work") or {}).get("low_engagement_patterns", []):
+        out.append(f"<li>Doesn't work: {html.escape(pat)}</li>")
+    for o in b.get("observations") or []:
+        out.append(f"<li>Observed: {html.escape(o)}</li>")
+    out.append("</ul>")
+    if len(out) == 2:
+        out = out[:1] + [_muted_html("Nothing learned yet \u2014 the brief fills in as you chat and as "
+                                     "conversations are imported.")]
+    return "".join(out)

@@ -1,4 +1,4 @@
-"""Kith's main window: Chat, Inbox and People & Places tabs over one Container and one Worker."""
+"""Kith's main window: Chat, Inbox, People & Places, Memory and Settings tabs over one Container and one Worker."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
@@ -9,7 +9,9 @@ from app.operations.types import IngestReport
 from ui import STYLE
 from ui.chat import ChatWidget
 from ui.inbox import InboxWidget
+from ui.memory_tab import MemoryWidget
 from ui.people import PeopleWidget
+from ui.settings_page import ModelsPage
 from ui.worker import Worker
 
 DEFAULT_SIZE = QSize(1100, 720)
@@ -22,6 +24,8 @@ class MainWindow(QMainWindow):
     Args:
         container: the services of the data folder shown.
         parent: normally None.
+        model_factory: ``() -> ChatModel`` for Chat (tests pass ``NoModel`` or a scripted fake);
+            default: the model the settings describe, built and loaded on the worker at the first turn.
 
     Signals:
         ingestFinished(object): relayed from the Inbox (an :class:`IngestReport`).
@@ -31,7 +35,7 @@ class MainWindow(QMainWindow):
     ingestFinished = Signal(object)
     forgetFinished = Signal(object)
 
-    def __init__(self, container, parent: QWidget | None = None):
+    def __init__(self, container, parent: QWidget | None = None, model_factory=None):
         super().__init__(parent)
         self.container = container
         self.worker = Worker(parent=self)
@@ -42,15 +46,24 @@ class MainWindow(QMainWindow):
         self.resize(DEFAULT_SIZE)
         self.setMinimumSize(760, 480)
 
-        self.chat = ChatWidget(container, self.worker)
+        self.chat = ChatWidget(container, self.worker, model_factory=model_factory)
         self.inbox = InboxWidget(container, self.worker)
         self.people = PeopleWidget(container, self.worker)
+        self.memory = MemoryWidget(container, self.worker)
+        self.settings_page = ModelsPage(container, self.worker)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(False)
         self.tabs.addTab(self.chat, "Chat")
         self.tabs.addTab(self.inbox, "Inbox")
         self.tabs.addTab(self.people, "People && Places")
+        self.tabs.addTab(self.memory, "Memory")
+        self.tabs.addTab(self.settings_page, "Settings")
         self.setCentralWidget(self.tabs)
+        self.tabs.currentChanged.connect(self._on_tab)
+
+        self.chat.openSettings.connect(lambda: self.show_tab("settings"))
+        self.settings_page.saved.connect(self.chat.model_settings_changed)
+        self.people.writeTo.connect(self._write_to)
 
         self.inbox.ingestFinished.connect(self._on_ingest_finished)
         self.inbox.ingestStarted.connect(lambda _p: self._show_activity())
@@ -90,7 +103,18 @@ class MainWindow(QMainWindow):
 
     def _on_ingest_finished(self, report: IngestReport) -> None:
         self.people.refresh()
+        self.memory.mark_stale()
         self.ingestFinished.emit(report)
+
+    def _on_tab(self, index: int) -> None:
+        if self.tabs.widget(index) is self.memory:
+            self.memory.refresh_if_stale()
+
+    def _write_to(self, entity_id: int) -> None:
+        """People & Places asked to write to someone: pick them in Chat and start a draft."""
+        self.show_tab("chat")
+        if self.chat.set_partner(entity_id):
+            self.chat.write_to()
 
     def _on_entities(self, rows) -> None:
         self.chat.set_known(rows)
@@ -113,7 +137,10 @@ class MainWindow(QMainWindow):
         if self._closed:
             return True
         self._closed = True
-        return self.worker.shutdown(timeout_ms)
+        stopped = self.worker.shutdown(timeout_ms)
+        if stopped:
+            self.chat.shutdown()
+        return stopped
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
         """Stop background work before the window goes (the Container is closed by its owner)."""

@@ -1,16 +1,26 @@
-"""The People & Places tab: a sortable, filterable table of what Kith knows, and Forget with a preview."""
+"""The People & Places tab: a sortable, filterable table of what Kith knows, profiles, the merge review,
+and Forget with a preview.
+
+Double-click a row (or select it and click Open) for its profile page (``ui/profile.py``); the
+Review sub-tab (``ui/review.py``) lists near-matches to merge or keep apart.
+"""
 from __future__ import annotations
 
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QTableView, QVBoxLayout, QWidget)
+                               QMessageBox, QPushButton, QStackedWidget, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 from app.operations.types import EntityRow, ForgetPreview, ForgetReport
 from ui import format_when, header
+from ui.profile import ProfilePage
+from ui.review import ReviewPanel
 from ui.worker import Job, Worker
 
 KINDS = ("person", "place", "topic", "event", "thing")
+# (label, column, order) for the Sort combo
+SORTS = (("Most records", 3, Qt.SortOrder.DescendingOrder), ("Name", 0, Qt.SortOrder.AscendingOrder),
+         ("Most facts", 4, Qt.SortOrder.DescendingOrder), ("Last seen", 5, Qt.SortOrder.DescendingOrder))
 ALL = "All"
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -140,11 +150,13 @@ class PeopleWidget(QWidget):
         entitiesLoaded(object): the list of :class:`EntityRow` after each refresh.
         forgetFinished(object): the :class:`ForgetReport`.
         forgetFailed(str): a message (also shown inline).
+        writeTo(int): a profile's "Write to…" was clicked (the person's entity id).
     """
 
     entitiesLoaded = Signal(object)
     forgetFinished = Signal(object)
     forgetFailed = Signal(str)
+    writeTo = Signal(int)
 
     def __init__(self, container, worker: Worker, parent: QWidget | None = None):
         super().__init__(parent)
@@ -159,8 +171,26 @@ class PeopleWidget(QWidget):
         lay.setContentsMargins(18, 14, 18, 12)
         lay.setSpacing(10)
         lay.addWidget(header("People & Places", "Everyone and everywhere found in your archives, with how often "
-                                                "they appear. Click a column to sort; select one to see details "
-                                                "or to forget it everywhere."))
+                                                "they appear. Double-click one for its profile; select one to "
+                                                "forget it everywhere."))
+
+        self.stack = QStackedWidget()
+        lay.addWidget(self.stack, 1)
+        self.subtabs = QTabWidget()
+        self.stack.addWidget(self.subtabs)
+        list_page = QWidget()
+        lay = QVBoxLayout(list_page)  # the rest of the list page goes here
+        lay.setContentsMargins(8, 10, 8, 4)
+        lay.setSpacing(8)
+        self.subtabs.addTab(list_page, "Everyone")
+        self.review = ReviewPanel(container, worker)
+        self.subtabs.addTab(self.review, "Review")
+        self.review.pendingCount.connect(self._on_pending)
+        self.review.changed.connect(lambda _item: self.refresh(reviews=False))
+        self.profile = ProfilePage(container, worker)
+        self.stack.addWidget(self.profile)
+        self.profile.back.connect(self.close_profile)
+        self.profile.writeTo.connect(self.writeTo)
 
         bar = QHBoxLayout()
         self.kind_combo = QComboBox()
@@ -172,8 +202,17 @@ class PeopleWidget(QWidget):
         self.filter_edit.setPlaceholderText("Filter by name or alias\u2026")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_text)
+        self.sort_combo = QComboBox()
+        for label, _col, _order in SORTS:
+            self.sort_combo.addItem(label)
+        self.sort_combo.currentIndexChanged.connect(self.sort_by)
+        self.open_button = QPushButton("Open")
+        self.open_button.setObjectName("primary")
+        self.open_button.setToolTip("Open the selected entry's profile (or double-click it)")
+        self.open_button.setEnabled(False)
+        self.open_button.clicked.connect(lambda: self.open_profile())
         self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.clicked.connect(self.refresh)
+        self.refresh_button.clicked.connect(lambda: self.refresh())
         self.forget_button = QPushButton("Forget\u2026")
         self.forget_button.setObjectName("danger")
         self.forget_button.setToolTip("Remove the selected person or place, and what only they are evidence for")
@@ -183,6 +222,9 @@ class PeopleWidget(QWidget):
         bar.addWidget(kind_label)
         bar.addWidget(self.kind_combo)
         bar.addWidget(self.filter_edit, 1)
+        bar.addWidget(QLabel("Sort:"))
+        bar.addWidget(self.sort_combo)
+        bar.addWidget(self.open_button)
         bar.addWidget(self.refresh_button)
         bar.addWidget(self.forget_button)
         lay.addLayout(bar)
@@ -210,6 +252,7 @@ class PeopleWidget(QWidget):
         for col, width in ((0, 250), (1, 80), (3, 90), (4, 70), (5, 160)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.table.doubleClicked.connect(lambda idx: self.open_profile(idx.data(ROW_ROLE).id))
         lay.addWidget(self.table, 1)
 
         self.details = QLabel("")
@@ -224,8 +267,10 @@ class PeopleWidget(QWidget):
         lay.addWidget(self.status)
 
     # -- loading ------------------------------------------------------------------------
-    def refresh(self) -> Job:
-        """Reload the entity list on the worker; only the newest load's result is shown."""
+    def refresh(self, reviews: bool = True) -> Job:
+        """Reload the entity list (and the review queue) on the worker; only the newest load's result is shown."""
+        if reviews:
+            self.review.refresh()
         self._load_gen += 1
         gen = self._load_gen
         job = self._worker.call(_list_entities, self._container, name="entities")
@@ -236,6 +281,11 @@ class PeopleWidget(QWidget):
     def _on_loaded(self, gen: int, rows: list[EntityRow]) -> None:
         if gen != self._load_gen:
             return  # a newer load is on its way
+        if self.stack.currentWidget() is self.profile and self.profile.entity_id is not None:
+            if any(r.id == self.profile.entity_id for r in rows):
+                self.profile.reload()
+            else:
+                self.close_profile()  # forgotten or merged away
         selected = self.selected_row()
         self.model.set_rows(rows)
         self.loaded = True
@@ -263,6 +313,39 @@ class PeopleWidget(QWidget):
         shown = self.proxy.rowCount()
         text = ", ".join(parts) + (f" \u2014 {shown} shown" if shown != len(rows) else "")
         self._set_muted(f"{self._notice}   \u00b7   {text}" if self._notice else text)
+
+    # -- profile, review, sorting -------------------------------------------------------
+    def open_profile(self, entity_id: int | None = None) -> Job | None:
+        """Show the profile page of ``entity_id`` (default: the selected row)."""
+        if entity_id is None:
+            row = self.selected_row()
+            if row is None:
+                return None
+            entity_id = row.id
+        self.stack.setCurrentWidget(self.profile)
+        return self.profile.load(entity_id)
+
+    def close_profile(self) -> None:
+        """Back to the list."""
+        self.stack.setCurrentIndex(0)
+
+    @property
+    def profile_open(self) -> bool:
+        """True while the profile page is shown."""
+        return self.stack.currentWidget() is self.profile
+
+    def show_review(self) -> None:
+        """Switch to the Review sub-tab."""
+        self.close_profile()
+        self.subtabs.setCurrentWidget(self.review)
+
+    def _on_pending(self, n: int) -> None:
+        self.subtabs.setTabText(self.subtabs.indexOf(self.review), f"Review ({n})" if n else "Review")
+
+    def sort_by(self, index: int) -> None:
+        """Sort by the Sort combo's choice ``index`` (see :data:`SORTS`)."""
+        _label, col, order = SORTS[index]
+        self.table.sortByColumn(col, order)
 
     # -- filtering ----------------------------------------------------------------------
     def _on_kind(self, _index: int) -> None:
@@ -303,6 +386,7 @@ class PeopleWidget(QWidget):
     def _on_selection(self, *_args) -> None:
         row = self.selected_row()
         self.forget_button.setEnabled(row is not None and self._forget_job is None)
+        self.open_button.setEnabled(row is not None)
         if row is None:
             self.details.setText("")
             self.details.hide()

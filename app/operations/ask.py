@@ -6,19 +6,42 @@ each give a ranking of up to ``POOL`` records; reciprocal rank fusion
 """
 from __future__ import annotations
 
+import re
+
 from sqlmodel import select
 
 from app.container import Container
+from app.operations.graph import FACTS
 from app.operations.ingest import RECORDS
 from app.operations.types import AskResult
 from core.clock import ensure_utc
 from core.store import search
-from core.store.schema import Entity, Record, Source
+from core.store.schema import Entity, Evidence, Fact, Record, Source
 
 POOL = 50
 # A record found only by the vector index counts when its cosine similarity reaches this; below it the
 # "match" is just the nearest of unrelated texts (all-MiniLM-L6-v2 puts unrelated English pairs at ~0.0–0.2).
 MIN_DENSE_SIMILARITY = 0.25
+# Fact statements are short and templated ("As of DATE, X works at Y."), so they need a closer match.
+MIN_FACT_SIMILARITY = 0.45
+
+
+_FIRST_PERSON = re.compile(r"\b(I|me|myself|my|mine)\b", re.IGNORECASE)
+
+
+def _first_person_to_owner(c: Container, question: str) -> str:
+    """The question with "I/me/my" replaced by the owner's name, for matching facts stated in the third
+    person ("where do I work?" → "where do Nic Owner work?"); unchanged when no owner is known."""
+    from core.graph.owner import owner
+
+    if not _FIRST_PERSON.search(question):
+        return question
+    with c.db.session() as s:
+        me = owner(s)
+    if me is None:
+        return question
+    name = me.canonical_name
+    return _FIRST_PERSON.sub(lambda m: f"{name}'s" if m.group(1).lower() in ("my", "mine") else name, question)
 
 
 def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
@@ -36,22 +59,44 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
     with c.db.session() as s:
-        lexical = [rid for rid, _ in search.bm25(s.connection(), question, POOL)]
-    dense: list[int] = []
+        lexical = [("record", rid) for rid, _ in search.bm25(s.connection(), question, POOL)]
+    dense: list[tuple[str, int]] = []
+    facts: list[tuple[str, int]] = []
+    similar: set[tuple[str, int]] = set()
     if c.vectors.count(RECORDS):
         qv = c.encoder.encode([question])[0]
         hits = c.vectors.query(RECORDS, qv, POOL)
-        dense = [int(i.split(":", 1)[1]) for i, _ in hits]
-        similar = {int(i.split(":", 1)[1]) for i, dist in hits if 1.0 - dist >= MIN_DENSE_SIMILARITY}
-    else:
-        similar = set()
+        dense = [("record", int(i.split(":", 1)[1])) for i, _ in hits]
+        similar = {("record", int(i.split(":", 1)[1])) for i, dist in hits if 1.0 - dist >= MIN_DENSE_SIMILARITY}
+        if c.vectors.count(FACTS):
+            fq = _first_person_to_owner(c, question)
+            if fq != question:
+                qv = c.encoder.encode([fq])[0]
+            fact_hits = [(("fact", int(i.split(":", 1)[1])), 1.0 - dist) for i, dist in c.vectors.query(FACTS, qv, POOL)]
+            with c.db.session() as s:  # current facts only: a superseded fact is history, not an answer
+                facts = [key for key, sim in fact_hits if sim >= MIN_FACT_SIMILARITY
+                         and (f := s.get(Fact, key[1])) is not None and f.superseded_by is None]
+            similar |= set(facts)
     keep = set(lexical) | similar
-    fused = [(rid, score) for rid, score in search.rrf([lexical, dense]) if rid in keep]
+    fused = [(key, score) for key, score in search.rrf([lexical, dense, facts]) if key in keep]
     results: list[AskResult] = []
     with c.db.session() as s:
-        for rid, score in fused:
+        for (kind, rid), score in fused:
             if len(results) >= k:
                 break
+            if kind == "fact":
+                f = s.get(Fact, rid)
+                if f is None:
+                    continue
+                src = s.exec(select(Source.path).join(Record, Record.source_id == Source.id)
+                             .join(Evidence, Evidence.record_id == Record.id).where(Evidence.fact_id == rid)).first()
+                subject = s.get(Entity, f.subject_entity_id)
+                when = ensure_utc(f.valid_from)
+                results.append(AskResult(text=f.statement, source=src or "", when=when.isoformat() if when else None,
+                                         score=round(float(score), 6), kind="fact", fact_id=rid,
+                                         subject=f"{f.domain}: {f.key}", sender=subject.canonical_name if subject else None,
+                                         confidence=round(f.confidence, 4)))
+                continue
             row = s.get(Record, rid)
             if row is None:  # a vector whose record was forgotten mid-query
                 continue

@@ -67,10 +67,16 @@ class AskResult:
     record_id: int = 0
     subject: str | None = None
     sender: str | None = None
+    kind: str = "record"  # "record" (a message, photo, memo) or "fact" (a current fact from the graph)
+    fact_id: int = 0
+    confidence: float | None = None
 
     def to_json(self) -> dict:
-        return {"text": self.text, "source": self.source, "when": self.when, "score": self.score,
-                "subject": self.subject, "sender": self.sender, "record_id": self.record_id}
+        d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,
+             "subject": self.subject, "sender": self.sender, "record_id": self.record_id}
+        if self.kind == "fact":
+            d.update(fact_id=self.fact_id, confidence=self.confidence)
+        return d
 
 
 @dataclass

@@ -41,7 +41,8 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
     write_fact(s, FactDraft(
         subject_id=speaker.id, domain="relationships", category="family" if relation in _FAMILY else "social",
         key=key, value=rel.canonical_name, confidence=0.6, valid_from=when, record_id=record_id, excerpt=sentence,
-        statement=as_of_statement(when, f"{speaker.canonical_name}'s {relation} is {rel.canonical_name}."),
+        statement=as_of_statement(when, f"{speaker.canonical_name}'s {relation} is {rel.canonical_name}." if name
+                                  else f"{speaker.canonical_name} mentioned their {relation}."),
         links=[(rel.id, "object")]))
     return rel
 

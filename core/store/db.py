@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
-from core.store import personal_schema  # noqa: F401  (registers the personalization tables)
+from core.store import memory_schema, personal_schema  # noqa: F401  (register the memory and personalization tables)
 from core.store import schema
 
 SCHEMA_VERSION = 1

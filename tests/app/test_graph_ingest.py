@@ -88,6 +88,12 @@ def test_identity_aware_facts_supersession_and_as_of(kith_home, tmp_path):
         assert [f.value for f in june if f.key == "employer"] == ["Initech"]
         october = facts_as_of(c, "Nic Owner", datetime(2026, 10, 1, tzinfo=timezone.utc))
         assert [f.value for f in october if f.key == "employer"] == ["Globex"]
+        from app.operations.ask import ask
+
+        answers = ask(c, "where do I work?", k=5)  # "I" is the owner; only the current employer is a fact
+        facts = [a.text for a in answers if a.kind == "fact"]
+        assert "As of 2026-08-31, Nic Owner works at Globex." in facts
+        assert not any("Initech" in f for f in facts)
         with c.db.session() as s:
             before = [(f.id, f.value, f.evidence_count, f.superseded_by) for f in s.exec(select(Fact)).all()]
             entities_before = len(s.exec(select(Entity)).all())

@@ -18,6 +18,22 @@ from ui.worker import Worker
 
 pytestmark = pytest.mark.gui
 
+
+@pytest.fixture
+def window(qtbot, qapp, kith_container):
+    """The conftest window, but Chat gets ``NoModel`` (tests never load a real chat model)."""
+    from app.models.llm import NoModel
+    from ui.main_window import MainWindow
+
+    qapp.setApplicationName("Kith")
+    w = MainWindow(kith_container, model_factory=NoModel)
+    qtbot.addWidget(w, before_close_func=lambda win: win.shutdown())
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.people.loaded, timeout=30_000)
+    yield w
+    assert w.shutdown(60_000), "background jobs did not stop"
+
 ALICE = "Alice Example"
 ALICE_SUBJECTS = ("Sourdough starter feeding schedule", "Re: sourdough starter smells like vinegar")
 
@@ -82,7 +98,7 @@ def ask(qtbot, chat, question: str):
 
 def test_drop_browse_ask_forget(qtbot, window, small_mbox, monkeypatch):
     inbox, people, chat = window.inbox, window.people, window.chat
-    assert window.tab_names() == ["Chat", "Inbox", "People & Places"]
+    assert window.tab_names() == ["Chat", "Inbox", "People & Places", "Memory", "Settings"]
     assert str(window.container.settings.home) in window.folder_label.text()
 
     # Empty memory: Chat says to ingest first.
@@ -116,7 +132,7 @@ def test_drop_browse_ask_forget(qtbot, window, small_mbox, monkeypatch):
     people.kind_combo.setCurrentIndex(people.kind_combo.findData(None))
     assert people.proxy.rowCount() == len(people.model.rows)
 
-    # Ask in Chat: the mbox answers, with its source and time.
+    # Ask in Chat: the mbox answers, with its source and time (the memories used, in the inspector).
     window.show_tab("chat")
     results = ask(qtbot, chat, "sourdough starter")
     assert results, "no answer about the sourdough starter"
@@ -125,6 +141,8 @@ def test_drop_browse_ask_forget(qtbot, window, small_mbox, monkeypatch):
     assert all(r.when for r in results)
     qtbot.wait(10)  # let the replaced widgets' deleteLater run
     assert len(chat.findChildren(ResultCard)) == len(results)
+    role, reply = chat.transcript()[-1]
+    assert role == "assistant" and "sourdough" in reply.lower()
 
     # Forget Alice, confirming through the automatable hook.
     window.show_tab("people")
@@ -161,13 +179,7 @@ def test_forget_declined_keeps_everything(qtbot, window, small_mbox, monkeypatch
     assert ALICE in people.model.names()
 
 
-def test_screenshot_is_not_blank(qtbot, window, tmp_path):
-    path = tmp_path / "window.png"
-    assert window.size().width() >= 1000 and window.size().height() >= 700
-    for name in ("inbox", "people", "chat"):
-        assert window.show_tab(name)
-        qtbot.wait(50)
-    assert window.grab().save(str(path))
+def assert_not_blank(path: Path) -> None:
     img = QImage(str(path))
     assert not img.isNull() and img.width() >= 1000
     colours = {img.pixel(x, y) for x in range(0, img.width(), 3) for y in range(0, img.height(), 3)}
@@ -179,6 +191,18 @@ def test_screenshot_is_not_blank(qtbot, window, tmp_path):
             p = img.pixel(x, y)
             counts[p] = counts.get(p, 0) + 1
     assert max(counts.values()) < 0.97 * sum(counts.values())
+
+
+@pytest.mark.parametrize("tab", ["chat", "inbox", "people", "memory", "settings"])
+def test_screenshot_is_not_blank(qtbot, window, tmp_path, tab):
+    path = tmp_path / f"{tab}.png"
+    assert window.size().width() >= 1000 and window.size().height() >= 700
+    assert window.show_tab(tab)
+    if tab == "memory":
+        qtbot.waitUntil(lambda: window.memory.data is not None, timeout=30_000)
+    qtbot.wait(50)
+    assert window.grab().save(str(path))
+    assert_not_blank(path)
 
 
 def test_cancel_returns_to_idle(qtbot, window, tmp_path):

@@ -1,0 +1,234 @@
+"""Chat as a conversation (offscreen): streamed replies, memories used, Stop, the no-model banner, Write to…
+
+A scripted fake chat model stands in for a real one (no weights are ever loaded here)."""
+from __future__ import annotations
+
+import mailbox
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from ui.chat import Bubble, ResultCard
+
+pytestmark = pytest.mark.gui
+
+ALICE = "Alice Example"
+
+
+class ScriptedModel:
+    """A ChatModel that streams fixed pieces, ``delay`` seconds apart; ``gate`` (an Event) holds it after
+    the first piece until set or cancelled.  It keeps the messages it was sent."""
+
+    name = "scripted-fake"
+    available = True
+    context_window = 4096
+
+    def __init__(self, pieces, delay: float = 0.0, gate: threading.Event | None = None):
+        self.pieces = list(pieces)
+        self.delay = delay
+        self.gate = gate
+        self.calls: list[list[dict]] = []
+
+    def count_tokens(self, messages) -> int:
+        return sum(len(m.get("content", "")) // 3 + 4 for m in messages) + 3
+
+    def stream(self, messages, *, max_tokens=512, temperature=0.0, json_mode=False, cancel=None):
+        self.calls.append([dict(m) for m in messages])
+        for i, piece in enumerate(self.pieces):
+            if cancel is not None and cancel.is_set():
+                return
+            if i == 1 and self.gate is not None:
+                while not self.gate.is_set() and not (cancel is not None and cancel.is_set()):
+                    time.sleep(0.01)
+                if cancel is not None and cancel.is_set():
+                    return
+            time.sleep(self.delay)
+            yield piece
+
+    def complete(self, messages, **kwargs) -> str:
+        return "".join(self.stream(messages, **kwargs))
+
+
+def write_mbox(path: Path) -> Path:
+    box = mailbox.mbox(str(path), create=True)
+    start = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
+    msgs = [(f"{ALICE} <alice@example.com>", "Sourdough starter feeding schedule",
+             "Feed the sourdough starter twice a day with equal weights of flour and water."),
+            ("Bob Stone <bob@example.org>", "Climbing on Saturday",
+             "Shall we go to the climbing gym on Saturday morning? I booked the wall for ten.")]
+    try:
+        for i, (sender, subject, body) in enumerate(msgs):
+            m = EmailMessage()
+            m["From"], m["To"], m["Subject"] = sender, "Owner Person <owner@example.net>", subject
+            m["Date"] = format_datetime(start + timedelta(days=i))
+            m["Message-ID"] = f"<chat-{i}@example.test>"
+            m.set_content(body)
+            box.add(mailbox.mboxMessage(m))
+        box.flush()
+    finally:
+        box.close()
+    return path
+
+
+@pytest.fixture
+def filled(kith_container, tmp_path):
+    """The container with a small mbox ingested."""
+    from app.operations.ingest import ingest
+
+    report = ingest(kith_container, [write_mbox(tmp_path / "kitchen.mbox")])
+    assert report.records_added == 2, report
+    return kith_container
+
+
+def make_window(qtbot, qapp, container, factory):
+    from ui.main_window import MainWindow
+
+    w = MainWindow(container, model_factory=factory)
+    qtbot.addWidget(w, before_close_func=lambda win: win.shutdown())
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.people.loaded, timeout=30_000)
+    return w
+
+
+@pytest.fixture
+def closer():
+    windows = []
+    yield windows.append
+    for w in windows:
+        assert w.shutdown(60_000), "background jobs did not stop"
+
+
+def test_turn_streams_reply_and_shows_memories(qtbot, qapp, filled, closer):
+    pieces = ["Feed ", "it ", "twice ", "a ", "day ", "[1]."]
+    model = ScriptedModel(pieces, delay=0.08)
+    w = make_window(qtbot, qapp, filled, lambda: model)
+    closer(w)
+    chat = w.chat
+    seen: list[str] = []
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
+        job = chat.ask("how often do I feed the sourdough starter?")
+        assert job is not None
+        job.progress.connect(lambda v: isinstance(v, dict) and v.get("kind") == "text" and seen.append(v["text"]))
+        assert not chat.ask_button.isEnabled() and chat.stop_button.isEnabled()
+        # The window keeps painting while the turn runs (it is on the worker).
+        qtbot.waitUntil(lambda: len(seen) >= 2, timeout=30_000)
+        assert chat.transcript()[-1][1] == seen[-1]  # the bubble shows the partial reply
+    outcome = blocker.args[0]
+    assert "".join(pieces) == outcome.result.reply
+    assert len(set(seen)) >= 2 and seen[0] != "".join(pieces), "the reply did not stream"
+    assert chat.transcript()[-2:] == [("user", "how often do I feed the sourdough starter?"),
+                                      ("assistant", "Feed it twice a day [1].")]
+    assert chat.ask_button.isEnabled() and not chat.stop_button.isEnabled()
+    assert not chat.banner.isVisibleTo(chat)
+    # Memories used: the sourdough mail first, marked as cited, with its source.
+    qtbot.wait(10)
+    cards = [c for c in chat.findChildren(ResultCard) if c.isVisibleTo(chat)]
+    assert len(cards) == len(outcome.memories) >= 1
+    assert "sourdough" in cards[0].result.text.lower() and cards[0].cited
+    assert Path(cards[0].result.source).name == "kitchen.mbox"
+    assert [c.cited for c in cards[1:]] == [False] * (len(cards) - 1)
+    assert "1 cited" in chat.memories_hint.text()
+    assert chat.results == outcome.memories
+    # The model saw the memory in its prompt; the brief panel shows the owner's brief.
+    system = model.calls[0][0]["content"]
+    assert "sourdough starter" in system.lower()
+    assert chat.last_brief is not None and "person" in chat.last_brief
+    # A second turn continues the same conversation (history goes to the model).
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000):
+        chat.ask("and on Saturday?")
+    assert any(m["content"] == "Feed it twice a day [1]." for m in model.calls[1])
+    assert sum(1 for b in chat.bubbles if b.role == "assistant") == 2
+
+
+def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
+    from app.models.llm import NoModel
+
+    w = make_window(qtbot, qapp, filled, NoModel)
+    closer(w)
+    chat = w.chat
+    assert not chat.banner.isVisibleTo(chat)
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
+        chat.ask("sourdough starter")
+    res = blocker.args[0].result
+    assert res.no_model and "No chat model is configured" in res.reply
+    assert "sourdough" in res.reply.lower()  # the memory answer lists the memories
+    assert chat.banner.isVisibleTo(chat)
+    assert "No chat model is configured" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
+    shown = chat.transcript()[-1]
+    assert shown[0] == "assistant" and shown[1].startswith(res.reply.split("\n\n")[0])
+    assert "kitchen.mbox" in shown[1] and len(shown[1]) <= len(res.reply)
+    qtbot.mouseClick(chat.banner_button, Qt.MouseButton.LeftButton)
+    assert w.tab_names()[w.tabs.currentIndex()] == "Settings"
+
+
+def test_model_that_fails_to_load_falls_back_to_memory(qtbot, qapp, filled, closer):
+    from app.models.llm import ModelError
+
+    def broken():
+        raise ModelError("the weights in /nowhere could not be loaded")
+
+    w = make_window(qtbot, qapp, filled, broken)
+    closer(w)
+    chat = w.chat
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
+        chat.ask("sourdough starter")
+    outcome = blocker.args[0]
+    assert outcome.result.no_model and "could not be loaded" in outcome.model_error
+    assert chat.banner.isVisibleTo(chat) and "could not be used" in chat.banner_text.text()
+
+
+def test_loading_model_does_not_freeze_and_stop_keeps_partial(qtbot, qapp, filled, closer):
+    loading = threading.Event()
+    gate = threading.Event()
+    model = ScriptedModel(["Partial ", "never ", "shown"], gate=gate)
+
+    def slow_factory():
+        loading.wait(30)  # a model that takes its time to load
+        return model
+
+    w = make_window(qtbot, qapp, filled, slow_factory)
+    closer(w)
+    chat = w.chat
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
+        chat.ask("sourdough starter")
+        qtbot.waitUntil(lambda: "Loading" in chat.status.text(), timeout=10_000)
+        assert chat.busy.isVisibleTo(chat)
+        loading.set()
+        qtbot.waitUntil(lambda: chat.transcript()[-1][1] == "Partial ", timeout=30_000)
+        qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
+    res = blocker.args[0].result
+    assert res.cancelled and res.reply == "Partial"
+    assert chat.transcript()[-1] == ("assistant", "Partial")
+    assert "stopped" in chat.bubbles[-1].meta.text()
+    assert chat.ask_button.isEnabled() and not chat.stop_button.isEnabled()
+
+
+def test_write_to_drafts_with_writing_help(qtbot, qapp, filled, closer):
+    model = ScriptedModel(["Hi Alice! ", "How is the starter doing?"])
+    w = make_window(qtbot, qapp, filled, lambda: model)
+    closer(w)
+    chat = w.chat
+    assert not chat.write_button.isEnabled()  # "you" are chosen: nobody to write to
+    qtbot.waitUntil(lambda: chat.set_partner(ALICE), timeout=10_000)
+    assert chat.write_button.isEnabled() and ALICE in chat.write_button.text()
+    with qtbot.waitSignal(chat.briefLoaded, timeout=30_000):
+        pass
+    assert ALICE in chat.brief_title.text()
+    chat.input.setText("ask how the sourdough starter is doing")
+    with qtbot.waitSignal(chat.draftFinished, timeout=60_000) as blocker:
+        qtbot.mouseClick(chat.write_button, Qt.MouseButton.LeftButton)
+    draft = blocker.args[0]
+    assert draft.person == ALICE and draft.text == "Hi Alice! How is the starter doing?"
+    last = chat.bubbles[-1]
+    assert isinstance(last, Bubble) and last.role == "draft" and last.text() == draft.text
+    assert ALICE in last.title.text()
+    sent = model.calls[-1]
+    assert sent[0]["role"] == "system" and "Draft a message" in sent[0]["content"] and ALICE in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": "ask how the sourdough starter is doing"}
