@@ -1,0 +1,235 @@
+"""A flat, mmap'd, append-only file of 1024-byte HDC signatures, addressed by row (seed 001, layer 3).
+
+Layout on disk, for a file ``NAME`` (e.g. ``signatures.dat``):
+
+* ``NAME`` — row ``i`` is bytes ``[1024·i, 1024·(i+1))``: one packed 8192-bit hypervector
+  (``core.hdc``).  No header: the row count is ``size // 1024``.  Rows are never
+  rewritten except to zero them (invalidation) and by :meth:`SignatureFile.compact`.
+* ``NAME.sketch`` — row ``i`` is the first ``sketch_bytes`` bytes of row ``i`` (a
+  shorter Charikar/HDC signature: each bit is an independent estimate, so the prefix is
+  a coarse but unbiased similarity).  Scanning it first lets a search touch
+  ``sketch_bytes/1024`` of the bytes before re-ranking a short list on full rows.
+* ``NAME.invalid`` — the invalidated row numbers, little-endian int64, appended.
+
+All reads go through read-only ``numpy.memmap`` views that are re-mapped when the
+file grows.  One writer at a time (Kith's writer thread); readers may share the object.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from core.errors import StoreError
+from core.hdc import NBYTES
+
+
+class SignatureFile:
+    """Append-only rows of ``uint8 (1024,)`` signatures in a flat file, plus a prefix sketch.
+
+    Args:
+        path: the data file (created empty if missing; parent folders too).
+        sketch_bytes: bytes per sketch row (0 disables the sketch); default 32 (256 bits).
+        durable: fsync after every append/invalidate (off for bulk loads and benchmarks).
+
+    Raises:
+        StoreError: the file's size is not a multiple of 1024, or the sketch does not match it.
+    """
+
+    def __init__(self, path: Path, sketch_bytes: int = 32, durable: bool = True):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not 0 <= sketch_bytes <= NBYTES or sketch_bytes % 8:
+            raise ValueError("sketch_bytes must be a multiple of 8 in 0..1024")
+        self.sketch_bytes = sketch_bytes
+        self.durable = durable
+        self.sketch_path = self.path.with_name(self.path.name + ".sketch")
+        self.invalid_path = self.path.with_name(self.path.name + ".invalid")
+        self._lock = threading.RLock()
+        self.path.touch(exist_ok=True)
+        size = self.path.stat().st_size
+        if size % NBYTES:
+            raise StoreError(f"{self.path}: size {size} is not a multiple of {NBYTES} (torn write?)")
+        self._n = size // NBYTES
+        if sketch_bytes:
+            if not self.sketch_path.exists() or self.sketch_path.stat().st_size != self._n * sketch_bytes:
+                self._rebuild_sketch()
+        self._rows_map: np.memmap | None = None
+        self._sketch_map: np.memmap | None = None
+        self._mapped_n = -1
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _remap(self) -> None:
+        if self._mapped_n == self._n:
+            return
+        if self._n == 0:
+            self._rows_map = np.zeros((0, NBYTES), dtype=np.uint8)
+            self._sketch_map = np.zeros((0, self.sketch_bytes), dtype=np.uint8)
+        else:
+            self._rows_map = np.memmap(self.path, dtype=np.uint8, mode="r", shape=(self._n, NBYTES))
+            if self.sketch_bytes:
+                self._sketch_map = np.memmap(self.sketch_path, dtype=np.uint8, mode="r",
+                                             shape=(self._n, self.sketch_bytes))
+        self._mapped_n = self._n
+
+    def rows(self) -> np.ndarray:
+        """Every row as a read-only ``uint8 (n, 1024)`` memmap (zero rows are invalidated)."""
+        with self._lock:
+            self._remap()
+            return self._rows_map
+
+    def sketch(self) -> np.ndarray:
+        """The sketch: read-only ``uint8 (n, sketch_bytes)`` memmap.
+
+        Raises:
+            StoreError: the file was opened with ``sketch_bytes=0``.
+        """
+        if not self.sketch_bytes:
+            raise StoreError(f"{self.path}: opened without a sketch")
+        with self._lock:
+            self._remap()
+            return self._sketch_map
+
+    def get(self, idx) -> np.ndarray:
+        """Copies of rows ``idx`` (int → ``uint8 (1024,)``, array → ``uint8 (k, 1024)``).
+
+        Raises:
+            IndexError: a row outside ``0..len-1``.
+        """
+        a = np.asarray(idx, dtype=np.int64)
+        if a.size and (a.min() < 0 or a.max() >= self._n):
+            raise IndexError(f"signature row out of range 0..{self._n - 1}")
+        return np.array(self.rows()[a])
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def append(self, sigs: np.ndarray) -> np.ndarray:
+        """Append ``uint8 (k, 1024)`` (or one ``(1024,)``) rows; returns their row numbers ``int64 (k,)``.
+
+        Raises:
+            ValueError: wrong dtype/shape.  StoreError: the write failed.
+        """
+        sigs = np.asarray(sigs)
+        if sigs.ndim == 1:
+            sigs = sigs[None, :]
+        if sigs.dtype != np.uint8 or sigs.ndim != 2 or sigs.shape[1] != NBYTES:
+            raise ValueError(f"signatures must be uint8 (k, {NBYTES}), got {sigs.dtype} {sigs.shape}")
+        sigs = np.ascontiguousarray(sigs)
+        with self._lock:
+            start = self._n
+            try:
+                with open(self.path, "r+b") as f:
+                    f.seek(start * NBYTES)  # after a torn append the tail is overwritten
+                    f.write(sigs.tobytes())
+                    f.flush()
+                    if self.durable:
+                        os.fsync(f.fileno())
+                if self.sketch_bytes:
+                    with open(self.sketch_path, "r+b") as f:
+                        f.seek(start * self.sketch_bytes)
+                        f.write(np.ascontiguousarray(sigs[:, :self.sketch_bytes]).tobytes())
+                        f.flush()
+                        if self.durable:
+                            os.fsync(f.fileno())
+            except OSError as exc:
+                raise StoreError(f"{self.path}: cannot append signatures: {exc}") from exc
+            self._n = start + sigs.shape[0]
+            return np.arange(start, self._n, dtype=np.int64)
+
+    def invalidate(self, idx) -> int:
+        """Zero rows ``idx`` (file and sketch) and list them in ``NAME.invalid``; returns how many.
+
+        Raises:
+            IndexError: a row outside ``0..len-1``.
+        """
+        a = np.unique(np.asarray(idx, dtype=np.int64).ravel())
+        if not a.size:
+            return 0
+        if a.min() < 0 or a.max() >= self._n:
+            raise IndexError(f"signature row out of range 0..{self._n - 1}")
+        with self._lock:
+            zero = bytes(NBYTES)
+            with open(self.path, "r+b") as f:
+                for r in a:
+                    f.seek(int(r) * NBYTES)
+                    f.write(zero)
+                f.flush()
+                if self.durable:
+                    os.fsync(f.fileno())
+            if self.sketch_bytes:
+                zs = bytes(self.sketch_bytes)
+                with open(self.sketch_path, "r+b") as f:
+                    for r in a:
+                        f.seek(int(r) * self.sketch_bytes)
+                        f.write(zs)
+            with open(self.invalid_path, "ab") as f:
+                f.write(a.astype("<i8").tobytes())
+                f.flush()
+                if self.durable:
+                    os.fsync(f.fileno())
+        return int(a.size)
+
+    def invalid(self) -> np.ndarray:
+        """Invalidated row numbers, sorted and unique: ``int64 (m,)``."""
+        if not self.invalid_path.exists():
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.fromfile(self.invalid_path, dtype="<i8").astype(np.int64))
+
+    def compact(self, drop=None) -> np.ndarray:
+        """Rewrite the file without the invalidated rows (and any rows in ``drop``).
+
+        The new file is written beside the old one, fsynced, then swapped in with
+        ``os.replace`` (atomic on POSIX), so a crash leaves either the old or the new file.
+
+        Returns:
+            ``int64 (old_len,)``: the new row of each old row, ``-1`` for a dropped row.
+            The caller must rewrite stored row numbers with it.
+        """
+        with self._lock:
+            dead = self.invalid()
+            if drop is not None:
+                dead = np.union1d(dead, np.asarray(drop, dtype=np.int64))
+            keep = np.ones(self._n, dtype=bool)
+            keep[dead[(dead >= 0) & (dead < self._n)]] = False
+            mapping = np.full(self._n, -1, dtype=np.int64)
+            mapping[keep] = np.arange(int(keep.sum()), dtype=np.int64)
+            tmp = self.path.with_name(self.path.name + ".compact")
+            rows = self.rows()
+            with open(tmp, "wb") as f:
+                for s in range(0, self._n, 65536):
+                    e = min(self._n, s + 65536)
+                    f.write(np.ascontiguousarray(rows[s:e][keep[s:e]]).tobytes())
+                f.flush()
+                os.fsync(f.fileno())
+            self._rows_map = self._sketch_map = None
+            self._mapped_n = -1
+            os.replace(tmp, self.path)
+            self._n = int(keep.sum())
+            if self.invalid_path.exists():
+                self.invalid_path.unlink()
+            if self.sketch_bytes:
+                self._rebuild_sketch()
+            return mapping
+
+    def _rebuild_sketch(self) -> None:
+        tmp = self.sketch_path.with_name(self.sketch_path.name + ".tmp")
+        n = self.path.stat().st_size // NBYTES
+        with open(tmp, "wb") as out:
+            if n:
+                rows = np.memmap(self.path, dtype=np.uint8, mode="r", shape=(n, NBYTES))
+                for s in range(0, n, 65536):
+                    out.write(np.ascontiguousarray(rows[s:s + 65536, :self.sketch_bytes]).tobytes())
+                del rows
+        os.replace(tmp, self.sketch_path)
+
+    def close(self) -> None:
+        """Drop the maps (the files stay)."""
+        with self._lock:
+            self._rows_map = self._sketch_map = None
+            self._mapped_n = -1
