@@ -57,7 +57,7 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
     from ui.main_window import MainWindow
 
     status = {"code": 0}
-    window = MainWindow(container)
+    window = MainWindow(container, watch_inbox=screenshot is None)
     try:
         if tab and not window.show_tab(tab):
             print(f"kith: no tab named {tab!r} (one of {', '.join(window.tab_names())})", file=sys.stderr)

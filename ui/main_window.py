@@ -34,8 +34,9 @@ class MainWindow(QMainWindow):
 
     ingestFinished = Signal(object)
     forgetFinished = Signal(object)
+    inboxFileReady = Signal(str)  # emitted from the watcher thread; delivered queued on the UI thread
 
-    def __init__(self, container, parent: QWidget | None = None, model_factory=None):
+    def __init__(self, container, parent: QWidget | None = None, model_factory=None, watch_inbox: bool = False):
         super().__init__(parent)
         self.container = container
         self.worker = Worker(parent=self)
@@ -88,6 +89,22 @@ class MainWindow(QMainWindow):
         self.worker.jobDone.connect(lambda _j: self._show_activity())
 
         self.people.refresh()
+        self._watcher = None
+        self.inboxFileReady.connect(lambda path: self.inbox.add_paths([path]))
+        if watch_inbox:
+            self.start_watching()
+
+    def start_watching(self) -> None:
+        """Import files copied into the data folder's Inbox (watched with watchdog; stable files only)."""
+        from app.watch import start_inbox_watcher
+
+        try:
+            self._watcher = start_inbox_watcher(self.container, lambda p: self.inboxFileReady.emit(str(p)))
+        except Exception as exc:  # a watcher failure must not stop the window
+            self.statusBar().showMessage(f"Inbox folder is not watched: {exc}", 10000)
+            return
+        self.folder_label.setText(f"Data folder: {self.container.settings.home}  ·  watching "
+                                  f"{self._watcher.folder}")
 
     def tab_names(self) -> list[str]:
         """The tab titles as shown (``'People & Places'``, not the mnemonic-escaped text)."""
@@ -137,6 +154,9 @@ class MainWindow(QMainWindow):
         if self._closed:
             return True
         self._closed = True
+        if getattr(self, "_watcher", None) is not None:
+            self._watcher.stop()
+            self._watcher = None
         stopped = self.worker.shutdown(timeout_ms)
         if stopped:
             self.chat.shutdown()

@@ -313,3 +313,22 @@ def test_gui_run_screenshot(qapp, tmp_path):
     img = QImage(str(path))
     assert not img.isNull() and (img.width(), img.height()) == (1100, 720)
     assert qapp.applicationName() == "Kith"
+
+
+def test_files_copied_into_the_watched_inbox_folder_are_imported(qtbot, kith_container, tmp_path):
+    """The data folder's Inbox is watched: a file copied there is imported once it stops changing."""
+    from ui.main_window import MainWindow
+
+    window = MainWindow(kith_container, watch_inbox=True)
+    qtbot.addWidget(window)
+    try:
+        inbox_dir = kith_container.settings.home / "Inbox"
+        assert inbox_dir.is_dir()
+        with qtbot.waitSignal(window.ingestFinished, timeout=120_000) as blocker:
+            (inbox_dir / "dropped.eml").write_text(
+                "From: Dana Watcher <dana@example.com>\nSubject: watched folder test\n"
+                "Date: Mon, 05 Jan 2026 10:00:00 +0000\nMessage-ID: <w1@example.com>\n\nhello from the inbox folder\n",
+                encoding="utf-8")
+        assert blocker.args[0].records_added == 1
+    finally:
+        window.shutdown()
