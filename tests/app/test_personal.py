@@ -96,7 +96,7 @@ def test_service_learns_chats_briefs_and_cli(container, kith_home):
     doc = json.loads(out.output)
     assert doc["person"]["name"] == "Sarah Connor" and doc["timing"]["hour_buckets"][9] == 6
     bad = CliRunner().invoke(brief_cmd, ["Nobody Here"])
-    assert bad.exit_code == 1 and "no person called" in bad.output
+    assert bad.exit_code == 1 and "no entity named 'Nobody Here'" in bad.output
 
 
 @pytest.mark.slow
