@@ -200,6 +200,10 @@ class ConversationLoop:
             return ask(c, text)
 
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
+        if "store" not in kwargs:  # every turn is kept as a Message with its embedding (seed 000)
+            from app.personal import PersonalService
+
+            kwargs["store"] = PersonalService(c).store_chat_message
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
         kwargs.setdefault("observations_every", int(setting(c.settings, "observations_every")))

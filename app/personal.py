@@ -156,6 +156,30 @@ class PersonalService:
                 "hot": [h.model_dump() for h in b.topics.hot], "cold": [c.model_dump() for c in b.topics.cold]}
 
     # -- live chat with Kith --------------------------------------------------------------
+    def store_chat_message(self, msg) -> int:
+        """Persist one turn of the owner's chat with Kith as a Message row (seed 000), with its embedding.
+
+        Args:
+            msg: an ``app.loop.ChatMessage`` (role ``user``/``assistant``, text, embedding float32 (384,)
+                or None, ``at`` tz-aware UTC, conversation id).
+
+        Returns:
+            The Message id.  The owner's words are ``direction="in"``; Kith's replies ``"out"`` — the
+            messages whose reception the observer scores on the next owner turn.
+        """
+        from core.personal.observer import is_question as _is_q
+
+        pid = self.owner_id()
+        row = {"person_id": pid, "direction": "out" if msg.role == "assistant" else "in",
+               "conversation": msg.conversation, "text": msg.text, "length": len(msg.text.split()),
+               "is_question": _is_q(msg.text), "at": epoch(msg.at), "embedding": msg.embedding,
+               "topic": (topic_names(msg.text) or [None])[0]}
+
+        def work():
+            with self.ledger.transaction() as tx:
+                return add_messages(tx, [row])[0]
+        return self.c.writer.run(work)
+
     def observe_owner_turn(self, kith_text: str | None, kith_at, owner_text: str, owner_at,
                            conversation: str = "chat") -> dict:
         """Observe the owner's message as a reply to Kith's previous one, learn it in the session.
