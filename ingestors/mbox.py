@@ -309,7 +309,7 @@ def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None 
     attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     for key, value in (("message_id", message_id), ("list_id", first("list-id")),
                        ("in_reply_to", first("in-reply-to")), ("mbox_from", mbox_from),
-                       ("thread_subject", thread_subject)):
+                       ("thread_subject", thread_subject), ("gmail_labels", first("x-gmail-labels"))):
         if value:
             attrs[key] = value
     if references:

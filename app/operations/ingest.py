@@ -20,7 +20,7 @@ from core.errors import InputError
 from core.extraction.personal_facts import extract_facts
 from core.graph.apply import apply_candidates
 from core.graph.facts import FactDraft, as_of_statement, write_fact
-from core.graph.owner import ensure_owner, is_owner_address
+from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import add_alias, resolve
 from core.store import search
 from core.store.schema import Entity, Episode, Evidence, QuarantineItem, Record as RecordRow, RecordEntity, Source
@@ -29,6 +29,7 @@ from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
 RECORDS = "records"
+GMAIL_FILTERED = frozenset({"spam", "trash", "category promotions"})
 
 
 def _file_hash(path: Path) -> str:
@@ -81,7 +82,14 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
             links: list[tuple[int, str]] = []
             sender_id = place_id = None
             if rec.sender and (rec.attrs.get("is_from_me") or is_owner_address(rec.sender.address, owner_emails)):
-                me = ensure_owner(s, c.settings.owner_name, owner_emails, c.names)
+                me = current_owner(s)
+                real = rec.sender.name not in (None, "me", "Me") or rec.sender.address
+                if me is None and real and not c.settings.owner_name and not owner_emails:
+                    # No owner configured: the first "sent by me" message names them (Gmail's Sent label).
+                    me = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind,
+                                 region, index=c.names).entity
+                    set_owner(s, me)
+                me = me or ensure_owner(s, c.settings.owner_name, owner_emails, c.names)
                 if rec.sender.address:
                     add_alias(s, me, rec.sender.address_kind, rec.sender.address, region)
                 sender_id = me.id
@@ -213,6 +221,12 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
             if isinstance(item, RecordError):
                 file_errors.append(IngestError(item.path, item.reason, item.locator))
                 continue
+            labels = {x.strip().casefold() for x in str(item.attrs.get("gmail_labels", "")).split(",") if x.strip()}
+            if labels & GMAIL_FILTERED:  # seed 002: Gmail Takeout spam, trash and promotions are not memories
+                report.records_filtered += 1
+                continue
+            if "sent" in labels:
+                item.attrs["is_from_me"] = True  # Gmail's own "Sent" label: the mailbox owner wrote it
             pending.append(item)
             if len(pending) >= batch_size:
                 flush()

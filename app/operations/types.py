@@ -47,10 +47,13 @@ class IngestReport:
     records_skipped: int = 0
     errors: list[IngestError] = field(default_factory=list)
     cancelled: bool = False
+    records_filtered: int = 0  # Gmail spam / trash / promotions, left out on purpose (seed 002)
 
     def to_json(self) -> dict:
         d = {"files": self.files, "records_added": self.records_added,
              "records_skipped": self.records_skipped, "errors": [e.to_json() for e in self.errors]}
+        if self.records_filtered:
+            d["records_filtered"] = self.records_filtered
         if self.cancelled:
             d["cancelled"] = True
         return d

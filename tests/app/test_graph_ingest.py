@@ -104,3 +104,40 @@ def test_identity_aware_facts_supersession_and_as_of(kith_home, tmp_path):
             assert len(s.exec(select(Entity)).all()) == entities_before
     finally:
         c.close()
+
+
+TAKEOUT = """From 1234@xxx Mon Jan 05 10:00:00 +0000 2026
+X-GM-THRID: 1
+X-Gmail-Labels: Sent,Important
+From: Pat Person <pat@gmail.example>
+To: Sam Friend <sam@example.org>
+Subject: lunch
+Date: Mon, 05 Jan 2026 10:00:00 +0000
+Message-ID: <t1@gmail.example>
+
+My brother Tom lives in Denver.
+
+From 1235@xxx Mon Jan 05 11:00:00 +0000 2026
+X-Gmail-Labels: Spam
+From: Prince <prince@scam.example>
+To: Pat Person <pat@gmail.example>
+Subject: you won
+Date: Mon, 05 Jan 2026 11:00:00 +0000
+Message-ID: <t2@scam.example>
+
+Send money.
+"""
+
+
+def test_gmail_takeout_sent_label_marks_the_owner_and_spam_is_left_out(container, tmp_path):
+    path = tmp_path / "All mail Including Spam and Trash.mbox"
+    path.write_text(TAKEOUT, encoding="utf-8")
+    report = ingest(container, [path])
+    assert (report.records_added, report.records_filtered) == (1, 1)
+    assert report.to_json()["records_filtered"] == 1
+    with container.db.session() as s:
+        me = s.exec(select(Entity).where(Entity.is_owner.is_(True))).one()
+        assert me.canonical_name == "Pat Person"
+        _, toms = facts_about(s, "Tom")
+        assert [f.value for f in toms if f.key == "home"] == ["Denver"]
+        assert s.exec(select(Entity).where(Entity.canonical_name == "Prince")).first() is None
