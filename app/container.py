@@ -32,6 +32,7 @@ class Container:
         self._encoder_lock = threading.Lock()
         self._vectors: VectorStore | None = None
         self._transcriber = None
+        self._fact_extractor = None
 
     @property
     def encoder(self):
@@ -43,6 +44,19 @@ class Container:
 
                     self._encoder = load_encoder(self.settings.encoder_backend)
         return self._encoder
+
+    @property
+    def fact_extractor(self):
+        """The LLM fact extractor when ``settings.fact_extractor == "llm"`` and a model is configured, else None
+        (the deterministic extractor runs).  Tests set ``_fact_extractor`` directly."""
+        if self._fact_extractor is None and self.settings.fact_extractor == "llm":
+            from app.extract_llm import LLMFactExtractor
+            from app.models.registry import build_chat_model
+
+            model = build_chat_model(self.settings)
+            if getattr(model, "available", False):
+                self._fact_extractor = LLMFactExtractor(model)
+        return self._fact_extractor
 
     def transcribe(self, path) -> str:
         """Speech to text with the configured Whisper model (converted once, loaded on first use)."""

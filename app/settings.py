@@ -57,6 +57,8 @@ class Settings:
         transcribe_model: ``""`` = built-in Whisper tiny.en; else an openai-whisper checkpoint path or name.
         embedding_routes: content class (facts, chunks, observations, messages) → encoder name.
         observations_every: chat turns between observation runs (seed 000: every 5 turns).
+        fact_extractor: ``"deterministic"`` (patterns, always available) or ``"llm"`` (the chat model, with a
+            schema check, one retry and the deterministic result as fallback; for capable models).
     """
 
     home: Path = field(default_factory=data_dir)
@@ -77,6 +79,7 @@ class Settings:
     transcribe_model: str = ""
     embedding_routes: dict = field(default_factory=dict)
     observations_every: int = 5
+    fact_extractor: str = "deterministic"
 
     @property
     def db_path(self) -> Path:

@@ -125,7 +125,7 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                 s.add(RecordEntity(record_id=row.id, entity_id=eid, role=role))
             s.add(Episode(record_id=row.id, text=embed_text(rec), t_valid=rec.sent_at,
                           provenance=f"{path}#{rec.external_id}", confidence=1.0))
-            _record_facts(s, rec, row.id, sender_id, place_id, c.names)
+            _record_facts(s, rec, row.id, sender_id, place_id, c.names, c.fact_extractor)
             search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
             added_ids.append((row.id, vec))
             added_records.append(rec)
@@ -154,12 +154,14 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
 
 
 def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None,
-                  names=None) -> None:
+                  names=None, extractor=None) -> None:
     """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
     about its writer, their relatives and named people (core/extraction/personal_facts.py)."""
     if rec.text and rec.kind != "photo":
         speaker = s.get(Entity, sender_id) if sender_id else None
-        apply_candidates(s, extract_facts(rec.text[:20000], rec.sent_at), speaker, record_id, rec.sent_at, names)
+        candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
+                      if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))
+        apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
     if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
         who = rec.sender.name or rec.sender.address
         write_fact(s, FactDraft(
@@ -264,6 +266,7 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         report.errors.append(IngestError(m, "no such file or folder"))
     batch_size = max(1, c.settings.ingest_batch_size)
     pool = c.ingestors()
+    fallbacks_before = getattr(getattr(c.fact_extractor, "stats", None), "fallbacks", 0)
 
     def tick(current: str) -> None:
         if progress:
@@ -290,6 +293,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         report.files += 1
         if report.cancelled:
             break
+    stats = getattr(c.fact_extractor, "stats", None)
+    if stats is not None:
+        report.extraction_fallbacks = stats.fallbacks - fallbacks_before
     if report.records_added:
         from app.operations.events import refresh_photo_events
 

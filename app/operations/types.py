@@ -48,12 +48,15 @@ class IngestReport:
     errors: list[IngestError] = field(default_factory=list)
     cancelled: bool = False
     records_filtered: int = 0  # Gmail spam / trash / promotions, left out on purpose (seed 002)
+    extraction_fallbacks: int = 0  # LLM extraction answers that failed the schema twice (deterministic used)
 
     def to_json(self) -> dict:
         d = {"files": self.files, "records_added": self.records_added,
              "records_skipped": self.records_skipped, "errors": [e.to_json() for e in self.errors]}
         if self.records_filtered:
             d["records_filtered"] = self.records_filtered
+        if self.extraction_fallbacks:
+            d["extraction_fallbacks"] = self.extraction_fallbacks
         if self.cancelled:
             d["cancelled"] = True
         return d
