@@ -67,17 +67,23 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
             window.chat.ask(ask)
         window.show()
         if screenshot is not None:
+            # A local event loop, not app.exec()/app.quit(): quitting the application would also make every
+            # later event loop in the same process (tests, an embedding host) return at once.
+            from PySide6.QtCore import QEventLoop
+
+            loop = QEventLoop()
             _schedule_screenshot(app, window, screenshot, waiting_for_answer=bool(ask), status=status,
-                                 timer_cls=QTimer)
-        code = app.exec()
-        return status["code"] or code
+                                 timer_cls=QTimer, quit=loop.quit)
+            loop.exec()
+            return status["code"]
+        return app.exec()
     finally:
         window.shutdown()
         window.deleteLater()
         container.close()
 
 
-def _schedule_screenshot(app, window, path: str, waiting_for_answer: bool, status: dict, timer_cls) -> None:
+def _schedule_screenshot(app, window, path: str, waiting_for_answer: bool, status: dict, timer_cls, quit) -> None:
     """Grab the window once it has painted, its entity list is in and (if asked) the answer is shown."""
     pending = {"people": not window.people.loaded, "answer": waiting_for_answer}
 
@@ -90,7 +96,7 @@ def _schedule_screenshot(app, window, path: str, waiting_for_answer: bool, statu
                 print(f"kith: could not write the screenshot to {path}", file=sys.stderr)
                 status["code"] = 1
             window.close()
-            app.quit()
+            quit()
 
     def maybe_grab(*_args) -> None:
         if not pending["people"] and not pending["answer"]:
