@@ -297,9 +297,11 @@ def gui(screenshot: str | None) -> None:
     sys.exit(run(screenshot=screenshot))
 
 
+from app.cli_memory import register as _register_memory  # noqa: E402
 from app.cli_personal import brief as _brief  # noqa: E402
 
 main.add_command(_brief)
+_register_memory(main)  # kith consolidate, kith learned
 
 
 @main.command()

@@ -51,8 +51,8 @@ def _people_text(rec: Record) -> str:
 
 
 def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
-                 batch: list[tuple[Record, object]]) -> tuple[int, int]:
-    """Writer-thread work for one batch: returns (added, skipped)."""
+                 batch: list[tuple[Record, object]]) -> tuple[int, int, list[str]]:
+    """Writer-thread work for one batch: returns (added, skipped, warnings)."""
     try:
         return _write_batch_unguarded(c, path, file_hash, kind, batch)
     except BaseException:
@@ -61,11 +61,12 @@ def _write_batch(c: Container, path: Path, file_hash: str, kind: str,
 
 
 def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
-                           batch: list[tuple[Record, object]]) -> tuple[int, int]:
+                           batch: list[tuple[Record, object]]) -> tuple[int, int, list[str]]:
     region = c.settings.default_region
     owner_emails = list(c.settings.owner_emails)
     added_ids: list[tuple[int, object]] = []
     added_records: list[Record] = []
+    warnings: list[str] = []
     skipped = 0
     with c.db.session() as s:
         src = s.exec(select(Source).where(Source.path == str(path), Source.content_hash == file_hash)).first()
@@ -144,13 +145,26 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
         c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
                          np.stack([v for _, v in added_ids]),
                          [{"record_id": rid} for rid, _ in added_ids])
+    if added_ids:
+        # Episodes get their HDC signatures (structured + gist), postings and a learning event (seed 001).
+        from app.memory import remember_records
+
+        with c.db.session() as s:
+            rows = list(s.exec(select(RecordRow).where(RecordRow.id.in_([rid for rid, _ in added_ids]))).all())
+        try:
+            remember_records(c, rows)
+        except Exception as exc:  # the records are stored; a memory-index failure is reported, not fatal
+            warnings.append(f"memory signatures not written ({type(exc).__name__}: {exc})")
     if added_records and any(r.kind == "chat" for r in added_records):
         # Communication signals from the conversation's shape (seed 000): who replied, how fast, who went silent.
         # Only newly added records, so a repeated import does not count twice.
         from app.personal import PersonalService
 
-        PersonalService(c).learn_from_conversation([r for r in added_records if r.kind == "chat"])
-    return len(added_ids), skipped
+        try:
+            PersonalService(c).learn_from_conversation([r for r in added_records if r.kind == "chat"])
+        except Exception as exc:
+            warnings.append(f"communication signals not learned ({type(exc).__name__}: {exc})")
+    return len(added_ids), skipped, warnings
 
 
 def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None,
@@ -213,9 +227,11 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         pending.clear()
         if fresh:
             vecs = c.encoder.encode([embed_text(r) for r in fresh])
-            added, skipped = c.writer.run(_write_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs)))
+            added, skipped, warnings = c.writer.run(_write_batch, c, path, file_hash, ing.name,
+                                                    list(zip(fresh, vecs)))
             report.records_added += added
             report.records_skipped += skipped
+            file_errors.extend(IngestError(str(path), w, "after import") for w in dict.fromkeys(warnings))
         tick(str(path))
 
     try:
