@@ -140,11 +140,13 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
         with c.db.session() as s:
             fact_ids = sorted(set(s.exec(select(Evidence.fact_id).where(
                 Evidence.record_id.in_([rid for rid, _ in added_ids]))).all()))
-        index_facts(c, fact_ids)
-
-        c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
-                         np.stack([v for _, v in added_ids]),
-                         [{"record_id": rid} for rid, _ in added_ids])
+        try:
+            c.vectors.upsert(RECORDS, [f"record:{rid}" for rid, _ in added_ids],
+                             np.stack([v for _, v in added_ids]),
+                             [{"record_id": rid} for rid, _ in added_ids])
+            index_facts(c, fact_ids)
+        except Exception as exc:  # the rows are committed; say the vectors are missing rather than lose them
+            warnings.append(f"vectors not written ({type(exc).__name__}: {exc}); keyword search still finds them")
     if added_ids:
         # Episodes get their HDC signatures (structured + gist), postings and a learning event (seed 001).
         from app.memory import remember_records
