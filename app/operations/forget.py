@@ -65,7 +65,35 @@ def preview_forget(c: Container, ref: str | int) -> ForgetPreview:
                          kept_records=len(linked - set(records)))
 
 
+def _unlearn_episodes(c: Container, episode_ids: list[int], entity_id: int) -> dict:
+    """Seed 001's unlearn cascade for the forgotten records' episodes, then their signatures zeroed at once.
+
+    Atoms losing evidence below 3 are withdrawn with their beliefs, the self-vector has the forgotten
+    signatures subtracted, an ``unlearned`` learning event is written; the episodes' rows in
+    signatures.dat (structured and gist) are overwritten with zeros (compaction later drops them).
+    """
+    from app.memory import service
+    from core.memory.unlearn import unlearn
+
+    mem = service(c).mem
+    rep = unlearn(mem, episode_ids=episode_ids, reason=f"forget entity:{entity_id}")
+    with c.db.session() as s:
+        rows = [r for r in s.exec(select(Episode.signature_row).where(
+            Episode.id.in_(episode_ids), Episode.signature_row.is_not(None))).all()] if episode_ids else []
+    zeroed = 0
+    if rows:
+        zeroed = mem.structured.invalidate(rows)
+        mem.gists.invalidate(rows)
+    return {"episodes_unlearned": len(rep.episodes_removed), "atoms_affected": len(rep.atoms_affected),
+            "beliefs_withdrawn": len(rep.beliefs_removed), "signatures_zeroed": zeroed,
+            "self_vector_drift_bits": rep.self_vector_drift_bits}
+
+
 def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
+    with c.db.session() as s:
+        records, _ = _plan(s, entity_id)
+        episode_ids = list(s.exec(select(Episode.id).where(Episode.record_id.in_(records))).all()) if records else []
+    memory = _unlearn_episodes(c, episode_ids, entity_id) if episode_ids else {}
     with c.db.session() as s:
         e = s.get(Entity, entity_id)
         records, facts = _plan(s, entity_id)
@@ -114,7 +142,7 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
     vectors = {"records": c.vectors.delete(RECORDS, [f"record:{r}" for r in records]),
                "facts": c.vectors.delete("facts", [f"fact:{f}" for f in fact_ids])}
     c.names.invalidate()
-    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors)
+    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors, memory=memory)
 
 
 def forget(c: Container, ref: str | int) -> ForgetReport:

@@ -135,7 +135,8 @@ class ForgetReport:
     sqlite: dict = field(default_factory=dict)
     fts: int = 0
     vectors: dict = field(default_factory=dict)  # Chroma collection → vectors removed
+    memory: dict = field(default_factory=dict)   # the HDC memory's unlearn cascade (seed 001)
 
     def to_json(self) -> dict:
         return {"entity_id": self.entity_id, "name": self.name, "removed": {
-            "sqlite": self.sqlite, "fts": self.fts, "chroma": self.vectors}}
+            "sqlite": self.sqlite, "fts": self.fts, "chroma": self.vectors, "memory": self.memory}}

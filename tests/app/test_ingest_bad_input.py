@@ -99,3 +99,23 @@ def test_ask_about_something_absent_returns_nothing(container, tmp_path):
     ingest(container, [make_inbox(tmp_path) / "mail.mbox"])
     assert ask(container, "quantum chromodynamics lattice gauge theory") == []
     assert [r.subject for r in ask(container, "kayaks")] == ["no date on this one"]
+
+
+def test_forget_runs_the_memory_unlearn_cascade_and_zeroes_signatures(container, tmp_path):
+    from app.memory import service
+    from app.operations.forget import forget
+    from core.store.memory_schema import LearningEvent
+    from core.store.schema import Episode
+
+    ingest(container, [make_inbox(tmp_path) / "mail.mbox"])
+    with container.db.session() as s:
+        ep = s.exec(select(Episode).join(Record, Record.id == Episode.record_id)
+                    .where(Record.subject == "Sourdough starter schedule")).one()
+    mem = service(container).mem
+    assert mem.structured.get([ep.signature_row]).any()  # a real 8192-bit signature before
+    report = forget(container, "Alice Example")
+    assert report.memory["episodes_unlearned"] == 1 and report.memory["signatures_zeroed"] == 1
+    assert not mem.structured.get([ep.signature_row]).any() and not mem.gists.get([ep.signature_row]).any()
+    with container.db.session() as s:
+        assert s.get(Episode, ep.id) is None
+        assert s.exec(select(LearningEvent).where(LearningEvent.kind == "unlearned")).first() is not None
