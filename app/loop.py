@@ -141,6 +141,27 @@ def cited_numbers(reply: str) -> list[int]:
     return seen
 
 
+def _container_store(c) -> Callable[["ChatMessage"], Any]:
+    """Keep each turn as a Message with its embedding (seed 000, the personalization ledger), and each of the
+    person's turns as an episode in the HDC memory with bi-temporal stamps and signatures (seed 001), both
+    written on the container's single writer thread."""
+    from app.memory import service
+    from app.personal import PersonalService
+    from core.memory.episodes import EpisodeDraft
+
+    personal = PersonalService(c)
+
+    def store(msg: "ChatMessage") -> None:
+        msg_id = personal.store_chat_message(msg)
+        if msg.embedding is None or msg.role != "user":
+            return  # Kith's replies are derived from memory; only what the person says becomes an episode
+        speaker = c.settings.owner_name or "Me"
+        draft = EpisodeDraft(text=msg.text, embedding=np.asarray(msg.embedding, dtype=np.float32), t_valid=msg.at,
+                             speaker=speaker, session=msg.conversation, provenance=f"message:{msg_id}")
+        c.writer.run(lambda: service(c).mem.store(draft))
+    return store
+
+
 class ConversationLoop:
     """One conversation with Kith (history lives here; the stores via the injected callables).
 
@@ -200,10 +221,8 @@ class ConversationLoop:
             return ask(c, text)
 
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
-        if "store" not in kwargs:  # every turn is kept as a Message with its embedding (seed 000)
-            from app.personal import PersonalService
-
-            kwargs["store"] = PersonalService(c).store_chat_message
+        if "store" not in kwargs:
+            kwargs["store"] = _container_store(c)
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
         kwargs.setdefault("observations_every", int(setting(c.settings, "observations_every")))

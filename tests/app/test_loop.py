@@ -123,3 +123,24 @@ def test_for_container_uses_ask_and_no_model(container):
     loop = ConversationLoop.for_container(container, model=NoModel())
     r = loop.turn("Where is Anna?")
     assert r.no_model and "Nothing in memory" in r.reply
+
+
+def test_container_loop_keeps_turns_as_messages_and_the_persons_turns_as_episodes(kith_home):
+    import sqlite3
+
+    from app.container import Container
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+
+    c = Container()
+    try:
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        loop.turn("I booked a kayak trip to Lake Tahoe for June")
+        con = sqlite3.connect(c.settings.db_path)
+        assert con.execute("select direction, length(embedding) from message order by id").fetchall() == [
+            ("in", 384 * 4), ("out", 384 * 4)]
+        [(text, provenance, row)] = con.execute("select text, provenance, signature_row from episode").fetchall()
+        assert (text, provenance, row) == ("I booked a kayak trip to Lake Tahoe for June", "message:1", 0)
+        con.close()
+    finally:
+        c.close()
