@@ -253,5 +253,47 @@ class PersonalService:
         p = set_person(self.ledger, pid, **meta)
         return {"person_id": pid, "meta": p.meta}
 
+    # -- privacy --------------------------------------------------------------------------
+    def forget_person(self, entity_id: int) -> dict[str, int]:
+        """Remove everything personal about one person, in one transaction on the ledger.
+
+        Removed: their global signals, their session-scoped signals, their contributions to cohort
+        ledgers (the cohorts' aggregates are rebuilt from what remains), their aggregates and
+        watermarks, the Message rows to and from them, their observations (text, FTS entry and
+        embedding), preference vector, "what works" counts, person profile and conversation sessions.
+        The graph entity itself is not touched (``app/operations/forget.py`` owns that).
+
+        Args:
+            entity_id: the person's entity id.
+
+        Returns:
+            Rows removed per table: ``signal`` (their own ledger), ``cohort_signal`` (copies in cohort
+            ledgers), ``session_signal``, ``signal_agg``, ``signal_wm``, ``message``, ``observation``,
+            ``observation_fts``, ``preference_vector``, ``person_pattern``, ``person_profile``,
+            ``conversation_session``.  All zero for someone Kith knows nothing about.
+        """
+        pid = int(entity_id)
+        L = self.ledger
+
+        def work() -> dict[str, int]:
+            with L.transaction() as c:
+                n = L.forget_owner(pid, conn=c)
+                n["session_signal"] += c.execute(
+                    "DELETE FROM session_signal WHERE session_id IN (SELECT id FROM conversation_session "
+                    "WHERE person_id=?)", (pid,)).rowcount
+                oids = [r[0] for r in c.execute("SELECT id FROM observation WHERE person_id=?", (pid,))]
+                n["observation_fts"] = sum(c.execute("DELETE FROM observation_fts WHERE rowid=?", (o,)).rowcount
+                                           for o in oids)
+                for table, col in (("observation", "person_id"), ("message", "person_id"),
+                                   ("preference_vector", "person_id"), ("person_pattern", "person_id"),
+                                   ("person_profile", "person_id"), ("conversation_session", "person_id")):
+                    n[table] = c.execute(f"DELETE FROM {table} WHERE {col}=?", (pid,)).rowcount
+            return n
+        with self._lock:
+            counts = self.c.writer.run(work)
+        if L.cohorts is not None:
+            L.cohorts.invalidate(pid)
+        return counts
+
     def close(self) -> None:
         self.ledger.close()

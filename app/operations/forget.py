@@ -137,12 +137,18 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
                 rm("entities", delete(Entity).where(Entity.id == eid))
         s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
                          detail={"kind": e.kind, "counts": counts, "fts": fts}))
-        name = e.canonical_name
+        name, kind = e.canonical_name, e.kind
         fact_ids = facts + derived_facts
     vectors = {"records": c.vectors.delete(RECORDS, [f"record:{r}" for r in records]),
                "facts": c.vectors.delete("facts", [f"fact:{f}" for f in fact_ids])}
     c.names.invalidate()
-    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors, memory=memory)
+    personal: dict = {}
+    if kind == "person":  # signals, messages, observations, preference vector, sessions (seed 000)
+        from app.personal import PersonalService
+
+        personal = {k: v for k, v in PersonalService(c).forget_person(entity_id).items() if v}
+    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors, memory=memory,
+                        personal=personal)
 
 
 def forget(c: Container, ref: str | int) -> ForgetReport:

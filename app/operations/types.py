@@ -136,7 +136,9 @@ class ForgetReport:
     fts: int = 0
     vectors: dict = field(default_factory=dict)  # Chroma collection → vectors removed
     memory: dict = field(default_factory=dict)   # the HDC memory's unlearn cascade (seed 001)
+    personal: dict = field(default_factory=dict)  # the personalization ledger's rows (seed 000)
 
     def to_json(self) -> dict:
         return {"entity_id": self.entity_id, "name": self.name, "removed": {
-            "sqlite": self.sqlite, "fts": self.fts, "chroma": self.vectors, "memory": self.memory}}
+            "sqlite": self.sqlite, "fts": self.fts, "chroma": self.vectors, "memory": self.memory,
+            "personal": self.personal}}

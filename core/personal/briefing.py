@@ -13,7 +13,8 @@ against topic_engaged; initiated ← initiated decay; style ← person metadata;
 timing ← replied / replied_fast / went_silent hour-of-week buckets; what_works ←
 positively received messages ranked by the preference vector, and message features
 that raise the reply rate; what_doesnt_work ← features of messages met with silence or
-negative sentiment; observations ← hybrid search; cohort_priors ← cohort ledgers.
+negative sentiment (both from the per-feature counts learn keeps in ``person_pattern``,
+decayed with a 30-day half-life); observations ← hybrid search; cohort_priors ← cohort ledgers.
 """
 from __future__ import annotations
 
@@ -26,13 +27,12 @@ from pydantic import BaseModel, Field
 
 from core.personal import observations as obs_mod
 from core.personal import preference
-from core.personal.learn import load_profile
+from core.personal.learn import LONG_WORDS, SHORT_WORDS, load_patterns, load_profile
 from core.personal.signals import Ledger, Window, epoch, from_epoch
 
 RISING, FALLING = 1.5, 0.5  # velocity thresholds for the "rising" / "falling" labels (Kith's choice)
 MIN_SUPPORT = 2             # buckets and features need at least this many messages to count
 FEATURE_MARGIN = 0.15       # a feature "works" when its reply rate beats the base rate by this much
-RECENT_PATTERNS = 150      # what (doesn't) work: mined over the newest 150 replied and 150 silent messages
 RECENT_POSITIVE = 100      # recent_positive_messages: the newest 100 positively received, ranked by preference
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -256,101 +256,93 @@ def _timing(L: Ledger, pid: int, t: float, off: int, tz: str) -> Timing:
                   in_active_window=local.hour in active, hour_buckets=by_hour, heatmap=heat)
 
 
-def _messages(L: Ledger, ids: list[int], embedding: bool = False) -> dict[int, tuple]:
-    if not ids:
-        return {}
-    cols = "id, text, topic, length, is_question, at" + (", embedding" if embedding else ", NULL")
-    rows = L.conn.execute(f"SELECT {cols} FROM message WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall()
-    return {r[0]: r for r in rows}
-
-
-def _ids(sigs) -> list[int]:
-    out = []
-    for target, _w, _at in sigs:
-        if target.startswith("m:") and target[2:].isdigit():
-            out.append(int(target[2:]))
-    return out
-
-
 def _positive_messages(L: Ledger, pid: int, t: float, k: int = 3) -> list[PositiveMessage]:
+    """The newest RECENT_POSITIVE positively received messages ranked by the preference vector (newest
+    first without one); texts are read for the top ``k`` only."""
     sigs = L.recent("positive_sentiment", pid, t, limit=RECENT_POSITIVE)
     weights = {int(tg[2:]): w for tg, w, _a in sigs if tg.startswith("m:") and tg[2:].isdigit()}
-    msgs = _messages(L, list(weights), embedding=True)
-    if not msgs:
+    if not weights:
+        return []
+    ids = list(weights)
+    rows = L.conn.execute(f"SELECT id, at, embedding FROM message WHERE id IN ({','.join('?' * len(ids))})",
+                          ids).fetchall()
+    if not rows:
         return []
     pref, _n = preference.load(L.conn, pid)
-    order = list(msgs)
-    with_emb = [i for i in order if msgs[i][6] is not None]
+    with_emb = [r for r in rows if r[2] is not None and len(r[2]) == 4 * preference.DIM]
     if pref is not None and with_emb:
-        m = np.stack([preference.from_bytes(msgs[i][6]) for i in with_emb])
+        m = np.frombuffer(b"".join(r[2] for r in with_emb), dtype="<f4").reshape(len(with_emb), preference.DIM)
         sims = m @ pref
-        order = [with_emb[j] for j in np.argsort(-sims, kind="stable")]
+        order = [with_emb[j][0] for j in np.argsort(-sims, kind="stable")]
     else:
-        order.sort(key=lambda i: -msgs[i][5])
+        order = [r[0] for r in sorted(rows, key=lambda r: -r[1])]
+    top = order[:k]
+    texts = dict(L.conn.execute(f"SELECT id, text FROM message WHERE id IN ({','.join('?' * len(top))})", top))
     out = []
-    for i in order[:k]:
-        text = " ".join((msgs[i][1] or "").split())
+    for i in top:
+        text = " ".join((texts.get(i) or "").split())
         out.append(PositiveMessage(summary=text[:100] + ("…" if len(text) > 100 else ""),
                                    sentiment=round(weights[i], 3)))
     return out
 
 
-def _features(row: tuple, off: int) -> list[str]:
-    _id, _text, topic, length, is_q, at, _e = row
-    hour = int((at // 3600 + off) % 24)
-    f = ["questions" if is_q else "statements without a question"]
-    if length <= 12:
-        f.append("short messages (12 words or fewer)")
-    elif length > 40:
-        f.append("long messages (over 40 words)")
-    if hour >= 22 or hour < 6:
-        f.append("messages sent late at night (22:00–06:00)")
-    elif hour < 12:
-        f.append("messages sent in the morning")
-    elif hour < 18:
-        f.append("messages sent in the afternoon")
-    else:
-        f.append("messages sent in the evening")
-    if topic:
-        f.append(f"messages about {topic}")
-    return f
+def _hour_label(local_hour: int) -> str:
+    if local_hour >= 22 or local_hour < 6:
+        return "messages sent late at night (22:00–06:00)"
+    if local_hour < 12:
+        return "messages sent in the morning"
+    if local_hour < 18:
+        return "messages sent in the afternoon"
+    return "messages sent in the evening"
+
+
+_LABELS = {"q": "questions", "nq": "statements without a question",
+           "short": f"short messages ({SHORT_WORDS} words or fewer)", "long": f"long messages (over {LONG_WORDS} words)"}
 
 
 def _patterns(L: Ledger, pid: int, t: float, off: int) -> tuple[list[str], list[str]]:
-    """Message features whose reply rate beats (or trails) the base rate by FEATURE_MARGIN."""
-    rep = _ids(L.recent("replied", pid, t, limit=RECENT_PATTERNS))
-    sil = _ids(L.recent("went_silent", pid, t, limit=RECENT_PATTERNS))
-    neg = set(_ids(L.recent("negative_sentiment", pid, t, limit=RECENT_PATTERNS // 2)))
-    msgs = _messages(L, rep + sil)
-    good: dict[str, int] = {}
-    bad: dict[str, int] = {}
-    for ids, bucket in ((rep, good), (sil, bad)):
-        for i in ids:
-            if i in msgs:
-                for f in _features(msgs[i], off):
-                    bucket[f] = bucket.get(f, 0) + 1
-    base_r, base_s = len([i for i in rep if i in msgs]), len([i for i in sil if i in msgs])
-    if base_r + base_s == 0:
+    """Message features whose reply rate beats (or trails) the base rate by FEATURE_MARGIN.
+
+    Reads the person's ``person_pattern`` rows (maintained by ``learn.record_patterns``): per feature,
+    replies / silences / negative replies, counted (support) and decayed with a 30-day half-life
+    (rates).  Hour features are stored by UTC hour and grouped here by the person's local time.
+    """
+    rows = load_patterns(L.conn, pid, t)
+    base_row = rows.pop("*", None)
+    if base_row is None or base_row[0] + base_row[2] == 0:
         return [], []
-    base = base_r / (base_r + base_s)
+    feats: dict[str, list] = {}
+    for key, v in rows.items():
+        if key.startswith("h:"):
+            label = _hour_label((int(key[2:]) + off) % 24)
+        elif key.startswith("t:"):
+            label = f"messages about {key[2:]}"
+        else:
+            label = _LABELS.get(key)
+            if label is None:
+                continue
+        a = feats.setdefault(label, [0, 0.0, 0, 0.0, 0, 0.0])
+        for i in range(6):
+            a[i] += v[i]
+    _rn, r_all, _sn, s_all, neg_n, neg_all = base_row
     works, doesnt = [], []
-    for f in sorted(set(good) | set(bad)):
-        r, s = good.get(f, 0), bad.get(f, 0)
-        if r + s < MIN_SUPPORT or base_s == 0:
-            continue
-        rate = r / (r + s)
-        if rate >= base + FEATURE_MARGIN:
-            works.append((rate, r + s, f"{f} (reply rate {rate:.0%} vs {base:.0%})"))
-        elif rate <= base - FEATURE_MARGIN:
-            doesnt.append((-rate, r + s, f"{f} (reply rate {rate:.0%} vs {base:.0%})"))
-    negf: dict[str, int] = {}
-    for i in neg:
-        if i in msgs:
-            for f in _features(msgs[i], off):
-                negf[f] = negf.get(f, 0) + 1
-    for f, n in negf.items():
-        if n >= MIN_SUPPORT and n >= 0.5 * len(neg):
-            doesnt.append((1.0, n, f"{f} (drew negative replies {n}×)"))
+    if s_all > 0 and r_all + s_all > 0:
+        base = r_all / (r_all + s_all)
+        for f in sorted(feats):
+            rn, r, sn, sv, _nn, _nv = feats[f]
+            if rn + sn < MIN_SUPPORT or r + sv <= 0:
+                continue
+            rate = r / (r + sv)
+            if rate >= base + FEATURE_MARGIN:
+                works.append((rate, rn + sn, f"{f} (reply rate {rate:.0%} vs {base:.0%})"))
+            elif rate <= base - FEATURE_MARGIN:
+                doesnt.append((-rate, rn + sn, f"{f} (reply rate {rate:.0%} vs {base:.0%})"))
+    if neg_n and neg_all > 0:
+        for f in sorted(feats):
+            rn, r, sn, sv, nn, nv = feats[f]
+            share, usual = nv / neg_all, (r + sv) / (r_all + s_all)  # its share of negatives vs of all messages
+            if nn >= MIN_SUPPORT and share >= 0.5 and share >= usual + FEATURE_MARGIN:
+                doesnt.append((1.0, nn, f"{f} (drew {share:.0%} of negative replies)"))
     works.sort(key=lambda x: (-x[0], -x[1]))
     doesnt.sort(key=lambda x: (x[0], -x[1]))
     return [w[2] for w in works[:5]], [d[2] for d in doesnt[:5]]

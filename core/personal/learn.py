@@ -13,13 +13,17 @@ store: no clock, no model.  Signals written per exchange (seed 000 tables):
   initiated (1.5) on topics they raised unprompted — at their reply's time.
 
 Global exchanges also blend the prompt's embedding into the preference vector
-when it was positively received; session exchanges do that at session close.
+when it was positively received, and fold the prompt's features into the person's
+"what works" counts (:func:`record_patterns`, table ``person_pattern``); session
+exchanges do both at session close.
 """
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -27,6 +31,8 @@ from core.personal import preference
 from core.personal.observer import ObserverOutput, substantive_weight
 from core.personal.signals import INITIATED_WEIGHT, REPLIED_FAST_S, Ledger, SignalWrite
 
+PATTERN_HALF_LIFE_S = 30 * 86400.0  # "what works" counts decay with a 30-day half-life (Kith's choice)
+SHORT_WORDS, LONG_WORDS = 12, 40     # message length features: short ≤ 12 words, long > 40
 BRIEF_WORDS = 5          # "went brief": a reply of at most this many words drops the prompt's topics
 FORMALITY_FAST = 0.3     # EMA rates for the formality trend (current vs long-run); Kith's choice
 FORMALITY_SLOW = 0.05
@@ -215,6 +221,9 @@ def learn_many(ledger: Ledger, exchanges: list[Exchange]) -> LearnResult:
         for sid in {x.session_id for x in exchanges}:
             writes = [w for x in exchanges if x.session_id == sid for w in signal_writes(x)]
             res.signals += ledger.write_many(writes, session_id=sid, conn=c)
+        glob_writes = [w for x in exchanges if x.session_id is None for w in signal_writes(x)]
+        if glob_writes:
+            record_patterns(c, glob_writes)
         for pid, xs in by_person.items():
             pos = [x for x in xs if positively_received(x.output)]
             res.positive += len(pos)
@@ -224,6 +233,85 @@ def learn_many(ledger: Ledger, exchanges: list[Exchange]) -> LearnResult:
                 preference.update(c, pid, embs, max(x.reply_at for x in glob))
                 res.preference_updates += len(embs)
     return res
+
+
+_OUTCOME = {"replied": 0, "went_silent": 1, "negative_sentiment": 2}
+
+
+def message_features(topic: str | None, length: int, is_question: bool, at: float) -> list[str]:
+    """The ``person_pattern`` feature keys of a sent message (hour in UTC: the brief rotates it to local time)."""
+    f = ["*", "q" if is_question else "nq", f"h:{int(at // 3600) % 24}"]
+    if length <= SHORT_WORDS:
+        f.append("short")
+    elif length > LONG_WORDS:
+        f.append("long")
+    if topic:
+        f.append(f"t:{topic}")
+    return f
+
+
+def record_patterns(conn: sqlite3.Connection, writes: Sequence[SignalWrite]) -> int:
+    """Fold the outcomes among ``writes`` (replied / went_silent / negative_sentiment on ``m:<id>``
+    targets of people) into ``person_pattern``, in the caller's transaction.
+
+    Each outcome counts 1 and, decayed, 2^(−(t_ref − at)/30 d) at the batch's reference time; rows
+    merge with the stored ones symmetrically in time (exact for out-of-order batches).  Returns
+    outcomes recorded.
+    """
+    hits = [(w.owner, int(w.target[2:]), _OUTCOME[w.name], w.at) for w in writes
+            if w.name in _OUTCOME and w.owner > 0 and w.target[:2] == "m:" and w.target[2:].isdigit()]
+    if not hits:
+        return 0
+    ids = sorted({h[1] for h in hits})
+    meta: dict[int, tuple] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in conn.execute(f"SELECT id, topic, length, is_question FROM message WHERE id IN "
+                              f"({','.join('?' * len(chunk))})", chunk):
+            meta[r[0]] = r[1:]
+    t_ref = max(h[3] for h in hits)
+    acc: dict[tuple[int, str], list] = {}
+    for owner, mid, k, at in hits:
+        m = meta.get(mid)
+        if m is None:
+            continue
+        d = math.pow(0.5, (t_ref - at) / PATTERN_HALF_LIFE_S)
+        for f in message_features(m[0], int(m[1] or 0), bool(m[2]), at):
+            a = acc.setdefault((owner, f), [0, 0.0, 0, 0.0, 0, 0.0])
+            a[2 * k] += 1
+            a[2 * k + 1] += d
+    conn.executemany(_PATTERN_SQL, [(o, f, *a, t_ref) for (o, f), a in acc.items()])
+    return len(hits)
+
+
+_DECAY_TO = "pow(0.5, (max(t_ref, excluded.t_ref) - {t}) / %r)" % PATTERN_HALF_LIFE_S
+_PATTERN_SQL = (
+    "INSERT INTO person_pattern(person_id, feature, replied_n, replied, silent_n, silent, negative_n, negative, "
+    "t_ref) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(person_id, feature) DO UPDATE SET "
+    + ", ".join(f"{c}_n = {c}_n + excluded.{c}_n, {c} = {c} * {_DECAY_TO.format(t='t_ref')} + excluded.{c} * "
+                f"{_DECAY_TO.format(t='excluded.t_ref')}" for c in ("replied", "silent", "negative"))
+    + ", t_ref = max(t_ref, excluded.t_ref)")
+
+
+def load_patterns(conn: sqlite3.Connection, person_id: int, now: float) -> dict[str, tuple[int, float, int, float,
+                                                                                             int, float]]:
+    """feature → (replied_n, replied, silent_n, silent, negative_n, negative), the decayed counts taken to ``now``."""
+    out = {}
+    for f, rn, r, sn, sv, nn, nv, t_ref in conn.execute(
+            "SELECT feature, replied_n, replied, silent_n, silent, negative_n, negative, t_ref FROM person_pattern "
+            "WHERE person_id=?", (person_id,)):
+        d = math.pow(0.5, (now - t_ref) / PATTERN_HALF_LIFE_S)
+        out[f] = (rn, r * d, sn, sv * d, nn, nv * d)
+    return out
+
+
+def rebuild_patterns(conn: sqlite3.Connection, person_id: int) -> int:
+    """Recompute a person's ``person_pattern`` rows from their global signals (caller's transaction).
+    For files learned before the table existed; returns outcomes recorded."""
+    conn.execute("DELETE FROM person_pattern WHERE person_id=?", (person_id,))
+    rows = conn.execute("SELECT name, target, weight, at FROM signal WHERE owner=? AND name IN "
+                        "('replied', 'went_silent', 'negative_sentiment')", (person_id,)).fetchall()
+    return record_patterns(conn, [SignalWrite(n, person_id, t, w, a) for n, t, w, a in rows])
 
 
 def message_embeddings(conn: sqlite3.Connection, ids: list[int]) -> list[np.ndarray]:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from core.errors import NotFound
 from core.personal import preference
-from core.personal.learn import message_embeddings
+from core.personal.learn import message_embeddings, record_patterns
 from core.personal.observer import SUBSTANTIVE_MIN_WORDS, SUBSTANTIVE_WORDS
-from core.personal.signals import Ledger, epoch
+from core.personal.signals import Ledger, SignalWrite, epoch
 
 ROTATE_AFTER_S = 30 * 60.0   # seed 000: rotate sessions every 30 minutes
 OBSERVE_EVERY_TURNS = 5      # seed 000: observations every 5 conversation turns
@@ -83,7 +83,7 @@ class Sessions:
 
     def close(self, session_id: int, at) -> CloseSummary:
         """Close a session: promote its signals, copy them to cohorts, blend its positive messages
-        into the preference vector.  Closing a closed session promotes nothing more.
+        into the preference vector and fold its outcomes into the "what works" counts.  Closing a closed session promotes nothing more.
 
         Raises:
             NotFound: no such session.
@@ -92,6 +92,9 @@ class Sessions:
         t = epoch(at)
         with self.ledger.transaction() as c:
             ids = _positive_targets(c, session_id)
+            record_patterns(c, [SignalWrite(n, o, tg, w, a) for n, o, tg, w, a in c.execute(
+                "SELECT name, owner, target, weight, at FROM session_signal WHERE session_id=? AND name IN "
+                "('replied', 'went_silent', 'negative_sentiment')", (session_id,))])
             promoted = self.ledger.promote_session(session_id, conn=c)
             embs = message_embeddings(c, ids)
             if embs:

@@ -24,13 +24,17 @@ seconds (float).  ``owner`` names the ledger: a person's entity id (> 0), or
 ``-cohort_id`` for a cohort's ledger (:func:`cohort_owner`).  ``target`` is what
 the signal is about: ``"m:<message id>"``, ``"t:<topic>"``, ``"o:<observation id>"``.
 
-A SQLite trigger keeps ``signal_agg`` up to date for global rows:
-per (owner, name) and UTC hour-of-week (0 = Monday 00:00–01:00 UTC) for message
-targets, and per (owner, name, target) for topic and observation targets, each
-with count, weight sum and an exponentially decayed score at a reference time.
-Reads use it when the explicit ``now`` is at or after every aggregated signal
-(exact: Σ wᵢ·2^(−(now−tᵢ)/h) = S·2^(−(now−t_ref)/h)) and scan the raw rows
-otherwise, so every read is exact for any ``now``.
+Aggregates (``signal_agg``) are kept off the write path: per (owner, name) and UTC
+hour-of-week (0 = Monday 00:00–01:00 UTC) for message targets, and per (owner, name,
+target) for topic and observation targets, each with count, weight sum and an
+exponentially decayed score at a reference time.  They hold exactly the global rows at
+or below a per-(owner, name) watermark (``signal_wm``): :meth:`Ledger.fold` sums the rows
+above it in batch (at the end of every batch write, and every :data:`FOLD_EVERY` single
+writes) and moves it up; a row written later *below* the watermark is merged by a
+trigger whose WHEN clause is one primary-key probe, so an ordinary write is one INSERT.
+Reads with ``now`` at or after the watermark add the aggregates (exact:
+Σ wᵢ·2^(−(now−tᵢ)/h) = S·2^(−(now−t_ref)/h)) to a range scan of the rows above it;
+reads in the past scan the raw rows.  Every read is exact for any ``now``.
 
 Windows are half-open: a signal at ``at`` is in window W at ``now`` when
 ``now − W < at ≤ now``.  Session-scoped signals live in ``session_signal`` and are
@@ -117,6 +121,8 @@ SIGNALS: dict[str, SignalSpec] = {s.name: s for s in (
 REPLIED_FAST_S = 120.0          # seed 000: replied_fast "1.0 = latency < 120s"
 INITIATED_WEIGHT = 1.5          # seed 000: initiated "1.5 = they brought this up unprompted"
 ALL_TARGETS = "*"
+FOLD_EVERY = 256        # single writes between folds (Kith's choice: a fold of ≤ 256 rows costs well under 1 ms)
+CACHE_KIB = 65536       # SQLite page cache per ledger connection, KiB (64 MiB: a person's brief stays in memory)
 
 
 def spec(name: str) -> SignalSpec:
@@ -184,22 +190,29 @@ class Ledger:
     """The signal ledger over one Kith SQLite file (WAL), with all reads taking an explicit ``now``.
 
     Each thread gets its own sqlite3 connection (WAL lets readers run beside the
-    one writer).  Writes are plain executes, one transaction per batch.
+    one writer).  A durable single write is one autocommit INSERT statement (its own
+    committed transaction); batches run in one transaction.  Aggregates are folded in
+    batch (:meth:`fold`): at the end of every batch write, and with every
+    :attr:`fold_every`-th single write.
 
     Args:
         path: the Kith ``.sqlite3`` file, or a :class:`core.store.db.Database` (its ``path`` is used).
         cohort_resolver: optional callable ``owner -> list[int]`` of cohort ledger owners a
             person's signals are copied to (``cohorts.py`` installs it).
+        fold_every: single writes between folds of the pairs they touched (rows, ≥ 1).
 
     Raises:
         StoreError: the file cannot be opened as a SQLite database.
     """
 
-    def __init__(self, path, cohort_resolver=None):
+    def __init__(self, path, cohort_resolver=None, fold_every: int = FOLD_EVERY):
         self.path = Path(getattr(path, "path", path))
         self._local = threading.local()
         self.cohort_resolver = cohort_resolver
         self.cohorts = None  # a cohorts.CohortRegistry installs itself here
+        self.fold_every = max(1, int(fold_every))
+        self._dirty: set[tuple[int, str]] = set()   # (owner, name) written singly since the last fold
+        self._pending = 0
         from core.store import personal_schema
 
         try:
@@ -218,6 +231,7 @@ class Ledger:
             c.execute("PRAGMA synchronous=NORMAL")
             c.execute("PRAGMA foreign_keys=ON")
             c.execute("PRAGMA busy_timeout=10000")
+            c.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
             _check_math(c)
             self._local.conn = c
         return c
@@ -227,16 +241,23 @@ class Ledger:
         return _Tx(self.conn)
 
     def close(self) -> None:
-        """Close this thread's connection."""
+        """Close this thread's connection (folding what single writes left unfolded, when it can)."""
         c = getattr(self._local, "conn", None)
         if c is not None:
+            if self._dirty:
+                try:
+                    with self.transaction() as tx:
+                        self._fold_dirty(tx)
+                except sqlite3.Error:  # another writer holds the lock: reads stay exact without the fold
+                    pass
             c.close()
             self._local.conn = None
 
     # -- writes -----------------------------------------------------------------------
     def write(self, name: str, owner: int, target: str, weight: float | None, at: datetime | float,
               session_id: int | None = None) -> None:
-        """Write one signal durably (its own committed transaction), copied to the owner's cohorts when global.
+        """Write one signal durably (one autocommit INSERT statement: its own committed transaction),
+        copied to the owner's cohorts (same statement) when global.
 
         Args:
             name: seed 000 signal name; owner: ledger owner; target: what it is about;
@@ -253,31 +274,38 @@ class Ledger:
         t = at if isinstance(at, float) else epoch(at)
         c = self.conn
         if session_id is not None:
-            c.execute("BEGIN")
-            try:
-                c.execute(_SESSION_SQL, (session_id, name, owner, target, w, t))
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
+            c.execute(_SESSION_SQL, (session_id, name, owner, target, w, t))
             return
-        cohorts = self.cohort_resolver(owner) if (self.cohort_resolver is not None and owner > 0) else ()
-        c.execute("BEGIN")
-        try:
-            c.execute(_GLOBAL_SQL, (owner, name, t, _rid(), target, w, None))
+        cohorts = self.cohort_resolver(owner) if (self.cohort_resolver is not None and owner > 0
+                                                   and name != "confidence") else ()
+        if cohorts:
+            params: tuple = (owner, name, t, _rid(), target, w, None, None)
             for co in cohorts:
-                c.execute(_GLOBAL_SQL, (co, name, t, _rid(), target, w, None))
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
+                params += (co, name, t, _rid(), target, w, None, owner)
+            sql = _insert_sql(1 + len(cohorts))
+        else:
+            sql, params = _GLOBAL_SQL, (owner, name, t, _rid(), target, w, None, None)
+        # no lock: a pair missed by a racing fold only waits for the next one (reads never depend on folds)
+        dirty = self._dirty
+        dirty.add((owner, name))
+        for co in cohorts:
+            dirty.add((co, name))
+        self._pending += 1
+        due = self._pending >= self.fold_every
+        if not due or c.in_transaction:
+            c.execute(sql, params)
+            return
+        with self.transaction() as tx:
+            tx.execute(sql, params)
+            self._fold_dirty(tx)
 
     def write_many(self, writes: Sequence[SignalWrite], session_id: int | None = None,
                    conn: sqlite3.Connection | None = None, to_cohorts: bool = True) -> int:
         """Write a batch of signals in one transaction (or inside the caller's, when ``conn`` is given).
 
         Global writes (``session_id`` None) are also written to each of the owner's cohort
-        ledgers; session writes are copied at promotion.  Returns rows written.
+        ledgers and the aggregates of the (owner, name) pairs they touch are folded in the
+        same transaction; session writes are copied at promotion.  Returns rows written.
 
         Raises:
             ValueError: an unknown signal name.
@@ -286,21 +314,28 @@ class Ledger:
             if w.name not in SIGNALS:
                 raise ValueError(f"unknown signal {w.name!r}")
         if session_id is not None:
-            sql = _SESSION_SQL
             rows = [(session_id, w.name, w.owner, w.target, w.weight, w.at) for w in writes]
-        else:
-            sql = _GLOBAL_SQL
-            rows = self._with_cohorts([(w.owner, w.name, w.at, _rid(), w.target, w.weight, None) for w in writes],
-                                      to_cohorts)
-        if conn is not None:
-            conn.executemany(sql, rows)
+            if conn is not None:
+                conn.executemany(_SESSION_SQL, rows)
+            else:
+                with self.transaction() as c:
+                    c.executemany(_SESSION_SQL, rows)
             return len(rows)
-        with self.transaction() as c:
-            c.executemany(sql, rows)
+        rows = self._with_cohorts([(w.owner, w.name, w.at, _rid(), w.target, w.weight, None, None) for w in writes],
+                                  to_cohorts)
+
+        def run(c: sqlite3.Connection) -> None:
+            c.executemany(_GLOBAL_SQL, rows)
+            self.fold(c, {(r[0], r[1]) for r in rows})
+        if conn is not None:
+            run(conn)
+        else:
+            with self.transaction() as c:
+                run(c)
         return len(rows)
 
     def _with_cohorts(self, rows: list[tuple], to_cohorts: bool = True) -> list[tuple]:
-        """``rows`` (global-row tuples) plus a copy per cohort of each person owner."""
+        """``rows`` (global-row tuples) plus a copy per cohort of each person owner (``src`` = the person)."""
         if not to_cohorts or self.cohort_resolver is None:
             return rows
         out = list(rows)
@@ -311,25 +346,77 @@ class Ledger:
                 cs = cache.get(owner)
                 if cs is None:
                     cs = cache[owner] = list(self.cohort_resolver(owner))
-                out.extend((co, r[1], r[2], _rid(), r[4], r[5], r[6]) for co in cs)
+                out.extend((co, r[1], r[2], _rid(), r[4], r[5], r[6], owner) for co in cs)
         return out
 
     def promote_session(self, session_id: int, conn: sqlite3.Connection | None = None) -> int:
-        """Move a session's signals into the global ledger (aggregates update by trigger), copying them
-        to the owners' cohorts.  Returns the number of signals promoted.  Runs inside ``conn``'s
-        transaction when given.
+        """Move a session's signals into the global ledger, copying them to the owners' cohorts and
+        folding the aggregates they touch.  Returns the number of signals promoted.  Runs inside
+        ``conn``'s transaction when given.
         """
         def run(c: sqlite3.Connection) -> int:
             rows = c.execute("SELECT owner, name, at, target, weight FROM session_signal WHERE session_id = ? "
                              "ORDER BY id", (session_id,)).fetchall()
-            glob = [(o, n, a, _rid(), t, w, session_id) for o, n, a, t, w in rows]
-            c.executemany(_GLOBAL_SQL, self._with_cohorts(glob))
+            glob = self._with_cohorts([(o, n, a, _rid(), t, w, session_id, None) for o, n, a, t, w in rows])
+            c.executemany(_GLOBAL_SQL, glob)
+            self.fold(c, {(r[0], r[1]) for r in glob})
             c.execute("DELETE FROM session_signal WHERE session_id = ?", (session_id,))
             return len(rows)
         if conn is not None:
             return run(conn)
         with self.transaction() as c:
             return run(c)
+
+    # -- aggregates -------------------------------------------------------------------
+    def fold(self, conn: sqlite3.Connection, pairs: Iterable[tuple[int, str]] | None = None) -> int:
+        """Fold the global rows above each (owner, name) watermark into ``signal_agg`` (caller's transaction).
+
+        For each pair: rows with ``wm < at ≤ max(at)`` are summed per aggregate key (count, weight
+        sum, decayed score at the new reference time, first/last at) and merged into the stored
+        aggregates; the watermark moves to that max(at).  Rows written later with ``at ≤ wm`` are
+        merged by the ``signal_agg_late`` trigger, so the aggregates always hold exactly the rows at
+        or below the watermark and reads add the rows above it.
+
+        Args:
+            conn: a connection inside a write transaction.
+            pairs: (owner, name) pairs; None = every pair that has global rows (slow: a maintenance pass).
+
+        Returns:
+            Rows folded.
+        """
+        if pairs is None:
+            pairs = conn.execute("SELECT DISTINCT owner, name FROM signal").fetchall()
+        folded = 0
+        for owner, name in pairs:
+            row = conn.execute("SELECT wm FROM signal_wm WHERE owner=? AND name=?", (owner, name)).fetchone()
+            lo = row[0] if row else None
+            hi = conn.execute("SELECT max(at) FROM signal WHERE owner=? AND name=?", (owner, name)).fetchone()[0]
+            if hi is None or (lo is not None and hi <= lo):
+                continue
+            hl = SIGNALS[name].half_life_s if name in SIGNALS else DAY
+            lo = -math.inf if lo is None else lo
+            conn.execute(_FOLD_SQL, (hi, hl, owner, name, lo))
+            n, total = conn.execute("SELECT count(*), coalesce(sum(weight), 0) FROM signal WHERE owner=? AND name=? "
+                                    "AND at > ? AND at <= ?", (owner, name, lo, hi)).fetchone()
+            conn.execute("INSERT INTO signal_wm(owner, name, wm, n, total) VALUES (?,?,?,?,?) ON CONFLICT(owner, name) "
+                         "DO UPDATE SET wm = excluded.wm, n = n + excluded.n, total = total + excluded.total",
+                         (owner, name, hi, n, total))
+            folded += n
+        return folded
+
+    def _fold_dirty(self, conn: sqlite3.Connection) -> None:
+        pairs, self._dirty, self._pending = self._dirty, set(), 0
+        self.fold(conn, pairs)
+
+    def _wms(self, owner: int) -> dict[str, float]:
+        """name → watermark of one ledger (the aggregates hold exactly the rows with at ≤ wm)."""
+        return dict(self.conn.execute("SELECT name, wm FROM signal_wm WHERE owner=?", (owner,)).fetchall())
+
+    def _wm(self, owner: int, name: str, now: float) -> float | None:
+        """The watermark to split reads at: the aggregates answer at ≤ wm, rows answer above it; None
+        when the aggregates cannot help (nothing folded, or ``now`` before the watermark)."""
+        row = self.conn.execute("SELECT wm FROM signal_wm WHERE owner=? AND name=?", (owner, name)).fetchone()
+        return row[0] if row is not None and row[0] <= now else None
 
     # -- reads ------------------------------------------------------------------------
     @staticmethod
@@ -338,17 +425,10 @@ class Ledger:
             return "signal", "", ()
         return "session_signal", " AND session_id = ?", (session_id,)
 
-    def _agg_fresh(self, owner: int, name: str, target: str | None, now: float) -> bool:
-        """True when the aggregates can answer exactly: no message target, and nothing aggregated after ``now``."""
-        if target is not None and not target.startswith(("t:", "o:")):
-            return False
-        q = "SELECT max(last_at) FROM signal_agg WHERE owner=? AND name=?"
-        params: tuple = (owner, name)
-        if target is not None:
-            q += " AND target=?"
-            params += (target,)
-        late = self.conn.execute(q, params).fetchone()[0]
-        return late is None or late <= now
+    @staticmethod
+    def _aggregated(target: str | None) -> bool:
+        """Whether the aggregates can answer for ``target`` (all targets, or a topic/observation one)."""
+        return target is None or target.startswith(("t:", "o:"))
 
     def decayed(self, name: str, owner: int, now: datetime | float, target: str | None = None,
                 session_id: int | None = None) -> float:
@@ -363,26 +443,18 @@ class Ledger:
         """
         now = epoch(now)
         hl = spec(name).half_life_s
-        if session_id is None and self._agg_fresh(owner, name, target, now):
-            key = ALL_TARGETS if target is None else target
+        tq, tp = (" AND target = ?", (target,)) if target is not None else ("", ())
+        wm = self._wm(owner, name, now) if session_id is None and self._aggregated(target) else None
+        if wm is not None:
             row = self.conn.execute(
-                "SELECT sum(score * pow(0.5, (? - t_ref) / ?)) FROM signal_agg "
-                "WHERE owner=? AND name=? AND target=?", (now, hl, owner, name, key)).fetchone()
-            if target is None:
-                # topic/observation targets are aggregated per target, not under "*"
-                extra = self.conn.execute(
-                    "SELECT sum(score * pow(0.5, (? - t_ref) / ?)) FROM signal_agg "
-                    "WHERE owner=? AND name=? AND target != ?", (now, hl, owner, name, ALL_TARGETS)).fetchone()
-                return float((row[0] or 0.0) + (extra[0] or 0.0))
-            return float(row[0] or 0.0)
+                f"SELECT (SELECT sum(score * pow(0.5, (? - t_ref) / ?)) FROM signal_agg WHERE owner=? AND name=?{tq}),"
+                f" (SELECT sum(weight * pow(0.5, (? - at) / ?)) FROM signal WHERE owner=? AND name=? AND at > ? "
+                f"AND at <= ?{tq})", (now, hl, owner, name, *tp, now, hl, owner, name, wm, now, *tp)).fetchone()
+            return float((row[0] or 0.0) + (row[1] or 0.0))
         table, scope, args = self._scope(session_id)
         q = (f"SELECT sum(weight * pow(0.5, (? - at) / ?)) FROM {table} WHERE owner=? AND name=? "
-             f"AND at <= ?{scope}")
-        params: tuple = (now, hl, owner, name, now) + args
-        if target is not None:
-            q += " AND target = ?"
-            params += (target,)
-        return float(self.conn.execute(q, params).fetchone()[0] or 0.0)
+             f"AND at <= ?{scope}{tq}")
+        return float(self.conn.execute(q, (now, hl, owner, name, now) + args + tp).fetchone()[0] or 0.0)
 
     def windowed(self, name: str, owner: int, window: Window, now: datetime | float,
                  target: str | None = None, session_id: int | None = None,
@@ -396,27 +468,23 @@ class Ledger:
         if check_window and window not in sp.windows:
             raise ValueError(f"{name} has windows {[w.label for w in sp.windows]}, not {window.label}")
         now = epoch(now)
-        if window is Window.ALL and session_id is None and self._agg_fresh(owner, name, target, now):
-            key = ALL_TARGETS if target is None else target
-            row = self.conn.execute("SELECT sum(n), sum(total) FROM signal_agg WHERE owner=? AND name=? AND "
-                                    "target = ?",
-                                    (owner, name, key)).fetchone()
-            n, s = int(row[0] or 0), float(row[1] or 0.0)
-            if target is None:
-                row = self.conn.execute("SELECT sum(n), sum(total) FROM signal_agg WHERE owner=? AND name=? "
-                                        "AND target != ?", (owner, name, ALL_TARGETS)).fetchone()
-                n, s = n + int(row[0] or 0), s + float(row[1] or 0.0)
-            return n, s
+        tq, tp = (" AND target = ?", (target,)) if target is not None else ("", ())
+        wm = (self._wm(owner, name, now) if window is Window.ALL and session_id is None and self._aggregated(target)
+              else None)
+        if wm is not None:
+            a = self.conn.execute(f"SELECT sum(n), sum(total) FROM signal_agg WHERE owner=? AND name=?{tq}",
+                                  (owner, name, *tp)).fetchone() if target is not None else \
+                self.conn.execute("SELECT n, total FROM signal_wm WHERE owner=? AND name=?", (owner, name)).fetchone()
+            b = self.conn.execute(f"SELECT count(*), sum(weight) FROM signal WHERE owner=? AND name=? AND at > ? "
+                                  f"AND at <= ?{tq}", (owner, name, wm, now, *tp)).fetchone()
+            return int(a[0] or 0) + int(b[0]), float(a[1] or 0.0) + float(b[1] or 0.0)
         table, scope, args = self._scope(session_id)
         q = f"SELECT count(*), sum(weight) FROM {table} WHERE owner=? AND name=? AND at <= ?{scope}"
         params: tuple = (owner, name, now) + args
         if window.value is not None:
             q += " AND at > ?"
             params += (now - window.value,)
-        if target is not None:
-            q += " AND target = ?"
-            params += (target,)
-        n, s = self.conn.execute(q, params).fetchone()
+        n, s = self.conn.execute(q + tq, params + tp).fetchone()
         return int(n), float(s or 0.0)
 
     def velocity(self, name: str, owner: int, now: datetime | float, target: str | None = None,
@@ -443,28 +511,36 @@ class Ledger:
             return 0.0
         return (n_r / recent.value) / (n_l / long.value)
 
+    def _how_rows(self, name: str, owner: int, now: float, lo: float | None, hi_window: float | None = None
+                  ) -> list[tuple]:
+        """(how, count, weight sum) of message-target rows with lo < at ≤ now (and at > now − window)."""
+        q = (f"SELECT {_HOW_SQL} AS how, count(*), sum(weight) FROM signal WHERE owner=? AND name=? AND at <= ? "
+             f"AND {_MSG_TARGET}")
+        params: tuple = (owner, name, now)
+        for bound in (lo, hi_window):
+            if bound is not None:
+                q += " AND at > ?"
+                params += (bound,)
+        return self.conn.execute(q + " GROUP BY how", params).fetchall()
+
     def hour_of_week(self, name: str, owner: int, now: datetime | float, utc_offset_hours: int = 0,
                      window: Window = Window.ALL) -> list[tuple[int, float]]:
-        """168 (count, weight sum) buckets, index = local hour of the week (0 = Monday 00h local).
+        """168 (count, weight sum) buckets of message-target signals, index = local hour of the week
+        (0 = Monday 00h local).
 
         Args:
             utc_offset_hours: the person's offset from UTC in whole hours (buckets are stored in UTC
                 hours and rotated; half-hour zones are rounded by the caller).
-            window: AllTime reads the aggregate; a finite window scans its rows.
+            window: AllTime reads the aggregates (plus the rows above the watermark); a finite window scans rows.
         """
         now = epoch(now)
         out = [(0, 0.0)] * 168
-        if window is Window.ALL and self._agg_fresh(owner, name, None, now):
+        wm = self._wm(owner, name, now) if window is Window.ALL else None
+        if wm is not None:
             rows = self.conn.execute("SELECT how, n, total FROM signal_agg WHERE owner=? AND name=? AND target=?",
-                                     (owner, name, ALL_TARGETS)).fetchall()
+                                     (owner, name, ALL_TARGETS)).fetchall() + self._how_rows(name, owner, now, wm)
         else:
-            q = ("SELECT (CAST(at / 3600 AS INTEGER) + 72) % 168 AS how, count(*), sum(weight) FROM signal "
-                 "WHERE owner=? AND name=? AND at <= ?")
-            params: tuple = (owner, name, now)
-            if window.value is not None:
-                q += " AND at > ?"
-                params += (now - window.value,)
-            rows = self.conn.execute(q + " GROUP BY how", params).fetchall()
+            rows = self._how_rows(name, owner, now, None, None if window.value is None else now - window.value)
         for how, n, total in rows:
             if how is None or how < 0:
                 continue
@@ -474,20 +550,25 @@ class Ledger:
 
     def hour_of_week_many(self, names: Sequence[str], owner: int, now: datetime | float,
                           utc_offset_hours: int = 0) -> dict[str, list[int]]:
-        """All-time counts by local hour of the week for several signals at once: name → 168 ints."""
+        """All-time counts of message-target signals by local hour of the week for several signals: name → 168 ints."""
         now = epoch(now)
         out = {n: [0] * 168 for n in names}
-        marks = ",".join("?" * len(names))
-        late = self.conn.execute(f"SELECT max(last_at) FROM signal_agg WHERE owner=? AND name IN ({marks}) "
-                                 "AND target=?", (owner, *names, ALL_TARGETS)).fetchone()[0]
-        if late is None or late <= now:
-            rows = self.conn.execute(f"SELECT name, how, n FROM signal_agg WHERE owner=? AND name IN ({marks}) "
-                                     "AND target=?", (owner, *names, ALL_TARGETS)).fetchall()
-        else:
-            rows = self.conn.execute(f"SELECT name, (CAST(at / 3600 AS INTEGER) + 72) % 168 AS how, count(*) "
-                                     f"FROM signal WHERE owner=? AND name IN ({marks}) AND at <= ? "
-                                     "GROUP BY name, how", (owner, *names, now)).fetchall()
-        for name, how, n in rows:
+        wms = self._wms(owner)
+        agg = [n for n in names if n in wms and wms[n] <= now]
+        for name, cells in self.conn.execute(  # one row per signal: "how:n,how:n,…" (few rows to fetch)
+                f"SELECT name, group_concat(how || ':' || n) FROM signal_agg WHERE owner=? AND name IN "
+                f"({','.join('?' * len(agg))}) AND target=? GROUP BY name", (owner, *agg, ALL_TARGETS)):
+            row = out[name]
+            for cell in cells.split(","):
+                how, n = cell.split(":")
+                row[(int(how) + utc_offset_hours) % 168] += int(n)
+        parts, params = [], []
+        for n in names:
+            lo = wms[n] if n in agg else -math.inf
+            parts.append(f"SELECT name, {_HOW_SQL} AS how, count(*) FROM signal WHERE owner=? AND name=? "
+                         f"AND at > ? AND at <= ? AND {_MSG_TARGET} GROUP BY how")
+            params += [owner, n, lo, now]
+        for name, how, n in self.conn.execute(" UNION ALL ".join(parts), params):
             if how is not None and how >= 0:
                 out[name][(how + utc_offset_hours) % 168] += int(n)
         return out
@@ -513,28 +594,31 @@ class Ledger:
                 window: Window = Window.ALL) -> dict[str, tuple[int, float, float, float]]:
         """Per-target (count, weight sum, decayed score at now, last at) for targets starting ``prefix``.
 
-        AllTime reads the per-target aggregates (topic and observation targets); finite windows scan rows.
+        AllTime reads the per-target aggregates (topic and observation targets) plus the rows above
+        the watermark; finite windows scan rows.
         """
         now = epoch(now)
         hl = spec(name).half_life_s
-        if window is Window.ALL:
-            late = self.conn.execute("SELECT max(last_at) FROM signal_agg WHERE owner=? AND name=? AND "
-                                     "target >= ? AND target < ?", (owner, name, prefix, prefix + "\uffff")
-                                     ).fetchone()[0]
-            if late is None or late <= now:
-                rows = self.conn.execute(
-                    "SELECT target, n, total, score * pow(0.5, (? - t_ref) / ?), last_at FROM signal_agg "
-                    "WHERE owner=? AND name=? AND target >= ? AND target < ?",
-                    (now, hl, owner, name, prefix, prefix + "\uffff")).fetchall()
-                return {r[0]: (int(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in rows}
+        hi = prefix + "\uffff"
+        wm = self._wm(owner, name, now) if window is Window.ALL and prefix.startswith(("t:", "o:")) else None
+        lo = wm if wm is not None else (None if window.value is None else now - window.value)
         q = ("SELECT target, count(*), sum(weight), sum(weight * pow(0.5, (? - at) / ?)), max(at) FROM signal "
              "WHERE owner=? AND name=? AND at <= ? AND target >= ? AND target < ?")
-        params: tuple = (now, hl, owner, name, now, prefix, prefix + "\uffff")
-        if window.value is not None:
+        params: tuple = (now, hl, owner, name, now, prefix, hi)
+        if lo is not None:
             q += " AND at > ?"
-            params += (now - window.value,)
+            params += (lo,)
         rows = self.conn.execute(q + " GROUP BY target", params).fetchall()
-        return {r[0]: (int(r[1]), float(r[2] or 0), float(r[3] or 0), float(r[4])) for r in rows}
+        out = {r[0]: (int(r[1]), float(r[2] or 0), float(r[3] or 0), float(r[4])) for r in rows}
+        if wm is None:
+            return out
+        for tg, n, s, score, last in self.conn.execute(
+                "SELECT target, n, total, score * pow(0.5, (? - t_ref) / ?), last_at FROM signal_agg "
+                "WHERE owner=? AND name=? AND target >= ? AND target < ?", (now, hl, owner, name, prefix, hi)):
+            d = out.get(tg)
+            out[tg] = ((int(n), float(s), float(score), float(last)) if d is None else
+                       (d[0] + int(n), d[1] + float(s), d[2] + float(score), max(d[3], float(last))))
+        return out
 
     def recent(self, name: str, owner: int, now: datetime | float, limit: int = 200
                ) -> list[tuple[str, float, float]]:
@@ -544,27 +628,86 @@ class Ledger:
             "ORDER BY at DESC LIMIT ?", (owner, name, epoch(now), limit))]
 
     def totals(self, owner: int, now: datetime | float) -> dict[str, tuple[int, float]]:
-        """All-time (count, weight sum) per signal name of one ledger at ``now`` (one query)."""
+        """All-time (count, weight sum) per signal name of one ledger at ``now``: the watermark rows'
+        running counts plus the rows above each watermark (one query each)."""
         now = epoch(now)
-        late = self.conn.execute("SELECT max(last_at) FROM signal_agg WHERE owner=?", (owner,)).fetchone()[0]
-        if late is None or late <= now:
-            rows = self.conn.execute("SELECT name, sum(n), sum(total) FROM signal_agg WHERE owner=? GROUP BY name",
-                                     (owner,)).fetchall()
-        else:
-            rows = self.conn.execute("SELECT name, count(*), sum(weight) FROM signal WHERE owner=? AND at <= ? "
-                                     "GROUP BY name", (owner, now)).fetchall()
-        return {r[0]: (int(r[1]), float(r[2] or 0.0)) for r in rows}
+        out: dict[str, tuple[int, float]] = {}
+        lo: dict[str, float] = {}
+        for name, wm, n, s in self.conn.execute("SELECT name, wm, n, total FROM signal_wm WHERE owner=?", (owner,)):
+            if wm <= now:
+                lo[name] = wm
+                if n:
+                    out[name] = (int(n), float(s or 0.0))
+        parts, params = [], []
+        for name in SIGNALS:
+            parts.append("SELECT name, count(*), sum(weight) FROM signal WHERE owner=? AND name=? AND at > ? "
+                         "AND at <= ?")
+            params += [owner, name, lo.get(name, -math.inf), now]
+        for name, n, s in self.conn.execute(" UNION ALL ".join(parts), params):
+            if n:
+                a = out.get(name, (0, 0.0))
+                out[name] = (a[0] + int(n), a[1] + float(s or 0.0))
+        return out
+
+    def forget_owner(self, owner: int, conn: sqlite3.Connection | None = None) -> dict[str, int]:
+        """Remove one ledger owner's signals everywhere: their own global and session rows, their
+        aggregates and watermarks, and their copies in cohort ledgers (whose aggregates are rebuilt).
+
+        Runs inside ``conn``'s transaction when given, else in its own.
+
+        Returns:
+            Rows removed: {"signal", "session_signal", "cohort_signal", "signal_agg", "signal_wm"}.
+        """
+        def run(c: sqlite3.Connection) -> dict[str, int]:
+            out = {"signal": c.execute("DELETE FROM signal WHERE owner=?", (owner,)).rowcount,
+                   "session_signal": c.execute("DELETE FROM session_signal WHERE owner=?", (owner,)).rowcount,
+                   "signal_agg": c.execute("DELETE FROM signal_agg WHERE owner=?", (owner,)).rowcount,
+                   "signal_wm": c.execute("DELETE FROM signal_wm WHERE owner=?", (owner,)).rowcount}
+            pairs = c.execute("SELECT DISTINCT owner, name FROM signal WHERE src=?", (owner,)).fetchall()
+            out["cohort_signal"] = c.execute("DELETE FROM signal WHERE src=?", (owner,)).rowcount
+            for co, name in pairs:  # rebuild the cohort's aggregates for that signal from its remaining rows
+                c.execute("DELETE FROM signal_agg WHERE owner=? AND name=?", (co, name))
+                c.execute("DELETE FROM signal_wm WHERE owner=? AND name=?", (co, name))
+            self.fold(c, pairs)
+            self._dirty = {p for p in self._dirty if p[0] != owner}
+            return out
+        if conn is not None:
+            return run(conn)
+        with self.transaction() as c:
+            return run(c)
 
     def delete_owner(self, owner: int) -> int:
-        """Remove every signal (and aggregate) of one ledger (forget a person).  Returns rows removed."""
-        with self.transaction() as c:
-            n = c.execute("DELETE FROM signal WHERE owner=?", (owner,)).rowcount
-            c.execute("DELETE FROM signal_agg WHERE owner=?", (owner,))
-        return n
+        """Remove every signal of one ledger (see :meth:`forget_owner`).  Returns the owner's global rows removed."""
+        return self.forget_owner(owner)["signal"]
 
 
-_GLOBAL_SQL = "INSERT INTO signal(owner, name, at, id, target, weight, session_id) VALUES (?,?,?,?,?,?,?)"
+_COLS = "owner, name, at, id, target, weight, session_id, src"
+_GLOBAL_SQL = f"INSERT INTO signal({_COLS}) VALUES (?,?,?,?,?,?,?,?)"
 _SESSION_SQL = "INSERT INTO session_signal(session_id, name, owner, target, weight, at) VALUES (?,?,?,?,?,?)"
+_HOW_SQL = "(CAST(at / 3600 AS INTEGER) + 72) % 168"
+_MSG_TARGET = "substr(target, 1, 2) NOT IN ('t:', 'o:')"
+_KEY_SQL = "CASE WHEN substr(target, 1, 2) IN ('t:', 'o:') THEN target ELSE '*' END"
+_HOWKEY_SQL = f"CASE WHEN substr(target, 1, 2) IN ('t:', 'o:') THEN -1 ELSE {_HOW_SQL} END"
+_MERGE_SQL = """ON CONFLICT(owner, name, target, how) DO UPDATE SET
+        n = n + excluded.n, total = total + excluded.total,
+        score = score * pow(0.5, (max(t_ref, excluded.t_ref) - t_ref) / hl)
+              + excluded.score * pow(0.5, (max(t_ref, excluded.t_ref) - excluded.t_ref) / hl),
+        t_ref = max(t_ref, excluded.t_ref),
+        first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)"""
+# params: (hi, hl, owner, name, lo) — the rows lo < at ≤ hi of one (owner, name), summed per aggregate key
+_FOLD_SQL = (f"INSERT INTO signal_agg(owner, name, target, how, n, total, score, t_ref, hl, first_at, last_at) "
+             f"SELECT owner, name, {_KEY_SQL} AS k, {_HOWKEY_SQL} AS h, count(*), sum(weight), "
+             f"sum(weight * pow(0.5, (?1 - at) / ?2)), ?1, ?2, min(at), max(at) FROM signal "
+             f"WHERE owner=?3 AND name=?4 AND at > ?5 AND at <= ?1 GROUP BY k, h {_MERGE_SQL}")
+_INSERT_SQLS: dict[int, str] = {}
+
+
+def _insert_sql(n: int) -> str:
+    """One INSERT statement of ``n`` signal rows (a person's row plus its cohort copies)."""
+    s = _INSERT_SQLS.get(n)
+    if s is None:
+        s = _INSERT_SQLS[n] = f"INSERT INTO signal({_COLS}) VALUES " + ",".join(["(?,?,?,?,?,?,?,?)"] * n)
+    return s
 
 
 def _rid() -> int:
@@ -585,10 +728,12 @@ class _Tx:
 
 
 def agg_trigger_ddl() -> list[str]:
-    """DDL of the trigger that keeps ``signal_agg`` in step with global signals (half-lives from SIGNALS).
+    """DDL of the trigger that merges *late* global rows (``at`` at or below their pair's watermark)
+    into ``signal_agg``; rows above the watermark are folded in batch by :meth:`Ledger.fold`.
 
     The merge is symmetric in time: both the stored score (at ``t_ref``) and the new weight (at
-    ``at``) are decayed to max(t_ref, at) and added, so out-of-order writes stay exact.
+    ``at``) are decayed to max(t_ref, at) and added, so out-of-order writes stay exact.  The
+    half-lives come from :data:`SIGNALS`.
     """
     hl = "CASE NEW.name " + " ".join(f"WHEN '{s.name}' THEN {s.half_life_s!r}" for s in SIGNALS.values()) + \
         " ELSE 86400.0 END"
@@ -599,14 +744,12 @@ def agg_trigger_ddl() -> list[str]:
               CASE WHEN substr(NEW.target, 1, 2) IN ('t:', 'o:') THEN -1
                    ELSE (CAST(NEW.at / 3600 AS INTEGER) + 72) % 168 END,
               1, NEW.weight, NEW.weight, NEW.at, {hl}, NEW.at, NEW.at)
-      ON CONFLICT(owner, name, target, how) DO UPDATE SET
-        n = n + 1, total = total + excluded.total,
-        score = score * pow(0.5, (max(t_ref, excluded.t_ref) - t_ref) / hl)
-              + excluded.score * pow(0.5, (max(t_ref, excluded.t_ref) - excluded.t_ref) / hl),
-        t_ref = max(t_ref, excluded.t_ref),
-        first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at);"""
+      {_MERGE_SQL};
+      UPDATE signal_wm SET n = n + 1, total = total + NEW.weight WHERE owner = NEW.owner AND name = NEW.name;"""
     return [
-        "DROP TRIGGER IF EXISTS signal_agg_ins",
         "DROP TRIGGER IF EXISTS signal_agg_promote",
-        f"CREATE TRIGGER signal_agg_ins AFTER INSERT ON signal BEGIN {body} END",
+        "DROP TRIGGER IF EXISTS signal_agg_late",
+        "CREATE TRIGGER signal_agg_late AFTER INSERT ON signal "
+        "WHEN NEW.at <= (SELECT wm FROM signal_wm WHERE owner = NEW.owner AND name = NEW.name) "
+        f"BEGIN {body} END",
     ]

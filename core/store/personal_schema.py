@@ -67,7 +67,8 @@ class Signal(SQLModel, table=True):
     Clustered (WITHOUT ROWID) on (owner, name, at, id) so a write touches one b-tree and
     windowed reads are range scans.  owner > 0: a person's entity id; owner < 0: ``-cohort.id``.
     ``at`` UTC epoch seconds; ``id`` a random 62-bit integer (unique within the key);
-    ``session_id`` the session it was promoted from (provenance), or None.
+    ``session_id`` the session it was promoted from (provenance), or None; ``src`` on a cohort
+    ledger's copy, the person it was copied from (so forgetting a person removes it), else None.
     """
 
     __tablename__ = "signal"
@@ -79,6 +80,7 @@ class Signal(SQLModel, table=True):
     target: str
     weight: float
     session_id: Optional[int] = None
+    src: Optional[int] = Field(default=None, sa_type=BigInteger)
 
 
 class SessionSignal(SQLModel, table=True):
@@ -95,10 +97,13 @@ class SessionSignal(SQLModel, table=True):
 
 
 class SignalAgg(SQLModel, table=True):
-    """Running aggregates kept by trigger: per (owner, name, '*', UTC hour-of-week) for message
-    targets and per (owner, name, target, -1) for topic/observation targets.
+    """Aggregates of the global rows at or below their (owner, name) watermark (:class:`SignalWatermark`):
+    per (owner, name, '*', UTC hour-of-week) for message targets and per (owner, name, target, -1)
+    for topic/observation targets.  Folded in batch by ``Ledger.fold``; late rows (at ≤ watermark)
+    are merged by the ``signal_agg_late`` trigger.
 
-    ``score`` is the decayed weight sum at ``t_ref`` (UTC epoch seconds); ``hl`` the half-life (s).
+    ``score`` is the decayed weight sum at ``t_ref`` (UTC epoch seconds); ``hl`` the half-life (s);
+    ``first_at`` / ``last_at`` UTC epoch seconds.
     """
 
     __tablename__ = "signal_agg"
@@ -114,6 +119,43 @@ class SignalAgg(SQLModel, table=True):
     hl: float = 86400.0
     first_at: float = 0.0
     last_at: float = 0.0
+
+
+class SignalWatermark(SQLModel, table=True):
+    """Per (owner, name): ``wm`` (UTC epoch seconds) — ``signal_agg`` holds exactly the global rows with
+    ``at ≤ wm``, and ``n`` / ``total`` their count and weight sum; reads add the rows above it (a range
+    scan on the clustered key)."""
+
+    __tablename__ = "signal_wm"
+    __table_args__ = {"sqlite_with_rowid": False}
+    owner: int = Field(primary_key=True)
+    name: str = Field(primary_key=True)
+    wm: float
+    n: int = 0
+    total: float = 0.0
+
+
+class PersonPattern(SQLModel, table=True):
+    """What works with a person, maintained by ``learn.record_patterns`` as signals become global.
+
+    Per (person, message feature): outcomes of the messages sent to them that had the feature —
+    ``replied`` / ``silent`` / ``negative`` (negative-sentiment replies) — as counts (``*_n``) and as
+    counts decayed with a 30-day half-life to ``t_ref`` (UTC epoch seconds).  Features: ``"*"`` (every
+    message), ``"q"`` / ``"nq"`` (question or not), ``"short"`` (≤ 12 words) / ``"long"`` (> 40),
+    ``"h:<UTC hour 0–23>"`` of sending, ``"t:<topic>"``.
+    """
+
+    __tablename__ = "person_pattern"
+    __table_args__ = {"sqlite_with_rowid": False}
+    person_id: int = Field(primary_key=True)
+    feature: str = Field(primary_key=True)
+    replied_n: int = 0
+    replied: float = 0.0
+    silent_n: int = 0
+    silent: float = 0.0
+    negative_n: int = 0
+    negative: float = 0.0
+    t_ref: float = 0.0
 
 
 class Observation(SQLModel, table=True):
@@ -171,11 +213,12 @@ class PreferenceVector(SQLModel, table=True):
 
 
 TABLES = [PersonProfile.__table__, Message.__table__, Signal.__table__, SessionSignal.__table__, SignalAgg.__table__,
+          SignalWatermark.__table__, PersonPattern.__table__,
           Observation.__table__, Cohort.__table__, ConversationSession.__table__, PreferenceVector.__table__]
 
 
 def extra_ddl() -> list[str]:
-    """Raw DDL SQLModel cannot express: FTS5 over observations and the aggregate trigger."""
+    """Raw DDL SQLModel cannot express: FTS5 over observations and the late-row aggregate trigger."""
     from core.personal.signals import agg_trigger_ddl
 
     return [
@@ -204,6 +247,12 @@ def ensure(conn) -> None:
             for ix in t.indexes:
                 if ix.name not in exists:
                     conn.execute(str(CreateIndex(ix).compile(engine)))
+        if "signal" in exists:  # files from before the watermark: add provenance, rebuild the aggregates
+            if "src" not in {r[1] for r in conn.execute("PRAGMA table_info(signal)")}:
+                conn.execute("ALTER TABLE signal ADD COLUMN src BIGINT")
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='signal_agg_ins'").fetchone():
+                conn.execute("DROP TRIGGER signal_agg_ins")
+                conn.execute("DELETE FROM signal_agg")  # refolded from the rows (no watermark = fold everything)
         for ddl in extra_ddl():
             conn.execute(ddl)
         conn.execute("COMMIT")

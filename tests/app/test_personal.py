@@ -118,3 +118,50 @@ def test_live_chat_sessions_and_observations(container):
     assert closed["promoted"] > 0 and closed["preference_updates"] == 5
     assert svc.ledger.windowed("replied", owner, Window.ALL, t + timedelta(hours=1)) == (5, 5.0)
     svc.close()
+
+
+def test_forget_person_removes_everything_personal_and_only_theirs(container):
+    """Hand-counted: what Sarah (2) leaves in each table, and that Bob (3) and the cohorts keep theirs."""
+    import numpy as np
+
+    from app.personal import PersonalService
+    from core.personal import observations as obs
+    from core.personal import preference
+    from core.personal.learn import add_messages, record_patterns, set_person
+    from core.personal.signals import SignalWrite, Window, cohort_owner
+
+    svc = PersonalService(container)
+    L = svc.ledger
+    t = datetime(2024, 5, 6, 9, tzinfo=timezone.utc).timestamp()  # a Monday, 09:00 UTC
+    set_person(L, 2, name="Sarah", relationship="friend")   # cohorts: friends, everyone
+    set_person(L, 3, name="Bob", relationship="friend")
+    with L.transaction() as c:
+        m_s1, m_s2, m_b = add_messages(c, [
+            {"person_id": 2, "direction": "out", "text": "football tonight?", "topic": "football", "length": 2,
+             "at": t},
+            {"person_id": 2, "direction": "in", "text": "yes!", "length": 1, "at": t + 30},
+            {"person_id": 3, "direction": "out", "text": "lunch?", "length": 1, "at": t}])
+        sarah = [SignalWrite("replied", 2, f"m:{m_s1}", 1.0, t), SignalWrite("topic_engaged", 2, "t:football", 1.0, t + 30)]
+        record_patterns(c, sarah)                            # "*", "nq", "h:9", "short", "t:football": 5 rows
+        preference.update(c, 2, [np.eye(384, dtype=np.float32)[0]], t)
+    L.write_many(sarah)                                      # 2 own rows + 2 × 2 cohort copies
+    L.write_many([SignalWrite("replied", 3, f"m:{m_b}", 1.0, t)])  # Bob: 1 own + 2 cohort copies
+    sid = svc.sessions.open(2, t + 60)                       # 1 session
+    L.write("replied", 2, f"m:{m_s2}", 1.0, t + 60, session_id=sid)  # 1 session-scoped signal
+    obs.write(L, 2, "Sarah replies within a minute", "timing", t + 60, np.eye(384, dtype=np.float32)[1])
+    # ^ 1 observation, 1 FTS row, 1 confidence signal in her own ledger (not copied to cohorts)
+
+    counts = svc.forget_person(2)
+    assert counts == {"signal": 3, "cohort_signal": 4, "session_signal": 1,
+                      "signal_agg": 3, "signal_wm": 3,       # replied '*' @ Mon 09h, t:football, o:<id>
+                      "message": 2, "observation": 1, "observation_fts": 1, "preference_vector": 1,
+                      "person_pattern": 5, "person_profile": 1, "conversation_session": 1}
+    now = t + 3600
+    friends = cohort_owner(L.cohorts.ids["friends"])
+    assert L.windowed("replied", 2, Window.ALL, now) == (0, 0.0) and L.targets("confidence", 2, now, "o:") == {}
+    assert L.windowed("replied", 3, Window.ALL, now) == (1, 1.0)                   # Bob untouched
+    assert L.windowed("replied", friends, Window.ALL, now) == (1, 1.0)             # the cohort keeps Bob's
+    assert L.targets("topic_engaged", friends, now) == {} and L.totals(friends, now) == {"replied": (1, 1.0)}
+    assert L.conn.execute("SELECT count(*) FROM message").fetchone()[0] == 1
+    assert svc.forget_person(2) == dict.fromkeys(counts, 0)                        # idempotent
+    svc.close()
