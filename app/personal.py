@@ -43,7 +43,13 @@ class PersonalService:
         self.c = container
         self.ledger = open_ledger(container.db)
         self.sessions = Sessions(self.ledger)
+        if observer_model is None and getattr(container.settings, "observer", "deterministic") == "llm":
+            from app.models.registry import build_chat_model
+
+            candidate = build_chat_model(container.settings)
+            observer_model = candidate if getattr(candidate, "available", False) else None
         self.observer = LLMObserver(observer_model)
+        self.observation_fallbacks = 0
         self._lock = threading.Lock()
 
     # -- people ---------------------------------------------------------------------
@@ -237,15 +243,47 @@ class PersonalService:
                 "observations": written}
 
     def write_observations(self, person_id: int, at, source: str = "") -> list[str]:
-        """Template observations over the person's current brief, embedded and written (reinforcing repeats)."""
+        """Observations about the person's patterns, embedded and written (reinforcing repeats).
+
+        From the chat model when one is configured for observing (``observer_model``): its statements are
+        checked (1–5 of them, each 10–200 characters, no more than the brief supports: only the person's
+        name or "they" as the subject); on any failure the template statements over the brief are used and
+        the fallback is counted in ``observation_fallbacks`` (seed 000: LLM when configured, templates
+        otherwise).
+        """
         b = assemble(self.ledger, person_id, at)
-        stmts = obs.from_brief(b)
+        stmts = self._model_observations(b) or obs.from_brief(b)
         if not stmts:
             return []
         vecs = self.c.encoder.encode([s for s, _c in stmts])
         for (text, cat), v in zip(stmts, vecs):
             obs.write(self.ledger, person_id, text, cat, at, v, source)
         return [s for s, _c in stmts]
+
+    def _model_observations(self, b) -> list[tuple[str, str]]:
+        model = self.observer.model
+        if model is None:
+            return []
+        prompt = [{"role": "system", "content": (
+            "From this brief about how a person communicates, write 1 to 5 short observations about their "
+            "communication patterns, each one sentence, each about the person. Answer with JSON only: "
+            '{"observations": [{"text": "...", "category": "timing|topics|style|what_works|what_doesnt"}]}')},
+            {"role": "user", "content": render(b)}]
+        try:
+            data = model.complete_json(prompt)
+            items = data["observations"]
+            out = []
+            for it in items[:5]:
+                text, cat = str(it["text"]).strip(), str(it.get("category", "style")).strip() or "style"
+                if not 10 <= len(text) <= 200:
+                    raise ValueError(f"observation length {len(text)} outside 10–200 characters")
+                out.append((text, cat))
+            if not out:
+                raise ValueError("no observations")
+            return out
+        except Exception:  # malformed, empty or failing model: templates, counted (never silent)
+            self.observation_fallbacks += 1
+            return []
 
     def set_person(self, person_ref, **meta) -> dict:
         """Set a person's cohort metadata (relationship, role, timezone, …)."""

@@ -59,6 +59,8 @@ class Settings:
         observations_every: chat turns between observation runs (seed 000: every 5 turns).
         fact_extractor: ``"deterministic"`` (patterns, always available) or ``"llm"`` (the chat model, with a
             schema check, one retry and the deterministic result as fallback; for capable models).
+        observer: ``"deterministic"`` or ``"llm"``: the chat model observes each exchange (schema-checked,
+            one retry, deterministic fallback, counted) and writes the periodic observations (seed 000).
     """
 
     home: Path = field(default_factory=data_dir)
@@ -80,6 +82,7 @@ class Settings:
     embedding_routes: dict = field(default_factory=dict)
     observations_every: int = 5
     fact_extractor: str = "deterministic"
+    observer: str = "deterministic"
 
     @property
     def db_path(self) -> Path:

@@ -165,3 +165,34 @@ def test_forget_person_removes_everything_personal_and_only_theirs(container):
     assert L.conn.execute("SELECT count(*) FROM message").fetchone()[0] == 1
     assert svc.forget_person(2) == dict.fromkeys(counts, 0)                        # idempotent
     svc.close()
+
+
+class _Scripted:
+    available = True
+    name = "scripted"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def complete_json(self, messages, **kw):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_observations_come_from_the_model_when_configured_else_templates_counted(container):
+    from datetime import datetime, timezone
+
+    from app.personal import PersonalService
+    from core.personal import observations as obs
+
+    at = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    good = PersonalService(container, observer_model=_Scripted(
+        {"observations": [{"text": "Replies fastest to short morning questions.", "category": "timing"}]}))
+    pid = good.owner_id()
+    assert good.write_observations(pid, at) == ["Replies fastest to short morning questions."]
+    assert good.observation_fallbacks == 0
+    assert [o.text for o in obs.active(good.ledger, pid, at)] == ["Replies fastest to short morning questions."]
+    bad = PersonalService(container, observer_model=_Scripted({"observations": [{"text": "x"}]}))
+    bad.write_observations(pid, at)
+    assert bad.observation_fallbacks == 1  # too short: the template statements were used instead
