@@ -162,6 +162,32 @@ def _container_store(c) -> Callable[["ChatMessage"], Any]:
     return store
 
 
+def _wire_personal(c, kwargs: dict) -> None:
+    """Default brief, observer and observations from the personalization service (seed 000), for the owner:
+    observe → learn each owner message as a reply to Kith's previous one, the owner's brief in the system
+    prompt, and observations every ``observations_every`` turns.  Callers may pass their own."""
+    from app.personal import PersonalService
+
+    svc = PersonalService(c)
+    last = {"at": None}
+    store = kwargs.get("store")
+
+    def store_and_time(msg):
+        if msg.role == "assistant":
+            last["at"] = msg.at
+        return store(msg) if store is not None else None
+
+    def observe(text: str, previous: str | None):
+        now = clock.now()
+        return svc.observe_owner_turn(previous, last["at"] or now, text, now)
+
+    kwargs["store"] = store_and_time
+    kwargs.setdefault("brief", lambda text: svc.system_prompt(svc.owner_id(), text))
+    kwargs.setdefault("observe", observe)
+    kwargs.setdefault("make_observations", lambda history: svc.write_observations(svc.owner_id(), clock.now(),
+                                                                                  source="chat"))
+
+
 class ConversationLoop:
     """One conversation with Kith (history lives here; the stores via the injected callables).
 
@@ -223,6 +249,7 @@ class ConversationLoop:
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
         if "store" not in kwargs:
             kwargs["store"] = _container_store(c)
+        _wire_personal(c, kwargs)
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
         kwargs.setdefault("observations_every", int(setting(c.settings, "observations_every")))
