@@ -141,47 +141,44 @@ def cited_numbers(reply: str) -> list[int]:
     return seen
 
 
-def _container_store(c) -> Callable[["ChatMessage"], Any]:
-    """Keep each turn as a Message with its embedding (seed 000, the personalization ledger), and each of the
-    person's turns as an episode in the HDC memory with bi-temporal stamps and signatures (seed 001), both
-    written on the container's single writer thread."""
+def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
+    """Keep each turn: Kith's replies as Message rows with their embeddings (the owner's messages are written
+    by the observer, with theirs), and each of the person's turns as an episode in the HDC memory with
+    bi-temporal stamps and signatures (seed 001), all on the container's single writer thread."""
     from app.memory import service
-    from app.personal import PersonalService
     from core.memory.episodes import EpisodeDraft
 
-    personal = PersonalService(c)
-
     def store(msg: "ChatMessage") -> None:
-        msg_id = personal.store_chat_message(msg)
-        if msg.embedding is None or msg.role != "user":
-            return  # Kith's replies are derived from memory; only what the person says becomes an episode
-        speaker = c.settings.owner_name or "Me"
+        if msg.role == "assistant":
+            last["id"], last["at"] = personal.store_chat_message(msg), msg.at
+            return
+        last["user_embedding"] = msg.embedding
+        if msg.embedding is None:
+            return
         draft = EpisodeDraft(text=msg.text, embedding=np.asarray(msg.embedding, dtype=np.float32), t_valid=msg.at,
-                             speaker=speaker, session=msg.conversation, provenance=f"message:{msg_id}")
+                             speaker=c.settings.owner_name or "Me", session=msg.conversation,
+                             provenance=f"chat:{msg.conversation}")
         c.writer.run(lambda: service(c).mem.store(draft))
     return store
 
 
 def _wire_personal(c, kwargs: dict) -> None:
-    """Default brief, observer and observations from the personalization service (seed 000), for the owner:
-    observe → learn each owner message as a reply to Kith's previous one, the owner's brief in the system
-    prompt, and observations every ``observations_every`` turns.  Callers may pass their own."""
+    """Default store, brief, observer and observations from the personalization service (seed 000), for the
+    owner: observe → learn each owner message as a reply to Kith's previous one (writing both as Message
+    rows), the owner's brief in the system prompt, observations every ``observations_every`` turns.
+    Callers may pass their own."""
     from app.personal import PersonalService
 
     svc = PersonalService(c)
-    last = {"at": None}
-    store = kwargs.get("store")
-
-    def store_and_time(msg):
-        if msg.role == "assistant":
-            last["at"] = msg.at
-        return store(msg) if store is not None else None
+    last: dict = {"at": None, "id": None}
 
     def observe(text: str, previous: str | None):
         now = clock.now()
-        return svc.observe_owner_turn(previous, last["at"] or now, text, now)
+        emb = c.encoder.encode([text])[0]
+        return svc.observe_owner_turn(previous, last["at"] or now, text, now,
+                                      prompt_message_id=last["id"] if previous else None, owner_embedding=emb)
 
-    kwargs["store"] = store_and_time
+    kwargs.setdefault("store", _container_store(c, svc, last))
     kwargs.setdefault("brief", lambda text: svc.system_prompt(svc.owner_id(), text))
     kwargs.setdefault("observe", observe)
     kwargs.setdefault("make_observations", lambda history: svc.write_observations(svc.owner_id(), clock.now(),
@@ -247,8 +244,6 @@ class ConversationLoop:
             return ask(c, text)
 
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
-        if "store" not in kwargs:
-            kwargs["store"] = _container_store(c)
         _wire_personal(c, kwargs)
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))

@@ -187,12 +187,16 @@ class PersonalService:
         return self.c.writer.run(work)
 
     def observe_owner_turn(self, kith_text: str | None, kith_at, owner_text: str, owner_at,
-                           conversation: str = "chat") -> dict:
+                           conversation: str = "chat", prompt_message_id: int | None = None,
+                           owner_embedding=None) -> dict:
         """Observe the owner's message as a reply to Kith's previous one, learn it in the session.
 
         Args:
             kith_text / kith_at: Kith's previous message and when it was shown (None on the first turn).
             owner_text / owner_at: the owner's message and when it was sent (tz-aware UTC or epoch s).
+            prompt_message_id: the Message row of Kith's previous message when it is already stored
+                (then it is not written again).
+            owner_embedding: float32 (384,) of the owner's message, stored with its Message row.
 
         Returns:
             {"session_id", "source" (observer used), "observations" (written, if due), "rotated"}.
@@ -208,16 +212,16 @@ class PersonalService:
         prompt_id = None
         with self.ledger.transaction() as tx:
             rows = []
-            if prompt is not None:
+            if prompt is not None and prompt_message_id is None:
                 emb = self.c.encoder.encode([kith_text])[0]
                 rows.append({"person_id": pid, "direction": "out", "conversation": conversation, "session_id": sid,
                              "text": kith_text, "length": len(kith_text.split()), "at": prompt.at, "embedding": emb,
                              "is_question": is_question(kith_text)})
             rows.append({"person_id": pid, "direction": "in", "conversation": conversation, "session_id": sid,
                          "text": owner_text, "length": out.engagement.word_count, "at": t_owner,
-                         "tone": sentiment(owner_text)[1]})
+                         "tone": sentiment(owner_text)[1], "embedding": owner_embedding})
             ids = add_messages(tx, rows)
-            prompt_id = ids[0] if prompt is not None else None
+            prompt_id = prompt_message_id if prompt_message_id is not None else (ids[0] if prompt is not None else None)
         pt = topic_names(kith_text) if kith_text else []
         rt = topic_names(owner_text)
         learn(self.ledger, Exchange(person_id=pid, output=out, reply_at=t_owner, prompt_message_id=prompt_id,

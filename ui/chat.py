@@ -232,14 +232,7 @@ class ChatSession:
             loop.brief = lambda q, pid=pid: svc.system_prompt(pid, q)
         except Exception:  # noqa: BLE001 - no brief is no reason to fail the turn
             loop.brief = None
-        if svc is not None:
-            prev_at = self._last_reply_at
-
-            def observe(user_text, previous):
-                now = datetime.now(timezone.utc)
-                return svc.observe_owner_turn(previous, prev_at or now, user_text, now,
-                                              conversation=loop.conversation)
-            loop.observe = observe
+        # Observing and learning each owner turn is wired by ConversationLoop.for_container (app/loop.py).
         job.report({"kind": "recall", "text": ""})
         pieces: list[str] = []
 

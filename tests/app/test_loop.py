@@ -136,11 +136,13 @@ def test_container_loop_keeps_turns_as_messages_and_the_persons_turns_as_episode
     try:
         loop = ConversationLoop.for_container(c, model=NoModel())
         loop.turn("I booked a kayak trip to Lake Tahoe for June")
+        loop.turn("and the canoe too")
         con = sqlite3.connect(c.settings.db_path)
+        # owner (observer) · Kith's reply (store) · owner's second message, replying to that same reply row
         assert con.execute("select direction, length(embedding) from message order by id").fetchall() == [
-            ("in", 384 * 4), ("out", 384 * 4)]
-        [(text, provenance, row)] = con.execute("select text, provenance, signature_row from episode").fetchall()
-        assert (text, provenance, row) == ("I booked a kayak trip to Lake Tahoe for June", "message:1", 0)
+            ("in", 384 * 4), ("out", 384 * 4), ("in", 384 * 4), ("out", 384 * 4)]
+        rows = con.execute("select text, signature_row from episode order by id").fetchall()
+        assert rows == [("I booked a kayak trip to Lake Tahoe for June", 0), ("and the canoe too", 1)]
         con.close()
     finally:
         c.close()
