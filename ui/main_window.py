@@ -106,6 +106,13 @@ class MainWindow(QMainWindow):
         self.folder_label.setText(f"Data folder: {self.container.settings.home}  ·  watching "
                                   f"{self._watcher.folder}")
 
+    def start_summary_job(self):
+        """Regenerate stale summaries (stale first) and the knowledge map in the background (app/jobs.py)."""
+        from app.jobs import regenerate_summaries
+
+        c = self.container
+        return self.worker.submit(lambda job: regenerate_summaries(c, cancel=job.cancel_event))
+
     def tab_names(self) -> list[str]:
         """The tab titles as shown (``'People & Places'``, not the mnemonic-escaped text)."""
         return [self.tabs.tabText(i).replace("&&", "&") for i in range(self.tabs.count())]
@@ -119,6 +126,8 @@ class MainWindow(QMainWindow):
         return False
 
     def _on_ingest_finished(self, report: IngestReport) -> None:
+        if report.records_added:
+            self.start_summary_job()
         self.people.refresh()
         self.memory.mark_stale()
         self.ingestFinished.emit(report)

@@ -94,26 +94,26 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                 if rec.sender.address:
                     add_alias(s, me, rec.sender.address_kind, rec.sender.address, region)
                 sender_id = me.id
-                links.append((sender_id, "from"))
+                links.append((sender_id, "from", "owner", 1.0))
             elif rec.sender and (rec.sender.name or rec.sender.address):
                 r = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind, region,
                             index=c.names)
                 sender_id = r.entity.id
-                links.append((sender_id, "from"))
+                links.append((sender_id, "from", r.signal, r.score))
             for p in rec.recipients:
                 role = p.role if p.role in ("to", "cc", "member") else "to"
                 if is_owner_address(p.address, owner_emails):
-                    links.append((ensure_owner(s, c.settings.owner_name, owner_emails, c.names).id, role))
+                    links.append((ensure_owner(s, c.settings.owner_name, owner_emails, c.names).id, role, "owner", 1.0))
                 elif p.name or p.address:
                     r = resolve(s, "person", p.name, p.address, p.address_kind, region, index=c.names)
-                    links.append((r.entity.id, role))
+                    links.append((r.entity.id, role, r.signal, r.score))
             if rec.place is not None:
                 g = rec.place
                 r = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,
                                                       "region": g.region, "country": g.country,
                                                       "country_code": g.country_code})
                 place_id = r.entity.id
-                links.append((place_id, "place"))
+                links.append((place_id, "place", r.signal, r.score))
             attrs = dict(rec.attrs)
             if rec.notes:
                 attrs["notes"] = list(rec.notes)
@@ -122,11 +122,16 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
                             place_entity_id=place_id, content_hash=h, attrs=attrs)
             s.add(row)
             s.flush()
-            for eid, role in dict.fromkeys(links):
-                s.add(RecordEntity(record_id=row.id, entity_id=eid, role=role))
+            seen_links: set[tuple[int, str]] = set()
+            for eid, role, signal, score in links:
+                if (eid, role) not in seen_links:
+                    seen_links.add((eid, role))
+                    s.add(RecordEntity(record_id=row.id, entity_id=eid, role=role, signal=signal,
+                                       score=round(float(score), 4)))
             s.add(Episode(record_id=row.id, text=embed_text(rec), t_valid=rec.sent_at,
                           provenance=f"{path}#{rec.external_id}", confidence=1.0))
-            _record_facts(s, rec, row.id, sender_id, place_id, c.names, c.fact_extractor)
+            _record_facts(s, rec, row.id, sender_id, place_id, c.names, c.fact_extractor,
+                          [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")])
             search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
             added_ids.append((row.id, vec))
             added_records.append(rec)
@@ -170,7 +175,7 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
 
 
 def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_id: int | None,
-                  names=None, extractor=None) -> None:
+                  names=None, extractor=None, recipients: list[tuple[int, str]] = ()) -> None:
     """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
     about its writer, their relatives and named people (core/extraction/personal_facts.py)."""
     if rec.text and rec.kind != "photo":
@@ -178,6 +183,19 @@ def _record_facts(s, rec: Record, record_id: int, sender_id: int | None, place_i
         candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
+    if sender_id and recipients and rec.kind in ("email", "chat"):
+        # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.
+        writer = s.get(Entity, sender_id)
+        for rid in dict.fromkeys(eid for eid, _ in recipients):
+            other = s.get(Entity, rid)
+            if other is None or other.id == sender_id or other.kind != "person":
+                continue
+            write_fact(s, FactDraft(
+                subject_id=sender_id, domain="relationships", category="correspondence",
+                key=f"writes_to:{other.id}", value=other.canonical_name, confidence=0.3, valid_from=rec.sent_at,
+                record_id=record_id, excerpt=(rec.subject or rec.text)[:200], links=[(other.id, "object")],
+                statement=as_of_statement(rec.sent_at, f"{writer.canonical_name} wrote to {other.canonical_name}"
+                                          f"{' by ' + rec.kind if rec.kind == 'email' else ''}.")))
     if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
         who = rec.sender.name or rec.sender.address
         write_fact(s, FactDraft(

@@ -98,11 +98,15 @@ class Record(SQLModel, table=True):
 
 
 class RecordEntity(SQLModel, table=True):
-    """Who or what a record involves: role ∈ from | to | cc | member | place | mentioned."""
+    """Who or what a record involves: role ∈ from | to | cc | member | place | event | mentioned.
+
+    ``signal`` and ``score`` record the resolution decision that linked them (every decision is kept)."""
 
     record_id: int = Field(foreign_key="record.id", primary_key=True, ondelete="CASCADE")
     entity_id: int = Field(foreign_key="entity.id", primary_key=True, index=True, ondelete="CASCADE")
     role: str = Field(primary_key=True)
+    signal: str = ""      # how the party was resolved (seed 002's cascade row: email, phone, exact_name, fuzzy_high, new …)
+    score: float = 1.0    # that row's score (1.0 for definitive rows)
 
 
 class Fact(SQLModel, table=True):

@@ -91,10 +91,28 @@ def test_subjects_are_decoded_text_and_unknown_times_stay_unknown(at_home, home)
     assert canon.sent_at.strftime("%Y-%m-%d") == "2008-05-30"
 
 
-def test_second_ingest_adds_nothing(at_home):
+def graph_snapshot(home: Path):
+    from core.store.db import Database
+    from core.store.schema import Alias, Entity, Fact, FactEntity
+
+    db = Database(home / "kith.sqlite3")
+    try:
+        with db.session() as s:
+            return (sorted((e.id, e.kind, e.canonical_name) for e in s.exec(select(Entity)).all()),
+                    sorted((a.entity_id, a.kind, a.normalized) for a in s.exec(select(Alias)).all()),
+                    sorted((f.id, f.key, f.value, f.evidence_count, f.superseded_by, round(f.confidence, 6))
+                           for f in s.exec(select(Fact)).all()),
+                    sorted((x.fact_id, x.entity_id, x.role) for x in s.exec(select(FactEntity)).all()))
+    finally:
+        db.close()
+
+
+def test_second_ingest_adds_nothing_and_yields_the_same_graph(at_home, home):
+    before = graph_snapshot(home)
     report = run("ingest", str(at_home / "mbox"), str(at_home / "photos"), "--json")
     assert report["records_added"] == 0
     assert report["records_skipped"] == 70
+    assert graph_snapshot(home) == before
 
 
 def test_places_from_photo_gps(at_home):

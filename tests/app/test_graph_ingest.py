@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from sqlmodel import select
 
 from app.operations.ingest import ingest
@@ -141,3 +142,25 @@ def test_gmail_takeout_sent_label_marks_the_owner_and_spam_is_left_out(container
         _, toms = facts_about(s, "Tom")
         assert [f.value for f in toms if f.key == "home"] == ["Denver"]
         assert s.exec(select(Entity).where(Entity.canonical_name == "Prince")).first() is None
+
+
+def test_every_resolution_decision_is_recorded_and_who_wrote_to_whom_is_a_fact(kith_home, tmp_path):
+    from core.store.schema import RecordEntity
+
+    path = tmp_path / "owner.mbox"
+    path.write_text(MBOX, encoding="utf-8")
+    c = make_container(kith_home)
+    try:
+        ingest(c, [path])
+        with c.db.session() as s:
+            links = s.exec(select(RecordEntity)).all()
+            assert links and all(link.signal for link in links)
+            ryan = s.exec(select(Entity).where(Entity.canonical_name == "Ryan Friend")).one()
+            signals = sorted({(link.role, link.signal) for link in links if link.entity_id == ryan.id})
+            assert signals == [("from", "email"), ("to", "email"), ("to", "new")]  # created once, then matched
+            _, mine = facts_about(s, "Nic Owner")
+            wrote = [f for f in mine if f.category == "correspondence"]
+            assert [(f.value, f.evidence_count) for f in wrote] == [("Ryan Friend", 2)]  # two messages to Ryan
+            assert wrote[0].confidence == pytest.approx(1 - 0.7 * 0.7)  # noisy-OR of two 0.3 pieces
+    finally:
+        c.close()

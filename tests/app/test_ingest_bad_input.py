@@ -88,7 +88,7 @@ def test_ask_and_forget_on_self_made_mail(container, tmp_path):
     assert (preview.name, preview.records) == ("Alice Example", 1)  # she sent one; she only received the other
     report = forget(container, preview.entity_id)
     assert report.sqlite["records"] == 1 and report.vectors["records"] == 1 and report.fts == 1
-    assert report.vectors["facts"] == report.sqlite["facts"] == 1  # her email-address fact
+    assert report.vectors["facts"] == report.sqlite["facts"] == 2  # her address; "Alice wrote to Bob"
     subjects = [r.subject for r in ask(container, "sourdough starter", k=5)]
     assert "Sourdough starter schedule" not in subjects
     assert "Re: Sourdough starter schedule" in subjects  # Bob's reply is Bob's, kept
