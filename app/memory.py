@@ -73,6 +73,153 @@ class MemoryService:
         return f"{line(prev_speaker, prev)}\n{cur}" if prev is not None else cur
 
 
+LEX_STOPWORDS = TEXT_STOPWORDS | search.STOPWORDS
+_TOKEN = re.compile(r"[a-z0-9]+")
+LEX = {"neighbour": 0.5, "span": 2, "decay": 1.0, "gist_nb": 0.3, "prf": 0.0, "prf_docs": 3, "prf_terms": 5,
+       "speaker": True, "dates": True, "k1": 1.2, "b": 0.75}
+"""Episode BM25 settings (tuned on LoCoMo, issue #4): the ``span`` turns either side in the same
+session are added to a turn's document at weight ``neighbour`` × ``decay``^(distance − 1) (context
+chunking); ``gist_nb`` is the weight of each adjacent turn's gist cosine in ``gistw``; ``prf`` the
+query weight of pseudo-relevance-feedback terms (0 = off: it did not help); ``speaker``/``dates``:
+index the sender's name and the month and year that the turn's time expressions resolve to."""
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+
+
+def lex_tokens(text: str) -> list[str]:
+    """BM25 tokens: lower-cased words, stopwords dropped, light-stemmed (``core.extraction.text.stem``)."""
+    out = []
+    for w in _TOKEN.findall(text.lower().replace("’", "'").replace("'s", "")):
+        if w in LEX_STOPWORDS or (len(w) < 2 and not w.isdigit()):
+            continue
+        out.append(stem(w))
+    return out
+
+
+def _date_words(text: str, when: datetime | None) -> list[str]:
+    """Words naming the absolute dates a message talks about ("last week" resolved against its own time)."""
+    if when is None:
+        return []
+    out = []
+    for a in find_time_anchors(text, when):
+        out += [_MONTHS[a.day.month - 1], str(a.day.year)]
+    return out
+
+
+class Lexicon:
+    """In-memory Okapi BM25 over episodes (k1 = 1.2, b = 0.75), each document = the turn (with its
+    sender's name and resolved dates) plus its session neighbours at a lower weight."""
+
+    def __init__(self, key, ids: list[int], docs: list[Counter], sessions: list | None = None,
+                 own: list[Counter] | None = None):
+        self.key = key
+        self.session = list(sessions) if sessions is not None else [None] * len(ids)
+        self.own = own if own is not None else docs
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.n = len(ids)
+        self.len = np.array([sum(d.values()) for d in docs], dtype=np.float64)
+        self.avg = float(self.len.mean()) if self.n else 1.0
+        post: dict[str, tuple[list[int], list[float]]] = {}
+        for i, d in enumerate(docs):
+            for t, f in d.items():
+                p = post.setdefault(t, ([], []))
+                p[0].append(i)
+                p[1].append(f)
+        self.post = {t: (np.asarray(a, dtype=np.int64), np.asarray(f)) for t, (a, f) in post.items()}
+
+    @classmethod
+    def build(cls, c, key) -> "Lexicon":
+        with c.db.session() as s:
+            rows = s.connection().exec_driver_sql(
+                "SELECT e.id, e.text, e.session, e.t_valid, en.canonical_name FROM episode e "
+                "LEFT JOIN record r ON r.id = e.record_id LEFT JOIN entity en ON en.id = r.sender_entity_id "
+                "ORDER BY e.session, e.t_valid, e.id").all()
+        own: list[Counter] = []
+        for eid, txt, sess, tv, who in rows:
+            toks = lex_tokens(txt or "")
+            if LEX["speaker"] and who:
+                toks += lex_tokens(who)
+            if LEX["dates"] and tv is not None:
+                when = clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
+                toks += _date_words(txt or "", when)
+            own.append(Counter(toks))
+        w, span = LEX["neighbour"], LEX["span"]
+        docs = []
+        for i, r in enumerate(rows):
+            d = Counter(own[i])
+            if w:
+                for j in range(i - span, i + span + 1):
+                    if j != i and 0 <= j < len(rows) and rows[j][2] is not None and rows[j][2] == r[2]:
+                        wj = w * LEX["decay"] ** (abs(j - i) - 1)
+                        for t, f in own[j].items():
+                            d[t] += wj * f
+            docs.append(d)
+        return cls(key, [r[0] for r in rows], docs, [r[2] for r in rows], own)
+
+    def _same_as_previous(self) -> np.ndarray:
+        if getattr(self, "_same", None) is None:
+            self._same = np.array([i > 0 and self.session[i] is not None and self.session[i] == self.session[i - 1]
+                                   for i in range(self.n)], dtype=bool)
+        return self._same
+
+    def smoothed_gist(self, mem, gist: np.ndarray, n: int, as_of: datetime | None = None):
+        """Gist cosine of every episode plus ``LEX['gist_nb']`` × its same-session neighbours' (context
+        smoothing: a turn next to relevant turns is likely relevant); best ``n`` (episode id, score)."""
+        from core import hdc
+
+        idx = mem.index
+        rows = np.array([idx.row_of.get(int(e), -1) for e in self.ids], dtype=np.int64)
+        ok = rows >= 0
+        cos = np.full(self.n, -1.0)
+        if ok.any():
+            cos[ok] = np.cos(np.pi * hdc.hamming(gist, mem.gists.rows()[rows[ok]]) / hdc.DIM)
+            ok[ok] = idx.valid_mask(rows[ok], as_of)
+        w = LEX["gist_nb"]
+        sm = cos.copy()
+        same = self._same_as_previous()  # same[i]: rows i-1 and i are one session
+        sm[1:] += np.where(same[1:], w * cos[:-1], 0.0)
+        sm[:-1] += np.where(same[1:], w * cos[1:], 0.0)
+        sm[~ok] = -np.inf
+        order = np.argsort(-sm, kind="stable")[:n]
+        return [(int(self.ids[i]), float(sm[i])) for i in order if np.isfinite(sm[i])]
+
+    def _idf(self, t: str) -> float:
+        p = self.post.get(t)
+        m = 0 if p is None else p[0].size
+        return math.log(1 + (self.n - m + 0.5) / (m + 0.5))
+
+    def _score(self, q: dict[str, float]) -> np.ndarray:
+        k1, b = LEX["k1"], LEX["b"]
+        score = np.zeros(self.n)
+        norm = k1 * (1 - b + b * self.len / self.avg)
+        for t, qw in q.items():
+            p = self.post.get(t)
+            if p is None:
+                continue
+            idx, f = p
+            score[idx] += qw * self._idf(t) * f * (k1 + 1) / (f + norm[idx])
+        return score
+
+    def search(self, query: str, n: int) -> list[tuple[int, float]]:
+        """Best ``n`` episode ids for ``query`` by BM25, best first."""
+        if not self.n:
+            return []
+        q = {t: 1.0 for t in lex_tokens(query)}
+        score = self._score(q)
+        if LEX["prf"] and score.any():  # pseudo-relevance feedback (RM3-like): top docs' rarest terms
+            fb: Counter = Counter()
+            for i in np.argsort(-score, kind="stable")[:LEX["prf_docs"]]:
+                for t in self.own[i]:
+                    if t not in q:
+                        fb[t] += self._idf(t)
+            for t, _ in fb.most_common(LEX["prf_terms"]):
+                q[t] = LEX["prf"]
+            score = self._score(q)
+        top = np.flatnonzero(score > 0)
+        top = top[np.argsort(-score[top], kind="stable")[:n]]
+        return [(int(self.ids[i]), float(score[i])) for i in top]
+
+
 def service(c) -> MemoryService:
     """The container's :class:`MemoryService` (created once)."""
     svc = getattr(c, "memory", None)
@@ -165,15 +312,20 @@ class MemoryRecall:
     cascade: Recall
 
 
-WEIGHTS = {"gist": 1.0, "bm25": 1.0}
-"""RRF weights per ranking, chosen on LoCoMo conv-26 (benchmarks/locomo.py --ablations): the HDC
-gist ranking (context-and-speaker embedding, Charikar cosine) + record BM25 gave the best R@10/R@20;
-adding the structured cascade (hdc, R@10 0.15 alone) or the plain-text Chroma vectors (dense, 0.24)
-at any tried weight lowered both.  The cascade still runs: it supplies each hit's tier, confidence,
-goal bias and the attention trace."""
+WEIGHTS = {"gistw": 0.5, "lex": 1.0}
+"""RRF weights per ranking, chosen on LoCoMo (benchmarks/locomo.py --ablations, issue #4): the
+episode BM25 ``lex`` (stemmed, speaker and resolved dates indexed, ±2 same-session turns at half
+weight: context chunking) carries most of the recall; the HDC gist ranking smoothed over
+session neighbours (``gistw``) at half weight adds paraphrase matches.  The record FTS5 BM25,
+the structured cascade (hdc) and the plain-text Chroma vectors (dense) each lowered R@10 when
+added.  The cascade still runs: it supplies each hit's tier, confidence, goal bias and the
+attention trace."""
+
+FUSION_K = 10
+"""RRF constant: k = 10 beat the paper's 60 when fusing a strong and a weak ranking (R@10 +0.01)."""
 
 
-def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: int = search.RRF_K):
+def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: int = FUSION_K):
     """Σ_r w_r / (k + rank_r(d)) (Cormack et al. 2009 with per-ranking weights; a ranking missing
     from ``weights`` is left out), best first."""
     scores: dict[int, float] = {}
@@ -188,8 +340,9 @@ def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: i
 
 def rankings(c, question: str, as_of: datetime | None = None, goal_bias: bool = True,
              session: str | None = None, pool: int = POOL, query_vector: np.ndarray | None = None):
-    """The four rankings recall fuses (episode ids, best first) and the cascade's :class:`Recall`:
-    ``hdc`` (the A→D cascade), ``gist`` (HDC gist nearest neighbours), ``bm25`` and ``dense`` (records)."""
+    """The rankings recall may fuse (episode ids, best first) and the cascade's :class:`Recall`:
+    ``hdc`` (the A→D cascade), ``gist`` (HDC gist nearest neighbours), ``gistw`` (gist cosine smoothed
+    over session neighbours), ``lex`` (episode BM25 with context windows), ``bm25`` and ``dense`` (records)."""
     svc = service(c)
     qv = c.encoder.encode([question])[0] if query_vector is None else query_vector
     goal_sig = None
@@ -218,6 +371,10 @@ def rankings(c, question: str, as_of: datetime | None = None, goal_bias: bool = 
         r = idx.row_of.get(eid)
         return r is not None and bool(idx.valid_mask(np.array([r]), as_of)[0])
     out["bm25"] = [rec_to_ep[r] for r in lexical if r in rec_to_ep and allowed(rec_to_ep[r])]
+    lex = svc.lexicon()
+    out["lex"] = [e for e, _ in lex.search(question, pool) if allowed(e)]
+    if cue.gist is not None:
+        out["gistw"] = [e for e, _ in lex.smoothed_gist(svc.mem, cue.gist, pool, as_of)]
     out["dense"] = [rec_to_ep[r] for r in dense if r in rec_to_ep and allowed(rec_to_ep[r])]
     return out, res
 
@@ -225,8 +382,9 @@ def rankings(c, question: str, as_of: datetime | None = None, goal_bias: bool = 
 def recall(c, question: str, k: int = 10, as_of: datetime | None = None, goal_bias: bool = True,
            session: str | None = None, pool: int = POOL, weights: dict[str, float] | None = None,
            query_vector: np.ndarray | None = None) -> MemoryRecall:
-    """Answer ``question`` from memory: the HDC cascade and HDC gist ranking fused (weighted RRF,
-    k = 60) with record BM25 (FTS5) and dense (Chroma) rankings.
+    """Answer ``question`` from memory: the rankings of :func:`rankings` fused by weighted RRF
+    (:data:`WEIGHTS`, k = :data:`FUSION_K`) — by default the context-window episode BM25 and the
+    neighbour-smoothed HDC gist ranking.
 
     Args:
         c: the container.

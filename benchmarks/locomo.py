@@ -9,7 +9,8 @@ ingest`` fills (Record rows, FTS5, Chroma) and ``app.memory.remember_records``. 
 question of categories 1–4, recall@k = |evidence ∩ top-k| / |evidence| (averaged over
 questions) for k = 1, 5, 10, 20, and the p95 latency of one query:
 
-* ``kith``  — ``app.memory.recall``: HDC cascade fused with BM25 and dense by RRF;
+* ``kith``  — ``app.memory.recall``: episode BM25 over context windows fused by weighted RRF with
+  the neighbour-smoothed HDC gist ranking (``app.memory.WEIGHTS``); the cascade runs alongside;
 * ``bm25``  — SQLite FTS5 BM25 over the records alone (what ``ask`` used before);
 * ``dense`` — MiniLM cosine nearest neighbours (Chroma) alone.
 """
@@ -33,7 +34,12 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 KS = (1, 5, 10, 20)
 ABLATIONS = {
-    "gist+bm25": {"gist": 1.0, "bm25": 1.0},
+    "lex": {"lex": 1.0},
+    "gist.5+lex": {"gist": 0.5, "lex": 1.0},
+    "gistw.5+lex+bm25.3": {"gistw": 0.5, "lex": 1.0, "bm25": 0.3},
+    "gistw.5+lex+dense.25": {"gistw": 0.5, "lex": 1.0, "dense": 0.25},
+    "gistw.5+lex+hdc.25": {"gistw": 0.5, "lex": 1.0, "hdc": 0.25},
+    "gist+bm25 (before #4)": {"gist": 1.0, "bm25": 1.0},
     "gist+bm25+hdc.25": {"hdc": 0.25, "gist": 1.0, "bm25": 1.0},
     "gist+bm25+dense.25": {"gist": 1.0, "bm25": 1.0, "dense": 0.25},
     "gist+bm25*1.5": {"gist": 1.0, "bm25": 1.5},

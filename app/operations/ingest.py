@@ -162,13 +162,17 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
             remember_records(c, rows)
         except Exception as exc:  # the records are stored; a memory-index failure is reported, not fatal
             warnings.append(f"memory signatures not written ({type(exc).__name__}: {exc})")
-    if added_records and any(r.kind == "chat" for r in added_records):
-        # Communication signals from the conversation's shape (seed 000): who replied, how fast, who went silent.
-        # Only newly added records, so a repeated import does not count twice.
+    with c.db.session() as s:
+        owner_known = bool(c.settings.owner_name or owner_emails or current_owner(s))
+    # Mail threads teach how people reply to the owner only when Kith knows who the owner is.
+    conversational = [r for r in added_records if r.thread and (r.kind == "chat" or (r.kind == "email" and owner_known))]
+    if conversational:
+        # Communication signals from the conversation's shape (seed 000): who replied, how fast, who went silent —
+        # chats and mail threads alike. Only newly added records, so a repeated import does not count twice.
         from app.personal import PersonalService
 
         try:
-            PersonalService(c).learn_from_conversation([r for r in added_records if r.kind == "chat"])
+            PersonalService(c).learn_from_conversation(conversational)
         except Exception as exc:
             warnings.append(f"communication signals not learned ({type(exc).__name__}: {exc})")
     return len(added_ids), skipped, warnings
