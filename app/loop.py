@@ -141,6 +141,12 @@ def cited_numbers(reply: str) -> list[int]:
     return seen
 
 
+def _is_question(text: str) -> bool:
+    from core.personal.observer import is_question
+
+    return is_question(text) or len(text.split()) <= 3
+
+
 def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
     """Keep each turn: Kith's replies as Message rows with their embeddings (the owner's messages are written
     by the observer, with theirs), and each of the person's turns as an episode in the HDC memory with
@@ -153,8 +159,8 @@ def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
             last["id"], last["at"] = personal.store_chat_message(msg), msg.at
             return
         last["user_embedding"] = msg.embedding
-        if msg.embedding is None:
-            return
+        if msg.embedding is None or _is_question(msg.text):
+            return  # a question asks memory; only statements ("I booked a kayak trip") add to it
         draft = EpisodeDraft(text=msg.text, embedding=np.asarray(msg.embedding, dtype=np.float32), t_valid=msg.at,
                              speaker=c.settings.owner_name or "Me", session=msg.conversation,
                              provenance=f"chat:{msg.conversation}")

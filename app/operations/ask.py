@@ -44,12 +44,39 @@ def _first_person_to_owner(c: Container, question: str) -> str:
     return _FIRST_PERSON.sub(lambda m: f"{name}'s" if m.group(1).lower() in ("my", "mine") else name, question)
 
 
-def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
-    """The best ``k`` records for ``question`` (default: settings.ask_k), best first.
+def _memory_ranking(c: Container, question: str, qv) -> tuple[list[tuple[str, int]], set[tuple[str, int]]]:
+    """The HDC memory's fused recall (seed 001 cascade + episode BM25 + gist, app/memory.recall) as
+    ("record", id) / ("episode", id) keys best first, and the keys a lexical ranking found.  Falls back
+    to the records' FTS5 BM25 alone if the memory index cannot answer (the error is not hidden: logged)."""
+    try:
+        from app.memory import recall
 
-    A record is returned when BM25 matched it or its cosine similarity to the question is at least
+        hits = recall(c, question, k=POOL, query_vector=qv).hits
+    except Exception:  # a broken memory index must not take ask down; BM25 still answers
+        import logging
+
+        logging.getLogger(__name__).exception("memory recall failed; answering from BM25 only")
+        with c.db.session() as s:
+            keys = [("record", rid) for rid, _ in search.bm25(s.connection(), question, POOL)]
+        return keys, set(keys)
+    keys, lexical = [], set()
+    for h in hits:
+        key = ("record", h.record_id) if h.record_id else ("episode", h.episode_id)
+        keys.append(key)
+        if {"lex", "bm25"} & set(h.sources):
+            lexical.add(key)
+    return keys, lexical
+
+
+def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
+    """The best ``k`` memories for ``question`` (default: settings.ask_k), best first.
+
+    Fuses (reciprocal rank fusion, k = 60) the HDC memory's recall — seed 001's cascade with the episode
+    BM25 and gist rankings (``app.memory.recall``) — with the graph's current facts.  A record is returned
+    when a lexical ranking matched it or its cosine similarity to the question is at least
     ``MIN_DENSE_SIMILARITY``; so a question about something absent returns an empty list rather than
-    the nearest unrelated texts.
+    the nearest unrelated texts.  Results are records (messages, photos, memos), current facts, or
+    episodes the person told Kith in chat.
 
     Raises:
         ValueError: the question is empty.
@@ -58,32 +85,40 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     if not question:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
-    with c.db.session() as s:
-        lexical = [("record", rid) for rid, _ in search.bm25(s.connection(), question, POOL)]
-    dense: list[tuple[str, int]] = []
-    facts: list[tuple[str, int]] = []
+    qv = c.encoder.encode([question])[0]
     similar: set[tuple[str, int]] = set()
     if c.vectors.count(RECORDS):
-        qv = c.encoder.encode([question])[0]
-        hits = c.vectors.query(RECORDS, qv, POOL)
-        dense = [("record", int(i.split(":", 1)[1])) for i, _ in hits]
-        similar = {("record", int(i.split(":", 1)[1])) for i, dist in hits if 1.0 - dist >= MIN_DENSE_SIMILARITY}
-        if c.vectors.count(FACTS):
-            fq = _first_person_to_owner(c, question)
-            if fq != question:
-                qv = c.encoder.encode([fq])[0]
-            fact_hits = [(("fact", int(i.split(":", 1)[1])), 1.0 - dist) for i, dist in c.vectors.query(FACTS, qv, POOL)]
-            with c.db.session() as s:  # current facts only: a superseded fact is history, not an answer
-                facts = [key for key, sim in fact_hits if sim >= MIN_FACT_SIMILARITY
-                         and (f := s.get(Fact, key[1])) is not None and f.superseded_by is None]
-            similar |= set(facts)
+        similar = {("record", int(i.split(":", 1)[1])) for i, dist in c.vectors.query(RECORDS, qv, POOL)
+                   if 1.0 - dist >= MIN_DENSE_SIMILARITY}
+    memory_ranking, lexical = _memory_ranking(c, question, qv)
+    facts: list[tuple[str, int]] = []
+    if c.vectors.count(FACTS):
+        fq = _first_person_to_owner(c, question)
+        fv = c.encoder.encode([fq])[0] if fq != question else qv
+        fact_hits = [(("fact", int(i.split(":", 1)[1])), 1.0 - dist) for i, dist in c.vectors.query(FACTS, fv, POOL)]
+        with c.db.session() as s:  # current facts only: a superseded fact is history, not an answer
+            facts = [key for key, sim in fact_hits if sim >= MIN_FACT_SIMILARITY
+                     and (f := s.get(Fact, key[1])) is not None and f.superseded_by is None]
+        similar |= set(facts)
     keep = set(lexical) | similar
-    fused = [(key, score) for key, score in search.rrf([lexical, dense, facts]) if key in keep]
+    fused = [(key, score) for key, score in search.rrf([memory_ranking, facts]) if key in keep or
+             (key[0] == "episode" and key in lexical)]
     results: list[AskResult] = []
     with c.db.session() as s:
         for (kind, rid), score in fused:
             if len(results) >= k:
                 break
+            if kind == "episode":  # something the person told Kith in chat (no source file)
+                from core.store.schema import Episode
+
+                ep = s.get(Episode, rid)
+                if ep is None or ep.tombstoned_at is not None or ep.text.strip().casefold() == question.casefold():
+                    continue
+                when = ensure_utc(ep.t_valid)
+                results.append(AskResult(text=ep.text, source=f"chat ({ep.session or 'Kith'})",
+                                         when=when.isoformat() if when else None, score=round(float(score), 6),
+                                         kind="episode"))
+                continue
             if kind == "fact":
                 f = s.get(Fact, rid)
                 if f is None:
