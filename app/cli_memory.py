@@ -63,3 +63,50 @@ def register(group: click.Group) -> None:
     """Add the memory commands to the `kith` click group."""
     group.add_command(consolidate_cmd)
     group.add_command(learned_cmd)
+    group.add_command(goals_cmd)
+
+
+@click.group("goals", invoke_without_command=True)
+@click.pass_context
+def goals_cmd(ctx) -> None:
+    """Your goals: recall leans toward memories that serve the active ones (seed 001's goal bias)."""
+    if ctx.invoked_subcommand is None:
+        from app.memory import goals
+
+        with _container() as c:
+            rows = goals(c)
+        if not rows:
+            click.echo("No goals yet. Add one: kith goals add \"find a thai place for the team dinner\"")
+        for g in rows:
+            due = f"  (due {g['deadline'][:10]})" if g["deadline"] else ""
+            click.echo(f"{g['id']:>4}  {g['state']:<9} {g['title']}{due}")
+
+
+@goals_cmd.command("add")
+@click.argument("title")
+@click.option("--deadline", default=None, help="ISO date, e.g. 2026-12-24.")
+@click.option("--criteria", default="", help="How you will know it is done.")
+def goals_add(title: str, deadline: str | None, criteria: str) -> None:
+    """Add an active goal."""
+    from app.memory import set_goal
+
+    when = datetime.fromisoformat(deadline).replace(tzinfo=timezone.utc) if deadline else None
+    with _container() as c:
+        g = set_goal(c, title, deadline=when, success_criteria=criteria)
+    click.echo(f"Goal {g['id']} added: {g['title']}")
+
+
+@goals_cmd.command("set")
+@click.argument("goal_id", type=int)
+@click.argument("state", type=click.Choice(["active", "paused", "completed", "abandoned"]))
+def goals_set(goal_id: int, state: str) -> None:
+    """Pause, complete, abandon or reactivate a goal."""
+    from app.memory import change_goal
+    from core.errors import KithError
+
+    with _container() as c:
+        try:
+            g = change_goal(c, goal_id, state)
+        except KithError as exc:
+            raise click.ClickException(str(exc))
+    click.echo(f"Goal {g['id']} is now {g['state']}.")

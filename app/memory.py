@@ -437,3 +437,51 @@ def learned(c, since: datetime | None = None, limit: int = 500):
 
     with c.db.session() as s:
         return what_did_i_learn(s, since, limit=limit)
+
+
+def beliefs(c) -> list[dict]:
+    """Current beliefs (not withdrawn, not superseded), most confident first:
+    ``[{"id", "statement", "confidence", "evidence_count", "valid_from"}]``."""
+    from core.store.memory_schema import Belief
+
+    with c.db.session() as s:
+        rows = s.exec(select(Belief).where(Belief.withdrawn_at.is_(None), Belief.superseded_by.is_(None))
+                      .order_by(Belief.confidence.desc(), Belief.id)).all()
+        return [{"id": b.id, "statement": b.statement or f"{b.subject} {b.predicate} {b.object}",
+                 "confidence": round(b.confidence, 4), "evidence_count": b.evidence_count,
+                 "valid_from": clock.ensure_utc(b.valid_from).isoformat() if b.valid_from else None} for b in rows]
+
+
+def goals(c) -> list[dict]:
+    """Every goal, active first: ``[{"id", "title", "state", "deadline", "parent_id", "success_criteria"}]``."""
+    from core.store.memory_schema import Goal
+
+    order = {"active": 0, "paused": 1, "completed": 2, "abandoned": 3}
+    with c.db.session() as s:
+        rows = sorted(s.exec(select(Goal)).all(), key=lambda g: (order.get(g.state, 9), g.id))
+        return [{"id": g.id, "title": g.title, "state": g.state, "parent_id": g.parent_id,
+                 "success_criteria": g.success_criteria,
+                 "deadline": clock.ensure_utc(g.deadline).isoformat() if g.deadline else None} for g in rows]
+
+
+def set_goal(c, title: str, *, parent_id: int | None = None, success_criteria: str = "",
+             deadline: datetime | None = None) -> dict:
+    """Add an active goal (recall is biased toward what serves active goals, seed 001). Raises InputError/NotFound."""
+    from core.memory.goals import set_goal as _set
+
+    def work():
+        with c.db.session() as s:
+            return _set(s, title, parent_id=parent_id, success_criteria=success_criteria, deadline=deadline).id
+    gid = c.writer.run(work)
+    return next(g for g in goals(c) if g["id"] == gid)
+
+
+def change_goal(c, goal_id: int, state: str) -> dict:
+    """Move a goal to ``state`` (active, paused, completed, abandoned) along the allowed transitions."""
+    from core.memory.goals import revise_goal
+
+    def work():
+        with c.db.session() as s:
+            revise_goal(s, goal_id, state=state)
+    c.writer.run(work)
+    return next(g for g in goals(c) if g["id"] == goal_id)

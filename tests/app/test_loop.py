@@ -146,3 +146,24 @@ def test_container_loop_keeps_turns_as_messages_and_the_persons_turns_as_episode
         con.close()
     finally:
         c.close()
+
+
+def test_goals_and_beliefs_through_the_app_layer(kith_home):
+    from datetime import datetime, timezone
+
+    from click.testing import CliRunner
+
+    from app.cli import main
+    from app.container import Container
+    from app.memory import beliefs, change_goal, goals, set_goal
+
+    c = Container()
+    try:
+        g = set_goal(c, "plan the Tuscany trip", deadline=datetime(2026, 12, 24, tzinfo=timezone.utc))
+        assert (g["title"], g["state"], g["deadline"]) == ("plan the Tuscany trip", "active", "2026-12-24T00:00:00+00:00")
+        assert change_goal(c, g["id"], "completed")["state"] == "completed"
+        assert beliefs(c) == []  # none until consolidation promotes atoms (evidence ≥ 5, confidence ≥ 0.8)
+    finally:
+        c.close()
+    out = CliRunner().invoke(main, ["goals"])
+    assert out.exit_code == 0 and "completed" in out.output and "plan the Tuscany trip" in out.output
