@@ -3,18 +3,16 @@
 A scripted fake chat model stands in for a real one (no weights are ever loaded here)."""
 from __future__ import annotations
 
-import mailbox
 import threading
 import time
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from ui.chat import Bubble, ResultCard
+from helpers.mboxes import write_mbox as _write_mbox
 
 pytestmark = pytest.mark.gui
 
@@ -56,24 +54,11 @@ class ScriptedModel:
 
 
 def write_mbox(path: Path) -> Path:
-    box = mailbox.mbox(str(path), create=True)
-    start = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
-    msgs = [(f"{ALICE} <alice@example.com>", "Sourdough starter feeding schedule",
-             "Feed the sourdough starter twice a day with equal weights of flour and water."),
-            ("Bob Stone <bob@example.org>", "Climbing on Saturday",
-             "Shall we go to the climbing gym on Saturday morning? I booked the wall for ten.")]
-    try:
-        for i, (sender, subject, body) in enumerate(msgs):
-            m = EmailMessage()
-            m["From"], m["To"], m["Subject"] = sender, "Owner Person <owner@example.net>", subject
-            m["Date"] = format_datetime(start + timedelta(days=i))
-            m["Message-ID"] = f"<chat-{i}@example.test>"
-            m.set_content(body)
-            box.add(mailbox.mboxMessage(m))
-        box.flush()
-    finally:
-        box.close()
-    return path
+    return _write_mbox(path, [
+        (f"{ALICE} <alice@example.com>", "Sourdough starter feeding schedule",
+         "Feed the sourdough starter twice a day with equal weights of flour and water."),
+        ("Bob Stone <bob@example.org>", "Climbing on Saturday",
+         "Shall we go to the climbing gym on Saturday morning? I booked the wall for ten.")])
 
 
 @pytest.fixture

@@ -2,10 +2,7 @@
 (merge and unmerge), and the Memory tab -- all on data made through app operations (an ingested mbox)."""
 from __future__ import annotations
 
-import mailbox
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from ui.profile import Heatmap
+from helpers.mboxes import write_mbox as _write_mbox
 
 pytestmark = pytest.mark.gui
 
@@ -22,24 +20,12 @@ OWNER_ADDR = "owner@example.net"
 
 def write_mbox(path: Path) -> Path:
     """The owner changes jobs (Initech, then Globex a month later); two near-identical Thompsons write in."""
-    msgs = [(f"{OWNER} <{OWNER_ADDR}>", "Dana <dana@example.com>", "news", "I work at Initech."),
-            (f"{OWNER} <{OWNER_ADDR}>", "Dana <dana@example.com>", "more news", "I joined Globex yesterday!"),
-            ("Alexander Thompson <a@x.org>", f"{OWNER} <{OWNER_ADDR}>", "hello", "Hi there, lunch?"),
-            ("Alex Thompson <b@y.org>", f"{OWNER} <{OWNER_ADDR}>", "hello again", "Lunch on Friday?")]
-    start = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
-    box = mailbox.mbox(str(path), create=True)
-    try:
-        for i, (frm, to, subject, body) in enumerate(msgs):
-            m = EmailMessage()
-            m["From"], m["To"], m["Subject"] = frm, to, subject
-            m["Date"] = format_datetime(start + timedelta(days=30 * i))
-            m["Message-ID"] = f"<life-{i}@example.test>"
-            m.set_content(body)
-            box.add(mailbox.mboxMessage(m))
-        box.flush()
-    finally:
-        box.close()
-    return path
+    return _write_mbox(path, [
+        (f"{OWNER} <{OWNER_ADDR}>", "Dana <dana@example.com>", "news", "I work at Initech."),
+        (f"{OWNER} <{OWNER_ADDR}>", "Dana <dana@example.com>", "more news", "I joined Globex yesterday!"),
+        ("Alexander Thompson <a@x.org>", f"{OWNER} <{OWNER_ADDR}>", "hello", "Hi there, lunch?"),
+        ("Alex Thompson <b@y.org>", f"{OWNER} <{OWNER_ADDR}>", "hello again", "Lunch on Friday?")],
+        step=timedelta(days=30))
 
 
 @pytest.fixture

@@ -1,10 +1,7 @@
 """The Kith window driven end to end (offscreen): ingest by drop, browse, ask, forget, screenshot, cancel."""
 from __future__ import annotations
 
-import mailbox
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from ui.chat import ResultCard
 from ui.inbox import mime_for_paths
 from ui.worker import Worker
+from helpers.mboxes import write_mbox as _write_mbox
 
 pytestmark = pytest.mark.gui
 
@@ -39,23 +37,8 @@ ALICE_SUBJECTS = ("Sourdough starter feeding schedule", "Re: sourdough starter s
 
 
 def write_mbox(path: Path, messages: list[tuple[str, str, str]], start: datetime | None = None) -> Path:
-    """An mbox of (from, subject, body) messages, one day apart."""
-    start = start or datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
-    box = mailbox.mbox(str(path), create=True)
-    try:
-        for i, (sender, subject, body) in enumerate(messages):
-            m = EmailMessage()
-            m["From"] = sender
-            m["To"] = "Owner Person <owner@example.net>"
-            m["Subject"] = subject
-            m["Date"] = format_datetime(start + timedelta(days=i))
-            m["Message-ID"] = f"<{path.stem}-{i}@example.test>"
-            m.set_content(body)
-            box.add(mailbox.mboxMessage(m))
-        box.flush()
-    finally:
-        box.close()
-    return path
+    """An mbox of (from, subject, body) messages to the owner, one day apart."""
+    return _write_mbox(path, messages, start)
 
 
 @pytest.fixture
