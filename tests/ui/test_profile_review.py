@@ -2,7 +2,7 @@
 (merge and unmerge), and the Memory tab -- all on data made through app operations (an ingested mbox)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest

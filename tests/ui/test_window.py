@@ -1,7 +1,7 @@
 """The Kith window driven end to end (offscreen): ingest by drop, browse, ask, forget, screenshot, cancel."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
