@@ -38,7 +38,8 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def ingest(paths: tuple[str, ...], as_json: bool) -> None:
-    """Read mail (mbox, eml), photos (JPEG, HEIC) and folders of them into memory."""
+    """Read mail (mbox, eml), chats (WhatsApp, Telegram, iMessage chat.db), photos (JPEG, HEIC), voice memos
+    and folders of them into memory."""
     from app.operations.ingest import ingest as run
 
     with _container() as c:

@@ -165,7 +165,26 @@ def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
                              speaker=c.settings.owner_name or "Me", session=msg.conversation,
                              provenance=f"chat:{msg.conversation}")
         c.writer.run(lambda: service(c).mem.store(draft))
+        c.writer.run(_learn_facts_from_chat, c, msg)
     return store
+
+
+def _learn_facts_from_chat(c, msg: "ChatMessage") -> None:
+    """What the owner tells Kith is a fact source too (seed 002: conversations with the assistant):
+    "my sister Jane lives in Portland" → facts about the owner's sister, dated from the message."""
+    from app.operations.graph import index_facts
+    from core.extraction.personal_facts import extract_facts
+    from core.graph.apply import apply_candidates
+    from core.graph.owner import ensure_owner
+
+    candidates = (c.fact_extractor(msg.text, msg.at, None) if c.fact_extractor is not None
+                  else extract_facts(msg.text, msg.at))
+    if not candidates:
+        return
+    with c.db.session() as s:
+        me = ensure_owner(s, c.settings.owner_name, list(c.settings.owner_emails), c.names)
+        ids = [o.fact.id for o in apply_candidates(s, candidates, me, None, msg.at, c.names)]
+    index_facts(c, ids)
 
 
 def _wire_personal(c, kwargs: dict) -> None:

@@ -31,7 +31,7 @@ FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "da
 
 _REL = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
 _NAME = r"[A-Z][a-zA-Z'\-]+(?: [A-Z][a-zA-Z'\-]+){0,2}"
-_ORG = r"[A-Z][\w&.'\-]*(?: (?:[A-Z][\w&.'\-]*|of|and|&))*"
+_ORG = r"[A-Z][\w&.'\-]*(?: (?:of|and|&) [A-Z][\w&.'\-]*| [A-Z][\w&.'\-]*)*"  # "Bank of America", not "Initech and"
 _PLACE = r"[A-Z][\w.'\-]*(?:,? (?:[A-Z][\w.'\-]*))*"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"

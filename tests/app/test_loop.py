@@ -167,3 +167,20 @@ def test_goals_and_beliefs_through_the_app_layer(kith_home):
         c.close()
     out = CliRunner().invoke(main, ["goals"])
     assert out.exit_code == 0 and "completed" in out.output and "plan the Tuscany trip" in out.output
+
+
+def test_what_the_owner_tells_kith_becomes_graph_facts(kith_home):
+    from app.container import Container
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+    from app.operations.graph import profile
+
+    c = Container()
+    try:
+        ConversationLoop.for_container(c, model=NoModel()).turn("My sister Jane lives in Portland.")
+        jane = profile(c, "Jane")
+        assert [f.value for f in jane.current if f.key == "home"] == ["Portland"]
+        me = profile(c, "Me")
+        assert me.is_owner and [f.value for f in me.current if f.key == "relation:sister:jane"] == ["Jane"]
+    finally:
+        c.close()

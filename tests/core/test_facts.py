@@ -80,3 +80,13 @@ def test_resolution_merges_by_email_and_exact_name(db):
         assert c.entity.id == a.entity.id and c.signal == "exact_name"
         d = resolve(s, "person", "Bob", "bob@example.org")
         assert d.created and d.entity.id != a.entity.id
+
+
+def test_organisation_names_stop_before_lowercase_connectors():
+    from core.extraction.personal_facts import extract_facts
+
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    values = lambda t: [(f.key, f.value) for f in extract_facts(t, when) if f.key == "employer"]  # noqa: E731
+    assert values("I work at Initech and my sister Jane lives in Portland.") == [("employer", "Initech")]
+    assert values("Sarah works at Bank of America now.") == [("employer", "Bank of America")]
+    assert values("I joined Procter & Gamble.") == [("employer", "Procter & Gamble")]
