@@ -135,8 +135,6 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
             search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
             added_ids.append((row.id, vec))
             added_records.append(rec)
-        if skipped and not added_ids:
-            pass
     if added_ids:
         import numpy as np
 
