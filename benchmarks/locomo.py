@@ -10,7 +10,8 @@ question of categories 1–4, recall@k = |evidence ∩ top-k| / |evidence| (aver
 questions) for k = 1, 5, 10, 20, and the p95 latency of one query:
 
 * ``kith``  — ``app.memory.recall``: episode BM25 over context windows fused by weighted RRF with
-  the neighbour-smoothed HDC gist ranking (``app.memory.WEIGHTS``); the cascade runs alongside;
+  the neighbour-smoothed HDC gist ranking (``app.memory.WEIGHTS``), the messages of a sender named
+  in the question boosted (``app.memory.SPEAKER_BOOST``); the cascade runs alongside;
 * ``bm25``  — SQLite FTS5 BM25 over the records alone (what ``ask`` used before);
 * ``dense`` — MiniLM cosine nearest neighbours (Chroma) alone.
 """
