@@ -85,7 +85,11 @@ class Container:
         return self._vectors
 
     def close(self) -> None:
-        """Finish pending writes and close the stores."""
+        """Finish pending writes and close the stores (the personalization ledger's connections included)."""
+        svc = getattr(self, "_personal_service", None)
+        if svc is not None:
+            self.writer.run(svc.close)  # the writer thread's ledger connection
+            svc.close()                 # this thread's
         self.writer.close()
         self.db.close()
 

@@ -192,9 +192,9 @@ def _wire_personal(c, kwargs: dict) -> None:
     owner: observe → learn each owner message as a reply to Kith's previous one (writing both as Message
     rows), the owner's brief in the system prompt, observations every ``observations_every`` turns.
     Callers may pass their own."""
-    from app.personal import PersonalService
+    from app.personal import personal_service
 
-    svc = PersonalService(c)
+    svc = personal_service(c)
     last: dict = {"at": None, "id": None}
 
     def observe(text: str, previous: str | None):

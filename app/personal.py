@@ -339,3 +339,13 @@ class PersonalService:
 
     def close(self) -> None:
         self.ledger.close()
+
+
+def personal_service(c) -> PersonalService:
+    """The container's one :class:`PersonalService` (created on first use), so its ledger connections are
+    opened once per thread rather than once per import batch."""
+    svc = getattr(c, "_personal_service", None)
+    if svc is None:
+        svc = PersonalService(c)
+        c._personal_service = svc
+    return svc

@@ -144,9 +144,9 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
     c.names.invalidate()
     personal: dict = {}
     if kind == "person":  # signals, messages, observations, preference vector, sessions (seed 000)
-        from app.personal import PersonalService
+        from app.personal import personal_service
 
-        personal = {k: v for k, v in PersonalService(c).forget_person(entity_id).items() if v}
+        personal = {k: v for k, v in personal_service(c).forget_person(entity_id).items() if v}
     return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors, memory=memory,
                         personal=personal)
 

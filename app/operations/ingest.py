@@ -167,10 +167,10 @@ def _write_batch_unguarded(c: Container, path: Path, file_hash: str, kind: str,
     if conversational:
         # Communication signals from the conversation's shape (seed 000): who replied, how fast, who went silent —
         # chats and mail threads alike. Only newly added records, so a repeated import does not count twice.
-        from app.personal import PersonalService
+        from app.personal import personal_service
 
         try:
-            PersonalService(c).learn_from_conversation(conversational)
+            personal_service(c).learn_from_conversation(conversational)
         except Exception as exc:
             warnings.append(f"communication signals not learned ({type(exc).__name__}: {exc})")
     return len(added_ids), skipped, warnings
