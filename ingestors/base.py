@@ -33,6 +33,12 @@ class Party:
     role: str = "from"
 
 
+def other_members(members, sender: "Party | None") -> list["Party"]:
+    """The chat's members other than ``sender``, as recipients (role ``"member"``) of one message."""
+    return [Party(p.name, p.address, p.address_kind, "member") for p in members
+            if sender is None or (p.name, p.address) != (sender.name, sender.address)]
+
+
 @dataclass(frozen=True)
 class GeoPoint:
     """A place from GPS: WGS84 decimal degrees plus an offline reverse-geocoded name.

@@ -45,7 +45,7 @@ from typing import Any, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError
+from ingestors.base import Item, Party, Record, RecordError, other_members
 
 _MEDIA_KEYS = ("media_type", "photo", "file", "sticker_emoji", "poll", "location_information",
                "contact_information")
@@ -229,8 +229,7 @@ class TelegramIngestor:
                 text=text,
                 sent_at=sent_at,
                 sender=sender,
-                recipients=[Party(p.name, p.address, p.address_kind, "member") for p in members
-                            if sender is None or (p.name, p.address) != (sender.name, sender.address)],
+                recipients=other_members(members, sender),
                 thread=thread,
                 attrs=attrs,
                 notes=notes,

@@ -52,7 +52,7 @@ from typing import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError
+from ingestors.base import Item, Party, Record, RecordError, other_members
 
 _SPACE = "[ \u00a0\u202f]"
 _HEADER = re.compile(
@@ -310,8 +310,7 @@ class WhatsAppIngestor:
                 text=msg,
                 sent_at=sent_at,
                 sender=sender,
-                recipients=[Party(p.name, p.address, p.address_kind, "member") for p in members
-                            if (p.name, p.address) != (sender.name, sender.address)],
+                recipients=other_members(members, sender),
                 thread=thread,
                 attrs=attrs,
                 notes=notes,
