@@ -73,6 +73,19 @@ def header(title: str, hint: str) -> QWidget:
     return box
 
 
+def section(title: str, body: QWidget, top_margin: int = 4) -> tuple[QWidget, QLabel]:
+    """A panel with a section title above ``body`` (which takes the spare height); returns (panel, title label)."""
+    panel = QWidget()
+    lay = QVBoxLayout(panel)
+    lay.setContentsMargins(0, top_margin, 0, 0)
+    lay.setSpacing(4)
+    label = QLabel(title)
+    label.setObjectName("sectionTitle")
+    lay.addWidget(label)
+    lay.addWidget(body, 1)
+    return panel, label
+
+
 def format_when(iso: str | None, unknown: str = "time unknown") -> str:
     """``'2021-03-12T14:05:00+00:00'`` → ``'12 Mar 2021, 14:05'`` in local time; ``unknown`` for None."""
     if not iso:

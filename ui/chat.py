@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit
                                QScrollArea, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.operations.types import AskResult
-from ui import format_when, header
+from ui import format_when, header, section
 from ui.worker import Job, Worker
 
 PREVIEW_LINES = 4
@@ -616,19 +616,12 @@ class ChatWidget(QWidget):
         mlay.addWidget(self.mem_scroll, 1)
         split.addWidget(mem)
 
-        br = QWidget()
-        blay = QVBoxLayout(br)
-        blay.setContentsMargins(0, 6, 0, 0)
-        blay.setSpacing(4)
-        self.brief_title = QLabel("Brief \u2014 you")
-        self.brief_title.setObjectName("sectionTitle")
-        blay.addWidget(self.brief_title)
         self.brief_view = QTextBrowser()
         self.brief_view.setObjectName("briefView")
         self.brief_view.setOpenLinks(False)
         self.brief_view.setHtml(_muted_html("How you (or the person chosen above) like to be written to: "
                                             "it fills in as Kith learns from your chats."))
-        blay.addWidget(self.brief_view, 1)
+        br, self.brief_title = section("Brief \u2014 you", self.brief_view, top_margin=6)
         split.addWidget(br)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)

@@ -22,7 +22,7 @@ from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDateEdit, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from ui import format_when, header
+from ui import format_when, header, section
 from ui.worker import Job, Worker
 
 NOT_YET = "not available yet"
@@ -166,13 +166,6 @@ class MemoryWidget(QWidget):
 
         split = QSplitter(Qt.Orientation.Vertical)
         split.setChildrenCollapsible(False)
-        ev = QWidget()
-        el = QVBoxLayout(ev)
-        el.setContentsMargins(0, 0, 0, 0)
-        el.setSpacing(4)
-        self.events_title = QLabel("What Kith learned")
-        self.events_title.setObjectName("sectionTitle")
-        el.addWidget(self.events_title)
         self.events = QTreeWidget()
         self.events.setHeaderLabels(["When", "What", "About", "Details"])
         self.events.setAlternatingRowColors(True)
@@ -182,31 +175,15 @@ class MemoryWidget(QWidget):
         self.events.setColumnWidth(0, 190)
         self.events.setColumnWidth(1, 220)
         self.events.setColumnWidth(2, 200)
-        el.addWidget(self.events, 1)
+        ev, self.events_title = section("What Kith learned", self.events, top_margin=0)
         split.addWidget(ev)
 
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.setChildrenCollapsible(False)
-        bw = QWidget()
-        bl = QVBoxLayout(bw)
-        bl.setContentsMargins(0, 4, 0, 0)
-        bl.setSpacing(4)
-        t = QLabel("Beliefs")
-        t.setObjectName("sectionTitle")
-        bl.addWidget(t)
         self.beliefs = self._table(["Belief", "Confidence", "Evidence"])
-        bl.addWidget(self.beliefs, 1)
-        lower.addWidget(bw)
-        gw = QWidget()
-        gl = QVBoxLayout(gw)
-        gl.setContentsMargins(0, 4, 0, 0)
-        gl.setSpacing(4)
-        t = QLabel("Goals")
-        t.setObjectName("sectionTitle")
-        gl.addWidget(t)
+        lower.addWidget(section("Beliefs", self.beliefs)[0])
         self.goals = self._table(["Goal", "State", "Deadline"])
-        gl.addWidget(self.goals, 1)
-        lower.addWidget(gw)
+        lower.addWidget(section("Goals", self.goals)[0])
         split.addWidget(lower)
         split.setSizes([330, 220])
         lay.addWidget(split, 1)
