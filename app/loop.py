@@ -149,23 +149,38 @@ def _is_question(text: str) -> bool:
 
 def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
     """Keep each turn: Kith's replies as Message rows with their embeddings (the owner's messages are written
-    by the observer, with theirs), and each of the person's turns as an episode in the HDC memory with
-    bi-temporal stamps and signatures (seed 001), all on the container's single writer thread."""
+    by the observer, with theirs), and each of the person's turns through the sensory buffer into the HDC
+    memory (seed 001): a statement ("I booked a kayak trip") is an explicit observation and always becomes an
+    episode; a question becomes one only when the surprise gate promotes it (surprise > 0.4 against the
+    held beliefs).  Episodes carry bi-temporal stamps and both signatures, the gist embedded as the owner
+    tells it (``speaker_view``).  All writes run on the container's single writer thread."""
     from app.memory import service
+    from core.extraction.text import speaker_view
     from core.memory.episodes import EpisodeDraft
+    from core.memory.recall import make_cue
 
     def store(msg: "ChatMessage") -> None:
         if msg.role == "assistant":
             last["id"], last["at"] = personal.store_chat_message(msg), msg.at
             return
         last["user_embedding"] = msg.embedding
-        if msg.embedding is None or _is_question(msg.text):
-            return  # a question asks memory; only statements ("I booked a kayak trip") add to it
-        draft = EpisodeDraft(text=msg.text, embedding=np.asarray(msg.embedding, dtype=np.float32), t_valid=msg.at,
-                             speaker=c.settings.owner_name or "Me", session=msg.conversation,
-                             provenance=f"chat:{msg.conversation}")
-        c.writer.run(lambda: service(c).mem.store(draft))
-        c.writer.run(_learn_facts_from_chat, c, msg)
+        if msg.embedding is None or not msg.text.strip():
+            return
+        svc = service(c)
+        question = _is_question(msg.text)
+        if question:  # a question asks memory: kept only if it is news (seed 001 surprise gating)
+            frame = svc.perceive([msg.text], make_cue(svc.mem, msg.text).structured[None, :], at=msg.at)[0]
+            if not frame.promoted:
+                return
+        who = c.settings.owner_name or None
+        gist = c.encoder.encode([speaker_view(who, msg.text)])[0] if who else msg.embedding
+        draft = EpisodeDraft(text=msg.text, embedding=np.asarray(gist, dtype=np.float32), t_valid=msg.at,
+                             speaker=who or "Me", session=msg.conversation,
+                             provenance=f"chat:{msg.conversation}" + ("#question" if question else ""))
+        eid = c.writer.run(lambda: service(c).mem.store(draft))
+        if not question:
+            svc.perceive_episodes([eid], [msg.text])
+            c.writer.run(_learn_facts_from_chat, c, msg)
     return store
 
 

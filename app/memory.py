@@ -25,10 +25,11 @@ import numpy as np
 from sqlmodel import select
 
 from core import clock
-from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, stem
+from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, speaker_view, stem, third_person
 from core.extraction.time_anchors import find_time_anchors
 from core.memory import goals as goals_mod
 from core.memory.episodes import EpisodeDraft, EpisodicMemory
+from core.memory.sensory import SensoryBuffer, SensoryFrame, held_bundle
 from core.memory.recall import Recall, gist_ranking, make_cue, recall as cascade
 from core.memory.working import WorkingMemory
 from core.store import memory_schema  # noqa: F401  (tables registered before the DB is opened)
@@ -50,7 +51,35 @@ class MemoryService:
         self.c = container
         self.mem = EpisodicMemory(container.db, container.settings.home / "memory")
         self.working = WorkingMemory()
+        self.sensory = SensoryBuffer()
         self._lock = threading.Lock()
+
+    def perceive(self, texts: Sequence[str], signatures: np.ndarray, *, explicit: bool = False,
+                 at: datetime | None = None) -> list[SensoryFrame]:
+        """Pass observations through the sensory buffer (seed 001 floor 1): each frame's surprise
+        against the bundle of held beliefs and atoms, and whether it is promoted to episodic memory
+        (surprise > 0.4, or ``explicit``).
+
+        Args:
+            texts: what was perceived.  signatures: their structured signatures, ``uint8 (n, 1024)``.
+            explicit: the person gave it (an import, a statement): promoted whatever its surprise.
+            at: when, UTC (default now).
+
+        Returns:
+            One :class:`core.memory.sensory.SensoryFrame` per text, in order.
+        """
+        with self.c.db.session() as s:
+            ref = held_bundle(s)
+        return [self.sensory.observe(t, sig, ref, explicit=explicit, at=at) for t, sig in zip(texts, signatures)]
+
+    def perceive_episodes(self, episode_ids: Sequence[int], texts: Sequence[str]) -> list[SensoryFrame]:
+        """:meth:`perceive` stored episodes (explicit observations) by their structured signatures."""
+        rows = [self.mem.index.row_of.get(int(e)) for e in episode_ids]
+        keep = [(t, r) for t, r in zip(texts, rows) if r is not None]
+        if not keep:
+            return []
+        sigs = self.mem.structured.rows()[np.array([r for _, r in keep])]
+        return self.perceive([t for t, _ in keep], sigs, explicit=True)
 
     def lexicon(self) -> "Lexicon":
         """The episode-level BM25 index (built on first use, rebuilt when episodes were added or changed)."""
@@ -66,7 +95,8 @@ class MemoryService:
     def context_text(self, rec: Record, speaker: str | None, before: Sequence = (), after: Sequence = ()) -> str:
         """The text a record's gist is embedded from (context chunking, issue #4): the thread's date,
         then up to ``GIST['before']`` previous and ``GIST['after']`` following messages of its thread
-        around the record itself, each line prefixed by its sender — a reply is often meaningless alone.
+        around the record itself, each line as its sender tells it (``"Name: …"`` in the third person,
+        ``core.extraction.text.speaker_view``) — a reply is often meaningless alone.
 
         Args:
             rec: the record.
@@ -75,7 +105,7 @@ class MemoryService:
         """
         def line(who, r):
             body = "\n".join(p for p in (r.subject if r.kind != "chat" else None, r.text) if p)
-            return f"{who}: {body}" if who else body
+            return speaker_view(who, body)
         lines = [line(w, r) for r, w in before] + [line(speaker, rec)] + [line(w, r) for r, w in after]
         if GIST["date"] and rec.sent_at is not None:
             lines.insert(0, f"{clock.ensure_utc(rec.sent_at):%d %B %Y}")
@@ -91,13 +121,15 @@ single vector blurs when 5 turns share it; the BM25 windows already carry the co
 
 LEX_STOPWORDS = TEXT_STOPWORDS | search.STOPWORDS
 _TOKEN = re.compile(r"[a-z0-9]+")
-LEX = {"neighbour": 0.5, "span": 2, "decay": 1.0, "gist_nb": 0.3, "prf": 0.0, "prf_docs": 3, "prf_terms": 5,
-       "speaker": True, "dates": True, "k1": 1.2, "b": 0.75}
+LEX = {"neighbour": 0.5, "span": 3, "decay": 0.5, "gist_nb": 0.3, "prf": 0.0, "prf_docs": 3, "prf_terms": 5,
+       "speaker": True, "dates": True, "k1": 1.2, "b": 0.75, "own_date": 0.5, "own_day": False}
 """Episode BM25 settings (tuned on LoCoMo, issue #4): the ``span`` turns either side in the same
 session are added to a turn's document at weight ``neighbour`` × ``decay``^(distance − 1) (context
-chunking); ``gist_nb`` is the weight of each adjacent turn's gist cosine in ``gistw``; ``prf`` the
-query weight of pseudo-relevance-feedback terms (0 = off: it did not help); ``speaker``/``dates``:
-index the sender's name and the month and year that the turn's time expressions resolve to."""
+chunking: 0.5, 0.25, 0.125); ``gist_nb`` is the weight of each adjacent turn's gist cosine in
+``gistw``; ``prf`` the query weight of pseudo-relevance-feedback terms (0 = off: it did not help);
+``speaker``/``dates``: index the sender's name and the month and year that the turn's time
+expressions resolve to; ``own_date``: the weight of the month and year the turn was sent
+(``own_day`` adds the day of the month: no gain)."""
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december")
 
@@ -159,7 +191,13 @@ class Lexicon:
             if LEX["dates"] and tv is not None:
                 when = clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
                 toks += _date_words(txt or "", when)
-            own.append(Counter(toks))
+            cnt = Counter(toks)
+            if LEX["own_date"] and tv is not None:
+                when = clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
+                extra = [_MONTHS[when.month - 1], str(when.year)] + ([str(when.day)] if LEX["own_day"] else [])
+                for t in extra:
+                    cnt[t] += LEX["own_date"]
+            own.append(cnt)
         w, span = LEX["neighbour"], LEX["span"]
         docs = []
         for i, r in enumerate(rows):
@@ -174,22 +212,25 @@ class Lexicon:
         return cls(key, [r[0] for r in rows], docs, [r[2] for r in rows], own, [r[4] for r in rows])
 
     def speaker_boost(self, question: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """Fused ``(episode id, score)`` re-sorted with the score of every episode whose sender is named
-        (any word of the name) in ``question`` multiplied by 1 + ``SPEAKER_BOOST`` ("what does Melanie
-        do …" is mostly answered by Melanie's own messages).  Unchanged when no sender, or every
-        sender, is named."""
+        """Fused ``(episode id, score)`` re-sorted with the score of every message sent by the first
+        sender the question names (any word of the name) multiplied by 1 + ``SPEAKER_BOOST``: "what
+        does Melanie do …" is mostly answered by Melanie's own messages, and a question's subject is
+        the first person it names ("what did Jon tell Gina …" → Jon).  Unchanged when no sender is
+        named, or when the store has one sender only."""
         if not SPEAKER_BOOST or not fused:
             return fused
-        q = set(lex_tokens(question))
+        qt = lex_tokens(question)
+        q = set(qt)
         if not hasattr(self, "_row"):
             self._row = {int(e): i for i, e in enumerate(self.ids)}
         who = {sp for sp in self.speakers if sp}
-        hit = {sp for sp in who if sp & q}
-        if not hit or hit == who:
+        hit = {sp: min(qt.index(t) for t in sp & q) for sp in who if sp & q}
+        if not hit or len(who) < 2:
             return fused
-        named = [sp in hit for sp in self.speakers]
+        first = min(hit, key=lambda sp: (hit[sp], sorted(sp)))
         f = 1.0 + SPEAKER_BOOST
-        out = [(e, sc * f if (i := self._row.get(e)) is not None and named[i] else sc) for e, sc in fused]
+        out = [(e, sc * f if (i := self._row.get(e)) is not None and self.speakers[i] == first else sc)
+               for e, sc in fused]
         return sorted(out, key=lambda kv: -kv[1])
 
     def _same_as_previous(self) -> np.ndarray:
@@ -327,7 +368,9 @@ def remember_records(c, record_rows: Sequence[Record], vectors: np.ndarray | Non
                                    session=r.thread, provenance=f"record:{r.id}",
                                    episode_id=ep.id if ep is not None else None))
     with svc._lock:
-        return svc.mem.store_many(drafts)
+        ids = svc.mem.store_many(drafts)
+    svc.perceive_episodes(ids, [d.text for d in drafts])  # imports are explicit observations: all promoted
+    return ids
 
 
 @dataclass
@@ -355,21 +398,22 @@ class MemoryRecall:
     cascade: Recall
 
 
-WEIGHTS = {"gistw": 0.5, "lex": 1.0}
+WEIGHTS = {"lex": 1.0, "dense": 0.5, "gistw": 0.3}
 """RRF weights per ranking, chosen on LoCoMo (benchmarks/locomo.py --ablations, issue #4): the
-episode BM25 ``lex`` (stemmed, speaker and resolved dates indexed, ±2 same-session turns at half
-weight: context chunking) carries most of the recall; the HDC gist ranking smoothed over
-session neighbours (``gistw``) at half weight adds paraphrase matches.  The record FTS5 BM25,
-the structured cascade (hdc) and the plain-text Chroma vectors (dense) each lowered R@10 when
-added.  The cascade still runs: it supplies each hit's tier, confidence, goal bias and the
-attention trace."""
+episode BM25 ``lex`` (stemmed, speaker and dates indexed, ±3 same-session turns at 0.5/0.25/0.125:
+context chunking) carries most of the recall; the record vectors (``dense``: each message embedded
+as its sender tells it, in the third person) and the HDC gist ranking of each message with the
+previous one, smoothed over session neighbours (``gistw``), add paraphrase matches.  The record
+FTS5 BM25 (``bm25``) and the structured cascade (``hdc``) each lowered R@10 when added.  The
+cascade still runs: it supplies each hit's tier, confidence, goal bias and the attention trace."""
 
 SPEAKER_BOOST = 1.0
-"""Fused-score bonus of the named sender's own messages (:meth:`Lexicon.speaker_boost`, issue #4:
-LoCoMo R@10 +0.03 on the first 3 conversations, most on multi-hop questions)."""
+"""Fused-score bonus of the messages of the first sender a question names
+(:meth:`Lexicon.speaker_boost`, issue #4: LoCoMo R@10 +0.03, most on multi-hop questions)."""
 
-FUSION_K = 10
-"""RRF constant: k = 10 beat the paper's 60 when fusing a strong and a weak ranking (R@10 +0.01)."""
+FUSION_K = 5
+"""RRF constant: k = 5 beat the paper's 60 (and 10) when fusing one strong and two weaker rankings
+(LoCoMo R@10 0.797 → 0.801 against k = 10)."""
 
 
 def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: int = FUSION_K):
@@ -385,12 +429,30 @@ def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: i
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+_FIRST_PERSON = re.compile(r"\b(?:[Ii]|me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def owner_view(c, question: str) -> str:
+    """``question`` with the owner's first person in the third ("where did I camp?" → "where did Nic
+    camp?", ``core.extraction.text.third_person``): messages are indexed and embedded as their senders
+    tell them, the owner's included.  Unchanged when it has no first person or no owner is known."""
+    from core.graph.owner import owner
+
+    if not _FIRST_PERSON.search(question):
+        return question
+    with c.db.session() as s:
+        me = owner(s)
+        name = me.canonical_name if me is not None else None
+    return third_person(question, name) if name else question
+
+
 def rankings(c, question: str, as_of: datetime | None = None, goal_bias: bool = True,
              session: str | None = None, pool: int = POOL, query_vector: np.ndarray | None = None):
     """The rankings recall may fuse (episode ids, best first) and the cascade's :class:`Recall`:
     ``hdc`` (the A→D cascade), ``gist`` (HDC gist nearest neighbours), ``gistw`` (gist cosine smoothed
     over session neighbours), ``lex`` (episode BM25 with context windows), ``bm25`` and ``dense`` (records)."""
     svc = service(c)
+    question = owner_view(c, question)
     qv = c.encoder.encode([question])[0] if query_vector is None else query_vector
     goal_sig = None
     if goal_bias:
@@ -442,7 +504,8 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, goal_bi
         session: chat session id for the working-memory boost.
         pool: candidates taken from each ranking before fusion.
         weights: per-ranking RRF weights (default :data:`WEIGHTS`).
-        query_vector: the question's embedding when the caller already has it (``float32 (384,)``).
+        query_vector: the embedding of ``owner_view(c, question)`` when the caller already has it
+            (``float32 (384,)``).
 
     Raises:
         ValueError: the question is empty.
@@ -453,7 +516,7 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, goal_bi
     svc = service(c)
     ranks, res = rankings(c, question, as_of, goal_bias, session, pool, query_vector)
     by_episode = {m.episode_id: m for m in res.matches}
-    fused = svc.lexicon().speaker_boost(question, weighted_rrf(ranks, weights or WEIGHTS))[:k]
+    fused = svc.lexicon().speaker_boost(owner_view(c, question), weighted_rrf(ranks, weights or WEIGHTS))[:k]
     eps = {e.id: e for e in svc.mem.hydrate([eid for eid, _ in fused])}
     hits = []
     for eid, score in fused:

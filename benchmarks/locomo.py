@@ -10,10 +10,11 @@ question of categories 1–4, recall@k = |evidence ∩ top-k| / |evidence| (aver
 questions) for k = 1, 5, 10, 20, and the p95 latency of one query:
 
 * ``kith``  — ``app.memory.recall``: episode BM25 over context windows fused by weighted RRF with
-  the neighbour-smoothed HDC gist ranking (``app.memory.WEIGHTS``), the messages of a sender named
-  in the question boosted (``app.memory.SPEAKER_BOOST``); the cascade runs alongside;
+  the record vectors (each message embedded as "Sender: <text in the third person>") and the
+  neighbour-smoothed HDC gist ranking (``app.memory.WEIGHTS``), the messages of the first sender
+  named in the question boosted (``app.memory.SPEAKER_BOOST``); the cascade runs alongside;
 * ``bm25``  — SQLite FTS5 BM25 over the records alone (what ``ask`` used before);
-* ``dense`` — MiniLM cosine nearest neighbours (Chroma) alone.
+* ``dense`` — MiniLM cosine nearest neighbours (Chroma) alone, over those record vectors.
 """
 from __future__ import annotations
 
@@ -36,15 +37,13 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 KS = (1, 5, 10, 20)
 ABLATIONS = {
     "lex": {"lex": 1.0},
-    "gist.5+lex": {"gist": 0.5, "lex": 1.0},
-    "gistw.5+lex+bm25.3": {"gistw": 0.5, "lex": 1.0, "bm25": 0.3},
-    "gistw.5+lex+dense.25": {"gistw": 0.5, "lex": 1.0, "dense": 0.25},
-    "gistw.5+lex+hdc.25": {"gistw": 0.5, "lex": 1.0, "hdc": 0.25},
+    "lex+dense.5": {"lex": 1.0, "dense": 0.5},
+    "lex+gistw.3": {"lex": 1.0, "gistw": 0.3},
+    "lex+gistw.5": {"lex": 1.0, "gistw": 0.5},
+    "lex+dense.5+gistw.3+bm25.3": {"lex": 1.0, "dense": 0.5, "gistw": 0.3, "bm25": 0.3},
+    "lex+dense.5+gistw.3+hdc.25": {"lex": 1.0, "dense": 0.5, "gistw": 0.3, "hdc": 0.25},
     "gist+bm25 (before #4)": {"gist": 1.0, "bm25": 1.0},
-    "gist+bm25+hdc.25": {"hdc": 0.25, "gist": 1.0, "bm25": 1.0},
-    "gist+bm25+dense.25": {"gist": 1.0, "bm25": 1.0, "dense": 0.25},
-    "gist+bm25*1.5": {"gist": 1.0, "bm25": 1.5},
-    "all-equal": {"hdc": 1.0, "gist": 1.0, "bm25": 1.0, "dense": 1.0},
+    "all-equal": {"hdc": 1.0, "gist": 1.0, "bm25": 1.0, "dense": 1.0, "lex": 1.0, "gistw": 1.0},
 }
 
 
@@ -70,6 +69,7 @@ def ingest(c, conv: dict, encoder) -> dict[int, str]:
     """Write one conversation's turns as Records (+FTS, +vectors) and episodes; returns record id → dia_id."""
     from app.memory import remember_records
     from app.operations.ingest import RECORDS
+    from core.extraction.text import speaker_view
     from core.graph.resolution import resolve
     from core.store import search
     from core.store.schema import Record, Source
@@ -91,7 +91,9 @@ def ingest(c, conv: dict, encoder) -> dict[int, str]:
             search.index_record(conn, r.id, "", text, speaker)
             dia_of[r.id] = dia
             rows.append(r)
-    vecs = encoder.encode([r.text for r in rows])  # what ingest embeds for chat records (embed_text)
+    who = {dia: speaker for dia, speaker, *_ in turns}
+    # what ingest embeds for a chat record (app.operations.ingest.vector_text): "Sender: <third person>"
+    vecs = encoder.encode([speaker_view(who[dia_of[r.id]], r.text) for r in rows])
     c.vectors.upsert(RECORDS, [f"record:{r.id}" for r in rows], vecs, [{"record_id": r.id} for r in rows])
     for i in range(0, len(rows), 256):
         remember_records(c, rows[i:i + 256])
@@ -103,6 +105,8 @@ def main() -> None:
     ap.add_argument("path", nargs="?", default=str(ROOT.parent / "shared" / "corpus" / "locomo" / "locomo7.json"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     ap.add_argument("--ablations", action="store_true", help="also score each ranking alone and other fusions")
+    ap.add_argument("--cache", metavar="DIR", help="keep each conversation's data folder under DIR and reuse it "
+                    "on later runs (ingest only once while tuning recall; delete DIR after changing ingest)")
     a = ap.parse_args()
     data = json.loads(Path(a.path).read_text())
     if a.limit:
@@ -122,14 +126,22 @@ def main() -> None:
     encoder = None
     t_start = time.perf_counter()
     for conv in data:
-        with tempfile.TemporaryDirectory(prefix="kith-locomo-") as home:
-            c = Container(Settings.load(Path(home)) if hasattr(Settings, "load") else Settings(home=Path(home)))
+        with tempfile.TemporaryDirectory(prefix="kith-locomo-") as tmp:
+            home = Path(a.cache) / conv["sample_id"] if a.cache else Path(tmp)
+            cached = a.cache and (home / "dia_of.json").exists()
+            home.mkdir(parents=True, exist_ok=True)
+            c = Container(Settings.load(home) if hasattr(Settings, "load") else Settings(home=home))
             if encoder is None:
                 encoder = c.encoder
             else:
                 c._encoder = encoder
             t = time.perf_counter()
-            dia_of = ingest(c, conv, encoder)
+            if cached:
+                dia_of = {int(k): v for k, v in json.loads((home / "dia_of.json").read_text()).items()}
+            else:
+                dia_of = ingest(c, conv, encoder)
+                if a.cache:
+                    (home / "dia_of.json").write_text(json.dumps(dia_of))
             ep_dia: dict[int, str] = {}
             with c.db.session() as s:
                 for eid, rid in s.exec(select(Episode.id, Episode.record_id)).all():

@@ -6,11 +6,11 @@ each give a ranking of up to ``POOL`` records; reciprocal rank fusion
 """
 from __future__ import annotations
 
-import re
 
 from sqlmodel import select
 
 from app.container import Container
+from app.memory import owner_view
 from app.operations.graph import FACTS
 from app.operations.ingest import RECORDS
 from app.operations.types import AskResult
@@ -24,24 +24,6 @@ POOL = 50
 MIN_DENSE_SIMILARITY = 0.25
 # Fact statements are short and templated ("As of DATE, X works at Y."), so they need a closer match.
 MIN_FACT_SIMILARITY = 0.45
-
-
-_FIRST_PERSON = re.compile(r"\b(I|me|myself|my|mine)\b", re.IGNORECASE)
-
-
-def _first_person_to_owner(c: Container, question: str) -> str:
-    """The question with "I/me/my" replaced by the owner's name, for matching facts stated in the third
-    person ("where do I work?" → "where do Nic Owner work?"); unchanged when no owner is known."""
-    from core.graph.owner import owner
-
-    if not _FIRST_PERSON.search(question):
-        return question
-    with c.db.session() as s:
-        me = owner(s)
-    if me is None:
-        return question
-    name = me.canonical_name
-    return _FIRST_PERSON.sub(lambda m: f"{name}'s" if m.group(1).lower() in ("my", "mine") else name, question)
 
 
 def _memory_ranking(c: Container, question: str, qv) -> tuple[list[tuple[str, int]], set[tuple[str, int]]]:
@@ -85,7 +67,8 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     if not question:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
-    qv = c.encoder.encode([question])[0]
+    # the owner's "I" as their name: records, gists and facts are embedded in the third person
+    qv = c.encoder.encode([owner_view(c, question)])[0]
     similar: set[tuple[str, int]] = set()
     if c.vectors.count(RECORDS):
         similar = {("record", int(i.split(":", 1)[1])) for i, dist in c.vectors.query(RECORDS, qv, POOL)
@@ -93,9 +76,7 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     memory_ranking, lexical = _memory_ranking(c, question, qv)
     facts: list[tuple[str, int]] = []
     if c.vectors.count(FACTS):
-        fq = _first_person_to_owner(c, question)
-        fv = c.encoder.encode([fq])[0] if fq != question else qv
-        fact_hits = [(("fact", int(i.split(":", 1)[1])), 1.0 - dist) for i, dist in c.vectors.query(FACTS, fv, POOL)]
+        fact_hits = [(("fact", int(i.split(":", 1)[1])), 1.0 - dist) for i, dist in c.vectors.query(FACTS, qv, POOL)]
         with c.db.session() as s:  # current facts only: a superseded fact is history, not an answer
             facts = [key for key, sim in fact_hits if sim >= MIN_FACT_SIMILARITY
                      and (f := s.get(Fact, key[1])) is not None and f.superseded_by is None]
@@ -112,7 +93,8 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
                 from core.store.schema import Episode
 
                 ep = s.get(Episode, rid)
-                if ep is None or ep.tombstoned_at is not None or ep.text.strip().casefold() == question.casefold():
+                if ep is None or ep.tombstoned_at is not None or ep.text.strip().casefold() == question.casefold() \
+                        or (ep.provenance or "").endswith("#question"):  # an earlier question is not an answer
                     continue
                 when = ensure_utc(ep.t_valid)
                 results.append(AskResult(text=ep.text, source=f"chat ({ep.session or 'Kith'})",

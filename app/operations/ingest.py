@@ -45,6 +45,15 @@ def embed_text(rec: Record) -> str:
     return "\n".join(p for p in (rec.subject, rec.text[:4000]) if p)
 
 
+def vector_text(rec: Record) -> str:
+    """The text a record's vector is computed from: :func:`embed_text` as its sender tells it,
+    ``"Sender: …"`` in the third person (``core.extraction.text.speaker_view``; issue #4: questions
+    name people, messages say "I").  Unchanged for records without a sender name (photos)."""
+    from core.extraction.text import speaker_view
+
+    return speaker_view(rec.sender.name if rec.sender is not None else None, embed_text(rec))
+
+
 def _people_text(rec: Record) -> str:
     parties = ([rec.sender] if rec.sender else [])
     return " ".join(filter(None, ((p.name or "") + " " + (p.address or "") for p in parties))).strip()
@@ -248,7 +257,7 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         report.records_skipped += len(pending) - len(fresh)
         pending.clear()
         if fresh:
-            vecs = c.encoder.encode([embed_text(r) for r in fresh])
+            vecs = c.encoder.encode([vector_text(r) for r in fresh])
             added, skipped, warnings = c.writer.run(_write_batch, c, path, file_hash, ing.name,
                                                     list(zip(fresh, vecs)))
             report.records_added += added

@@ -22,6 +22,7 @@ from core.memory import beliefs as beliefs_mod
 from core.memory import self_model
 from core.memory.episodes import EpisodicMemory
 from core.memory.events import log_event
+from core.memory.sensory import held_bundle
 from core.store.memory_schema import AtomEvidence, Belief, EpisodeTriple, SemanticAtom
 from core.store.schema import Episode
 
@@ -97,13 +98,9 @@ def consolidate(mem: EpisodicMemory, now: datetime | None = None, compact: bool 
         known = {eid for (eid,) in s.exec(sql("SELECT episode_id FROM atomevidence")).all()} if rows.size else set()
         sigs = mem.structured.rows()[rows] if rows.size else np.zeros((0, hdc.NBYTES), np.uint8)
         # 2. SURPRISE against the bundle of held beliefs and live atoms
-        held = [b.signature for b in s.exec(select(Belief).where(Belief.superseded_by.is_(None),
-                                                                 Belief.withdrawn_at.is_(None))).all() if b.signature]
-        held += [a.signature for a in s.exec(select(SemanticAtom).where(SemanticAtom.archived_at.is_(None),
-                                                                        SemanticAtom.tombstoned_at.is_(None))).all()]
+        ref = held_bundle(s)
         if rows.size:
-            if held:
-                ref = hdc.bundle(np.stack([np.frombuffer(h, np.uint8) for h in held]))
+            if ref is not None:
                 surprise = 1.0 - hdc.similarity(ref, sigs)
             else:
                 surprise = np.ones(rows.size)

@@ -39,6 +39,29 @@ def surprise_score(signature: np.ndarray, beliefs_bundle: np.ndarray | None) -> 
     return float(1.0 - hdc.similarity(signature, beliefs_bundle))
 
 
+def held_bundle(session) -> np.ndarray | None:
+    """The bundle (``hdc.bundle``) of the signatures of every held belief (not superseded, not withdrawn)
+    and live semantic atom — what surprise is measured against (seed 001) — or None when there are none.
+
+    Args:
+        session: an open SQLModel session on the data folder's database.
+
+    Returns:
+        ``uint8 (1024,)`` or None.
+    """
+    from sqlmodel import select
+
+    from core.store.memory_schema import Belief, SemanticAtom
+
+    held = [b.signature for b in session.exec(select(Belief).where(Belief.superseded_by.is_(None),
+                                                                   Belief.withdrawn_at.is_(None))).all() if b.signature]
+    held += [a.signature for a in session.exec(select(SemanticAtom).where(SemanticAtom.archived_at.is_(None),
+                                                                          SemanticAtom.tombstoned_at.is_(None))).all()]
+    if not held:
+        return None
+    return hdc.bundle(np.stack([np.frombuffer(h, np.uint8) for h in held]))
+
+
 class SensoryBuffer:
     """The ring buffer.  ``observe`` returns the frame with its surprise and promotion decision."""
 

@@ -164,3 +164,25 @@ def test_every_resolution_decision_is_recorded_and_who_wrote_to_whom_is_a_fact(k
             assert wrote[0].confidence == pytest.approx(1 - 0.7 * 0.7)  # noisy-OR of two 0.3 pieces
     finally:
         c.close()
+
+
+def test_imported_records_are_perceived_by_the_sensory_buffer_and_embedded_as_their_sender_tells_them(
+        kith_home, tmp_path):
+    """Seed 001 floor 1: each imported record passes the sensory buffer as an explicit observation (promoted
+    whatever its surprise; no beliefs yet → surprise 1.0); its vector is "Sender: <third person>"."""
+    from app.memory import service
+    from app.operations.ingest import RECORDS
+
+    (tmp_path / "m.mbox").write_text(MBOX)
+    c = make_container(kith_home)
+    try:
+        assert ingest(c, [tmp_path / "m.mbox"]).records_added == 3
+        frames = service(c).sensory.frames()
+        assert len(frames) == 3 and all(f.promoted and f.surprise == 1.0 for f in frames)
+        assert frames[2].text == "Re: big news\nCongrats! My birthday is March 3rd, come to the party.\n"
+        want = c.encoder.encode(["Ryan Friend: Re: big news\nCongrats! Ryan Friend's birthday is March 3rd, "
+                                 "come to the party.\n"])[0]
+        got = c.vectors.query(RECORDS, want, 1)[0]
+        assert got[1] < 1e-4  # cosine distance: the stored vector is that text's embedding
+    finally:
+        c.close()

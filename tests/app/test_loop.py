@@ -184,3 +184,62 @@ def test_what_the_owner_tells_kith_becomes_graph_facts(kith_home):
         assert me.is_owner and [f.value for f in me.current if f.key == "relation:sister:jane"] == ["Jane"]
     finally:
         c.close()
+
+
+def test_chat_turns_pass_the_sensory_buffer_and_only_surprising_questions_become_episodes(kith_home):
+    import sqlite3
+
+    from app.container import Container
+    from app.memory import service
+    from app.operations.ask import ask
+    from core.memory.recall import make_cue
+    from core.store.memory_schema import Belief
+
+    c = Container()
+    try:
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        loop.turn("I booked a kayak trip to Lake Tahoe for June")
+        loop.turn("Where is Lake Tahoe?")  # no beliefs held yet: everything is news (surprise 1.0)
+        svc = service(c)
+        assert [(f.text, f.surprise, f.promoted) for f in svc.sensory.frames()] == [
+            ("I booked a kayak trip to Lake Tahoe for June", 1.0, True), ("Where is Lake Tahoe?", 1.0, True)]
+        con = sqlite3.connect(c.settings.db_path)
+        rows = con.execute("select text, provenance from episode order by id").fetchall()
+        assert [t for t, _ in rows] == ["I booked a kayak trip to Lake Tahoe for June", "Where is Lake Tahoe?"]
+        assert rows[1][1].endswith("#question") and not rows[0][1].endswith("#question")
+        # a held belief saying exactly what the next question says: similarity 1, surprise 0 → not promoted
+        q = "What about the kayak trip?"
+        with c.db.session() as s:
+            s.add(Belief(subject="owner", predicate="booked", object="kayak trip",
+                         signature=make_cue(svc.mem, q).structured.tobytes()))
+            s.commit()
+        loop.turn(q)
+        last = svc.sensory.frames()[-1]
+        assert (last.text, last.surprise, last.promoted) == (q, 0.0, False)
+        assert con.execute("select count(*) from episode").fetchone()[0] == 2
+        con.close()
+        # the earlier question is remembered, but never offered as an answer
+        assert "Where is Lake Tahoe?" not in [r.text for r in ask(c, "Where is Lake Tahoe?")]
+    finally:
+        c.close()
+
+
+def test_owner_first_person_questions_find_the_owners_own_words(kith_home):
+    from app.container import Container
+    from app.memory import owner_view, recall
+    from app.settings import Settings
+
+    s = Settings.load()
+    s.owner_name = "Nic Owner"
+    s.save()
+    c = Container()
+    try:
+        assert owner_view(c, "Where did I book my kayak trip?") == "Where did I book my kayak trip?"  # no owner yet
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        loop.turn("I booked a kayak trip to Lake Tahoe for June")  # the owner entity is made from settings
+        assert owner_view(c, "Where did I book my kayak trip?") == "Where did Nic Owner book Nic Owner's kayak trip?"
+        assert owner_view(c, "Where is Lake Tahoe?") == "Where is Lake Tahoe?"
+        hits = recall(c, "What did I book?", k=3).hits
+        assert hits and hits[0].text == "I booked a kayak trip to Lake Tahoe for June"
+    finally:
+        c.close()
