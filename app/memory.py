@@ -531,6 +531,13 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, goal_bi
     return MemoryRecall(hits, res)
 
 
+def perceived(c) -> list[dict]:
+    """The sensory buffer's frames (seed 001 floor 1: the last 60 s, at most 1000), newest first:
+    ``[{"at": ISO UTC, "text", "surprise": 0–1, "promoted": bool}]``."""
+    return [{"at": f.at.isoformat(), "text": f.text, "surprise": round(f.surprise, 4), "promoted": f.promoted}
+            for f in reversed(service(c).sensory.frames())]
+
+
 def consolidate(c, now: datetime | None = None):
     """Run consolidation (seed 001 steps 1–10) on the container's memory; returns the report.
     Call it in the writer thread (``c.writer.run(consolidate, c)``)."""

@@ -12,6 +12,8 @@ The interface this tab expects (any of the names listed; items may be objects or
   ``withdrawn_at``.
 * goals:   ``goals(c)`` / ``list_goals(c)`` / ``active_goals(c)`` → items with ``title``, ``state``,
   ``priority``, optional ``deadline``, ``success_criteria``, ``parent_id``.
+* perceived: ``perceived(c)`` → the sensory buffer's frames, newest first, with ``at``, ``text``,
+  ``surprise`` (0–1) and ``promoted``.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ NOT_YET = "not available yet"
 EVENT_NAMES = ("learned", "what_did_i_learn", "learning_events")
 BELIEF_NAMES = ("beliefs", "list_beliefs")
 GOAL_NAMES = ("goals", "list_goals", "active_goals")
+PERCEIVED_NAMES = ("perceived",)
 KIND_LABELS = {
     "episode_stored": "Remembered", "consolidation": "Consolidated", "atom_created": "Generalised",
     "atom_decayed": "Let fade", "atom_archived": "Archived", "belief_asserted": "Came to believe",
@@ -75,7 +78,7 @@ def _lookup(names: tuple[str, ...]):
 def load_memory(container, since: datetime | None) -> dict:
     """Worker side: ``{"events": [...] | None, "beliefs": [...] | None, "goals": [...] | None, "errors": {}}``;
     None marks a section whose function ``app/memory.py`` does not have yet.  Items are plain dicts."""
-    out: dict[str, Any] = {"events": None, "beliefs": None, "goals": None, "errors": {}}
+    out: dict[str, Any] = {"events": None, "beliefs": None, "goals": None, "perceived": None, "errors": {}}
     fn = _lookup(EVENT_NAMES)
     if fn is not None:
         try:
@@ -109,6 +112,14 @@ def load_memory(container, since: datetime | None) -> dict:
                              "criteria": str(_get(g, "success_criteria", default=""))} for g in fn(container)]
         except Exception as exc:  # noqa: BLE001
             out["errors"]["goals"] = f"{type(exc).__name__}: {exc}"
+    fn = _lookup(PERCEIVED_NAMES)
+    if fn is not None:
+        try:
+            out["perceived"] = [{"at": _iso(_get(f, "at")), "text": str(_get(f, "text", default="")),
+                                 "surprise": float(_get(f, "surprise", default=1.0)),
+                                 "promoted": bool(_get(f, "promoted", default=False))} for f in fn(container)]
+        except Exception as exc:  # noqa: BLE001
+            out["errors"]["perceived"] = f"{type(exc).__name__}: {exc}"
     return out
 
 
@@ -184,6 +195,10 @@ class MemoryWidget(QWidget):
         lower.addWidget(section("Beliefs", self.beliefs)[0])
         self.goals = self._table(["Goal", "State", "Deadline"])
         lower.addWidget(section("Goals", self.goals)[0])
+        self.perceived = self._table(["Just perceived (last minute)", "Surprise", "Kept"])
+        self.perceived.setToolTip("Kith's sensory memory: what it took in during the last minute, how surprising "
+                                  "it was against what it believes, and whether it became a memory.")
+        lower.addWidget(section("Sensory buffer", self.perceived)[0])
         split.addWidget(lower)
         split.setSizes([330, 220])
         lay.addWidget(split, 1)
@@ -246,7 +261,8 @@ class MemoryWidget(QWidget):
         self._show_events(data.get("events"), errors.get("events"))
         self._show_beliefs(data.get("beliefs"), errors.get("beliefs"))
         self._show_goals(data.get("goals"), errors.get("goals"))
-        missing = [k for k in ("events", "beliefs", "goals") if data.get(k) is None and k not in errors]
+        self._show_perceived(data.get("perceived"), errors.get("perceived"))
+        missing = [k for k in ("events", "beliefs", "goals", "perceived") if data.get(k) is None and k not in errors]
         self.status.setText(("Some parts of memory are not available yet in this version: " + ", ".join(missing) + ".")
                             if missing else "")
         self.loaded.emit(data)
@@ -332,3 +348,19 @@ class MemoryWidget(QWidget):
                 if g["criteria"]:
                     item.setToolTip(0, f"Done when: {g['criteria']}")
                 self.goals.addTopLevelItem(item)
+
+    def _show_perceived(self, frames: list[dict] | None, error: str | None) -> None:
+        self.perceived.clear()
+        if error:
+            self._note(self.perceived, f"Could not read the sensory buffer: {error}")
+        elif frames is None:
+            self._note(self.perceived, f"The sensory buffer is {NOT_YET}.")
+        elif not frames:
+            self._note(self.perceived, "Nothing in the last minute: imports and chat turns pass through here.")
+        else:
+            for f in frames[:200]:
+                text = " ".join(f["text"].split())
+                item = QTreeWidgetItem([text if len(text) <= 120 else text[:119] + "\u2026", f"{f['surprise']:.2f}",
+                                        "yes" if f["promoted"] else "no"])
+                item.setToolTip(0, f"{format_when(f.get('at'), '')}\n{f['text']}")
+                self.perceived.addTopLevelItem(item)

@@ -172,3 +172,20 @@ def test_memory_tab_loads_or_says_not_available(qtbot, win):
             assert "not available yet" in tree.topLevelItem(0).text(0)
     mem.all_button.click()
     qtbot.waitUntil(lambda: mem.since().year == 2000, timeout=5_000)
+
+
+def test_memory_tab_shows_the_sensory_buffer(qtbot, win):
+    import numpy as np
+
+    from app.memory import service
+    from core import hdc
+
+    win.show_tab("memory")
+    mem = win.memory
+    sig = hdc.hv("lunch on friday")  # an unseen signature: nothing believed yet → surprise 1.0
+    service(win.container).perceive(["Lunch on Friday at noon?"], np.stack([sig]))
+    mem.refresh()
+    qtbot.waitUntil(lambda: mem.data is not None and any(f["text"] == "Lunch on Friday at noon?"
+                                                         for f in mem.data["perceived"] or []), timeout=30_000)
+    top = mem.perceived.topLevelItem(0)  # newest first
+    assert (top.text(0), top.text(1), top.text(2)) == ("Lunch on Friday at noon?", "1.00", "yes")
