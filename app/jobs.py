@@ -68,3 +68,24 @@ def regenerate_summaries(c: Container, generate: Generate | None = None, limit: 
         me = owner(s)
         remaining = len(summaries.due(s, me.id if me else None))
     return {"written": written, "failed": failed, "remaining": remaining, "map": top[:20]}
+
+
+def after_import(c: Container, generate: Generate | None = None, cancel: threading.Event | None = None) -> dict:
+    """The background work after an import: stale summaries and the knowledge map
+    (:func:`regenerate_summaries`), then a consolidation pass of the cognitive memory (seed 001 steps
+    1–10: new episodes → atoms → beliefs, supersession, self-vector, decay, compaction) on the
+    container's writer thread.  ``cancel`` set before consolidation starts skips it.
+
+    Returns:
+        ``{"summaries": <regenerate_summaries' dict>, "consolidation": {"scanned", "atoms_created",
+        "beliefs_asserted"} or None when skipped}``.
+    """
+    from app.memory import consolidate
+
+    out: dict = {"summaries": regenerate_summaries(c, generate, cancel=cancel), "consolidation": None}
+    if cancel is not None and cancel.is_set():
+        return out
+    rep = c.writer.run(consolidate, c)
+    out["consolidation"] = {"scanned": rep.scanned, "atoms_created": len(rep.atoms_created),
+                            "beliefs_asserted": len(rep.beliefs_asserted)}
+    return out

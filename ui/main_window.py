@@ -107,11 +107,14 @@ class MainWindow(QMainWindow):
                                   f"{self._watcher.folder}")
 
     def start_summary_job(self):
-        """Regenerate stale summaries (stale first) and the knowledge map in the background (app/jobs.py)."""
-        from app.jobs import regenerate_summaries
+        """After an import, in the background (app/jobs.py ``after_import``): regenerate stale summaries
+        (stale first) and the knowledge map, then consolidate the memory; the Memory tab reloads after."""
+        from app.jobs import after_import
 
         c = self.container
-        return self.worker.submit(lambda job: regenerate_summaries(c, cancel=job.cancel_event))
+        job = self.worker.submit(lambda job: after_import(c, cancel=job.cancel_event), name="after import")
+        job.finished.connect(lambda _r: self.memory.mark_stale())
+        return job
 
     def tab_names(self) -> list[str]:
         """The tab titles as shown (``'People & Places'``, not the mnemonic-escaped text)."""

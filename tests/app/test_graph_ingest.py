@@ -186,3 +186,27 @@ def test_imported_records_are_perceived_by_the_sensory_buffer_and_embedded_as_th
         assert got[1] < 1e-4  # cosine distance: the stored vector is that text's embedding
     finally:
         c.close()
+
+
+def test_the_after_import_job_regenerates_summaries_then_consolidates(kith_home, tmp_path):
+    """The window's background job after an import (app.jobs.after_import): summaries, then a consolidation
+    pass over the new episodes (seed 001), logged as a learning event; a cancelled job skips consolidation."""
+    import threading
+
+    from app.jobs import after_import
+    from app.memory import learned
+
+    (tmp_path / "m.mbox").write_text(MBOX)
+    c = make_container(kith_home)
+    try:
+        assert ingest(c, [tmp_path / "m.mbox"]).records_added == 3
+        stop = threading.Event()
+        stop.set()
+        assert after_import(c, cancel=stop)["consolidation"] is None
+        out = after_import(c)
+        # three unlike messages: scanned, but no cluster of ≥ 3 alike, so no atom
+        assert out["consolidation"] == {"scanned": 3, "atoms_created": 0, "beliefs_asserted": 0}
+        assert out["summaries"]["remaining"] == 0
+        assert [e.kind for e in learned(c) if e.kind == "consolidation"] == ["consolidation"]
+    finally:
+        c.close()
