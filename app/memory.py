@@ -188,12 +188,11 @@ class Lexicon:
             toks = lex_tokens(txt or "")
             if LEX["speaker"] and who:
                 toks += lex_tokens(who)
-            if LEX["dates"] and tv is not None:
-                when = clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
+            when = None if tv is None else clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
+            if LEX["dates"] and when is not None:
                 toks += _date_words(txt or "", when)
             cnt = Counter(toks)
-            if LEX["own_date"] and tv is not None:
-                when = clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
+            if LEX["own_date"] and when is not None:
                 extra = [_MONTHS[when.month - 1], str(when.year)] + ([str(when.day)] if LEX["own_day"] else [])
                 for t in extra:
                     cnt[t] += LEX["own_date"]
