@@ -5,27 +5,13 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything imports Qt
 
-from pathlib import Path  # noqa: E402
-
 import pytest  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def kith_home(tmp_path, monkeypatch) -> Path:
-    """Every window test gets its own empty data folder."""
-    home = tmp_path / "kith-home"
-    monkeypatch.setenv("KITH_HOME", str(home))
-    return home
-
-
 @pytest.fixture
-def kith_container(kith_home):
-    """A Container on the test's data folder, closed after the window."""
-    from app.container import Container
-
-    c = Container()
-    yield c
-    c.close()
+def kith_container(container):
+    """A Container on the test's data folder (tests/conftest.py's ``container``), closed after the window."""
+    return container
 
 
 @pytest.fixture
