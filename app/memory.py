@@ -34,10 +34,10 @@ from core.memory.recall import Recall, gist_ranking, make_cue, recall as cascade
 from core.memory.working import WorkingMemory
 from core.store import memory_schema  # noqa: F401  (tables registered before the DB is opened)
 from core.store import search
+from core.store.collections import RECORDS
 from core.store.schema import Entity, Episode, Record
 
 POOL = 50
-RECORDS = "records"  # the Chroma collection app/operations/ingest.py writes
 
 
 class MemoryService:

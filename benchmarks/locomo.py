@@ -71,7 +71,7 @@ def turns_of(conv: dict):
 def ingest(c, conv: dict, encoder) -> dict[int, str]:
     """Write one conversation's turns as Records (+FTS, +vectors) and episodes; returns record id → dia_id."""
     from app.memory import remember_records
-    from app.operations.ingest import RECORDS
+    from core.store.collections import RECORDS
     from core.extraction.text import speaker_view
     from core.graph.resolution import resolve
     from core.store import search
@@ -117,7 +117,7 @@ def main() -> None:
 
     from app.container import Container
     from app.memory import rankings, recall, service, weighted_rrf
-    from app.operations.ingest import RECORDS
+    from core.store.collections import RECORDS
     from app.settings import Settings
     from core.store import search
     from core.store.schema import Episode

@@ -11,8 +11,7 @@ from sqlmodel import select
 
 from app.container import Container
 from app.memory import owner_view
-from app.operations.graph import FACTS
-from app.operations.ingest import RECORDS
+from core.store.collections import FACTS, RECORDS
 from app.operations.types import AskResult
 from core.clock import ensure_utc
 from core.store import search

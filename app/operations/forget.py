@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from app.container import Container
 from app.operations.entities import find_entity
-from app.operations.ingest import RECORDS
+from core.store.collections import FACTS, RECORDS
 from app.operations.types import ForgetPreview, ForgetReport
 from core.store import search
 from core.store.schema import (Alias, AuditEvent, Entity, Episode, Evidence, Fact, FactEntity, Record,
@@ -140,7 +140,7 @@ def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
         name, kind = e.canonical_name, e.kind
         fact_ids = facts + derived_facts
     vectors = {"records": c.vectors.delete(RECORDS, [f"record:{r}" for r in records]),
-               "facts": c.vectors.delete("facts", [f"fact:{f}" for f in fact_ids])}
+               "facts": c.vectors.delete(FACTS, [f"fact:{f}" for f in fact_ids])}
     c.names.invalidate()
     personal: dict = {}
     if kind == "person":  # signals, messages, observations, preference vector, sessions (seed 000)

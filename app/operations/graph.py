@@ -10,6 +10,7 @@ from sqlmodel import select
 from app.container import Container
 from app.operations.entities import find_entity
 from core.clock import ensure_utc
+from core.store.collections import FACTS, RECORDS
 from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
 
 
@@ -140,7 +141,6 @@ def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
     return [{"id": i, "name": n, "kind": k, "facts": int(cnt)} for i, n, k, cnt in rows]
 
 
-FACTS = "facts"
 
 
 def index_facts(c: Container, fact_ids: list[int]) -> int:
@@ -191,7 +191,6 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
     Raises:
         ValueError: an empty query.
     """
-    from app.operations.ingest import RECORDS
 
     query = (query or "").strip()
     if not query:

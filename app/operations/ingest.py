@@ -23,12 +23,12 @@ from core.graph.facts import FactDraft, as_of_statement, write_fact
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import add_alias, resolve
 from core.store import search
+from core.store.collections import RECORDS
 from core.store.schema import Entity, Episode, Evidence, QuarantineItem, Record as RecordRow, RecordEntity, Source
 from ingestors.base import Record, RecordError
 from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
-RECORDS = "records"
 GMAIL_FILTERED = frozenset({"spam", "trash", "category promotions"})
 
 

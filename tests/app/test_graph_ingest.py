@@ -171,7 +171,7 @@ def test_imported_records_are_perceived_by_the_sensory_buffer_and_embedded_as_th
     """Seed 001 floor 1: each imported record passes the sensory buffer as an explicit observation (promoted
     whatever its surprise; no beliefs yet → surprise 1.0); its vector is "Sender: <third person>"."""
     from app.memory import service
-    from app.operations.ingest import RECORDS
+    from core.store.collections import RECORDS
 
     (tmp_path / "m.mbox").write_text(MBOX)
     c = make_container(kith_home)
