@@ -8,6 +8,7 @@ from app.settings import Settings
 from app.taskman import Writer
 from core.graph.resolution import NameIndex
 from core.store.db import Database
+from core.store.lock import FolderLock
 from core.store.vectors import VectorStore
 
 # Chroma and Hugging Face libraries must never phone home (Kith is offline and private).
@@ -21,18 +22,44 @@ class Container:
 
     Args:
         settings: loaded settings; ``Settings.load()`` when None.
+        describe: what this process is doing, shown to another process waiting for the writer lock.
+        lock_timeout: seconds a write waits for another process's writer lock (None = forever).
+        on_lock_wait: called with a message when a write has to wait for another process.
+
+    Every write runs on :attr:`writer` under :attr:`lock`, the data folder's cross-process writer
+    lock (``core.store.lock``).  When another process is found to have written, the in-memory
+    views of the stores (name index, HDC episode index, Chroma's HNSW graph) are reloaded.
     """
 
-    def __init__(self, settings: Settings | None = None):
+    def __init__(self, settings: Settings | None = None, describe: str = "kith",
+                 lock_timeout: float | None = None, on_lock_wait=None):
         self.settings = settings or Settings.load()
-        self.db = Database(self.settings.db_path)
-        self.writer = Writer()
+        self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
+        self.db = Database(self.settings.db_path, lock=self.lock)
+        self.writer = Writer(self.lock)
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
         self._encoder_lock = threading.Lock()
         self._vectors: VectorStore | None = None
         self._transcriber = None
         self._fact_extractor = None
+        self.lock.on_change(self._stores_changed)
+
+    def _stores_changed(self) -> None:
+        """Another process wrote the data folder: drop what this process keeps in memory about it."""
+        self.names.invalidate()
+        svc = getattr(self, "_memory_service", None)
+        if svc is not None:
+            svc.refresh()
+        if self._vectors is not None:
+            self._vectors.reopen()
+
+    def refresh(self) -> bool:
+        """For reads: pick up what another process wrote since this one last looked (cheap; writes nothing).
+
+        Returns:
+            True when something was reloaded."""
+        return self.lock.changed_since()
 
     @property
     def encoder(self):
@@ -81,7 +108,8 @@ class Container:
             with self._encoder_lock:
                 if self._vectors is None:
                     self._vectors = VectorStore(self.settings.chroma_path,
-                                                encode=lambda texts: self.encoder.encode(texts))
+                                                encode=lambda texts: self.encoder.encode(texts),
+                                                writable=self.lock.held)
         return self._vectors
 
     def close(self) -> None:

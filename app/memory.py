@@ -81,6 +81,12 @@ class MemoryService:
         sigs = self.mem.structured.rows()[np.array([r for _, r in keep])]
         return self.perceive([t for t, _ in keep], sigs, explicit=True)
 
+    def refresh(self) -> None:
+        """Another process wrote the data folder: re-read the signature files and rebuild the indexes."""
+        with self._lock:
+            self.mem.refresh()
+            self._lexicon = None
+
     def lexicon(self) -> "Lexicon":
         """The episode-level BM25 index (built on first use, rebuilt when episodes were added or changed)."""
         with self.c.db.session() as s:
@@ -308,61 +314,75 @@ def service(c) -> MemoryService:
     return svc
 
 
-def remember_records(c, record_rows: Sequence[Record], vectors: np.ndarray | None = None) -> list[int]:
-    """Make an episode (structured + gist signatures, postings, learning event) for each record.
+def remember_records(c, record_rows: Sequence[Record], vectors: dict[int, np.ndarray] | None = None) -> list[int]:
+    """Make an episode (structured + gist signatures, postings, learning event) for each record: the
+    ingest's memory stage (``app/pipeline.py``).  Call it on the writer thread.
 
     Idempotent: a record whose episode already has signatures is skipped; an Episode row that
-    ingest wrote without signatures is completed in place.  Call it in the writer thread.
+    ingest wrote without signatures is completed in place.
+
+    The gist is the Charikar projection of the record's own vector — the one vector computed for it
+    at ingest (``vectors``; else read back from Chroma; else encoded now) — blended with the vector of
+    the previous message of its thread (context: a reply is often meaningless alone).  MiniLM's
+    sentence vector is the mean of its token vectors, so the vector of two messages read together is
+    close to the token-count-weighted mean of theirs: ``g = n_prev·v_prev + n·v`` (normalised), with
+    ``n`` the messages' word counts.  No text is encoded twice (issue #10).
 
     Args:
         c: the container.
         record_rows: ``core.store.schema.Record`` rows (with ids).
-        vectors: unused by the gist (kept for a future "plain" gist); the gist is embedded from
-            the message in its thread context (see :meth:`MemoryService.context_text`).
+        vectors: record id → float32 (384,) unit vector of the record (``app.pipeline.vector_text``).
 
     Returns:
         Episode ids stored now (skipped records are not listed).
     """
+    from app.pipeline import vector_text
+
     svc = service(c)
     if not record_rows:
         return []
+    vectors = dict(vectors or {})
     with c.db.session() as s:
         ids = [r.id for r in record_rows]
         existing = {e.record_id: e for e in s.exec(select(Episode).where(Episode.record_id.in_(ids))).all()}
         todo = [r for r in record_rows if r.id not in existing or existing[r.id].signature_row is None]
+        if not todo:
+            return []
+        prev: dict[int, tuple[int, int]] = {}  # record id -> (previous record of its thread, its word count)
+        if GIST["before"]:
+            part = ",".join(str(int(r.id)) for r in todo if r.thread)
+            if part:
+                for rid, pid, plen in s.connection().exec_driver_sql(
+                        "SELECT r.id, p.id, length(p.text) - length(replace(p.text, ' ', '')) + 1 FROM record r "
+                        "JOIN record p ON p.id = (SELECT max(q.id) FROM record q WHERE q.thread = r.thread "
+                        f"AND q.id < r.id) WHERE r.id IN ({part})").all():
+                    prev[rid] = (pid, int(plen or 1))
+        ent_ids = {r.sender_entity_id for r in todo if r.sender_entity_id}
         names: dict[int, str] = {}
-        threads: dict[str, list[Record]] = {}
-        want = {r.thread for r in todo if r.thread}
-        if want and (GIST["before"] or GIST["after"]):
-            for r in s.exec(select(Record).where(Record.thread.in_(list(want))).order_by(Record.id)).all():
-                threads.setdefault(r.thread, []).append(r)
-        ctx: dict[int, tuple[list[Record], list[Record]]] = {}
-        for r in todo:
-            seq = threads.get(r.thread) if r.thread else None
-            pos = next((i for i, x in enumerate(seq) if x.id == r.id), None) if seq else None
-            if pos is None:
-                ctx[r.id] = ([], [])
-            else:
-                ctx[r.id] = (seq[max(0, pos - GIST["before"]):pos], seq[pos + 1:pos + 1 + GIST["after"]])
-        ent_ids = {r.sender_entity_id for r in todo if r.sender_entity_id} | \
-                  {x.sender_entity_id for b, a in ctx.values() for x in b + a if x.sender_entity_id}
         if ent_ids:
             for e in s.exec(select(Entity).where(Entity.id.in_(list(ent_ids)))).all():
                 names[e.id] = e.canonical_name
-    if not todo:
-        return []
-    texts = []
-    for r in todo:
-        b, a = ctx[r.id]
-        texts.append(svc.context_text(r, names.get(r.sender_entity_id),
-                                      [(x, names.get(x.sender_entity_id)) for x in b],
-                                      [(x, names.get(x.sender_entity_id)) for x in a]))
-    emb = c.encoder.encode(texts)
+    want = [r.id for r in todo if r.id not in vectors] + [p for p, _ in prev.values() if p not in vectors]
+    if want:
+        from core.store.collections import id_of, record_vid
+
+        got = c.vectors.get_vectors(RECORDS, [record_vid(i) for i in dict.fromkeys(want)])
+        vectors.update({id_of(k): v for k, v in got.items()})
+    missing = [r for r in todo if r.id not in vectors]
+    if missing:
+        enc = c.encoder.encode([vector_text(names.get(r.sender_entity_id), r.subject, r.text) for r in missing])
+        vectors.update({r.id: v for r, v in zip(missing, enc)})
     drafts = []
-    for r, e in zip(todo, emb):
+    for r in todo:
+        v = np.asarray(vectors[r.id], dtype=np.float32)
+        p = prev.get(r.id)
+        if p is not None and p[0] in vectors:
+            n = len((r.text or "").split()) or 1
+            v = n * v + p[1] * np.asarray(vectors[p[0]], dtype=np.float32)
+            v = v / (np.linalg.norm(v) or 1.0)
         body = "\n".join(x for x in (r.subject, r.text) if x)
         ep = existing.get(r.id)
-        drafts.append(EpisodeDraft(text=body, embedding=e, t_valid=clock.ensure_utc(r.sent_at),
+        drafts.append(EpisodeDraft(text=body, embedding=v, t_valid=clock.ensure_utc(r.sent_at),
                                    speaker=names.get(r.sender_entity_id), record_id=r.id,
                                    session=r.thread, provenance=f"record:{r.id}",
                                    episode_id=ep.id if ep is not None else None))

@@ -130,6 +130,52 @@ class PersonalService:
                 setattr(total, f, getattr(total, f) + getattr(res, f))
         return total
 
+    def learn_stored(self, rows: Sequence, senders: dict[int, str], owner: int,
+                     embed=None, done_sql: str | None = None, done_params: Sequence = ()) -> ConversationResult:
+        """Learn stored records' conversations (the ingest's ledger stage) in ONE ledger transaction.
+
+        Unlike :meth:`learn_from_conversation`, people are already resolved: each row's
+        ``sender_entity_id`` is its person and the owner is ``owner``.  ``done_sql`` (with
+        ``done_params``) runs in the same transaction — the stage clears its mark there — so a crash
+        leaves either everything learned and marked, or nothing.  Call it on the writer thread.
+
+        Args:
+            rows: ``core.store.schema.Record`` rows (chat or mail) with sender and time.
+            senders: entity id → display name (for the ledger's person profiles).
+            owner: the owner's entity id.
+            embed: texts → float32 (n, 384) for the owner's turns (default: the container's encoder).
+            done_sql / done_params: the caller's bookkeeping statement.
+
+        Returns:
+            The summed :class:`ConversationResult`.
+        """
+        from core.personal.learn import load_profile, save_profile
+
+        threads: dict[str, list] = defaultdict(list)
+        for r in rows:
+            if r.sender_entity_id is None or r.sent_at is None or not (r.text or "").strip():
+                continue
+            threads[r.thread or f"source:{r.source_id}"].append(r)
+        total = ConversationResult()
+        embed = embed or (lambda texts: self.c.encoder.encode(texts))
+        with self.ledger.transaction() as tx:
+            for pid in {r.sender_entity_id for rs in threads.values() for r in rs} - {owner}:
+                p = load_profile(tx, pid)
+                if not p.name and senders.get(pid):
+                    p.name = senders[pid]
+                    save_profile(tx, p)
+            for key, recs in threads.items():
+                msgs = [ChatMessage(OWNER_KEY if r.sender_entity_id == owner else r.sender_entity_id,
+                                    clock.ensure_utc(r.sent_at), r.text, r.external_id) for r in recs]
+                res = learn_conversation(self.ledger, msgs, OWNER_KEY,
+                                         lambda k: owner if k == OWNER_KEY else int(k), conversation=key,
+                                         embed=embed)
+                for f in ("turns", "messages", "exchanges", "replies", "silences", "signals", "preference_updates"):
+                    setattr(total, f, getattr(total, f) + getattr(res, f))
+            if done_sql:
+                tx.execute(done_sql, tuple(done_params))
+        return total
+
     # -- briefs -----------------------------------------------------------------------
     def brief(self, person_ref, context: str = "", now=None) -> Brief:
         """The person's brief at ``now`` (default: core.clock.now()), observations ranked against ``context``."""

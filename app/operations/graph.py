@@ -144,7 +144,8 @@ def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
 
 
 def index_facts(c: Container, fact_ids: list[int]) -> int:
-    """Embed fact statements into the Chroma ``facts`` collection (the pipeline's "embed" step); returns how many."""
+    """Embed fact statements into the Chroma ``facts`` collection and mark them done (``fact.indexed_at``,
+    the pipeline's fact-vectors stage); returns how many.  Writer thread only."""
     if not fact_ids:
         return 0
     with c.db.session() as s:
@@ -158,6 +159,9 @@ def index_facts(c: Container, fact_ids: list[int]) -> int:
         return 0
     vecs = c.encoder.encode([f.statement for f in facts])
     c.vectors.upsert(FACTS, [f"fact:{f.id}" for f in facts], vecs, meta)
+    with c.db.session() as s:  # the fact-vectors stage's mark (app/pipeline.py)
+        s.connection().exec_driver_sql(
+            f"UPDATE fact SET indexed_at = CURRENT_TIMESTAMP WHERE id IN ({','.join(str(f.id) for f in facts)})")
     return len(facts)
 
 

@@ -117,3 +117,49 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         s.flush()
         return FactOutcome("superseded", fact)
     return FactOutcome("added", fact)
+
+
+def write_facts(s: Session, drafts: list[FactDraft]) -> list[FactOutcome]:
+    """Write many facts at once (an import batch): drafts with the same subject, domain, category, key and
+    value are one fact seen several times, so the first goes through :func:`write_fact` and the rest
+    only add their evidence, raising confidence by the same noisy-OR, c' = 1 − (1 − c)·Π(1 − c_i), in one
+    step.  The outcome is what calling :func:`write_fact` on each draft in order would give when a key
+    keeps one value within the batch (who wrote to whom, a sender's address).
+
+    Returns:
+        One outcome per group of identical drafts, in order of first appearance.
+    """
+    groups: dict[tuple, list[FactDraft]] = {}
+    for d in drafts:
+        groups.setdefault((d.subject_id, d.domain, d.category, d.key, d.value), []).append(d)
+    out: list[FactOutcome] = []
+    for group in groups.values():
+        res = write_fact(s, group[0])
+        fact = res.fact
+        rest = [d for d in group[1:] if d.record_id is not None]
+        if rest:
+            have = set(s.exec(select(Evidence.record_id).where(
+                Evidence.fact_id == fact.id, Evidence.record_id.in_([d.record_id for d in rest]))).all())
+            new = []
+            for d in rest:
+                if d.record_id in have:
+                    continue
+                have.add(d.record_id)
+                new.append(d)
+            if new:
+                s.add_all([Evidence(fact_id=fact.id, record_id=d.record_id, excerpt=d.excerpt[:500]) for d in new])
+                doubt = 1.0 - fact.confidence
+                for d in new:
+                    doubt *= 1.0 - d.confidence
+                fact.confidence = 1.0 - doubt
+                fact.evidence_count += len(new)
+                starts = [clock.ensure_utc(d.valid_from) for d in new if d.valid_from is not None]
+                if starts and (fact.valid_from is None or min(starts) < clock.ensure_utc(fact.valid_from)):
+                    fact.valid_from = min(starts)
+                s.add(fact)
+        extra_links = {(eid, role) for d in group[1:] for eid, role in d.links} - set(group[0].links)
+        for eid, role in extra_links:
+            _link(s, fact.id, eid, role)
+        s.flush()
+        out.append(res)
+    return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from core import clock
@@ -25,19 +25,25 @@ DETERMINISTIC_LABEL = "(Written by Kith from its facts — no language model is 
 
 
 def mark_stale(s: Session, entity_ids: list[int], domain: str | None) -> None:
-    """Mark the summaries a new or changed fact touches as stale."""
-    conds = []
-    ids = [str(i) for i in entity_ids]
+    """Mark the summaries a new or changed fact touches as stale (once per subject set and domain per
+    session: an import batch touches the same people again and again)."""
+    done = s.info.setdefault("kith_marked_stale", set())
+    key = (tuple(sorted(set(entity_ids))), domain)
+    if key in done:
+        return
+    done.add(key)
+    ids = sorted({int(i) for i in entity_ids})
+    conds, params = [], {}
     if ids:
-        conds.append((Summary.kind == "entity") & Summary.subject.in_(ids))
-        for i in ids:
-            conds.append((Summary.kind == "relationship") & (Summary.subject.startswith(f"{i}:") |
-                                                              Summary.subject.endswith(f":{i}")))
+        conds.append(f"(kind = 'entity' AND subject IN ({','.join(repr(str(i)) for i in ids)}))")
+        rel = " OR ".join(f"subject LIKE '{i}:%' OR subject LIKE '%:{i}'" for i in ids)
+        conds.append(f"(kind = 'relationship' AND ({rel}))")
     if domain:
-        conds.append((Summary.kind == "domain") & (Summary.subject == domain))
-        conds.append((Summary.kind == "chapter") & Summary.subject.startswith(f"{domain}:"))
-    if conds:
-        s.exec(update(Summary).where(or_(*conds)).values(stale=True))
+        params = {"d": domain, "dp": domain.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ":%"}
+        conds.append("(kind = 'domain' AND subject = :d)")
+        conds.append("(kind = 'chapter' AND subject LIKE :dp ESCAPE '\\')")
+    if conds:  # one raw statement: compiling the ORM expression cost more than running it (issue #10)
+        s.connection().exec_driver_sql(f"UPDATE summary SET stale = 1 WHERE {' OR '.join(conds)}", params)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from core.extraction import extract, normalize_label
 from core.memory.events import log_event
 from core.store import memory_schema as ms  # noqa: F401  (registers the memory tables)
 from core.store.db import Database
-from core.store.memory_schema import Concept, ConceptPosting, EpisodeTriple
+from core.store.memory_schema import LearningEvent
 from core.store.schema import Episode
 from core.store.signatures import SignatureFile
 
@@ -228,13 +228,39 @@ class EpisodicMemory:
         self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
         self.index = EpisodeIndex()
         self._lock = threading.RLock()
-        self._ensure_tables()
         self.reload()
 
-    def _ensure_tables(self) -> None:
-        from sqlmodel import SQLModel
+    def refresh(self) -> None:
+        """Re-read both signature files' lengths and rebuild :attr:`index` (another process wrote)."""
+        with self._lock:
+            self.structured.refresh()
+            self.gists.refresh()
+            self.reload()
 
-        SQLModel.metadata.create_all(self.db.engine)
+    def align_files(self) -> int:
+        """Writer only, under the folder lock: make both signature files whole and the same length.
+
+        A crash between the two appends of :meth:`store_many` (or mid-row) leaves one file longer,
+        or a torn row; those tail rows belong to no committed episode (rows are appended and fsynced
+        before the episodes that cite them commit), so both files are cut to the shorter length.
+
+        Returns:
+            The common row count.
+
+        Raises:
+            StoreError: an episode cites a row beyond the shorter file (the files lost committed rows).
+        """
+        with self._lock:
+            n = min(self.structured.refresh(), self.gists.refresh())
+            with self.db.engine.connect() as conn:
+                top = conn.exec_driver_sql("SELECT max(signature_row) FROM episode").scalar()
+            if top is not None and top >= n:
+                raise StoreError(f"{self.folder}: episode rows reach {top} but the signature files hold {n} rows; "
+                                 "run `kith doctor --repair` to re-encode the missing signatures")
+            if self.structured.torn or self.gists.torn or len(self.structured) != n or len(self.gists) != n:
+                self.structured.repair(n)
+                self.gists.repair(n)
+            return n
 
     # ---- loading -----------------------------------------------------------------------------
 
@@ -281,27 +307,29 @@ class EpisodicMemory:
 
     # ---- writing -----------------------------------------------------------------------------
 
-    def _concept_ids(self, s: Session, keys: Iterable[str]) -> dict[str, int]:
+    def _concept_ids(self, conn, keys: Iterable[str]) -> dict[str, int]:
+        """Concept ids of ``keys`` (``kind:label``), creating missing concepts and un-withdrawing withdrawn
+        ones, in bulk on the caller's connection (inside its transaction)."""
         out: dict[str, int] = {}
         missing = []
-        for k in keys:
+        for k in dict.fromkeys(keys):
             cid = self.index.concepts.get(k)
             if cid is None:
                 missing.append(k)
             else:
                 out[k] = cid
-        for k in dict.fromkeys(missing):
-            row = s.exec(select(Concept).where(Concept.key == k)).first()
-            if row is None:
-                kind, label = k.split(":", 1)
-                row = Concept(key=k, kind=kind, label=label, df=0)
-                s.add(row)
-                s.flush()
-            elif row.withdrawn_at is not None:
-                row.withdrawn_at = None
-            self.index.concepts[k] = row.id
-            self.index.df.setdefault(row.id, row.df)
-            out[k] = row.id
+        for i in range(0, len(missing), 500):
+            part = missing[i:i + 500]
+            conn.execute(sql("INSERT OR IGNORE INTO concept(key, kind, label, df) VALUES (:k, :kind, :label, 0)"),
+                         [{"k": k, "kind": k.split(":", 1)[0], "label": k.split(":", 1)[1]} for k in part])
+            marks = ",".join(f":k{j}" for j in range(len(part)))
+            params = {f"k{j}": k for j, k in enumerate(part)}
+            conn.execute(sql(f"UPDATE concept SET withdrawn_at = NULL WHERE key IN ({marks}) "
+                             "AND withdrawn_at IS NOT NULL"), params)
+            for cid, key, df in conn.execute(sql(f"SELECT id, key, df FROM concept WHERE key IN ({marks})"), params):
+                self.index.concepts[key] = cid
+                self.index.df.setdefault(cid, df)
+                out[key] = cid
         return out
 
     def store_many(self, drafts: Sequence[EpisodeDraft], known_entities: Iterable[str] = ()) -> list[int]:
@@ -330,44 +358,66 @@ class EpisodicMemory:
         if gists.ndim == 1:
             gists = gists[None, :]
         with self._lock:
-            if len(self.structured) != len(self.gists):
-                raise StoreError(f"{self.folder}: signature files disagree on length "
-                                 f"({len(self.structured)} vs {len(self.gists)}); run compaction")
+            self.align_files()
             rows = self.structured.append(sigs)
             grows = self.gists.append(gists)
-            assert (rows == grows).all()
+            if not (rows == grows).all():  # align_files made them equal; only a foreign writer could differ
+                raise StoreError(f"{self.folder}: signature files disagree on length after an append")
             try:
                 ids: list[int] = []
                 new_posts: list[tuple[int, int]] = []
                 with self.db.session() as s:
-                    for d, (ents, terms_, trip), r in zip(drafts, parsed, rows.tolist()):
-                        ep = s.get(Episode, d.episode_id) if d.episode_id is not None else None
-                        if ep is not None and ep.signature_row is not None:
-                            raise StoreError(f"episode {ep.id} already has signatures")
-                        if ep is None:
-                            ep = Episode(record_id=d.record_id, text=d.text, t_valid=clock.ensure_utc(d.t_valid),
-                                         t_recorded=clock.ensure_utc(d.t_recorded) or now, session=d.session,
-                                         provenance=d.provenance, confidence=d.confidence)
-                        ep.signature_row = ep.gist_row = r
-                        s.add(ep)
-                        s.flush()
-                        ids.append(ep.id)
-                        cmap = self._concept_ids(s, [entity_key(e) for e in ents] + [term_key(t) for t in terms_])
+                    conn = s.connection()
+                    given = [d.episode_id for d in drafts if d.episode_id is not None]
+                    if given:
+                        have: dict[int, object] = {}
+                        for i in range(0, len(given), 500):
+                            part = ",".join(str(int(e)) for e in given[i:i + 500])
+                            have.update(conn.exec_driver_sql(
+                                f"SELECT id, signature_row FROM episode WHERE id IN ({part})").all())
+                        bad = [e for e in given if have.get(e, -1) is not None]
+                        if bad:
+                            raise StoreError(f"episode {bad[0]} already has signatures or does not exist")
+                    ep_table = Episode.__table__
+                    updates = []
+                    for d, r in zip(drafts, rows.tolist()):
+                        if d.episode_id is not None:
+                            ids.append(int(d.episode_id))
+                            updates.append({"r": r, "id": int(d.episode_id)})
+                            continue
+                        res = conn.execute(ep_table.insert().values(
+                            record_id=d.record_id, text=d.text, t_valid=clock.ensure_utc(d.t_valid),
+                            t_recorded=clock.ensure_utc(d.t_recorded) or now, session=d.session,
+                            provenance=d.provenance, confidence=d.confidence, signature_row=r, gist_row=r))
+                        ids.append(int(res.inserted_primary_key[0]))
+                    if updates:
+                        conn.execute(sql("UPDATE episode SET signature_row = :r, gist_row = :r WHERE id = :id"), updates)
+                    cmap = self._concept_ids(conn, [entity_key(e) for ents, _, _ in parsed for e in ents] +
+                                             [term_key(x) for _, terms_, _ in parsed for x in terms_])
+                    posts, trips, events = [], [], []
+                    for d, (ents, terms_, trip), r, eid in zip(drafts, parsed, rows.tolist(), ids):
                         roles = {entity_key(e): ("speaker" if d.speaker and normalize_label(d.speaker) == e
                                                  else "entity") for e in ents}
-                        for key, cid in cmap.items():
-                            s.add(ConceptPosting(concept_id=cid, episode_id=ep.id, role=roles.get(key, "term")))
+                        for key in dict.fromkeys([entity_key(e) for e in ents] + [term_key(x) for x in terms_]):
+                            cid = cmap[key]
+                            posts.append({"c": cid, "e": eid, "role": roles.get(key, "term")})
                             new_posts.append((cid, r))
-                        for sub, pred, obj in trip:
-                            s.add(EpisodeTriple(episode_id=ep.id, subject=sub, predicate=pred, object=obj))
-                        log_event(s, "episode_stored", f"episode:{ep.id}", row=r, entities=ents[:8],
-                                  triples=[list(t) for t in trip[:4]])
+                        trips += [{"e": eid, "s": a, "p": b, "o": o} for a, b, o in trip]
+                        events.append({"kind": "episode_stored", "target": f"episode:{eid}", "at": now,
+                                       "detail": {"row": r, "entities": ents[:8], "triples": [list(x) for x in trip[:4]]}})
+                    if posts:
+                        conn.execute(sql("INSERT OR IGNORE INTO conceptposting(concept_id, episode_id, role) "
+                                         "VALUES (:c, :e, :role)"), posts)
+                    if trips:
+                        conn.execute(sql("INSERT INTO episodetriple(episode_id, subject, predicate, object, confidence) "
+                                         "VALUES (:e, :s, :p, :o, 0.6)"), trips)
+                    conn.execute(LearningEvent.__table__.insert(), events)
                     touched: dict[int, int] = {}
                     for cid, _ in new_posts:
                         touched[cid] = touched.get(cid, 0) + 1
-                    conn = s.connection()
-                    for cid, inc in touched.items():
-                        conn.execute(sql("UPDATE concept SET df = df + :i WHERE id = :c"), {"i": inc, "c": cid})
+                    if touched:
+                        conn.execute(sql("UPDATE concept SET df = df + :i WHERE id = :c"),
+                                     [{"i": inc, "c": cid} for cid, inc in touched.items()])
             except Exception as exc:
                 self.structured.invalidate(rows)
                 self.gists.invalidate(rows)

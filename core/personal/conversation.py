@@ -56,10 +56,14 @@ class ChatTurn:
     at: float
     text: str
     refs: list
+    _topics: list | None = None
 
     @property
     def topics(self) -> list[str]:
-        return topic_names(self.text)
+        """The turn's keyword topics (computed once, after the turn is complete)."""
+        if self._topics is None:
+            self._topics = topic_names(self.text)
+        return self._topics
 
 
 @dataclass
@@ -84,6 +88,7 @@ def turns_of(messages: Sequence[ChatMessage], merge_gap_s: float = MERGE_GAP_S) 
             out[-1].at = t
             out[-1].text += "\n" + m.text
             out[-1].refs.append(m.ref)
+            out[-1]._topics = None
         else:
             out.append(ChatTurn(m.sender, t, t, m.text, [m.ref]))
     return out

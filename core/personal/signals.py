@@ -716,15 +716,25 @@ def _rid() -> int:
 
 
 class _Tx:
+    """BEGIN IMMEDIATE … COMMIT; nested inside an open transaction it is a SAVEPOINT, so a caller can
+    make several ledger writes and its own bookkeeping one atomic unit (the ingest's ledger stage)."""
+
     def __init__(self, conn: sqlite3.Connection):
         self.c = conn
+        self.nested = False
 
     def __enter__(self) -> sqlite3.Connection:
-        self.c.execute("BEGIN IMMEDIATE")
+        self.nested = self.c.in_transaction
+        self.c.execute("SAVEPOINT ledger_tx" if self.nested else "BEGIN IMMEDIATE")
         return self.c
 
     def __exit__(self, et, ev, tb) -> None:
-        self.c.execute("ROLLBACK" if et else "COMMIT")
+        if self.nested:
+            if et:
+                self.c.execute("ROLLBACK TO ledger_tx")
+            self.c.execute("RELEASE ledger_tx")
+        else:
+            self.c.execute("ROLLBACK" if et else "COMMIT")
 
 
 def agg_trigger_ddl() -> list[str]:

@@ -41,6 +41,25 @@ LEXICON: dict[str, tuple[str, tuple[str, ...]]] = {
 _WORD = re.compile(r"[#\w][\w'-]*", re.UNICODE)
 _INDEX: list[tuple[str, str, str]] = sorted(
     ((kw, topic, dom) for topic, (dom, kws) in LEXICON.items() for kw in kws), key=lambda t: -len(t[0]))
+_PREFIX: dict[str, tuple[str, str]] = {}   # keyword (> 3 letters) -> (topic, domain): matches a word it starts
+_WHOLE: dict[str, tuple[str, str]] = {}    # keyword (≤ 3 letters) -> (topic, domain): matches the whole word
+for _kw, _topic, _dom in _INDEX:
+    if " " not in _kw:
+        (_WHOLE if len(_kw) <= 3 else _PREFIX).setdefault(_kw, (_topic, _dom))
+_PREFIX_LENGTHS = sorted({len(k) for k in _PREFIX}, reverse=True)
+_PHRASES = [(kw, topic, dom) for kw, topic, dom in _INDEX if " " in kw]
+
+
+def _match(word: str) -> tuple[str, str] | None:
+    """The (topic, domain) of the longest keyword matching ``word`` (as the rules above; dict lookups,
+    not a scan of the lexicon: about 10 probes per word)."""
+    n = len(word)
+    for L in _PREFIX_LENGTHS:
+        if L <= n:
+            hit = _PREFIX.get(word[:L])
+            if hit is not None:
+                return hit
+    return _WHOLE.get(word)
 
 
 @dataclass(frozen=True)
@@ -64,14 +83,11 @@ def topics(text: str, limit: int = 3) -> list[Topic]:
         if w.startswith("#") and len(w) > 2:
             counts.setdefault(w[1:], [0, pos, "tag"])[0] += 1
             continue
-        for kw, topic, dom in _INDEX:
-            if " " in kw:
-                continue
-            if (w == kw) if len(kw) <= 3 else w.startswith(kw):
-                counts.setdefault(topic, [0, pos, dom])[0] += 1
-                break
-    for kw, topic, dom in _INDEX:  # multi-word keywords
-        if " " in kw and kw in low:
+        hit = _match(w)
+        if hit is not None:
+            counts.setdefault(hit[0], [0, pos, hit[1]])[0] += 1
+    for kw, topic, dom in _PHRASES:  # multi-word keywords
+        if kw in low:
             counts.setdefault(topic, [0, len(words), dom])[0] += 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     return [Topic(name, v[2]) for name, v in ranked[:limit]]

@@ -19,7 +19,10 @@ from core.errors import StoreError
 from core.store import memory_schema, personal_schema  # noqa: F401  (register the memory and personalization tables)
 from core.store import schema
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""v2: ``record.pending`` (the ingest stages a record still needs), ``fact.indexed_at``, the ``storemeta``
+table, and one signature row per episode (a unique index).  Columns a newer Kith adds to an existing
+table are added by :meth:`Database._add_missing_columns` (nullable, or with their default)."""
 
 
 def _on_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
@@ -36,33 +39,76 @@ class Database:
 
     Args:
         path: the ``.sqlite3`` file (created with the schema if missing).
+        lock: the data folder's :class:`core.store.lock.FolderLock`; creating or migrating the schema
+            happens under it, so two processes starting together do not both create tables.
 
     Raises:
         StoreError: the file exists but is not a SQLite database, or is from a newer Kith.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, lock=None):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = lock
         self.engine: Engine = create_engine(
             f"sqlite:///{self.path}", connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(self.engine, "connect", _on_connect)
         try:
-            self._migrate()
+            if self._version() != SCHEMA_VERSION or self._missing_tables():
+                with (lock.hold() if lock is not None else contextlib.nullcontext()):
+                    self._migrate()
         except Exception as exc:  # sqlite3.DatabaseError: file is not a database, ...
             self.engine.dispose()
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"{self.path}: cannot open the Kith database: {exc}") from exc
 
+    def _version(self) -> int:
+        with self.engine.connect() as conn:
+            return conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
+
+    def _missing_tables(self) -> set[str]:
+        with self.engine.connect() as conn:
+            have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
+        return set(SQLModel.metadata.tables) - have
+
     def _migrate(self) -> None:
-        with self.engine.begin() as conn:
-            version = conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
-            if version > SCHEMA_VERSION:
-                raise StoreError(f"database schema v{version} is newer than this Kith (v{SCHEMA_VERSION})")
+        version = self._version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: database schema v{version} is newer than this Kith (v{SCHEMA_VERSION})")
         SQLModel.metadata.create_all(self.engine)
+        self._add_missing_columns()
         with self.engine.begin() as conn:
             for ddl in schema.EXTRA_DDL:
-                conn.execute(ddl)
+                try:
+                    with conn.begin_nested():
+                        conn.execute(ddl)
+                except Exception as exc:  # e.g. duplicate signature rows from an older Kith: doctor repairs them
+                    import logging
+
+                    logging.getLogger(__name__).warning("%s: %s (run `kith doctor --repair`)", self.path, exc)
             conn.exec_driver_sql(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _add_missing_columns(self) -> None:
+        """``ALTER TABLE … ADD COLUMN`` for every model column an existing table lacks (nullable or defaulted)."""
+        from sqlalchemy.schema import CreateColumn
+
+        with self.engine.begin() as conn:
+            for name, table in SQLModel.metadata.tables.items():
+                have = {r[1] for r in conn.exec_driver_sql(f"PRAGMA table_info('{name}')")}
+                if not have:
+                    continue
+                for col in table.columns:
+                    if col.name in have:
+                        continue
+                    ddl = str(CreateColumn(col).compile(dialect=self.engine.dialect))
+                    if not col.nullable and col.server_default is None:
+                        default = col.default.arg if col.default is not None and not callable(col.default.arg) else None
+                        if default is None:
+                            ddl = ddl.replace(" NOT NULL", "")
+                        else:
+                            ddl += f" DEFAULT {default!r}" if not isinstance(default, bool) else f" DEFAULT {int(default)}"
+                    conn.exec_driver_sql(f"ALTER TABLE {name} ADD COLUMN {ddl}")
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
@@ -76,10 +122,14 @@ class Database:
                 raise
 
     def close(self) -> None:
-        """Checkpoint the WAL and release every connection."""
+        """Release every connection; a process that wrote also checkpoints the WAL (a reader writes nothing)."""
         try:
-            with self.engine.begin() as conn:
-                conn.exec_driver_sql("PRAGMA optimize")  # keeps the planner's statistics fresh (SQLite ≥ 3.18)
-                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self.lock is None or self.lock.wrote:
+                with (self.lock.hold(timeout=5) if self.lock is not None else contextlib.nullcontext()):
+                    with self.engine.begin() as conn:
+                        conn.exec_driver_sql("PRAGMA optimize")  # fresh planner statistics (SQLite ≥ 3.18)
+                        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        except Exception:  # another process holds the lock or the file is busy: its close checkpoints
+            pass
         finally:
             self.engine.dispose()

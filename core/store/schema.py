@@ -95,6 +95,10 @@ class Record(SQLModel, table=True):
     place_entity_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
     content_hash: str = Field(unique=True)
     attrs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    pending: int = 0
+    """Ingest stages this record still needs after its row was committed (bits of
+    ``app.pipeline.Stage``: vectors, ledger, events); 0 when every stage is done.  The memory stage's
+    mark is its episode's ``signature_row`` (NULL = not done)."""
 
 
 class RecordEntity(SQLModel, table=True):
@@ -130,6 +134,8 @@ class Fact(SQLModel, table=True):
     recorded_at: datetime = Field(default_factory=clock.now)
     superseded_by: Optional[int] = Field(default=None, foreign_key="fact.id")
     evidence_count: int = 1
+    indexed_at: Optional[datetime] = None
+    """When the statement's vector was written to Chroma's ``facts`` collection; NULL = still to do."""
 
 
 class FactEntity(SQLModel, table=True):
@@ -193,6 +199,14 @@ class QuarantineItem(SQLModel, table=True):
     at: datetime = Field(default_factory=clock.now)
 
 
+class StoreMeta(SQLModel, table=True):
+    """Small facts about the data folder's stores (e.g. ``chroma_store_id``: which Chroma folder the
+    vectors were written to, so a deleted or replaced folder is noticed and rebuilt)."""
+
+    key: str = Field(primary_key=True)
+    value: str
+
+
 class AuditEvent(SQLModel, table=True):
     """Append-only log of destructive or identity-changing actions (forget, merge, restore)."""
 
@@ -210,4 +224,12 @@ EXTRA_DDL = [
          "WHERE superseded_by IS NULL"),
     text("CREATE VIRTUAL TABLE IF NOT EXISTS record_fts USING fts5(subject, body, people, "
          "tokenize='unicode61 remove_diacritics 2')"),
+    # Work lists of the ingest stages (app/pipeline.py): cheap "what is left?" queries.
+    text("CREATE INDEX IF NOT EXISTS ix_record_pending ON record(id) WHERE pending != 0"),
+    text("CREATE INDEX IF NOT EXISTS ix_episode_unsigned ON episode(id) WHERE signature_row IS NULL"),
+    text("CREATE INDEX IF NOT EXISTS ix_fact_unindexed ON fact(id) WHERE indexed_at IS NULL"),
+    text("CREATE INDEX IF NOT EXISTS ix_record_thread ON record(thread, id)"),
+    # One signature row per episode: two writers appending over each other can never share a row silently.
+    text("CREATE UNIQUE INDEX IF NOT EXISTS ux_episode_signature_row ON episode(signature_row) "
+         "WHERE signature_row IS NOT NULL"),
 ]

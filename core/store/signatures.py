@@ -12,7 +12,11 @@ Layout on disk, for a file ``NAME`` (e.g. ``signatures.dat``):
 * ``NAME.invalid`` — the invalidated row numbers, little-endian int64, appended.
 
 All reads go through read-only ``numpy.memmap`` views that are re-mapped when the
-file grows.  One writer at a time (Kith's writer thread); readers may share the object.
+file grows.  One writer at a time across processes: appends, invalidations and compaction run
+under the data folder's writer lock (``core.store.lock``, held by the app's writer thread), and
+every append takes its first row number from the file's own size at that moment, not from a
+counter kept elsewhere — two processes can never be handed the same row.  A torn tail (a partial
+row left by a crash mid-write) is ignored by readers and cut off by the next append.
 """
 from __future__ import annotations
 
@@ -34,8 +38,8 @@ class SignatureFile:
         sketch_bytes: bytes per sketch row (0 disables the sketch); default 32 (256 bits).
         durable: fsync after every append/invalidate (off for bulk loads and benchmarks).
 
-    Raises:
-        StoreError: the file's size is not a multiple of 1024, or the sketch does not match it.
+    Opening never writes: a torn tail or a sketch that does not match is repaired by the next
+    write (:meth:`append`, :meth:`repair`), under the writer lock.
     """
 
     def __init__(self, path: Path, sketch_bytes: int = 32, durable: bool = True):
@@ -48,17 +52,37 @@ class SignatureFile:
         self.sketch_path = self.path.with_name(self.path.name + ".sketch")
         self.invalid_path = self.path.with_name(self.path.name + ".invalid")
         self._lock = threading.RLock()
-        self.path.touch(exist_ok=True)
-        size = self.path.stat().st_size
-        if size % NBYTES:
-            raise StoreError(f"{self.path}: size {size} is not a multiple of {NBYTES} (torn write?)")
-        self._n = size // NBYTES
-        if sketch_bytes:
-            if not self.sketch_path.exists() or self.sketch_path.stat().st_size != self._n * sketch_bytes:
-                self._rebuild_sketch()
         self._rows_map: np.memmap | None = None
         self._sketch_map: np.memmap | None = None
         self._mapped_n = -1
+        self._n = 0
+        self.refresh()
+
+    def _size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def refresh(self) -> int:
+        """Re-read the row count from the file (another process may have appended); returns it."""
+        with self._lock:
+            n = self._size() // NBYTES
+            if n != self._n:
+                self._n = n
+                self._mapped_n = -1
+            return n
+
+    @property
+    def torn(self) -> int:
+        """Bytes of a partial row at the end of the file (left by a crash mid-append); 0 when none."""
+        return self._size() % NBYTES
+
+    def _sketch_rows(self) -> int:
+        try:
+            return self.sketch_path.stat().st_size // self.sketch_bytes if self.sketch_bytes else 0
+        except FileNotFoundError:
+            return 0
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -74,8 +98,17 @@ class SignatureFile:
         else:
             self._rows_map = np.memmap(self.path, dtype=np.uint8, mode="r", shape=(self._n, NBYTES))
             if self.sketch_bytes:
-                self._sketch_map = np.memmap(self.sketch_path, dtype=np.uint8, mode="r",
-                                             shape=(self._n, self.sketch_bytes))
+                have = min(self._sketch_rows(), self._n)
+                if have == self._n:
+                    self._sketch_map = np.memmap(self.sketch_path, dtype=np.uint8, mode="r",
+                                                 shape=(self._n, self.sketch_bytes))
+                else:  # a crash between the two appends: the missing tail comes from the rows themselves
+                    sk = np.empty((self._n, self.sketch_bytes), dtype=np.uint8)
+                    if have:
+                        sk[:have] = np.memmap(self.sketch_path, dtype=np.uint8, mode="r",
+                                              shape=(have, self.sketch_bytes))
+                    sk[have:] = self._rows_map[have:, :self.sketch_bytes]
+                    self._sketch_map = sk
         self._mapped_n = self._n
 
     def rows(self) -> np.ndarray:
@@ -103,14 +136,57 @@ class SignatureFile:
             IndexError: a row outside ``0..len-1``.
         """
         a = np.asarray(idx, dtype=np.int64)
+        if a.size and a.max() >= self._n:
+            self.refresh()  # another process may have appended
         if a.size and (a.min() < 0 or a.max() >= self._n):
             raise IndexError(f"signature row out of range 0..{self._n - 1}")
         return np.array(self.rows()[a])
 
     # ---- writing -----------------------------------------------------------------------------
 
+    def repair(self, rows: int | None = None) -> dict:
+        """Make the files whole (writer only, under the folder lock): cut a torn tail, cut the file to
+        ``rows`` rows when given (orphan rows a crash left after the last committed one), and bring the
+        sketch to the same length.  Returns ``{"torn_bytes": n, "rows_cut": n, "sketch_rows_fixed": n}``."""
+        with self._lock:
+            self.path.touch(exist_ok=True)
+            size = self._size()
+            torn = size % NBYTES
+            n = size // NBYTES
+            cut = 0
+            if rows is not None and rows < n:
+                cut, n = n - rows, rows
+            if torn or cut:
+                with open(self.path, "r+b") as f:
+                    f.truncate(n * NBYTES)
+                    f.flush()
+                    if self.durable:
+                        os.fsync(f.fileno())
+            fixed = 0
+            if self.sketch_bytes:
+                have = self._sketch_rows()
+                if have != n or (self.sketch_path.exists() and self.sketch_path.stat().st_size % self.sketch_bytes):
+                    fixed = abs(n - have)
+                    self.sketch_path.touch(exist_ok=True)
+                    with open(self.sketch_path, "r+b") as f:
+                        f.truncate(min(have, n) * self.sketch_bytes)
+                        if have < n:
+                            rows_map = np.memmap(self.path, dtype=np.uint8, mode="r", shape=(n, NBYTES))
+                            f.seek(have * self.sketch_bytes)
+                            for s in range(have, n, 65536):
+                                f.write(np.ascontiguousarray(rows_map[s:min(n, s + 65536), :self.sketch_bytes]).tobytes())
+                            del rows_map
+                        f.flush()
+            self._rows_map = self._sketch_map = None
+            self._mapped_n = -1
+            self._n = n
+            return {"torn_bytes": torn, "rows_cut": cut, "sketch_rows_fixed": fixed}
+
     def append(self, sigs: np.ndarray) -> np.ndarray:
         """Append ``uint8 (k, 1024)`` (or one ``(1024,)``) rows; returns their row numbers ``int64 (k,)``.
+
+        The first row number is the file's own row count at this moment (read under the caller's
+        writer lock), so it is right even after another process appended; a torn tail is cut first.
 
         Raises:
             ValueError: wrong dtype/shape.  StoreError: the write failed.
@@ -122,15 +198,19 @@ class SignatureFile:
             raise ValueError(f"signatures must be uint8 (k, {NBYTES}), got {sigs.dtype} {sigs.shape}")
         sigs = np.ascontiguousarray(sigs)
         with self._lock:
-            start = self._n
             try:
+                if self.torn or (self.sketch_bytes and self._sketch_rows() != self._size() // NBYTES):
+                    self.repair()
+                self.path.touch(exist_ok=True)
                 with open(self.path, "r+b") as f:
-                    f.seek(start * NBYTES)  # after a torn append the tail is overwritten
+                    start = os.fstat(f.fileno()).st_size // NBYTES
+                    f.seek(start * NBYTES)
                     f.write(sigs.tobytes())
                     f.flush()
                     if self.durable:
                         os.fsync(f.fileno())
                 if self.sketch_bytes:
+                    self.sketch_path.touch(exist_ok=True)
                     with open(self.sketch_path, "r+b") as f:
                         f.seek(start * self.sketch_bytes)
                         f.write(np.ascontiguousarray(sigs[:, :self.sketch_bytes]).tobytes())
@@ -140,6 +220,7 @@ class SignatureFile:
             except OSError as exc:
                 raise StoreError(f"{self.path}: cannot append signatures: {exc}") from exc
             self._n = start + sigs.shape[0]
+            self._mapped_n = -1
             return np.arange(start, self._n, dtype=np.int64)
 
     def invalidate(self, idx) -> int:
@@ -151,6 +232,8 @@ class SignatureFile:
         a = np.unique(np.asarray(idx, dtype=np.int64).ravel())
         if not a.size:
             return 0
+        if a.max() >= self._n:
+            self.refresh()
         if a.min() < 0 or a.max() >= self._n:
             raise IndexError(f"signature row out of range 0..{self._n - 1}")
         with self._lock:

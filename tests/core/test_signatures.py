@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.errors import StoreError
 from core.store.signatures import SignatureFile
 
 
@@ -46,11 +45,39 @@ def test_invalidate_lists_and_compaction_maps_rows(tmp_path):
     assert f.append(rows(1, 9)).tolist() == [3]
 
 
-def test_torn_file_is_refused(tmp_path):
+def test_a_torn_tail_is_ignored_by_readers_and_cut_by_the_next_append(tmp_path):
     p = tmp_path / "s.dat"
-    p.write_bytes(b"\0" * 1500)
-    with pytest.raises(StoreError):
-        SignatureFile(p)
+    data = rows(2, 4)
+    p.write_bytes(data.tobytes() + b"\x07" * 476)  # a crash 476 bytes into row 2
+    f = SignatureFile(p)
+    assert len(f) == 2 and f.torn == 476
+    assert p.stat().st_size == 2 * 1024 + 476  # opening wrote nothing
+    assert np.array_equal(f.sketch(), data[:, :32])  # the sketch file was never written: read from the rows
+    new = rows(1, 5)
+    assert f.append(new).tolist() == [2]  # the torn row is overwritten, not kept
+    assert p.stat().st_size == 3 * 1024 and f.torn == 0
+    assert np.array_equal(SignatureFile(p).rows(), np.concatenate([data, new]))
+    assert (tmp_path / "s.dat.sketch").stat().st_size == 3 * 32
+
+
+def test_append_takes_its_row_from_the_file_not_from_a_counter(tmp_path):
+    """Two handles on one file (two processes, one after the other under the writer lock) never share a row."""
+    p = tmp_path / "s.dat"
+    a, b = SignatureFile(p), SignatureFile(p)
+    assert a.append(rows(3, 1)).tolist() == [0, 1, 2]
+    assert b.append(rows(2, 2)).tolist() == [3, 4]  # b opened when the file was empty
+    assert a.append(rows(1, 3)).tolist() == [5]
+    assert np.array_equal(a.get([3, 4]), rows(2, 2))
+    assert len(SignatureFile(p)) == 6
+
+
+def test_repair_cuts_orphan_rows_and_fixes_the_sketch(tmp_path):
+    p = tmp_path / "s.dat"
+    f = SignatureFile(p)
+    f.append(rows(4, 6))
+    (tmp_path / "s.dat.sketch").write_bytes(b"")  # a crash before the sketch append
+    assert f.repair(rows=3) == {"torn_bytes": 0, "rows_cut": 1, "sketch_rows_fixed": 3}
+    assert len(f) == 3 and np.array_equal(f.sketch(), rows(4, 6)[:3, :32])
 
 
 def test_wrong_shape_is_refused(tmp_path):

@@ -1,0 +1,551 @@
+"""The ingest pipeline as named stages that finish what they start (beets' importer, DESIGN.md §6).
+
+    read → parse → resolve → rows (+ facts, FTS) ═ commit ═ → vectors → memory → ledger → fact vectors → events
+
+``read``/``parse`` run in the ingestors (``ingestors/``), on the caller's thread, together with the one
+encoding of each record's text.  Everything after runs on the container's writer thread, under the
+data folder's writer lock (``core.store.lock``):
+
+* **rows** — one SQLite transaction per batch: senders, recipients and places resolved (each distinct
+  party once per batch), the Record rows, their links, an Episode row per record, the facts the text
+  states (with evidence, marking summaries stale) and the FTS5 rows.  After it commits, each record
+  carries the stages it still needs in ``record.pending`` (:class:`Stage` bits).
+* **vectors** — the record's vector (computed once, before the batch) into Chroma's ``records``
+  collection; clears :attr:`Stage.VECTORS`.
+* **memory** — the episode's HDC signatures (seed 001), gist from the same vector; done when
+  ``episode.signature_row`` is set.
+* **ledger** — the personalization ledger learns the conversation (seed 000); the ledger writes and
+  the clearing of :attr:`Stage.LEDGER` are one transaction.
+* **fact vectors** — statements of facts not yet embedded (``fact.indexed_at IS NULL``).
+* **events** — photo clusters become events (:attr:`Stage.EVENTS` on geotagged photos).
+
+Every stage after the commit is idempotent and works from what SQLite says is left, so a crash, a
+failure or a cancel at any point is completed by the next ingest (:func:`complete_pending`) or by
+``kith doctor --repair``; a record whose later stages are not done is never skipped as "already known".
+"""
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+from sqlalchemy import text as sql
+from sqlmodel import select
+
+from core.extraction.text import speaker_view
+from core.store import search
+from core.store.collections import FACTS, RECORDS, record_vid
+from core.store.schema import Entity, Episode, Fact, Record as RecordRow, Source, StoreMeta
+
+STAGES = ("read", "parse", "resolve", "rows", "fts", "vectors", "memory", "ledger", "fact vectors", "events")
+"""The stage names, in order (reported by ``kith doctor`` and the benchmark)."""
+
+
+class Stage(enum.IntFlag):
+    """Bits of ``record.pending``: the stages a stored record still needs."""
+
+    VECTORS = 1
+    LEDGER = 2
+    EVENTS = 4
+
+
+def embed_text(subject: str | None, text: str) -> str:
+    """The text a record is embedded from: subject, then body (the encoder keeps the first 256 tokens)."""
+    return "\n".join(p for p in (subject, (text or "")[:4000]) if p)
+
+
+def vector_text(sender_name: str | None, subject: str | None, text: str) -> str:
+    """:func:`embed_text` as its sender tells it, ``"Sender: …"`` in the third person
+    (``core.extraction.text.speaker_view``; issue #4: questions name people, messages say "I").
+    Unchanged for records without a sender name (photos)."""
+    return speaker_view(sender_name, embed_text(subject, text))
+
+
+# ------------------------------------------------------------------------------------------- stages
+
+def vectors_stage(c, record_ids: Sequence[int] | None = None, vectors: dict[int, np.ndarray] | None = None,
+                  limit: int = 256) -> int:
+    """Write record vectors to Chroma for ``record_ids`` (default: the oldest ``limit`` pending ones),
+    using ``vectors`` where given and encoding the rest once; clears :attr:`Stage.VECTORS`.
+
+    Returns:
+        How many records it completed.
+    """
+    vectors = vectors or {}
+    with c.db.session() as s:
+        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.VECTORS)) != 0)
+        q = q.where(RecordRow.id.in_(list(record_ids))) if record_ids is not None else q.order_by(RecordRow.id).limit(limit)
+        rows = list(s.exec(q).all())
+        if not rows:
+            return 0
+        names = _names(s, {r.sender_entity_id for r in rows if r.sender_entity_id})
+    missing = [r for r in rows if r.id not in vectors]
+    if missing:
+        enc = c.encoder.encode([vector_text(names.get(r.sender_entity_id), r.subject, r.text) for r in missing])
+        vectors = {**vectors, **{r.id: v for r, v in zip(missing, enc)}}
+    ids = [r.id for r in rows]
+    c.vectors.upsert(RECORDS, [record_vid(i) for i in ids], np.stack([vectors[i] for i in ids]),
+                     [{"record_id": i} for i in ids])
+    _clear(c, ids, Stage.VECTORS)
+    return len(ids)
+
+
+def memory_stage(c, record_ids: Sequence[int] | None = None, vectors: dict[int, np.ndarray] | None = None,
+                 limit: int = 256) -> int:
+    """Give episodes without signatures their HDC signatures (``app.memory.remember_records``), for the
+    records ``record_ids`` (default: the oldest ``limit`` unsigned episodes of records).
+
+    Returns:
+        How many episodes it completed.
+    """
+    from app.memory import remember_records
+
+    with c.db.session() as s:
+        q = (select(RecordRow).join(Episode, Episode.record_id == RecordRow.id)
+             .where(Episode.signature_row.is_(None), Episode.tombstoned_at.is_(None)))
+        q = q.where(RecordRow.id.in_(list(record_ids))) if record_ids is not None else q.order_by(RecordRow.id).limit(limit)
+        rows = list(s.exec(q).all())
+    if not rows:
+        return 0
+    return len(remember_records(c, rows, vectors=vectors))
+
+
+def ledger_stage(c, record_ids: Sequence[int] | None = None, vectors: dict[int, np.ndarray] | None = None,
+                 limit: int = 512) -> int:
+    """Learn the conversations of records marked :attr:`Stage.LEDGER` (seed 000: who replied, how fast,
+    who went silent) and clear the mark in the same transaction.
+
+    Returns:
+        How many records it completed.
+    """
+    from app.personal import personal_service
+
+    with c.db.session() as s:
+        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.LEDGER)) != 0)
+        q = q.where(RecordRow.id.in_(list(record_ids))) if record_ids is not None else q.order_by(RecordRow.id).limit(limit)
+        rows = list(s.exec(q).all())
+        if not rows:
+            return 0
+        names = _names(s, {r.sender_entity_id for r in rows if r.sender_entity_id})
+    svc = personal_service(c)
+    owner = svc.owner_id()
+    by_text: dict[str, np.ndarray] = {}
+    if vectors:
+        for r in rows:
+            if r.id in vectors:
+                by_text[r.text] = vectors[r.id]
+
+    def embed(texts: list[str]) -> np.ndarray:  # each text was encoded once, for its record vector
+        todo = [t for t in texts if t not in by_text]
+        if todo:
+            by_text.update(zip(todo, c.encoder.encode(todo)))
+        return np.stack([by_text[t] for t in texts])
+
+    ids = [r.id for r in rows]
+    marks = ",".join(str(int(i)) for i in ids)
+    svc.learn_stored(rows, names, owner, embed=embed,
+                     done_sql=f"UPDATE record SET pending = pending & ~{int(Stage.LEDGER)} WHERE id IN ({marks})")
+    return len(ids)
+
+
+def fact_vectors_stage(c, limit: int = 512) -> int:
+    """Embed the statements of facts not yet in Chroma's ``facts`` collection (``fact.indexed_at IS NULL``).
+
+    Returns:
+        How many facts it embedded.
+    """
+    from app.operations.graph import index_facts
+
+    with c.db.session() as s:
+        ids = list(s.exec(select(Fact.id).where(Fact.indexed_at.is_(None)).order_by(Fact.id).limit(limit)).all())
+    return index_facts(c, ids) if ids else 0
+
+
+def events_stage(c) -> int:
+    """Refresh photo clusters → events when geotagged photos arrived (:attr:`Stage.EVENTS`); clears the mark.
+
+    Returns:
+        How many records it completed.
+    """
+    from app.operations.events import _refresh
+
+    with c.db.session() as s:
+        n = s.connection().exec_driver_sql(
+            f"SELECT count(*) FROM record WHERE pending & {int(Stage.EVENTS)} != 0").scalar() or 0
+    if not n:
+        return 0
+    _refresh(c)
+    with c.db.session() as s:
+        s.connection().exec_driver_sql(f"UPDATE record SET pending = pending & ~{int(Stage.EVENTS)} "
+                                       f"WHERE pending & {int(Stage.EVENTS)} != 0")
+    return int(n)
+
+
+def _clear(c, ids: Sequence[int], bit: Stage) -> None:
+    with c.db.session() as s:
+        conn = s.connection()
+        for i in range(0, len(ids), 500):
+            part = ",".join(str(int(x)) for x in ids[i:i + 500])
+            conn.exec_driver_sql(f"UPDATE record SET pending = pending & ~{int(bit)} WHERE id IN ({part})")
+
+
+def _names(s, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    return dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(list(ids)))).all())
+
+
+# ----------------------------------------------------------------------------- after a batch, resume
+
+AFTER_ROWS: tuple[tuple[str, str], ...] = (("vectors", "vectors_stage"), ("memory", "memory_stage"),
+                                           ("ledger", "ledger_stage"))
+
+
+def after_rows(c, record_ids: Sequence[int], vectors: dict[int, np.ndarray] | None = None) -> list[str]:
+    """Run the post-commit stages for one batch of new records (writer thread).  A stage that fails is
+    reported and left marked for the next run; the stages after it still run.
+
+    Returns:
+        Warnings, one per failed stage (``"<stage> not done (…): will be completed by the next import or
+        `kith doctor --repair`"``).
+    """
+    import sys
+
+    warnings: list[str] = []
+    mod = sys.modules[__name__]
+    for name, fn in AFTER_ROWS:
+        try:
+            getattr(mod, fn)(c, record_ids, vectors)
+        except Exception as exc:
+            if name == "vectors":
+                _recover_vector_store(c)
+            warnings.append(f"{name} stage not done ({type(exc).__name__}: {exc}); it will be completed by the "
+                            "next import or `kith doctor --repair`")
+    try:
+        mod.fact_vectors_stage(c)
+    except Exception as exc:
+        _recover_vector_store(c)
+        warnings.append(f"fact vectors not done ({type(exc).__name__}: {exc}); they will be completed by the next "
+                        "import or `kith doctor --repair`")
+    return warnings
+
+
+def _recover_vector_store(c) -> None:
+    """After a Chroma failure: reopen the store, and if its folder was lost, mark every vector to redo."""
+    try:
+        c.vectors.reopen()
+        check_vector_store(c)
+    except Exception:  # the store stays broken: the marks stay, doctor reports it
+        pass
+
+
+def pending(c) -> dict[str, int]:
+    """What is left per post-commit stage: ``{"vectors", "memory", "ledger", "fact vectors", "events"}``."""
+    with c.db.session() as s:
+        conn = s.connection()
+        one = lambda q: int(conn.exec_driver_sql(q).scalar() or 0)  # noqa: E731
+        return {
+            "vectors": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.VECTORS)} != 0"),
+            "memory": one("SELECT count(*) FROM episode e WHERE e.signature_row IS NULL AND e.tombstoned_at IS NULL "
+                          "AND e.record_id IS NOT NULL"),
+            "ledger": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.LEDGER)} != 0"),
+            "fact vectors": one("SELECT count(*) FROM fact WHERE indexed_at IS NULL"),
+            "events": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.EVENTS)} != 0"),
+        }
+
+
+@dataclass
+class Completion:
+    """What :func:`complete_pending` did: records/facts completed per stage, and failures."""
+
+    done: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    cancelled: bool = False
+
+    def to_json(self) -> dict:
+        return {"done": self.done, "errors": self.errors, "cancelled": self.cancelled}
+
+
+def complete_pending(c, progress: Callable[[str, int, int], None] | None = None, cancel=None,
+                     batch: int = 256) -> Completion:
+    """Finish every stage a crash, a failure or a cancel left undone, oldest first, in batches.
+
+    Args:
+        c: the container.
+        progress: called as ``progress(stage, done, total)`` after each batch.
+        cancel: a ``threading.Event``; when set, stops after the current batch (what is done stays done).
+        batch: records per batch.
+
+    Returns:
+        :class:`Completion`.  A stage that keeps failing is reported once and left for later.
+    """
+    out = Completion()
+    c.writer.run(check_vector_store, c)
+    left = pending(c)
+    for name, fn, per in (("vectors", vectors_stage, batch), ("memory", memory_stage, batch),
+                          ("ledger", ledger_stage, 2 * batch), ("fact vectors", fact_vectors_stage, 2 * batch)):
+        total, done = left[name], 0
+        while done < total:
+            if cancel is not None and cancel.is_set():
+                out.cancelled = True
+                return out
+            try:
+                n = c.writer.run(fn, c, limit=per) if name != "fact vectors" else c.writer.run(fn, c, per)
+            except Exception as exc:
+                out.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                if name == "vectors":
+                    c.writer.run(_recover_vector_store, c)
+                break
+            if not n:
+                break
+            done += n
+            if progress:
+                progress(name, done, total)
+        if done:
+            out.done[name] = done
+    if left["events"]:
+        try:
+            out.done["events"] = c.writer.run(events_stage, c)
+        except Exception as exc:
+            out.errors.append(f"events: {type(exc).__name__}: {exc}")
+    return out
+
+
+# ---------------------------------------------------------------------------------- the vector store
+
+CHROMA_ID = "chroma_store_id"
+
+
+def check_vector_store(c) -> str | None:
+    """Writer only: make sure the Chroma folder is the one the vectors were written to.
+
+    Kith writes a random id into the Chroma folder (``core.store.vectors.STORE_MARKER``) and into
+    SQLite (``storemeta``).  When the folder is missing, or holds another id (deleted, replaced,
+    restored from a backup of another time), every record and fact vector is marked to be written
+    again, and the stages rebuild the store from SQLite.
+
+    Returns:
+        A message saying what was found and done, or None when the store is the expected one.
+    """
+    with c.db.session() as s:
+        meta = s.get(StoreMeta, CHROMA_ID)
+        expected = meta.value if meta is not None else None
+        conn = s.connection()
+        records = int(conn.exec_driver_sql("SELECT count(*) FROM record").scalar() or 0)
+        facts = int(conn.exec_driver_sql("SELECT count(*) FROM fact").scalar() or 0)
+    actual = c.vectors.store_id()
+    if actual is not None and actual == expected:
+        return None
+    msg = None
+    if records or facts:
+        with c.db.session() as s:
+            conn = s.connection()
+            conn.exec_driver_sql(f"UPDATE record SET pending = pending | {int(Stage.VECTORS)}")
+            conn.exec_driver_sql("UPDATE fact SET indexed_at = NULL")
+        c.vectors.reopen()
+        msg = (f"the vector store in {c.settings.chroma_path} was missing or not the one Kith wrote; {records} record "
+               f"vector(s) and {facts} fact vector(s) will be rebuilt from the database")
+    new_id = uuid.uuid4().hex
+    c.vectors.write_store_id(new_id)
+    with c.db.session() as s:
+        row = s.get(StoreMeta, CHROMA_ID) or StoreMeta(key=CHROMA_ID, value=new_id)
+        row.value = new_id
+        s.add(row)
+    return msg
+
+
+# ------------------------------------------------------------------------------------------- rows
+
+def rows_stage_sources(c, path: Path, file_hash: str, kind: str, s) -> Source:
+    """The Source row of ``path`` with ``file_hash`` (created when new), inside session ``s``."""
+    src = s.exec(select(Source).where(Source.path == str(path), Source.content_hash == file_hash)).first()
+    if src is None:
+        src = Source(kind=kind, path=str(path), content_hash=file_hash, size=path.stat().st_size)
+        s.add(src)
+        s.flush()
+    return src
+
+
+@dataclass
+class RowsOutcome:
+    """What the rows stage stored: new record ids (in order), how many were already known, and the
+    vectors of the new records (record id → float32 (384,)) for the stages after the commit."""
+
+    added: list[int] = field(default_factory=list)
+    skipped: int = 0
+    vectors: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple]) -> RowsOutcome:
+    """The rows stage for one batch, in one SQLite transaction (writer thread).
+
+    Args:
+        c: the container.
+        path: the file the records came from; file_hash: its SHA-256; kind: the ingestor's name.
+        batch: ``(ingestors.base.Record, vector float32 (384,) or None)`` pairs.
+
+    Returns:
+        :class:`RowsOutcome`.  Records whose content hash is already stored are skipped (their unfinished
+        stages, if any, are completed by :func:`complete_pending`, never lost).
+
+    Raises:
+        whatever the store raises; nothing of the batch is then committed.
+    """
+    from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
+    from core.graph.resolution import add_alias, resolve
+
+    region = c.settings.default_region
+    owner_emails = list(c.settings.owner_emails)
+    out = RowsOutcome()
+    cache: dict[tuple, tuple[int, str, float]] = {}  # each distinct party resolved once per batch
+
+    def party(s, kind_: str, name, address, address_kind) -> tuple[int, str, float]:
+        key = (kind_, name, address, address_kind)
+        hit = cache.get(key)
+        if hit is not None:  # what the cascade says of a party it just resolved: its identifier, definitive
+            return hit[0], (address_kind if address else "exact_name"), 1.0
+        r = resolve(s, kind_, name, address, address_kind, region, index=c.names)
+        cache[key] = (r.entity.id, r.signal, r.score)
+        return r.entity.id, r.signal, r.score
+
+    with c.db.session() as s:
+        src = rows_stage_sources(c, path, file_hash, kind, s)
+        conn = s.connection()
+        new_rows: list[tuple[RecordRow, object]] = []
+        repeating: list = []
+        for rec, vec in batch:
+            h = rec.content_hash
+            if s.exec(select(RecordRow.id).where(RecordRow.content_hash == h)).first() is not None:
+                out.skipped += 1
+                continue
+            links: list[tuple[int, str, str, float]] = []
+            sender_id = place_id = None
+            if rec.sender and (rec.attrs.get("is_from_me") or is_owner_address(rec.sender.address, owner_emails)):
+                me = current_owner(s)
+                real = rec.sender.name not in (None, "me", "Me") or rec.sender.address
+                if me is None and real and not c.settings.owner_name and not owner_emails:
+                    # No owner configured: the first "sent by me" message names them (Gmail's Sent label).
+                    me = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind,
+                                 region, index=c.names).entity
+                    set_owner(s, me)
+                me = me or ensure_owner(s, c.settings.owner_name, owner_emails, c.names)
+                if rec.sender.address and ("owner", rec.sender.address) not in cache:
+                    add_alias(s, me, rec.sender.address_kind, rec.sender.address, region)
+                    cache[("owner", rec.sender.address)] = (me.id, "owner", 1.0)
+                sender_id = me.id
+                links.append((sender_id, "from", "owner", 1.0))
+            elif rec.sender and (rec.sender.name or rec.sender.address):
+                sender_id, sig, score = party(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind)
+                links.append((sender_id, "from", sig, score))
+            for p in rec.recipients:
+                role = p.role if p.role in ("to", "cc", "member") else "to"
+                if is_owner_address(p.address, owner_emails):
+                    links.append((ensure_owner(s, c.settings.owner_name, owner_emails, c.names).id, role, "owner", 1.0))
+                elif p.name or p.address:
+                    eid, sig, score = party(s, "person", p.name, p.address, p.address_kind)
+                    links.append((eid, role, sig, score))
+            if rec.place is not None:
+                g = rec.place
+                r = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,
+                                                      "region": g.region, "country": g.country,
+                                                      "country_code": g.country_code})
+                place_id = r.entity.id
+                links.append((place_id, "place", r.signal, r.score))
+            attrs = dict(rec.attrs)
+            if rec.notes:
+                attrs["notes"] = list(rec.notes)
+            todo = Stage.VECTORS
+            if rec.kind == "photo" and place_id is not None and rec.sent_at is not None:
+                todo |= Stage.EVENTS
+            row = RecordRow(source_id=src.id, external_id=rec.external_id, kind=rec.kind, sender_entity_id=sender_id,
+                            sent_at=rec.sent_at, subject=rec.subject, text=rec.text, thread=rec.thread,
+                            place_entity_id=place_id, content_hash=h, attrs=attrs, pending=int(todo))
+            s.add(row)
+            s.flush()
+            seen_links: set[tuple[int, str]] = set()
+            for eid, role, signal, score in links:
+                if (eid, role) not in seen_links:
+                    seen_links.add((eid, role))
+                    conn.execute(sql("INSERT INTO recordentity(record_id, entity_id, role, signal, score) "
+                                     "VALUES (:r, :e, :ro, :si, :sc)"),
+                                 {"r": row.id, "e": eid, "ro": role, "si": signal, "sc": round(float(score), 4)})
+            s.add(Episode(record_id=row.id, text=embed_text(rec.subject, rec.text), t_valid=rec.sent_at,
+                          provenance=f"{path}#{rec.external_id}", confidence=1.0))
+            record_facts(s, rec, row.id, sender_id, place_id, c.names, c.fact_extractor,
+                         [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")], repeating)
+            search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
+            new_rows.append((row, rec))
+            out.added.append(row.id)
+            if vec is not None:
+                out.vectors[row.id] = vec
+        if repeating:
+            from core.graph.facts import write_facts
+
+            write_facts(s, repeating)
+        owner_known = bool(c.settings.owner_name or owner_emails or current_owner(s))
+        # Mail threads teach how people reply to the owner only when Kith knows who the owner is.
+        convo = [row.id for row, rec in new_rows
+                 if rec.thread and rec.sender and (rec.kind == "chat" or (rec.kind == "email" and owner_known))]
+        for i in range(0, len(convo), 500):
+            part = ",".join(str(x) for x in convo[i:i + 500])
+            conn.exec_driver_sql(f"UPDATE record SET pending = pending | {int(Stage.LEDGER)} WHERE id IN ({part})")
+    return out
+
+
+def _people_text(rec) -> str:
+    parties = ([rec.sender] if rec.sender else [])
+    return " ".join(filter(None, ((p.name or "") + " " + (p.address or "") for p in parties))).strip()
+
+
+def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | None,
+                 names=None, extractor=None, recipients: Sequence[tuple[int, str]] = (),
+                 repeating: list | None = None) -> None:
+    """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
+    about its writer, their relatives and named people (core/extraction/personal_facts.py).
+
+    ``repeating``: when given, the facts every message repeats (who wrote to whom, a sender's address)
+    are appended to it as drafts, for the caller to write once per batch (``core.graph.facts.write_facts``)."""
+    from core.extraction.personal_facts import extract_facts
+    from core.graph.apply import apply_candidates
+    from core.graph.facts import FactDraft, as_of_statement, write_fact
+
+    def later(draft):
+        if repeating is not None:
+            repeating.append(draft)
+        else:
+            write_fact(s, draft)
+
+    speaker = s.get(Entity, sender_id) if sender_id else None
+    if rec.text and rec.kind != "photo":
+        candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
+                      if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))
+        apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
+    if sender_id and recipients and rec.kind in ("email", "chat"):
+        # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.
+        for rid in dict.fromkeys(eid for eid, _ in recipients):
+            other = s.get(Entity, rid)
+            if other is None or other.id == sender_id or other.kind != "person":
+                continue
+            later(FactDraft(
+                subject_id=sender_id, domain="relationships", category="correspondence",
+                key=f"writes_to:{other.id}", value=other.canonical_name, confidence=0.3, valid_from=rec.sent_at,
+                record_id=record_id, excerpt=(rec.subject or rec.text)[:200], links=[(other.id, "object")],
+                statement=as_of_statement(rec.sent_at, f"{speaker.canonical_name} wrote to {other.canonical_name}"
+                                          f"{' by ' + rec.kind if rec.kind == 'email' else ''}.")))
+    if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
+        who = rec.sender.name or rec.sender.address
+        later(FactDraft(
+            subject_id=sender_id, domain="identity", category="contact", key=f"email:{rec.sender.address.lower()}",
+            value=rec.sender.address.lower(), confidence=0.6, valid_from=rec.sent_at, record_id=record_id,
+            statement=as_of_statement(rec.sent_at, f"{who} writes from {rec.sender.address.lower()}."),
+            excerpt=f"From: {who} <{rec.sender.address}>"))
+    if place_id and rec.place is not None:
+        day = rec.sent_at.date().isoformat() if rec.sent_at else "unknown"
+        write_fact(s, FactDraft(
+            subject_id=place_id, domain="places", category="visit", key=f"photographed:{day}",
+            value=day, confidence=0.8, valid_from=rec.sent_at, record_id=record_id,
+            statement=as_of_statement(rec.sent_at, f"a photo was taken at {rec.place.name}."),
+            excerpt=rec.text[:200]))

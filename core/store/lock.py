@@ -1,0 +1,171 @@
+"""One writer per data folder, across processes: an OS file lock plus a write generation.
+
+Every process that writes a data folder (the window, the watched Inbox, each ``kith`` command)
+holds :class:`FolderLock` while it writes.  The lock is the operating system's advisory lock on
+``<data folder>/kith.lock`` (``filelock``: ``fcntl.flock`` on POSIX, ``LockFileEx`` on Windows), so
+it is released by the kernel when a process dies, even by SIGKILL.
+
+Within a process the hold is *re-entrant and shared by all threads*: an operation can take it on
+one thread (an import) while its writes run on the app's writer thread.  Threads of one process
+are kept apart by that writer thread, not by this lock.
+
+The **generation** (``<data folder>/kith.generation``) counts completed writing holds.  A process
+that sees a generation other than the last one it knew — when it takes the lock, or when a read
+calls :meth:`FolderLock.changed_since` — knows another process wrote, and drops what it keeps in
+memory about the stores (name index, the HDC episode index, Chroma's in-memory HNSW graph).
+Readers never take the lock and never write the generation.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from filelock import FileLock, Timeout
+
+from core.errors import KithError
+
+LOCK_NAME = "kith.lock"
+GENERATION_NAME = "kith.generation"
+OWNER_NAME = "kith.lock.owner"
+
+
+class LockTimeout(KithError):
+    """Another process held the data folder's writer lock for longer than the caller would wait."""
+
+
+class FolderLock:
+    """The writer lock of one data folder.
+
+    Args:
+        home: the data folder.
+        describe: a short text naming this process's work (``"kith ingest"``), written beside the
+            lock while it is held so a waiting process can say who it waits for.
+        timeout: default seconds :meth:`hold` waits (None = forever).
+        on_wait: called once per acquisition with a message when the lock is busy (before waiting).
+
+    The lock file holds no data; ``kith.lock.owner`` holds the holder's pid and ``describe``.
+    """
+
+    def __init__(self, home: Path, describe: str = "kith", timeout: float | None = None,
+                 on_wait: Callable[[str], None] | None = None):
+        self.home = Path(home)
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.path = self.home / LOCK_NAME
+        self.describe = describe
+        self.timeout = timeout
+        self.on_wait = on_wait
+        self._file = FileLock(str(self.path), thread_local=False, is_singleton=False)
+        self._mutex = threading.Lock()
+        self._gen_lock = threading.RLock()
+        self._depth = 0
+        self._known = self.generation()
+        self._listeners: list[Callable[[], None]] = []
+        self.wrote = False
+        self.waits = 0
+        self.waited_s = 0.0
+
+    # -- generation --------------------------------------------------------------------------
+    def generation(self) -> int:
+        """The folder's write generation (0 when nothing was ever written under the lock)."""
+        try:
+            data = (self.home / GENERATION_NAME).read_bytes()
+        except OSError:
+            return 0
+        return struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else 0
+
+    def _bump(self) -> None:
+        with self._gen_lock:
+            gen = self.generation() + 1
+            tmp = self.home / (GENERATION_NAME + ".tmp")
+            tmp.write_bytes(struct.pack("<Q", gen))
+            os.replace(tmp, self.home / GENERATION_NAME)
+            self._known = gen
+
+    def on_change(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` whenever another process is found to have written since we last looked."""
+        self._listeners.append(fn)
+
+    def changed_since(self) -> bool:
+        """True (and the listeners run) when another process wrote since this one last looked.
+
+        For readers: cheap (one small file read), takes no lock, writes nothing."""
+        with self._gen_lock:
+            gen = self.generation()
+            if gen == self._known:
+                return False
+            self._known = gen
+            for fn in self._listeners:
+                fn()
+            return True
+
+    # -- holding -----------------------------------------------------------------------------
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock now."""
+        return self._depth > 0
+
+    def holder(self) -> str:
+        """Who holds the lock, as written by the holder (``"pid 123: kith ingest"``), or ``""``."""
+        try:
+            return (self.home / OWNER_NAME).read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
+    def _acquire(self, timeout: float | None) -> None:
+        try:
+            self._file.acquire(timeout=0)
+        except Timeout:
+            who = self.holder() or "another Kith process"
+            msg = f"another Kith is writing to this data folder ({who}); waiting…"
+            if self.on_wait is not None:
+                self.on_wait(msg)
+            t0 = time.monotonic()
+            self.waits += 1
+            try:
+                self._file.acquire(timeout=-1 if timeout is None else timeout, poll_interval=0.05)
+            except Timeout:
+                raise LockTimeout(f"{self.home}: {who} is writing to this data folder; gave up after "
+                                  f"{timeout:g} s") from None
+            finally:
+                self.waited_s += time.monotonic() - t0
+        try:
+            (self.home / OWNER_NAME).write_text(f"pid {os.getpid()}: {self.describe}", encoding="utf-8")
+        except OSError:
+            pass
+        self.changed_since()
+
+    @contextmanager
+    def hold(self, timeout: float | None = -1.0) -> Iterator["FolderLock"]:
+        """Hold the writer lock for the block (re-entrant across this process's threads).
+
+        Args:
+            timeout: seconds to wait for another process; ``-1`` (default) = this lock's ``timeout``;
+                None = forever.
+
+        Raises:
+            LockTimeout: another process kept it longer than ``timeout``.
+        """
+        with self._mutex:
+            if self._depth == 0:
+                self._acquire(self.timeout if timeout == -1.0 else timeout)
+            self._depth += 1
+        try:
+            yield self
+        finally:
+            with self._mutex:
+                self._depth -= 1
+                if self._depth == 0:
+                    try:
+                        self._bump()
+                        self.wrote = True
+                        try:
+                            (self.home / OWNER_NAME).unlink()
+                        except OSError:
+                            pass
+                    finally:
+                        self._file.release(force=True)
