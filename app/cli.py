@@ -14,13 +14,31 @@ from core.errors import Ambiguous, KithError, NotFound
 
 
 def _container():
+    """The data folder's services, with the writer-lock behaviour the command line asked for
+    (``--wait``: seconds to wait for another Kith that is writing; a message is shown while waiting)."""
     from app.container import Container
 
-    return Container()
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    wait = (root.params.get("wait") if root is not None else None)
+    name = " ".join(["kith", *(sys.argv[1:3] if len(sys.argv) > 1 else [])])
+
+    def waiting(msg: str) -> None:
+        click.echo(f"kith: {msg}" + (f" (up to {wait:g} s; --wait)" if wait is not None else ""), err=True)
+
+    return Container(describe=name, lock_timeout=wait, on_lock_wait=waiting)
 
 
 def _emit(data: dict) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _warn_vectors(c) -> None:
+    from app.pipeline import vector_store_warning
+
+    msg = vector_store_warning(c)
+    if msg:
+        click.echo(f"kith: warning: {msg}", err=True)
 
 
 def _fail(msg: str) -> None:
@@ -28,9 +46,15 @@ def _fail(msg: str) -> None:
     sys.exit(1)
 
 
+LOCK_EXIT = 75  # EX_TEMPFAIL: another Kith kept the data folder's writer lock past --wait
+
+
 @click.group()
 @click.version_option(package_name="kith-app")
-def main() -> None:
+@click.option("--wait", type=click.FloatRange(min=0), default=None, envvar="KITH_WAIT", show_envvar=True,
+              help="Seconds a command that writes waits for another Kith writing the same data folder "
+                   f"(default: as long as it takes); past it, exit {LOCK_EXIT}.")
+def main(wait: float | None) -> None:
     """Kith: a private memory of your life, built from your own archives. Data folder: $KITH_HOME or your user data dir."""
 
 
@@ -89,6 +113,7 @@ def ask(question: str, k: int | None, as_json: bool) -> None:
     from app.operations.ask import ask as run
 
     with _container() as c:
+        _warn_vectors(c)
         try:
             results = run(c, question, k)
         except ValueError as exc:
@@ -237,6 +262,7 @@ def search(query: str, kind: str | None, domain: str | None, k: int, history: bo
     from app.operations.graph import search as run
 
     with _container() as c:
+        _warn_vectors(c)
         try:
             hits = run(c, query, kind=kind, domain=domain, k=k, include_history=history)
         except ValueError as exc:
@@ -376,12 +402,43 @@ def models_test() -> None:
         sys.exit(1)
 
 
+@main.command()
+@click.option("--repair", is_flag=True, help="Repair what the checks find and finish what imports left undone.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def doctor(repair: bool, as_json: bool) -> None:
+    """Check that SQLite, full-text search, Chroma, the signature files and the ledger agree, row by row
+    (exit 1 when they do not); --repair fixes what it can and reports what it did."""
+    from app.operations import doctor as ops
+
+    with _container() as c:
+        if repair:
+            def progress(stage, done, total):
+                if not as_json:
+                    click.echo(f"  {stage}: {done}/{total}", err=True)
+            report = ops.repair(c, progress=progress)
+        else:
+            report = ops.diagnose(c)
+    if as_json:
+        _emit(report.to_json())
+    else:
+        for line in report.describe():
+            click.echo(line)
+        if not report.ok and not repair:
+            click.echo("Run `kith doctor --repair` to fix what can be fixed.")
+    sys.exit(0 if report.ok else 1)
+
+
 def run_cli() -> None:  # pragma: no cover - console-script wrapper
+    from core.store.lock import LockTimeout
+
     try:
         main(standalone_mode=True)
+    except LockTimeout as exc:
+        click.echo(f"kith: {exc}", err=True)
+        sys.exit(LOCK_EXIT)
     except KithError as exc:
         _fail(str(exc))
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run_cli()

@@ -47,7 +47,7 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
     app.setStyle("Fusion")
 
     try:
-        container = Container()
+        container = Container(describe="the Kith window")
     except KithError as exc:
         print(f"kith: {exc}", file=sys.stderr)
         if screenshot is None:
@@ -66,6 +66,8 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
                 window.show_tab("chat")
             window.chat.ask(ask)
         window.show()
+        if screenshot is None:
+            window.health.check()  # `kith doctor`'s checks in the background; a banner offers the repair
         if screenshot is not None:
             # A local event loop, not app.exec()/app.quit(): quitting the application would also make every
             # later event loop in the same process (tests, an embedding host) return at once.

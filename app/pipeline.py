@@ -319,6 +319,17 @@ def complete_pending(c, progress: Callable[[str, int, int], None] | None = None,
 CHROMA_ID = "chroma_store_id"
 
 
+def vector_store_warning(c) -> str | None:
+    """Read-only: a warning when the Chroma folder is missing or is not the one the vectors were written to
+    (searching by meaning then finds nothing old until the next import or ``kith doctor --repair``)."""
+    with c.db.session() as s:
+        meta = s.get(StoreMeta, CHROMA_ID)
+    if meta is None or c.vectors.store_id() == meta.value:
+        return None
+    return (f"the vector store in {c.settings.chroma_path} is missing or was replaced: searching by meaning "
+            "misses what was imported before; the next import, `kith doctor --repair` or the window rebuilds it")
+
+
 def check_vector_store(c) -> str | None:
     """Writer only: make sure the Chroma folder is the one the vectors were written to.
 

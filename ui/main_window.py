@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QTabWidget, QVBoxLayout, QWidget
 
 from app.operations.types import IngestReport
 from ui import STYLE
 from ui.chat import ChatWidget
+from ui.health import HealthBanner
 from ui.inbox import InboxWidget
 from ui.memory_tab import MemoryWidget
 from ui.people import PeopleWidget
@@ -35,6 +36,7 @@ class MainWindow(QMainWindow):
     ingestFinished = Signal(object)
     forgetFinished = Signal(object)
     inboxFileReady = Signal(str)  # emitted from the watcher thread; delivered queued on the UI thread
+    lockWaiting = Signal(str)  # another Kith process holds the writer lock (emitted from a worker thread)
 
     def __init__(self, container, parent: QWidget | None = None, model_factory=None, watch_inbox: bool = False):
         super().__init__(parent)
@@ -59,8 +61,19 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.people, "People && Places")
         self.tabs.addTab(self.memory, "Memory")
         self.tabs.addTab(self.settings_page, "Settings")
-        self.setCentralWidget(self.tabs)
+        self.health = HealthBanner(container, self.worker)
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.health)
+        lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         self.tabs.currentChanged.connect(self._on_tab)
+        self.health.repaired.connect(lambda _r: (self.people.refresh(), self.memory.mark_stale()))
+        # A write waiting for another Kith process (a CLI import, another window) says so here.
+        container.lock.on_wait = self.lockWaiting.emit
+        self.lockWaiting.connect(lambda msg: self.statusBar().showMessage(msg[:1].upper() + msg[1:], 20000))
 
         self.chat.openSettings.connect(lambda: self.show_tab("settings"))
         self.settings_page.saved.connect(self.chat.model_settings_changed)

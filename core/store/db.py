@@ -89,6 +89,20 @@ class Database:
                     logging.getLogger(__name__).warning("%s: %s (run `kith doctor --repair`)", self.path, exc)
             conn.exec_driver_sql(f"PRAGMA user_version={SCHEMA_VERSION}")
 
+    def ensure_indexes(self) -> int:
+        """Create the indexes of ``schema.EXTRA_DDL`` that are missing (after a repair); returns how many
+        statements ran without error.  Call under the writer lock."""
+        ok = 0
+        with self.engine.begin() as conn:
+            for ddl in schema.EXTRA_DDL:
+                try:
+                    with conn.begin_nested():
+                        conn.execute(ddl)
+                    ok += 1
+                except Exception:
+                    pass
+        return ok
+
     def _add_missing_columns(self) -> None:
         """``ALTER TABLE … ADD COLUMN`` for every model column an existing table lacks (nullable or defaulted)."""
         from sqlalchemy.schema import CreateColumn
