@@ -60,8 +60,10 @@ def main(wait: float | None) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--defer", is_flag=True, help="Store records now (keyword search finds them at once); leave vectors, "
+              "memory and personalization to the next import or `kith doctor --repair`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def ingest(paths: tuple[str, ...], as_json: bool) -> None:
+def ingest(paths: tuple[str, ...], as_json: bool, defer: bool) -> None:
     """Read mail (mbox, eml), chats (WhatsApp, Telegram, iMessage chat.db), photos (JPEG, HEIC), voice memos
     and folders of them into memory."""
     from app.operations.ingest import ingest as run
@@ -74,7 +76,7 @@ def ingest(paths: tuple[str, ...], as_json: bool) -> None:
                 shown.add(p.current)
                 click.echo(f"[{p.files_done + 1}/{p.files_total}] {p.current}", err=True)
 
-        report = run(c, list(paths), progress=progress)
+        report = run(c, list(paths), progress=progress, defer=defer)
     if as_json:
         _emit(report.to_json())
     else:

@@ -408,9 +408,12 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple])
     from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
     from core.graph.resolution import add_alias, resolve
 
+    from core import clock
+
     region = c.settings.default_region
     owner_emails = list(c.settings.owner_emails)
     out = RowsOutcome()
+    now = clock.now()
     cache: dict[tuple, tuple[int, str, float]] = {}  # each distinct party resolved once per batch
 
     def party(s, kind_: str, name, address, address_kind) -> tuple[int, str, float]:
@@ -425,13 +428,22 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple])
     with c.db.session() as s:
         src = rows_stage_sources(c, path, file_hash, kind, s)
         conn = s.connection()
-        new_rows: list[tuple[RecordRow, object]] = []
+        new_rows: list[tuple[int, object]] = []
         repeating: list = []
+        episodes: list[dict] = []
+        fts: list[dict] = []
+        known: set[str] = set()
+        hashes = [rec.content_hash for rec, _ in batch]
+        for i in range(0, len(hashes), 500):
+            known.update(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(hashes[i:i + 500]))).all())
+        insert_record = RecordRow.__table__.insert()  # one compiled statement for the batch
+        entities = EntityCache(s)
         for rec, vec in batch:
             h = rec.content_hash
-            if s.exec(select(RecordRow.id).where(RecordRow.content_hash == h)).first() is not None:
+            if h in known:
                 out.skipped += 1
                 continue
+            known.add(h)
             links: list[tuple[int, str, str, float]] = []
             sender_id = place_id = None
             if rec.sender and (rec.attrs.get("is_from_me") or is_owner_address(rec.sender.address, owner_emails)):
@@ -471,34 +483,41 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple])
             todo = Stage.VECTORS
             if rec.kind == "photo" and place_id is not None and rec.sent_at is not None:
                 todo |= Stage.EVENTS
-            row = RecordRow(source_id=src.id, external_id=rec.external_id, kind=rec.kind, sender_entity_id=sender_id,
-                            sent_at=rec.sent_at, subject=rec.subject, text=rec.text, thread=rec.thread,
-                            place_entity_id=place_id, content_hash=h, attrs=attrs, pending=int(todo))
-            s.add(row)
-            s.flush()
+            s.flush()  # what resolution added (entities, aliases) is in the transaction before the record cites it
+            rid = int(conn.execute(insert_record, dict(
+                source_id=src.id, external_id=rec.external_id, kind=rec.kind, sender_entity_id=sender_id,
+                sent_at=rec.sent_at, subject=rec.subject, text=rec.text, thread=rec.thread,
+                place_entity_id=place_id, content_hash=h, attrs=attrs, pending=int(todo))).inserted_primary_key[0])
             seen_links: set[tuple[int, str]] = set()
+            link_rows = []
             for eid, role, signal, score in links:
                 if (eid, role) not in seen_links:
                     seen_links.add((eid, role))
-                    conn.execute(sql("INSERT INTO recordentity(record_id, entity_id, role, signal, score) "
-                                     "VALUES (:r, :e, :ro, :si, :sc)"),
-                                 {"r": row.id, "e": eid, "ro": role, "si": signal, "sc": round(float(score), 4)})
-            s.add(Episode(record_id=row.id, text=embed_text(rec.subject, rec.text), t_valid=rec.sent_at,
-                          provenance=f"{path}#{rec.external_id}", confidence=1.0))
-            record_facts(s, rec, row.id, sender_id, place_id, c.names, c.fact_extractor,
-                         [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")], repeating)
-            search.index_record(conn, row.id, rec.subject or "", rec.text, _people_text(rec))
-            new_rows.append((row, rec))
-            out.added.append(row.id)
+                    link_rows.append({"r": rid, "e": eid, "ro": role, "si": signal, "sc": round(float(score), 4)})
+            if link_rows:
+                conn.execute(sql("INSERT INTO recordentity(record_id, entity_id, role, signal, score) "
+                                 "VALUES (:r, :e, :ro, :si, :sc)"), link_rows)
+            episodes.append({"record_id": rid, "text": embed_text(rec.subject, rec.text), "t_valid": rec.sent_at,
+                             "t_recorded": now, "provenance": f"{path}#{rec.external_id}", "confidence": 1.0})
+            record_facts(s, rec, rid, sender_id, place_id, c.names, c.fact_extractor,
+                         [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")], repeating,
+                         entities)
+            fts.append({"id": rid, "s": rec.subject or "", "b": rec.text, "p": _people_text(rec)})
+            new_rows.append((rid, rec))
+            out.added.append(rid)
             if vec is not None:
-                out.vectors[row.id] = vec
+                out.vectors[rid] = vec
+        if episodes:
+            conn.execute(Episode.__table__.insert(), episodes)
+        if fts:
+            search.index_records(conn, fts)
         if repeating:
             from core.graph.facts import write_facts
 
             write_facts(s, repeating)
         owner_known = bool(c.settings.owner_name or owner_emails or current_owner(s))
         # Mail threads teach how people reply to the owner only when Kith knows who the owner is.
-        convo = [row.id for row, rec in new_rows
+        convo = [rid for rid, rec in new_rows
                  if rec.thread and rec.sender and (rec.kind == "chat" or (rec.kind == "email" and owner_known))]
         for i in range(0, len(convo), 500):
             part = ",".join(str(x) for x in convo[i:i + 500])
@@ -511,9 +530,24 @@ def _people_text(rec) -> str:
     return " ".join(filter(None, ((p.name or "") + " " + (p.address or "") for p in parties))).strip()
 
 
+class EntityCache:
+    """Entities looked up once per batch (``s.get`` on every message flushed the session each time)."""
+
+    def __init__(self, s):
+        self.s = s
+        self._got: dict[int, Entity | None] = {}
+
+    def get(self, eid: int | None) -> Entity | None:
+        if eid is None:
+            return None
+        if eid not in self._got:
+            self._got[eid] = self.s.get(Entity, eid)
+        return self._got[eid]
+
+
 def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | None,
                  names=None, extractor=None, recipients: Sequence[tuple[int, str]] = (),
-                 repeating: list | None = None) -> None:
+                 repeating: list | None = None, entities: EntityCache | None = None) -> None:
     """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
     about its writer, their relatives and named people (core/extraction/personal_facts.py).
 
@@ -529,7 +563,8 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
         else:
             write_fact(s, draft)
 
-    speaker = s.get(Entity, sender_id) if sender_id else None
+    entities = entities or EntityCache(s)
+    speaker = entities.get(sender_id)
     if rec.text and rec.kind != "photo":
         candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))
@@ -537,7 +572,7 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
     if sender_id and recipients and rec.kind in ("email", "chat"):
         # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.
         for rid in dict.fromkeys(eid for eid, _ in recipients):
-            other = s.get(Entity, rid)
+            other = entities.get(rid)
             if other is None or other.id == sender_id or other.kind != "person":
                 continue
             later(FactDraft(

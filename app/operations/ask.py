@@ -66,6 +66,7 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
     if not question:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
+    c.refresh()  # pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
     # the owner's "I" as their name: records, gists and facts are embedded in the third person
     qv = c.encoder.encode([owner_view(c, question)])[0]
     similar: set[tuple[str, int]] = set()

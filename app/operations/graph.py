@@ -199,6 +199,7 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
     query = (query or "").strip()
     if not query:
         raise ValueError("search needs a query")
+    c.refresh()  # pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
     qv = c.encoder.encode([query])[0]
     where = {"domain": domain} if domain else None
     hits: list[SearchHit] = []

@@ -51,7 +51,8 @@ def vector_text(rec: Record) -> str:
     return pipeline.vector_text(rec.sender.name if rec.sender is not None else None, rec.subject, rec.text)
 
 
-def _store_batch(c: Container, path: Path, file_hash: str, kind: str, batch: list[tuple[Record, object]]):
+def _store_batch(c: Container, path: Path, file_hash: str, kind: str, batch: list[tuple[Record, object]],
+                 defer: bool = False):
     """Writer-thread work for one batch: the rows stage (one transaction), then the post-commit stages.
 
     Returns:
@@ -61,7 +62,9 @@ def _store_batch(c: Container, path: Path, file_hash: str, kind: str, batch: lis
     except BaseException:
         c.names.invalidate()  # the name index may hold entities of the rolled-back transaction
         raise
-    warnings = pipeline.after_rows(c, out.added, out.vectors) if out.added else []
+    warnings = pipeline.after_rows(c, out.added, out.vectors) if out.added and not defer else []
+    if out.added:
+        c.lock.touch()  # readers in other processes (the window) pick up the new batch
     return len(out.added), out.skipped, warnings
 
 
@@ -84,7 +87,8 @@ def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
 
 
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
-                 batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None]) -> None:
+                 batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
+                 defer: bool = False) -> None:
     """Stream one file's items in batches: dedupe by hash, encode the new ones once, hand each batch to
     the writer and read the next one meanwhile (at most one batch waiting on the writer)."""
     try:
@@ -114,10 +118,11 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         if not fresh:
             tick(str(path))
             return
-        vecs = c.encoder.encode([vector_text(r) for r in fresh])  # each text encoded once (issue #10)
+        # each text encoded once (issue #10); deferred imports leave it to the vectors stage
+        vecs = [None] * len(fresh) if defer else c.encoder.encode([vector_text(r) for r in fresh])
         while inflight:  # the previous batch must be stored before this one (order, and flat memory)
             collect(inflight.pop(0))
-        inflight.append(c.writer.submit(_store_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs))))
+        inflight.append(c.writer.submit(_store_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs)), defer))
 
     try:
         for item in ing.read(path):
@@ -148,7 +153,7 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
 
 
 def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | None = None,
-           cancel: threading.Event | None = None) -> IngestReport:
+           cancel: threading.Event | None = None, defer: bool = False) -> IngestReport:
     """Ingest files and folders.
 
     Args:
@@ -156,6 +161,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         paths: files and/or folders (folders are walked recursively; hidden files skipped).
         progress: called after each batch and each file with an :class:`IngestProgress`.
         cancel: when set, the import stops after the current batch; what was written stays.
+        defer: store the records (rows, people, facts, full-text search) and leave the stages that need
+            the text encoder (vectors, memory, ledger) for later: the next import or ``kith doctor
+            --repair`` completes them.  Keyword search finds deferred records at once.
 
     Returns:
         :class:`IngestReport` — files read, records added, records skipped (already known),
@@ -177,8 +185,12 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
             progress(IngestProgress(report.files, len(files), current, report.records_added,
                                     report.records_skipped, len(report.errors)))
 
-    with c.lock.hold():
-        _ingest_held(c, files, report, batch_size, pool, cancel, tick)
+    lk = c.lock
+    before = (lk.holds, lk.waited_s, lk.overhead_s)
+    with lk.hold():
+        _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer)
+    report.lock = {"holds": lk.holds - before[0], "waited_s": round(lk.waited_s - before[1], 3),
+                   "overhead_s": round(lk.overhead_s - before[2], 4)}
     stats = getattr(c.fact_extractor, "stats", None)
     if stats is not None:
         report.extraction_fallbacks = stats.fallbacks - fallbacks_before
@@ -187,12 +199,13 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
 
 
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,
-                 cancel: threading.Event | None, tick: Callable[[str], None]) -> None:
+                 cancel: threading.Event | None, tick: Callable[[str], None], defer: bool = False) -> None:
     """The import, under the writer lock: first what earlier imports left undone, then each file."""
-    done = pipeline.complete_pending(c, cancel=cancel)
-    report.resumed = sum(done.done.values())
-    report.errors += [IngestError(str(c.settings.home), f"could not complete earlier imports: {e}", "resume")
-                      for e in done.errors]
+    if not defer:
+        done = pipeline.complete_pending(c, cancel=cancel)
+        report.resumed = sum(done.done.values())
+        report.errors += [IngestError(str(c.settings.home), f"could not complete earlier imports: {e}", "resume")
+                          for e in done.errors]
     for path in files:
         if cancel is not None and cancel.is_set():
             report.cancelled = True
@@ -207,13 +220,13 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
         if ing is None and not file_errors:
             file_errors.append(IngestError(str(path), unsupported_reason(path)))
         elif ing is not None:
-            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick)
+            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer)
         report.errors += file_errors
         _quarantine(c, file_errors)
         report.files += 1
         if report.cancelled:
             break
-    if report.records_added:
+    if report.records_added and not defer:
         try:
             c.writer.run(pipeline.events_stage, c)
         except Exception as exc:

@@ -50,12 +50,15 @@ class IngestReport:
     records_filtered: int = 0  # Gmail spam / trash / promotions, left out on purpose (seed 002)
     extraction_fallbacks: int = 0  # LLM extraction answers that failed the schema twice (deterministic used)
     resumed: int = 0  # stage completions of records an earlier (crashed, failed or cancelled) import left undone
+    lock: dict = field(default_factory=dict)  # the writer lock: holds, seconds waited for others, own overhead (s)
 
     def to_json(self) -> dict:
         d = {"files": self.files, "records_added": self.records_added,
              "records_skipped": self.records_skipped, "errors": [e.to_json() for e in self.errors]}
         if self.resumed:
             d["resumed"] = self.resumed
+        if self.lock:
+            d["lock"] = self.lock
         if self.records_filtered:
             d["records_filtered"] = self.records_filtered
         if self.extraction_fallbacks:

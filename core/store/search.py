@@ -52,6 +52,13 @@ def index_record(conn: Connection, record_id: int, subject: str, body: str, peop
                  {"id": record_id, "s": subject, "b": body, "p": people})
 
 
+def index_records(conn: Connection, rows: Sequence[dict]) -> None:
+    """Add new records' full-text rows in one statement: ``rows`` of ``{"id", "s" (subject), "b" (body),
+    "p" (people)}``; the ids must not be indexed yet (use :func:`index_record` to replace one)."""
+    if rows:
+        conn.execute(text("INSERT INTO record_fts(rowid, subject, body, people) VALUES (:id, :s, :b, :p)"), list(rows))
+
+
 def delete_records(conn: Connection, record_ids: Sequence[int]) -> int:
     """Remove records' full-text rows; returns how many rows were removed."""
     removed = 0

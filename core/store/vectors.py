@@ -87,10 +87,13 @@ class VectorStore:
     """
 
     def __init__(self, path: Path, encode: EncodeFn | None = None, writable: bool = True):
+        import threading
+
         self.path = Path(path)
         self._ef = embedding_function(encode)
         self.client = None
         self._collections: dict[str, Any] = {}
+        self._lock = threading.RLock()  # a reopen never closes the client under another thread's query
         if writable or self.path.exists():
             self._open(create=writable)
 
@@ -113,13 +116,14 @@ class VectorStore:
 
     def close(self) -> None:
         """Release Chroma's files and in-memory indexes (the folder stays)."""
-        self._collections.clear()
-        client, self.client = self.client, None
-        if client is not None:
-            try:
-                client.close()
-            except Exception:  # a client whose folder vanished cannot close cleanly; it is dropped anyway
-                pass
+        with self._lock:
+            self._collections.clear()
+            client, self.client = self.client, None
+            if client is not None:
+                try:
+                    client.close()
+                except Exception:  # a client whose folder vanished cannot close cleanly; it is dropped anyway
+                    pass
 
     def reopen(self) -> None:
         """Drop the in-memory HNSW graphs and reopen from disk (after another process wrote, or a failure)."""
@@ -149,83 +153,91 @@ class VectorStore:
     # -- collections ----------------------------------------------------------------------
     def collection(self, name: str, create: bool = True):
         """The named collection (cosine space), created on first use when ``create``; else None if absent."""
-        col = self._collections.get(name)
-        if col is not None:
-            return col
-        client = self._open(create)
-        if client is None:
-            return None
-        if create:
-            col = client.get_or_create_collection(
-                name=name, embedding_function=self._ef, configuration={"hnsw": {"space": "cosine"}})
-        else:
-            try:
-                col = client.get_collection(name=name, embedding_function=self._ef)
-            except Exception:  # chromadb.errors.NotFoundError: nothing written yet
+        with self._lock:
+            col = self._collections.get(name)
+            if col is not None:
+                return col
+            client = self._open(create)
+            if client is None:
                 return None
-        self._collections[name] = col
-        return col
+            if create:
+                col = client.get_or_create_collection(
+                    name=name, embedding_function=self._ef, configuration={"hnsw": {"space": "cosine"}})
+            else:
+                try:
+                    col = client.get_collection(name=name, embedding_function=self._ef)
+                except Exception:  # chromadb.errors.NotFoundError: nothing written yet
+                    return None
+            self._collections[name] = col
+            return col
 
     def upsert(self, name: str, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict] | None = None) -> None:
         """Write ``vectors`` (float32, shape (len(ids), 384)) under ``ids``."""
-        if not len(ids):
-            return
-        self.collection(name).upsert(ids=list(ids), embeddings=np.asarray(vectors, dtype=np.float32),
-                                     metadatas=list(metadatas) if metadatas else None)
+        with self._lock:
+            if not len(ids):
+                return
+            self.collection(name).upsert(ids=list(ids), embeddings=np.asarray(vectors, dtype=np.float32),
+                                         metadatas=list(metadatas) if metadatas else None)
 
     def query(self, name: str, vector: np.ndarray, k: int, where: dict | None = None) -> list[tuple[str, float]]:
         """Nearest ``k`` ids to ``vector`` (float32 (384,)), as (id, cosine distance) best first."""
-        col = self.collection(name, create=False)
-        if col is None:
-            return []
-        n = col.count()
-        if n == 0:
-            return []
-        res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, n), where=where,
-                        include=["distances"])
-        return list(zip(res["ids"][0], res["distances"][0]))
+        with self._lock:
+            col = self.collection(name, create=False)
+            if col is None:
+                return []
+            n = col.count()
+            if n == 0:
+                return []
+            res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=min(k, n), where=where,
+                            include=["distances"])
+            return list(zip(res["ids"][0], res["distances"][0]))
 
     def get_vectors(self, name: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of those ``ids`` that exist: id → float32 (384,)."""
-        col = self.collection(name, create=False)
-        if col is None or not len(ids):
-            return {}
-        out: dict[str, np.ndarray] = {}
-        for i in range(0, len(ids), 1000):
-            res = col.get(ids=list(ids[i:i + 1000]), include=["embeddings"])
-            for vid, emb in zip(res["ids"], res["embeddings"]):
-                out[vid] = np.asarray(emb, dtype=np.float32)
-        return out
+        with self._lock:
+            col = self.collection(name, create=False)
+            if col is None or not len(ids):
+                return {}
+            out: dict[str, np.ndarray] = {}
+            for i in range(0, len(ids), 1000):
+                res = col.get(ids=list(ids[i:i + 1000]), include=["embeddings"])
+                for vid, emb in zip(res["ids"], res["embeddings"]):
+                    out[vid] = np.asarray(emb, dtype=np.float32)
+            return out
 
     def ids(self, name: str, page: int = 5000) -> set[str]:
         """Every id in the collection (paged; empty when it does not exist)."""
-        col = self.collection(name, create=False)
-        if col is None:
-            return set()
-        out: set[str] = set()
-        offset = 0
-        while True:
-            got = col.get(include=[], limit=page, offset=offset)["ids"]
-            out.update(got)
-            if len(got) < page:
-                return out
-            offset += page
+        with self._lock:
+            col = self.collection(name, create=False)
+            if col is None:
+                return set()
+            out: set[str] = set()
+            offset = 0
+            while True:
+                got = col.get(include=[], limit=page, offset=offset)["ids"]
+                out.update(got)
+                if len(got) < page:
+                    return out
+                offset += page
 
     def delete(self, name: str, ids: Sequence[str]) -> int:
         """Delete ``ids`` from the collection; returns how many of them were there."""
-        if not len(ids):
-            return 0
-        col = self.collection(name, create=False)
-        if col is None:
-            return 0
-        present: list[str] = []
-        for i in range(0, len(ids), 1000):
-            present += col.get(ids=list(ids[i:i + 1000]), include=[])["ids"]
-        for i in range(0, len(present), 1000):
-            col.delete(ids=present[i:i + 1000])
-        return len(present)
+        with self._lock:
+            if not len(ids):
+                return 0
+            col = self.collection(name, create=False)
+            if col is None:
+                return 0
+            present: list[str] = []
+            for i in range(0, len(ids), 1000):
+                present += col.get(ids=list(ids[i:i + 1000]), include=[])["ids"]
+            for i in range(0, len(present), 1000):
+                col.delete(ids=present[i:i + 1000])
+            return len(present)
 
     def count(self, name: str) -> int:
         """How many vectors the collection holds (0 when it does not exist)."""
-        col = self.collection(name, create=False)
-        return 0 if col is None else col.count()
+        with self._lock:
+            col = self.collection(name, create=False)
+            return 0 if col is None else col.count()
+
