@@ -228,6 +228,24 @@ def extra_ddl() -> list[str]:
     ]
 
 
+def _up_to_date(conn, exists: set[str]) -> bool:
+    """Whether every table, index, column and trigger :func:`ensure` would create is already there as it
+    would create it."""
+    for tb in TABLES:
+        if tb.name not in exists or any(ix.name not in exists for ix in tb.indexes):
+            return False
+    if "observation_fts" not in exists:
+        return False
+    if "src" not in {r[1] for r in conn.execute("PRAGMA table_info(signal)")}:
+        return False
+    triggers = {name: sql for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger'")}
+    if "signal_agg_ins" in triggers or "signal_agg_promote" in triggers:
+        return False
+    want = [d for d in extra_ddl() if d.startswith("CREATE TRIGGER")]
+    have = {" ".join((sql or "").split()) for sql in triggers.values()}
+    return all(" ".join(d.split()) in have for d in want)
+
+
 def ensure(conn) -> None:
     """Create the personal tables, indexes and triggers on a sqlite3 connection (idempotent).
 
@@ -238,6 +256,8 @@ def ensure(conn) -> None:
     from sqlalchemy.schema import CreateIndex, CreateTable
 
     exists = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','index')")}
+    if _up_to_date(conn, exists):
+        return  # opening for a read writes nothing (issue #10: reads never write, nor wait for the writer)
     engine = create_engine("sqlite://")
     conn.execute("BEGIN IMMEDIATE")
     try:
