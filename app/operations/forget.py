@@ -444,8 +444,8 @@ def _report(c: Container, op_id: int) -> ForgetReport:
         if op is None:
             raise NotFound(f"no forget #{op_id} (see `kith forgotten`)")
         ent = op.plan.get("scope", {}).get("target", {}).get("ref") if op.target_kind == "entity" else None
-        return ForgetReport(op.id, op.label, op.state, dict(op.counts), clock.ensure_utc(op.expires_at),
-                            op.counts.get("purged") if op.state == "purged" else None,
+        return ForgetReport(op.id, op.label, op.state, {k: v for k, v in op.counts.items() if k != "purged"},
+                            clock.ensure_utc(op.expires_at), op.counts.get("purged"),
                             int(ent) if ent is not None else None)
 
 
@@ -603,12 +603,14 @@ def _finish_purge_on_writer(c: Container) -> dict:
     kept = {name: c.vectors.rebuild(name) for name in (RECORDS, FACTS)}
     segments = c.vectors.drop_orphan_segments()
     c.vectors.vacuum()
+    _vacuum(c)  # before the ops are marked done: a crash here leaves them "purging", so resume_pending vacuums again
     with c.db.session() as s:
         for op in s.exec(select(ForgetOp).where(ForgetOp.state == "purging")).all():
             op.state = "purged"
             op.purged_at = clock.now()
             s.add(op)
-    _vacuum(c)
+    with c.db.engine.connect() as conn:  # that last write (counts only) out of the WAL as well
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     _refresh_caches(c, None)
     return {"signature_rows_dropped": dropped, "vectors_kept": kept, "chroma_segments_removed": segments}
 
@@ -670,14 +672,12 @@ def list_forgotten(c: Container, include_done: bool = False) -> list[ForgottenIt
 def resume_pending(c: Container) -> list[int]:
     """Finish every forget a crash interrupted: a hide whose derived indexes were not done, a restore,
     a purge whose files were not compacted/rebuilt/vacuumed; and a half-done Chroma rebuild.
-    ``kith doctor`` and start-up call it.  Returns the forget ids it completed."""
-    from core.store.collections import FACTS, RECORDS
-
+    ``kith doctor`` and start-up call it (cheap when nothing is pending: one query).  Returns the forget
+    ids it completed."""
     from core.memory.forget import finish_compaction
 
-    svc = _memory(c)
-
     def compaction():
+        svc = _memory(c)
         with svc._lock:
             return finish_compaction(svc.mem)
     folder = c.settings.home / "memory"
@@ -693,10 +693,6 @@ def resume_pending(c: Container) -> list[int]:
         elif state == "restoring":
             c.writer.run(_finish_restore, c, op_id)
         done.append(op_id)
-    names = c.vectors._names()
-    for name in (RECORDS, FACTS):
-        if f"{name}-rebuild" in names:
-            c.writer.run(c.vectors.rebuild, name)
-    if any(st == "purging" for _, st in ops):
+    if any(st == "purging" for _, st in ops):  # (its Chroma rebuild finishes a half-done one: NAME-rebuild)
         c.writer.run(_finish_purge_on_writer, c)
     return done

@@ -33,6 +33,17 @@ from core.store.forgetting import (Scope, Target, chunks, marks, now_text, put_b
 
 STORE = "graph"
 
+COVERS = {
+    "entity": "*", "alias": "*",              # the forgotten entities: tombstoned, deleted at purge
+    "record": "*",                            # removed, or kept with subject/text/thread/attrs redacted
+    "recordentity": "*", "evidence": "*",     # unlinked (evidence excerpts of what stays: redacted)
+    "fact": "*", "factentity": "*",           # removed (subject, object, statement naming them, no evidence left)
+    "mergecandidate": "*",                    # removed, or reason/detail redacted
+    "source": "*", "quarantineitem": "*",     # a source target removes them; paths and reasons redacted
+    "auditevent": "*",                        # target/detail redacted; the forget's own keeps counts and a hash
+}
+"""Tables (and their text columns, ``"*"`` = all) this store's plan covers (the schema-walking test)."""
+
 
 def _ids(conn, sql: str, params=()) -> list[int]:
     return [int(r[0]) for r in conn.execute(sql, tuple(params)).fetchall()]

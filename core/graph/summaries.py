@@ -191,6 +191,7 @@ def refresh_map(s: Session, limit: int = 200) -> list[dict]:
 # ---- forget (issue 11): summaries that name a forgotten entity or rest on removed facts --------------
 
 STORE = "summaries"
+COVERS = {"summary": "*"}  # removed, or regenerated from the remaining facts
 
 
 def forget_selection(conn, sc, red) -> tuple[list[int], list[int]]:

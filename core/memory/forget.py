@@ -40,6 +40,17 @@ from core.store.forgetting import (chunks, decode, marks, now_text, put_back, st
 
 STORE = "memory"
 
+COVERS = {
+    "episode": "*", "episodetriple": "*", "conceptposting": "*", "atomevidence": "*",  # removed or redacted
+    "concept": "*",                                      # named after a forgotten entity: withdrawn, deleted
+    "semanticatom": "*", "belief": "*", "beliefrevision": "*",  # withdrawn/recomputed; revisions redacted
+    "learningevent": "*", "attentiontrace": "*",         # rewritten to counts and a hash
+    "procedure": "*", "executiontrace": "*", "goal": "*",  # tombstoned or redacted
+    "selfvectorsnapshot": "*",                           # corrected by subtraction (bits only, no text)
+    "tombstone": "*",                                    # unlearn's marks of purged episodes deleted
+}
+"""Tables (``"*"`` = every text column) this store's plan covers (the schema-walking test)."""
+
 
 def _sha(value) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
@@ -168,14 +179,16 @@ def select_rows(conn, sc, red) -> Selection:
     trace_ids = {r[0] for r in _mention_rows(conn, red, "attentiontrace", ["query", "detail"], json_cols=("detail",))}
     if eps:
         for tid, detail in conn.execute("SELECT id, detail FROM attentiontrace").fetchall():
-            if any(m.get("episode") in eps for m in _loads(detail).get("matches", []) if isinstance(m, dict)):
+            found = _loads(detail).get("matches")
+            if isinstance(found, list) and any(isinstance(m, dict) and m.get("episode") in eps for m in found):
                 trace_ids.add(tid)
     for tid in sorted(trace_ids):
         query, detail = conn.execute("SELECT query, detail FROM attentiontrace WHERE id = ?", (tid,)).fetchone()
         d = _loads(detail)
+        found = d.get("matches")
         sel.traces[tid] = {"query": f"[forgotten query {_sha(query)}]",
                            "detail": json.dumps({"redacted": True, "sha256": _sha(d),
-                                                 "matches": len(d.get("matches", []) or [])})}
+                                                 "matches": len(found) if isinstance(found, list) else found})}
     # procedures, execution notes, goals, belief revisions
     sel.procedures = [r[0] for r in _mention_rows(conn, red, "procedure", ["name", "description", "trigger", "steps"],
                                                   extra="AND tombstoned_at IS NULL", json_cols=("steps",))]

@@ -22,6 +22,11 @@ from core.store.forgetting import (chunks, decode, encode, marks, put_back, stas
 
 STORE = "personal"
 
+COVERS = {t: "*" for t in ("message", "observation", "observation_fts", "observation_fts_content", "observation_fts_data",
+                           "observation_fts_idx", "observation_fts_docsize", "conversation_session", "person_profile",
+                           "preference_vector", "person_pattern", "signal", "session_signal", "signal_agg", "signal_wm")}
+"""The person's rows removed; others' messages, observations, conversation names and profiles redacted."""
+
 PERSON_TABLES = (("message", "person_id"), ("observation", "person_id"), ("preference_vector", "person_id"),
                  ("person_pattern", "person_id"), ("person_profile", "person_id"),
                  ("conversation_session", "person_id"))

@@ -95,6 +95,8 @@ def rrf(rankings: Iterable[Sequence[Hashable]], k: int = RRF_K) -> list[tuple[Ha
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
 
 STORE = "search"
+COVERS = {t: "*" for t in ("record_fts", "record_fts_content", "record_fts_data", "record_fts_idx", "record_fts_docsize")}
+"""FTS5 rows removed or re-indexed; the shadow tables keep deleted terms until :func:`optimize` (purge)."""
 
 
 def forget_plan(conn, sc) -> dict[str, int]:
