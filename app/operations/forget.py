@@ -432,9 +432,10 @@ def forget(c: Container, target, purge: bool = False, mentions: str = "redact") 
     """
     t = resolve_target(c, target)
     op_id = c.writer.run(_hide_on_writer, c, t, mentions)
+    label = _report(c, op_id).label  # the purge clears it from the data folder; the caller may still show it
     purged = purge_ops(c, [op_id]) if purge else None
     rep = _report(c, op_id)
-    rep.purged = purged
+    rep.purged, rep.label = purged, label
     return rep
 
 

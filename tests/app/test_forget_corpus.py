@@ -134,8 +134,8 @@ def their_bytes(c, name: str) -> dict[str, bytes]:
     log.close()
     mem = service(c).mem
     for i, (r, g) in enumerate(rows):
-        out[f"signature {i}"] = mem.structured.get(r).tobytes()
-        out[f"gist {i}"] = mem.gists.get(g).tobytes()
+        out[f"{name} signature {i}"] = mem.structured.get(r).tobytes()
+        out[f"{name} gist {i}"] = mem.gists.get(g).tobytes()
     assert rids and rows, f"{name} has no messages in the corpus import"
     return out
 
