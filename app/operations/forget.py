@@ -355,16 +355,12 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
     return op_id
 
 
-def _vector_text(sender: str | None, subject: str | None, text: str | None) -> str:
-    from core.extraction.text import speaker_view
-
-    return speaker_view(sender, "\n".join(p for p in (subject, (text or "")[:4000]) if p))
-
-
 def _finish_hide(c: Container, op_id: int) -> None:
     """The derived indexes of a committed hide (idempotent, so a crash resumes here): Chroma vectors
-    out and redacted records re-embedded, redacted episodes re-signed, redacted messages re-embedded."""
-    from app.memory import gist_inputs
+    out and redacted records re-embedded, redacted episodes re-signed (their gist from the new vector,
+    ``app.memory.gist_vectors``), redacted messages re-embedded."""
+    from app.memory import gist_vectors
+    from app.pipeline import vector_text
     from core.memory import forget as memory
     from core.personal import forget as personal
     from core.store import vectors
@@ -377,20 +373,24 @@ def _finish_hide(c: Container, op_id: int) -> None:
         recs = list(s.exec(select(Record).where(Record.id.in_(sc.redact_records))).all()) if sc.redact_records else []
         senders = {e.id: e.canonical_name for e in s.exec(select(Entity).where(
             Entity.id.in_([r.sender_entity_id for r in recs if r.sender_entity_id]))).all()} if recs else {}
-        texts = {r.id: _vector_text(senders.get(r.sender_entity_id), r.subject, r.text) for r in recs}
+        texts = {r.id: vector_text(senders.get(r.sender_entity_id), r.subject, r.text) for r in recs}
         eps = list(s.exec(select(Episode).where(Episode.id.in_(sc.redact_episodes))).all()) if sc.redact_episodes else []
-        by_rec = {r.id: r for r in recs}
-        gin = gist_inputs(s, [by_rec[e.record_id] for e in eps if e.record_id in by_rec])
     reembedded = {}
     if texts:
         ids = sorted(texts)
         reembedded = dict(zip(ids, np.asarray(c.encoder.encode([texts[i] for i in ids]), dtype=np.float32)))
     vectors.forget_hide(c.vectors, sc, reembedded)
+    by_rec = {r.id: r for r in recs}
+    _names, gists = gist_vectors(c, [by_rec[e.record_id] for e in eps if e.record_id in by_rec], reembedded)
+    loose = [e for e in eps if e.record_id not in by_rec]  # things the owner told Kith in chat
+    loose_vecs = dict(zip([e.id for e in loose], c.encoder.encode([e.text for e in loose]))) if loose else {}
     items = {}
-    if eps:
-        gist_texts = [gin[e.record_id][1] if e.record_id in gin else e.text for e in eps]
-        embs = c.encoder.encode(gist_texts)
-        items = {e.id: (gin[e.record_id][0] if e.record_id in gin else None, v) for e, v in zip(eps, embs)}
+    for e in eps:
+        if e.record_id in by_rec:
+            r = by_rec[e.record_id]
+            items[e.id] = (senders.get(r.sender_entity_id), gists[r.id])
+        else:
+            items[e.id] = (None, loose_vecs[e.id])
     with c.db.session() as s:
         with svc._lock:
             memory.reindex(s, svc.mem, op_id, sc, items)

@@ -541,10 +541,14 @@ def compact(mem: EpisodicMemory) -> int:
             conn.execute(sql("DELETE FROM _rowmap"))
             conn.connection.driver_connection.executemany(
                 "INSERT INTO _rowmap(old, new) VALUES (?, ?)", [(int(o), int(v)) for o, v in enumerate(mapping.tolist())])
-            conn.execute(sql("UPDATE episode SET signature_row = (SELECT CASE WHEN new < 0 THEN NULL ELSE new END "
-                             "FROM _rowmap WHERE old = episode.signature_row), gist_row = (SELECT CASE WHEN new < 0 "
-                             "THEN NULL ELSE new END FROM _rowmap WHERE old = episode.signature_row) "
-                             "WHERE signature_row IS NOT NULL"))
+            # rows are unique per episode: drop the dead ones, move the rest through negative numbers, flip back
+            conn.execute(sql("UPDATE episode SET signature_row = NULL, gist_row = NULL WHERE signature_row IN "
+                             "(SELECT old FROM _rowmap WHERE new < 0)"))
+            conn.execute(sql("UPDATE episode SET signature_row = -1 - (SELECT new FROM _rowmap WHERE old = "
+                             "episode.signature_row), gist_row = -1 - (SELECT new FROM _rowmap WHERE old = "
+                             "episode.signature_row) WHERE signature_row IS NOT NULL"))
+            conn.execute(sql("UPDATE episode SET signature_row = -1 - signature_row, gist_row = -1 - gist_row "
+                             "WHERE signature_row < 0"))
             conn.execute(sql("DROP TABLE _rowmap"))
             s.add(SignatureCompaction(rows_before=n, rows_after=keep))
             from core.memory.events import log_event

@@ -87,6 +87,7 @@ NO_PERSONAL_TEXT = {
     "observation_fts_config": "FTS5's own settings (version, tokenizer options)",
     "cohort": "predicate-defined groups (e.g. relationship = family): names a kind of person, never one",
     "signaturecompaction": "row counts of a compaction in progress",
+    "storemeta": "Kith's own bookkeeping (e.g. the vector store's random id)",
     "sqlite_stat1": "SQLite's planner statistics (table and index names, row counts)",
     "sqlite_sequence": "SQLite's autoincrement counters",
 }
