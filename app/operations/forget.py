@@ -253,8 +253,14 @@ def _memory(c):
 
 
 def _ledger(c):
-    svc = getattr(c, "_personal_service", None)
-    return svc.ledger if svc is not None else None
+    """The personalization ledger (for refolding cohort aggregates); None when it cannot open."""
+    try:
+        from app.personal import personal_service
+
+        return personal_service(c).ledger
+    except Exception:  # the forget must not fail for want of the ledger's fold: reads rescan the rows
+        log.exception("personalization ledger unavailable during forget")
+        return None
 
 
 def _recovery_days(c) -> int:
@@ -329,6 +335,7 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
     from core.store.schema import AuditEvent
 
     svc = _memory(c)
+    ledger = _ledger(c)  # opened before the transaction (it has its own connection)
     now = clock.now()
     with c.db.session() as s:
         sc, red, remove, regen, msel = _select(c, s, t, mentions)
@@ -344,7 +351,7 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
         counts["search"] = search.forget_apply(conn, op.id, sc, red)
         with svc._lock:
             counts["memory"] = memory.apply(s, svc.mem, op.id, sc, red, now, selection=msel)
-        counts["personal"] = personal.apply(conn, op.id, sc, red, _ledger(c))
+        counts["personal"] = personal.apply(conn, op.id, sc, red, ledger)
         counts["summaries"] = summaries.forget_apply(s, op.id, sc, red, remove, regen)
         op.counts = {k: counts[k] for k in STORES}
         s.add(op)
@@ -410,9 +417,9 @@ def _refresh_caches(c: Container, sc: Scope | None = None) -> None:
     svc.mem.reload()
     svc._lexicon = None
     svc.sensory.clear()  # raw text of the last minute: it may name what was forgotten
-    ledger = _ledger(c)
-    if ledger is not None and getattr(ledger, "cohorts", None) is not None:
-        ledger.cohorts.invalidate()
+    svc_p = getattr(c, "_personal_service", None)
+    if svc_p is not None and getattr(svc_p.ledger, "cohorts", None) is not None:
+        svc_p.ledger.cohorts.invalidate()
 
 
 def forget(c: Container, target, purge: bool = False, mentions: str = "redact") -> ForgetReport:

@@ -262,28 +262,28 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
             if left == 0 and live and live[0]:
                 facts.add(fid)
 
-    # Orphans: entities whose every record link is to a removed record and with no fact left elsewhere;
-    # and the relatives Kith named after a forgotten person ("Steve's mother").
+    # Orphans: entities left with nothing — every record link to a removed record, every fact removed
+    # (a person known only as the recipient of forgotten mail, the street a forgotten person lived on,
+    # a photo trip whose photos went); and the relatives Kith named after a forgotten person.
     orphans: set[int] = set(relatives) if target.kind == "entity" else set()
-    if records:
-        cand = set(_in(conn, "SELECT entity_id FROM recordentity WHERE record_id", records)) - set(sc.entities)
-        for eid in sorted(cand):
-            if eid == me:
-                continue
-            e = conn.execute("SELECT tombstoned_at IS NULL FROM entity WHERE id = ?", (eid,)).fetchone()
-            if not e or not e[0]:
-                continue
-            outside = [r for (r,) in conn.execute("SELECT record_id FROM recordentity WHERE entity_id = ?", (eid,))
-                       if r not in records]
-            if outside:
-                continue
-            other_facts = [f for (f,) in conn.execute(
+    cand = set(_in(conn, "SELECT entity_id FROM recordentity WHERE record_id", records)) if records else set()
+    if facts:
+        cand |= set(_in(conn, "SELECT entity_id FROM factentity WHERE fact_id", facts))
+        cand |= set(_in(conn, "SELECT subject_entity_id FROM fact WHERE id", facts))
+    for eid in sorted(cand - set(sc.entities) - orphans):
+        if eid == me:
+            continue
+        e = conn.execute("SELECT tombstoned_at IS NULL FROM entity WHERE id = ?", (eid,)).fetchone()
+        if not e or not e[0]:
+            continue
+        if any(r not in records for (r,) in conn.execute("SELECT record_id FROM recordentity WHERE entity_id = ?",
+                                                          (eid,))):
+            continue
+        if any(f not in facts for (f,) in conn.execute(
                 "SELECT f.id FROM fact f WHERE f.tombstoned_at IS NULL AND (f.subject_entity_id = ? OR f.id IN "
-                "(SELECT fact_id FROM factentity WHERE entity_id = ?))", (eid, eid)) if f not in facts]
-            kept = [f for f in other_facts if any(r not in records for (r,) in conn.execute(
-                "SELECT record_id FROM evidence WHERE fact_id = ?", (f,)))]
-            if not kept:
-                orphans.add(eid)
+                "(SELECT fact_id FROM factentity WHERE entity_id = ?))", (eid, eid))):
+            continue  # a fact about it stays (its evidence is elsewhere, or the owner said it in chat)
+        orphans.add(eid)
     sc.orphans = sorted(orphans)
     if orphans:
         facts |= set(_in(conn, "SELECT id FROM fact WHERE tombstoned_at IS NULL AND subject_entity_id", orphans))

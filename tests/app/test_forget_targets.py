@@ -206,3 +206,19 @@ def test_a_compaction_cut_short_is_completed_on_open(container, mail):
             if e.id in sigs:
                 assert reopened.structured.get(e.signature_row).tobytes() == sigs[e.id]
     assert bob_row is not None
+
+
+def test_what_only_she_was_evidence_for_goes_with_her_and_comes_back_with_her(container, tmp_path):
+    box = write_mbox(tmp_path / "lena.mbox", [
+        ("Lena Fischer <lena@example.com>", "Moving",
+         "I moved to Tromsø last month. I work at Quillfeather Press now. My sister Anna Fischer says hi."),
+        ("Omar Haddad <omar@example.com>", "Lunch", "Lunch on Friday with the team?")])
+    ingest(container, [box])
+    before = names(container)
+    assert {"Tromsø", "Quillfeather Press", "Anna Fischer", "Omar Haddad"} <= before
+    plan = plan_forget(container, "Lena Fischer")
+    assert plan.counts["graph"]["entities"] == 4  # Lena, and the place, employer and sister only she named
+    rep = forget(container, "Lena Fischer")
+    assert names(container) == before - {"Lena Fischer", "Tromsø", "Quillfeather Press", "Anna Fischer"}
+    restore(container, rep.forget_id)
+    assert names(container) == before
