@@ -1,6 +1,6 @@
 """`kith` — the command line (click).
 
-Commands: ingest, entities, ask, forget, gui.  Every command that reports
+Commands: ingest, entities, ask, forget, restore, forgotten, purge, gui, ….  Every command that reports
 takes ``--json``.  Errors print one clear line and exit 1 (2 for usage).
 """
 from __future__ import annotations
@@ -130,32 +130,146 @@ def ask(question: str, k: int | None, as_json: bool) -> None:
         click.echo(f"{i}. [{r.score:.4f}] {r.when or 'time unknown'} — {r.source}\n   {first}")
 
 
-@main.command()
-@click.argument("ref")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def forget(ref: str, yes: bool, as_json: bool) -> None:
-    """Forget the entity REF (an id or a name) and everything only it is evidence for."""
-    from app.operations.forget import forget as run, preview_forget
+def _forget_target(ref, source, record_id, fact_id, start, end):
+    from core.store.forgetting import Target
 
+    given = [x for x in (ref, source, record_id, fact_id, start or end) if x not in (None, "")]
+    if len(given) != 1:
+        _fail("say what to forget: a name or id, or one of --source PATH, --record ID, --fact ID, --from/--to DATE")
+    if source:
+        return Target.source(source)
+    if record_id is not None:
+        return Target.record(record_id)
+    if fact_id is not None:
+        return Target.fact(fact_id)
+    if start or end:
+        if not (start and end):
+            _fail("a time range needs both --from and --to")
+        return Target.range(_parse_when(start), _parse_when(end))
+    return ref
+
+
+@main.command()
+@click.argument("ref", required=False)
+@click.option("--source", type=click.Path(), default=None, help="Forget everything imported from this file.")
+@click.option("--record", "record_id", type=int, default=None, help="Forget one record (a message, photo, memo).")
+@click.option("--fact", "fact_id", type=int, default=None, help="Forget one fact.")
+@click.option("--from", "start", default=None, help="Forget what was sent from this time (ISO 8601, UTC if no zone)…")
+@click.option("--to", "end", default=None, help="…up to (not including) this time.")
+@click.option("--remove-mentions", is_flag=True,
+              help="Also forget other people's messages that mention it (default: they stay, the mention redacted).")
+@click.option("--dry-run", is_flag=True, help="Show what would be forgotten, per store, and change nothing.")
+@click.option("--purge", is_flag=True, help="Erase it from every file now; it cannot be restored.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan or the report as JSON.")
+def forget(ref, source, record_id, fact_id, start, end, remove_mentions, dry_run, purge, yes, as_json) -> None:
+    """Forget REF (a person, place or thing, by id or name) — or a file, a time range, a record, a fact —
+    from every store. It disappears at once and can be restored for 30 days (`kith restore`); then, or
+    with --purge, it is erased from every file."""
+    from app.operations.forget import forget as run, plan_forget
+
+    target = _forget_target(ref, source, record_id, fact_id, start, end)
+    mentions = "remove" if remove_mentions else "redact"
     with _container() as c:
         try:
-            preview = preview_forget(c, ref)
-        except (NotFound, Ambiguous) as exc:
+            plan = plan_forget(c, target, mentions)
+        except (NotFound, Ambiguous, ValueError) as exc:
             _fail(str(exc))
+        if dry_run:
+            if as_json:
+                _emit(plan.to_json())
+            else:
+                click.echo(plan.describe())
+                click.echo("(dry run: nothing was forgotten)")
+            return
         if not yes:
             if not sys.stdin.isatty():
-                _fail(f"{preview.describe()} Re-run with --yes to confirm.")
-            if not click.confirm(preview.describe() + " Continue?", default=False):
+                _fail(f"{plan.describe()}\nRe-run with --yes to confirm.")
+            if not click.confirm(plan.describe() + ("\nErase it now, for good?" if purge else "\nContinue?"),
+                                 default=False):
                 click.echo("Nothing was forgotten.")
                 return
-        report = run(c, preview.entity_id)
+        try:
+            report = run(c, plan.target, purge=purge, mentions=mentions)
+        except (NotFound, ValueError) as exc:
+            _fail(str(exc))
     if as_json:
         _emit(report.to_json())
     else:
-        click.echo(f"Forgot {report.name!r}: {report.sqlite.get('records', 0)} record(s), "
-                   f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), "
-                   f"{sum(report.vectors.values())} vector(s).")
+        click.echo(report.summary())
+
+
+@main.command()
+@click.argument("forget_id", type=int, required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def restore(forget_id: int | None, as_json: bool) -> None:
+    """Undo forget FORGET_ID within its recovery window (without an id: list what can be restored)."""
+    from app.operations.forget import list_forgotten, restore as run
+
+    with _container() as c:
+        if forget_id is None:
+            items = [i for i in list_forgotten(c) if i.restorable]
+            if as_json:
+                _emit({"forgotten": [i.to_json() for i in items]})
+            else:
+                _print_forgotten(items)
+            return
+        try:
+            report = run(c, forget_id)
+        except (NotFound, ValueError) as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit(report.to_json())
+    else:
+        click.echo(f"Restored {report.label} (forget #{report.forget_id}).")
+
+
+def _print_forgotten(items) -> None:
+    if not items:
+        click.echo("Nothing is waiting to be restored.")
+    for i in items:
+        until = f"restorable until {i.expires_at.date().isoformat()}" if i.restorable else i.state
+        click.echo(f"{i.forget_id:>5}  {i.label}  — forgotten {i.created_at.date().isoformat()}, {until}")
+
+
+@main.command()
+@click.option("--all", "show_all", is_flag=True, help="Also list restored and purged forgets.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def forgotten(show_all: bool, as_json: bool) -> None:
+    """What was forgotten: restorable forgets (with --all, restored and purged ones too)."""
+    from app.operations.forget import list_forgotten
+
+    with _container() as c:
+        items = list_forgotten(c, include_done=show_all)
+    if as_json:
+        _emit({"forgotten": [i.to_json() for i in items]})
+    else:
+        _print_forgotten(items)
+
+
+@main.command()
+@click.argument("forget_id", type=int, required=False)
+@click.option("--expired", is_flag=True, help="Erase every forget whose recovery window has passed.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def purge(forget_id: int | None, expired: bool, as_json: bool) -> None:
+    """Erase forget FORGET_ID from every file now (or, with --expired, every forget past its window):
+    rows, signature rows, vectors and free pages. It cannot be restored afterwards."""
+    from app.operations.forget import purge as run, purge_expired
+
+    if (forget_id is None) == (not expired):
+        _fail("say which forget to erase (kith purge ID) or use --expired")
+    with _container() as c:
+        try:
+            result = purge_expired(c) if expired else run(c, forget_id).to_json()
+        except (NotFound, ValueError) as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit(result)
+    elif expired:
+        n = len(result.get("forgets") or {})
+        click.echo(f"Erased {n} expired forget(s)." if n else "Nothing has expired.")
+    else:
+        click.echo(f"Erased {result['label']} from every file.")
 
 
 @main.command()

@@ -46,6 +46,13 @@ def regenerate_summaries(c: Container, generate: Generate | None = None, limit: 
             break
         with c.db.session() as s:
             base = summaries.deterministic_text(s, item)
+        if base is None:  # its subject was forgotten or merged away: the summary goes, never regenerated stale
+
+            def drop(item=item):
+                with c.db.session() as s:
+                    summaries.remove(s, item)
+            c.writer.run(drop)
+            continue
         text, gen = base, "deterministic"
         if generate is not None:
             try:

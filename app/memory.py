@@ -188,6 +188,7 @@ class Lexicon:
             rows = s.connection().exec_driver_sql(
                 "SELECT e.id, e.text, e.session, e.t_valid, en.canonical_name FROM episode e "
                 "LEFT JOIN record r ON r.id = e.record_id LEFT JOIN entity en ON en.id = r.sender_entity_id "
+                "WHERE e.tombstoned_at IS NULL "  # a forgotten turn is no one's context (issue 11)
                 "ORDER BY e.session, e.t_valid, e.id").all()
         own: list[Counter] = []
         for eid, txt, sess, tv, who in rows:
@@ -336,53 +337,21 @@ def remember_records(c, record_rows: Sequence[Record], vectors: dict[int, np.nda
     Returns:
         Episode ids stored now (skipped records are not listed).
     """
-    from app.pipeline import vector_text
-
     svc = service(c)
     if not record_rows:
         return []
-    vectors = dict(vectors or {})
     with c.db.session() as s:
         ids = [r.id for r in record_rows]
         existing = {e.record_id: e for e in s.exec(select(Episode).where(Episode.record_id.in_(ids))).all()}
         todo = [r for r in record_rows if r.id not in existing or existing[r.id].signature_row is None]
-        if not todo:
-            return []
-        prev: dict[int, tuple[int, int]] = {}  # record id -> (previous record of its thread, its word count)
-        if GIST["before"]:
-            part = ",".join(str(int(r.id)) for r in todo if r.thread)
-            if part:
-                for rid, pid, plen in s.connection().exec_driver_sql(
-                        "SELECT r.id, p.id, length(p.text) - length(replace(p.text, ' ', '')) + 1 FROM record r "
-                        "JOIN record p ON p.id = (SELECT max(q.id) FROM record q WHERE q.thread = r.thread "
-                        f"AND q.id < r.id) WHERE r.id IN ({part})").all():
-                    prev[rid] = (pid, int(plen or 1))
-        ent_ids = {r.sender_entity_id for r in todo if r.sender_entity_id}
-        names: dict[int, str] = {}
-        if ent_ids:
-            for e in s.exec(select(Entity).where(Entity.id.in_(list(ent_ids)))).all():
-                names[e.id] = e.canonical_name
-    want = [r.id for r in todo if r.id not in vectors] + [p for p, _ in prev.values() if p not in vectors]
-    if want:
-        from core.store.collections import id_of, record_vid
-
-        got = c.vectors.get_vectors(RECORDS, [record_vid(i) for i in dict.fromkeys(want)])
-        vectors.update({id_of(k): v for k, v in got.items()})
-    missing = [r for r in todo if r.id not in vectors]
-    if missing:
-        enc = c.encoder.encode([vector_text(names.get(r.sender_entity_id), r.subject, r.text) for r in missing])
-        vectors.update({r.id: v for r, v in zip(missing, enc)})
+    if not todo:
+        return []
+    names, gists = gist_vectors(c, todo, vectors)
     drafts = []
     for r in todo:
-        v = np.asarray(vectors[r.id], dtype=np.float32)
-        p = prev.get(r.id)
-        if p is not None and p[0] in vectors:
-            n = len((r.text or "").split()) or 1
-            v = n * v + p[1] * np.asarray(vectors[p[0]], dtype=np.float32)
-            v = v / (np.linalg.norm(v) or 1.0)
         body = "\n".join(x for x in (r.subject, r.text) if x)
         ep = existing.get(r.id)
-        drafts.append(EpisodeDraft(text=body, embedding=v, t_valid=clock.ensure_utc(r.sent_at),
+        drafts.append(EpisodeDraft(text=body, embedding=gists[r.id], t_valid=clock.ensure_utc(r.sent_at),
                                    speaker=names.get(r.sender_entity_id), record_id=r.id,
                                    session=r.thread, provenance=f"record:{r.id}",
                                    episode_id=ep.id if ep is not None else None))
@@ -390,6 +359,59 @@ def remember_records(c, record_rows: Sequence[Record], vectors: dict[int, np.nda
         ids = svc.mem.store_many(drafts)
     svc.perceive_episodes(ids, [d.text for d in drafts])  # imports are explicit observations: all promoted
     return ids
+
+
+def gist_vectors(c, records: Sequence[Record], vectors: dict[int, np.ndarray] | None = None
+                 ) -> tuple[dict[int, str], dict[int, np.ndarray]]:
+    """The vectors the records' gists are projected from (see :func:`remember_records`): each record's own
+    vector blended with the previous message of its thread, ``g = n_prev·v_prev + n·v`` (normalised).
+    A forgotten (tombstoned) message is nobody's previous message.
+
+    Args:
+        records: ``core.store.schema.Record`` rows with ids.
+        vectors: record id → float32 (384,) vector already at hand (else read from Chroma, else encoded).
+
+    Returns:
+        (sender entity id → name, record id → float32 (384,) unit vector).
+    """
+    from app.pipeline import vector_text
+
+    vectors = dict(vectors or {})
+    prev: dict[int, tuple[int, int]] = {}  # record id -> (previous record of its thread, its word count)
+    with c.db.session() as s:
+        if GIST["before"]:
+            part = ",".join(str(int(r.id)) for r in records if r.thread)
+            if part:
+                for rid, pid, plen in s.connection().exec_driver_sql(
+                        "SELECT r.id, p.id, length(p.text) - length(replace(p.text, ' ', '')) + 1 FROM record r "
+                        "JOIN record p ON p.id = (SELECT max(q.id) FROM record q WHERE q.thread = r.thread "
+                        f"AND q.id < r.id AND q.tombstoned_at IS NULL) WHERE r.id IN ({part})").all():
+                    prev[rid] = (pid, int(plen or 1))
+        ent_ids = {r.sender_entity_id for r in records if r.sender_entity_id}
+        names: dict[int, str] = {}
+        if ent_ids:
+            for e in s.exec(select(Entity).where(Entity.id.in_(list(ent_ids)))).all():
+                names[e.id] = e.canonical_name
+    want = [r.id for r in records if r.id not in vectors] + [p for p, _ in prev.values() if p not in vectors]
+    if want:
+        from core.store.collections import id_of, record_vid
+
+        got = c.vectors.get_vectors(RECORDS, [record_vid(i) for i in dict.fromkeys(want)])
+        vectors.update({id_of(k): v for k, v in got.items()})
+    missing = [r for r in records if r.id not in vectors]
+    if missing:
+        enc = c.encoder.encode([vector_text(names.get(r.sender_entity_id), r.subject, r.text) for r in missing])
+        vectors.update({r.id: v for r, v in zip(missing, enc)})
+    out = {}
+    for r in records:
+        v = np.asarray(vectors[r.id], dtype=np.float32)
+        p = prev.get(r.id)
+        if p is not None and p[0] in vectors:
+            n = len((r.text or "").split()) or 1
+            v = n * v + p[1] * np.asarray(vectors[p[0]], dtype=np.float32)
+            v = v / (np.linalg.norm(v) or 1.0)
+        out[r.id] = v
+    return names, out
 
 
 @dataclass

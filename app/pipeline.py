@@ -76,7 +76,8 @@ def vectors_stage(c, record_ids: Sequence[int] | None = None, vectors: dict[int,
     """
     vectors = vectors or {}
     with c.db.session() as s:
-        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.VECTORS)) != 0)
+        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.VECTORS)) != 0,
+                                    RecordRow.tombstoned_at.is_(None))  # a forgotten record gets no vector
         q = q.where(RecordRow.id.in_(list(record_ids))) if record_ids is not None else q.order_by(RecordRow.id).limit(limit)
         rows = list(s.exec(q).all())
         if not rows:
@@ -124,7 +125,8 @@ def ledger_stage(c, record_ids: Sequence[int] | None = None, vectors: dict[int, 
     from app.personal import personal_service
 
     with c.db.session() as s:
-        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.LEDGER)) != 0)
+        q = select(RecordRow).where(RecordRow.pending.op("&")(int(Stage.LEDGER)) != 0,
+                                    RecordRow.tombstoned_at.is_(None))  # nor signals
         q = q.where(RecordRow.id.in_(list(record_ids))) if record_ids is not None else q.order_by(RecordRow.id).limit(limit)
         rows = list(s.exec(q).all())
         if not rows:
@@ -160,7 +162,8 @@ def fact_vectors_stage(c, limit: int = 512) -> int:
     from app.operations.graph import index_facts
 
     with c.db.session() as s:
-        ids = list(s.exec(select(Fact.id).where(Fact.indexed_at.is_(None)).order_by(Fact.id).limit(limit)).all())
+        ids = list(s.exec(select(Fact.id).where(Fact.indexed_at.is_(None), Fact.tombstoned_at.is_(None))
+                          .order_by(Fact.id).limit(limit)).all())
     return index_facts(c, ids) if ids else 0
 
 
@@ -248,11 +251,13 @@ def pending(c) -> dict[str, int]:
         conn = s.connection()
         one = lambda q: int(conn.exec_driver_sql(q).scalar() or 0)  # noqa: E731
         return {
-            "vectors": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.VECTORS)} != 0"),
+            "vectors": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.VECTORS)} != 0 "
+                            "AND tombstoned_at IS NULL"),
             "memory": one("SELECT count(*) FROM episode e WHERE e.signature_row IS NULL AND e.tombstoned_at IS NULL "
                           "AND e.record_id IS NOT NULL"),
-            "ledger": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.LEDGER)} != 0"),
-            "fact vectors": one("SELECT count(*) FROM fact WHERE indexed_at IS NULL"),
+            "ledger": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.LEDGER)} != 0 "
+                           "AND tombstoned_at IS NULL"),
+            "fact vectors": one("SELECT count(*) FROM fact WHERE indexed_at IS NULL AND tombstoned_at IS NULL"),
             "events": one(f"SELECT count(*) FROM record WHERE pending & {int(Stage.EVENTS)} != 0"),
         }
 

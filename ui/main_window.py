@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self.worker.jobDone.connect(lambda _j: self._show_activity())
 
         self.people.refresh()
+        self.start_forget_upkeep()
         self._watcher = None
         self.inboxFileReady.connect(lambda path: self.inbox.add_paths([path]))
         if watch_inbox:
@@ -118,6 +119,27 @@ class MainWindow(QMainWindow):
             return
         self.folder_label.setText(f"Data folder: {self.container.settings.home}  ·  watching "
                                   f"{self._watcher.folder}")
+
+    def start_forget_upkeep(self):
+        """At start-up, in the background: finish any forget a crash interrupted, then erase every forget
+        whose recovery window has passed (``app.operations.forget.resume_pending`` and ``purge_expired``)."""
+        c = self.container
+
+        def upkeep(_job):
+            from app.operations.forget import purge_expired, resume_pending
+
+            resumed = resume_pending(c)
+            return {"resumed": resumed, "purged": purge_expired(c)}
+        job = self.worker.submit(upkeep, name="forget upkeep")
+        job.finished.connect(self._on_upkeep)
+        self.upkeep_job = job
+        return job
+
+    def _on_upkeep(self, result: dict) -> None:
+        n = len((result.get("purged") or {}).get("forgets") or {})
+        if n:
+            self.statusBar().showMessage(f"Erased {n} forgotten item(s) whose restore window had passed.", 10000)
+            self.people.refresh()
 
     def start_summary_job(self):
         """After an import, in the background (app/jobs.py ``after_import``): regenerate stale summaries

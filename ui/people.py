@@ -1,5 +1,5 @@
 """The People & Places tab: a sortable, filterable table of what Kith knows, profiles, the merge review,
-and Forget with a preview.
+Forget with a preview of every store it touches, and the Forgotten list (Restore within the window).
 
 Double-click a row (or select it and click Open) for its profile page (``ui/profile.py``); the
 Review sub-tab (``ui/review.py``) lists near-matches to merge or keep apart.
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMessageBox, QPushButton, QStackedWidget, QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QStackedWidget, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
-from app.operations.types import EntityRow, ForgetPreview, ForgetReport
+from app.operations.forget import ForgetPlan, ForgetReport
+from app.operations.types import EntityRow
 from ui import format_when, header
+from ui.forget import ForgetDialog, ForgottenPanel
 from ui.profile import ProfilePage
 from ui.review import ReviewPanel
 from ui.worker import Job, Worker
@@ -32,16 +34,16 @@ def _list_entities(container) -> list[EntityRow]:
     return list_entities(container)
 
 
-def _preview(container, entity_id: int) -> ForgetPreview:
-    from app.operations.forget import preview_forget
+def _preview(container, entity_id: int, mentions: str = "redact") -> ForgetPlan:
+    from app.operations.forget import plan_forget
 
-    return preview_forget(container, entity_id)
+    return plan_forget(container, entity_id, mentions)
 
 
-def _forget(container, entity_id: int) -> ForgetReport:
+def _forget(container, entity_id: int, purge: bool = False, mentions: str = "redact") -> ForgetReport:
     from app.operations.forget import forget
 
-    return forget(container, entity_id)
+    return forget(container, entity_id, purge=purge, mentions=mentions)
 
 
 class EntityTableModel(QAbstractTableModel):
@@ -187,6 +189,10 @@ class PeopleWidget(QWidget):
         self.subtabs.addTab(self.review, "Review")
         self.review.pendingCount.connect(self._on_pending)
         self.review.changed.connect(lambda _item: self.refresh(reviews=False))
+        self.forgotten = ForgottenPanel(container, worker)
+        self.subtabs.addTab(self.forgotten, "Forgotten")
+        self.forgotten.count.connect(self._on_forgotten_count)
+        self.forgotten.changed.connect(lambda _report: self.refresh(reviews=True))
         self.profile = ProfilePage(container, worker)
         self.stack.addWidget(self.profile)
         self.profile.back.connect(self.close_profile)
@@ -268,9 +274,11 @@ class PeopleWidget(QWidget):
 
     # -- loading ------------------------------------------------------------------------
     def refresh(self, reviews: bool = True) -> Job:
-        """Reload the entity list (and the review queue) on the worker; only the newest load's result is shown."""
+        """Reload the entity list (and the review queue and the Forgotten list) on the worker; only the
+        newest load's result is shown."""
         if reviews:
             self.review.refresh()
+            self.forgotten.refresh()
         self._load_gen += 1
         gen = self._load_gen
         job = self._worker.call(_list_entities, self._container, name="entities")
@@ -339,6 +347,14 @@ class PeopleWidget(QWidget):
         self.close_profile()
         self.subtabs.setCurrentWidget(self.review)
 
+    def _on_forgotten_count(self, n: int) -> None:
+        self.subtabs.setTabText(self.subtabs.indexOf(self.forgotten), f"Forgotten ({n})" if n else "Forgotten")
+
+    def show_forgotten(self) -> None:
+        """Switch to the Forgotten sub-tab (Restore)."""
+        self.close_profile()
+        self.subtabs.setCurrentWidget(self.forgotten)
+
     def _on_pending(self, n: int) -> None:
         self.subtabs.setTabText(self.subtabs.indexOf(self.review), f"Review ({n})" if n else "Review")
 
@@ -398,42 +414,40 @@ class PeopleWidget(QWidget):
         self.details.show()
 
     # -- forgetting ---------------------------------------------------------------------
-    def confirm(self, text: str) -> bool:
-        """Ask the person to confirm ``text``; tests replace this method."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "Forget for good?", text,
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.button(QMessageBox.StandardButton.Yes).setText("Forget")
-        box.button(QMessageBox.StandardButton.No).setText("Keep")
-        return box.exec() == QMessageBox.StandardButton.Yes
+    def confirm(self, plan: ForgetPlan) -> dict | None:
+        """Show the plan's counts per store (:class:`ui.forget.ForgetDialog`) and ask; tests replace this.
+
+        Returns None (keep) or ``{"purge": bool, "mentions": "redact" | "remove"}``."""
+        box = ForgetDialog(plan, self)
+        if box.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return {"purge": box.purge_now, "mentions": "remove" if box.remove_mentions else "redact"}
 
     def forget_selected(self) -> Job | None:
-        """Preview what forgetting the selected entity removes, confirm, then forget it on the worker."""
+        """Plan what forgetting the selected entity touches, confirm, then forget it on the worker."""
         row = self.selected_row()
         if row is None or self._forget_job is not None:
             return None
         self.forget_button.setEnabled(False)
         self._notice = ""
-        self._set_muted(f"Working out what forgetting {row.name} would remove\u2026")
-        job = self._worker.call(_preview, self._container, row.id, name="preview_forget")
+        self._set_muted(f"Working out what forgetting {row.name} would touch\u2026")
+        job = self._worker.call(_preview, self._container, row.id, name="plan_forget")
         job.finished.connect(self._on_preview)
         job.failed.connect(self._on_forget_failed)
         self._forget_job = job
         return job
 
-    def _on_preview(self, preview: ForgetPreview) -> None:
+    def _on_preview(self, plan: ForgetPlan) -> None:
         self._forget_job = None
-        text = preview.describe()
-        samples = list(dict.fromkeys(preview.sample_subjects))[:5]
-        if samples:
-            text += "\n\nFor example:\n" + "\n".join(f"\u2022 {s}" for s in samples)
-        text += "\n\nThis cannot be undone from this window."
-        if not self.confirm(text):
+        choice = self.confirm(plan)
+        if not choice:
             self._set_muted("Nothing was forgotten.")
             self._on_selection()
             return
-        self._set_muted(f"Forgetting {preview.name}\u2026")
-        job = self._worker.call(_forget, self._container, preview.entity_id, name="forget")
+        purge = bool(choice.get("purge"))
+        self._set_muted(f"{'Erasing' if purge else 'Forgetting'} {plan.name}\u2026")
+        job = self._worker.call(_forget, self._container, plan.entity_id, purge,
+                                choice.get("mentions", "redact"), name="forget")
         job.finished.connect(self._on_forgotten)
         job.failed.connect(self._on_forget_failed)
         self._forget_job = job
@@ -442,9 +456,8 @@ class PeopleWidget(QWidget):
     def _on_forgotten(self, report: ForgetReport) -> None:
         self._forget_job = None
         self.table.clearSelection()
-        self._notice = (f"Forgot {report.name}: {report.sqlite.get('records', 0)} record(s), "
-                        f"{report.sqlite.get('facts', 0)} fact(s), {report.fts} search row(s), "
-                        f"{sum(report.vectors.values())} vector(s) removed")
+        self._notice = report.summary().replace("`kith restore " + str(report.forget_id) + "`",
+                                                "Forgotten \u2192 Restore")
         self._set_muted(self._notice)
         # Announce once the table no longer shows it, so listeners see a consistent list.
         self.refresh().done.connect(lambda r=report: self.forgetFinished.emit(r))

@@ -3,5 +3,4 @@
 Each takes the :class:`app.container.Container` first.  Results are plain
 dataclasses with ``to_json()``; nothing here imports Qt.
 """
-from app.operations.types import (AskResult, EntityRow, ForgetPreview, ForgetReport,  # noqa: F401
-                                  IngestError, IngestProgress, IngestReport)
+from app.operations.types import AskResult, EntityRow, IngestError, IngestProgress, IngestReport  # noqa: F401

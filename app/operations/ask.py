@@ -103,7 +103,7 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
                 continue
             if kind == "fact":
                 f = s.get(Fact, rid)
-                if f is None:
+                if f is None or f.tombstoned_at is not None:  # forgotten (issue 11)
                     continue
                 src = s.exec(select(Source.path).join(Record, Record.source_id == Source.id)
                              .join(Evidence, Evidence.record_id == Record.id).where(Evidence.fact_id == rid)).first()
@@ -115,7 +115,7 @@ def ask(c: Container, question: str, k: int | None = None) -> list[AskResult]:
                                          confidence=round(f.confidence, 4)))
                 continue
             row = s.get(Record, rid)
-            if row is None:  # a vector whose record was forgotten mid-query
+            if row is None or row.tombstoned_at is not None:  # forgotten (mid-query, or restorable: issue 11)
                 continue
             src = s.get(Source, row.source_id)
             sender = s.get(Entity, row.sender_entity_id) if row.sender_entity_id else None

@@ -17,6 +17,7 @@ def _refresh(c: Container) -> int:
     with c.db.session() as s:
         pts = []
         for r in s.exec(select(Record).where(Record.kind == "photo", Record.sent_at.is_not(None),
+                                             Record.tombstoned_at.is_(None),
                                              Record.place_entity_id.is_not(None))).all():
             lat, lon = (r.attrs or {}).get("lat"), (r.attrs or {}).get("lon")
             if lat is not None and lon is not None:

@@ -1,164 +1,706 @@
-"""Forget an entity and everything only it is evidence for, from every store.
+"""Forget: preview, hide, restore within the recovery window, purge to the last byte (issue 11).
 
-What goes (this issue's scope — restore windows and byte-level purge come with the memory issue):
-- the entity, its aliases and its links;
-- records it is the *primary* party of (the sender of a message, the place of a photo),
-  and records that involve no other entity; records it merely received keep their other
-  parties and lose the link to it;
-- facts whose subject it is (with their history), and facts left with no evidence;
-- those records' episodes, full-text rows and Chroma vectors.
-An audit event keeps the counts and the entity id, not its name or text.
+Each store owns its part (DESIGN.md §6, "Forget as a cascade every store owns"); this module only
+orders them:
+
+=============  ====================================  ==========================================
+store          hide (``forget``)                     purge
+=============  ====================================  ==========================================
+graph          ``core.graph.forget``: scope, tombstone entities/records/facts, unlink,
+               redact mentions                        delete rows
+summaries      ``core.graph.summaries``: remove or regenerate without the entity
+search         ``core.store.search``: FTS5 rows out, redacted rows re-indexed      FTS5 optimize
+vectors        ``core.store.vectors``: Chroma vectors out, redacted records re-embedded
+                                                      rebuild collections, drop orphan segments, VACUUM
+memory         ``core.memory.forget``: seed 001's unlearn loop (episodes, atoms, beliefs,
+               concepts, learning log, traces, self-vector), redacted episodes re-signed
+                                                      delete rows, compact the signature files
+personal       ``core.personal.forget``: seed 000's ledger rows of the person, redacted messages
+=============  ====================================  ==========================================
+
+Then SQLite is ``VACUUM``-ed and its WAL truncated, so no free page keeps the text.
+
+Public API (the CLI and the window call these; i15's bulk forget too):
+
+* :func:`plan_forget` — the plan with counts per store (``to_json()``), changing nothing;
+* :func:`forget` — hide at once (restorable for ``settings.forget_recovery_days``, seed 001: 30),
+  or also purge (``purge=True``);
+* :func:`restore`, :func:`purge`, :func:`purge_expired`, :func:`list_forgotten`;
+* :func:`resume_pending` — finish whatever a crash interrupted (``kith doctor`` and start-up call it).
+
+Targets: an entity (id or name), a source file, a time range, a single record or fact
+(:class:`core.store.forgetting.Target`; a bare id or name means an entity).
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, func, update
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Iterable
+
+import numpy as np
 from sqlmodel import select
 
 from app.container import Container
-from app.operations.entities import find_entity
-from core.store.collections import FACTS, RECORDS
-from app.operations.types import ForgetPreview, ForgetReport
-from core.store import search
-from core.store.schema import (Alias, AuditEvent, Entity, Episode, Evidence, Fact, FactEntity, Record,
-                               RecordEntity)
+from core import clock
+from core.errors import NotFound, StoreError
+from core.store.forgetting import ForgetOp, Scope, Target, drop_stash
+
+log = logging.getLogger(__name__)
+
+STORES = ("graph", "summaries", "search", "vectors", "memory", "personal")
+"""The stores a forget runs through, in the order their counts are shown."""
+LABELS = {
+    "graph": {"entities": "entities", "aliases": "names and addresses", "records": "messages, photos or memos",
+              "record_links": "record links", "facts": "facts", "fact_links": "fact links", "evidence": "evidence links",
+              "facts_reactivated": "older facts current again", "facts_weakened": "facts with less evidence",
+              "merge_candidates": "merge suggestions", "sources": "imported files",
+              "record_redacted": "messages kept, mention redacted", "evidence_redacted": "evidence excerpts redacted",
+              "source_redacted": "file names redacted", "quarantineitem_redacted": "quarantine entries redacted",
+              "auditevent_redacted": "audit entries redacted", "mergecandidate_redacted": "merge notes redacted"},
+    "summaries": {"removed": "removed", "regenerated": "rewritten without it"},
+    "search": {"record_fts": "full-text entries", "record_fts_redacted": "full-text entries rewritten"},
+    "vectors": {"records": "message vectors", "facts": "fact vectors", "records_reembedded": "vectors re-embedded"},
+    "memory": {"episodes": "episodes", "signatures": "HDC signatures", "episodes_redacted": "episodes redacted",
+               "atoms_withdrawn": "semantic atoms withdrawn", "atoms_recomputed": "semantic atoms recomputed",
+               "beliefs_withdrawn": "beliefs withdrawn", "beliefs_recomputed": "beliefs recomputed",
+               "concepts": "concepts", "learning_events_rewritten": "learning-log entries rewritten",
+               "attention_traces_rewritten": "recall traces rewritten", "procedures": "procedures",
+               "execution_traces_redacted": "procedure notes redacted", "goals_redacted": "goals redacted",
+               "belief_revisions_redacted": "belief revisions redacted", "self_vector_snapshots": "self-vector correction"},
+    "personal": {"signal": "ledger signals", "session_signal": "session signals", "signal_agg": "signal aggregates",
+                 "signal_wm": "signal watermarks", "message": "conversation messages", "observation": "observations",
+                 "observation_fts": "observation search entries", "preference_vector": "preference vector",
+                 "person_pattern": "reply patterns", "person_profile": "communication profile",
+                 "conversation_session": "conversation sessions", "message_redacted": "others' messages redacted",
+                 "observation_redacted": "others' observations redacted",
+                 "conversation_session_redacted": "conversation names redacted",
+                 "person_profile_redacted": "others' profiles redacted"},
+}
 
 
-def _plan(s, entity_id: int) -> tuple[list[int], list[int]]:
-    """(record ids, fact ids) that forgetting ``entity_id`` removes."""
-    primary = set(s.exec(select(Record.id).where(
-        (Record.sender_entity_id == entity_id) | (Record.place_entity_id == entity_id))).all())
-    linked = set(s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == entity_id)).all())
-    for rid in linked - primary:
-        others = s.exec(select(func.count()).select_from(RecordEntity).where(
-            RecordEntity.record_id == rid, RecordEntity.entity_id != entity_id)).one()
-        if others == 0:
-            primary.add(rid)
-    records = sorted(primary)
-    facts = set(s.exec(select(Fact.id).where(Fact.subject_entity_id == entity_id)).all())
-    if records:
-        touched = set(s.exec(select(Evidence.fact_id).where(Evidence.record_id.in_(records))).all())
-        for fid in touched - facts:
-            remaining = s.exec(select(func.count()).select_from(Evidence).where(
-                Evidence.fact_id == fid, Evidence.record_id.not_in(records))).one()
-            if remaining == 0:
-                facts.add(fid)
-    return records, sorted(facts)
+# ---- result types ---------------------------------------------------------------------------------
+
+@dataclass
+class ForgetPlan:
+    """What a forget would do, per store, before anything changes.
+
+    Attributes:
+        target: the resolved target (an entity target carries its id).
+        label: what is forgotten, as shown ("Steve Sapovits (person)").
+        entity_id: the entity's id for an entity target, else None.
+        counts: store → {what: rows}; equal to the :class:`ForgetReport`'s counts of the forget that follows.
+        scope: the ids every store plans from.
+        recovery_days: how long the forget can be undone.
+    """
+
+    target: Target
+    label: str
+    counts: dict[str, dict[str, int]]
+    scope: Scope
+    mentions: str = "redact"
+    recovery_days: int = 30
+    entity_id: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.label.rsplit(" (", 1)[0]
+
+    @property
+    def kind(self) -> str:
+        return self.label.rsplit(" (", 1)[-1].rstrip(")") if " (" in self.label else self.target.kind
+
+    # the walking skeleton's preview fields, for callers that read them
+    @property
+    def records(self) -> int:
+        return self.counts.get("graph", {}).get("records", 0)
+
+    @property
+    def facts(self) -> int:
+        return self.counts.get("graph", {}).get("facts", 0)
+
+    @property
+    def episodes(self) -> int:
+        return self.counts.get("memory", {}).get("episodes", 0)
+
+    @property
+    def aliases(self) -> int:
+        return self.counts.get("graph", {}).get("aliases", 0)
+
+    @property
+    def redacted(self) -> int:
+        return len(self.scope.redact_records)
+
+    def lines(self) -> list[str]:
+        """One line per store with its non-zero counts, in words."""
+        out = []
+        for store in STORES:
+            parts = [f"{n} {LABELS.get(store, {}).get(k, k.replace('_', ' '))}"
+                     for k, n in self.counts.get(store, {}).items() if n]
+            if parts:
+                out.append(f"{store}: " + ", ".join(parts))
+        return out
+
+    def describe(self) -> str:
+        """The preview as text: what goes, per store, and how to undo it."""
+        head = f"Forget {self.label}"
+        if self.entity_id is not None:
+            head += f" (id {self.entity_id})"
+        body = "\n".join("  " + x for x in self.lines()) or "  nothing else is stored about it."
+        if self.scope.redact_records and self.mentions == "redact":
+            body += (f"\n  {len(self.scope.redact_records)} other message(s) that mention it stay, with the mention "
+                     "replaced by [forgotten].")
+        return (f"{head}:\n{body}\nIt disappears at once and can be restored for {self.recovery_days} days "
+                "(kith restore); then, or with --purge, it is erased from every file.")
+
+    def to_json(self) -> dict:
+        t = self.target
+        return {"target": {"kind": t.kind, "ref": t.ref, "start": t.start.isoformat() if t.start else None,
+                           "end": t.end.isoformat() if t.end else None},
+                "label": self.label, "entity_id": self.entity_id, "mentions": self.mentions,
+                "recovery_days": self.recovery_days, "counts": self.counts,
+                "kept_with_mention_redacted": len(self.scope.redact_records)}
 
 
-def preview_forget(c: Container, ref: str | int) -> ForgetPreview:
-    """What :func:`forget` would remove, without removing anything.
+@dataclass
+class ForgetReport:
+    """What a forget did: counts per store (as in the plan) and, after a purge, what the purge deleted."""
+
+    forget_id: int
+    label: str
+    state: str
+    counts: dict[str, dict[str, int]]
+    expires_at: datetime | None = None
+    purged: dict | None = None
+    entity_id: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.label.rsplit(" (", 1)[0]
+
+    def summary(self) -> str:
+        g = self.counts.get("graph", {})
+        v = self.counts.get("vectors", {})
+        m = self.counts.get("memory", {})
+        what = (f"{g.get('records', 0)} record(s), {g.get('facts', 0)} fact(s), {m.get('episodes', 0)} memory(ies), "
+                f"{v.get('records', 0) + v.get('facts', 0)} vector(s)")
+        if self.state == "purged":
+            return f"Forgot {self.label} for good: {what}; erased from every file."
+        until = f" until {self.expires_at.date().isoformat()}" if self.expires_at else ""
+        return f"Forgot {self.label}: {what} hidden; `kith restore {self.forget_id}` brings it back{until}."
+
+    def to_json(self) -> dict:
+        d = {"forget_id": self.forget_id, "label": self.label, "state": self.state, "counts": self.counts,
+             "expires_at": self.expires_at.isoformat() if self.expires_at else None}
+        if self.entity_id is not None:
+            d["entity_id"] = self.entity_id
+        if self.purged is not None:
+            d["purged"] = self.purged
+        return d
+
+
+@dataclass
+class ForgottenItem:
+    """One forget as listed for Restore: id, label, state, when, until when, counts."""
+
+    forget_id: int
+    label: str
+    target_kind: str
+    state: str
+    created_at: datetime
+    expires_at: datetime
+    counts: dict = field(default_factory=dict)
+
+    @property
+    def restorable(self) -> bool:
+        return self.state == "hidden" and clock.ensure_utc(self.expires_at) > clock.now()
+
+    def to_json(self) -> dict:
+        return {"forget_id": self.forget_id, "label": self.label, "target_kind": self.target_kind,
+                "state": self.state, "created_at": clock.ensure_utc(self.created_at).isoformat(),
+                "expires_at": clock.ensure_utc(self.expires_at).isoformat(), "restorable": self.restorable,
+                "counts": self.counts}
+
+
+# ---- helpers ----------------------------------------------------------------------------------------
+
+def _raw(s):
+    """The sqlite3 connection under session ``s`` (same transaction)."""
+    return s.connection().connection.driver_connection
+
+
+def resolve_target(c: Container, target) -> Target:
+    """A :class:`Target` with an entity reference resolved to its id (a bare str/int is an entity).
 
     Raises:
-        NotFound / Ambiguous: from :func:`app.operations.entities.find_entity`.
+        NotFound / Ambiguous: from ``app.operations.entities.find_entity``.
     """
-    e = find_entity(c, ref)
-    with c.db.session() as s:
-        records, facts = _plan(s, e.id)
-        aliases = s.exec(select(func.count()).select_from(Alias).where(Alias.entity_id == e.id)).one()
-        episodes = s.exec(select(func.count()).select_from(Episode).where(Episode.record_id.in_(records))).one() \
-            if records else 0
-        subjects = [x for x in s.exec(select(Record.subject).where(Record.id.in_(records[:5]))).all() if x] \
-            if records else []
-        linked = set(s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == e.id)).all())
-    return ForgetPreview(entity_id=e.id, name=e.canonical_name, kind=e.kind, records=len(records), facts=len(facts),
-                         aliases=int(aliases), episodes=int(episodes), sample_subjects=subjects,
-                         kept_records=len(linked - set(records)))
+    from app.operations.entities import find_entity
+
+    if not isinstance(target, Target):
+        target = Target.entity(target)
+    if target.kind == "entity":
+        return Target.entity(find_entity(c, target.ref).id)
+    return target
 
 
-def _unlearn_episodes(c: Container, episode_ids: list[int], entity_id: int) -> dict:
-    """Seed 001's unlearn cascade for the forgotten records' episodes, then their signatures zeroed at once.
-
-    Atoms losing evidence below 3 are withdrawn with their beliefs, the self-vector has the forgotten
-    signatures subtracted, an ``unlearned`` learning event is written; the episodes' rows in
-    signatures.dat (structured and gist) are overwritten with zeros (compaction later drops them).
-    """
+def _memory(c):
     from app.memory import service
-    from core.memory.unlearn import unlearn
 
-    mem = service(c).mem
-    rep = unlearn(mem, episode_ids=episode_ids, reason=f"forget entity:{entity_id}")
-    with c.db.session() as s:
-        rows = [r for r in s.exec(select(Episode.signature_row).where(
-            Episode.id.in_(episode_ids), Episode.signature_row.is_not(None))).all()] if episode_ids else []
-    zeroed = 0
-    if rows:
-        zeroed = mem.structured.invalidate(rows)
-        mem.gists.invalidate(rows)
-    return {"episodes_unlearned": len(rep.episodes_removed), "atoms_affected": len(rep.atoms_affected),
-            "beliefs_withdrawn": len(rep.beliefs_removed), "signatures_zeroed": zeroed,
-            "self_vector_drift_bits": rep.self_vector_drift_bits}
+    return service(c)
 
 
-def _forget_on_writer(c: Container, entity_id: int) -> ForgetReport:
-    with c.db.session() as s:
-        records, _ = _plan(s, entity_id)
-        episode_ids = list(s.exec(select(Episode.id).where(Episode.record_id.in_(records))).all()) if records else []
-    memory = _unlearn_episodes(c, episode_ids, entity_id) if episode_ids else {}
-    with c.db.session() as s:
-        e = s.get(Entity, entity_id)
-        records, facts = _plan(s, entity_id)
-        counts: dict[str, int] = {}
-
-        def rm(name: str, stmt) -> None:
-            counts[name] = counts.get(name, 0) + (s.exec(stmt).rowcount or 0)
-
-        derived = set(s.exec(select(RecordEntity.entity_id).join(Entity, Entity.id == RecordEntity.entity_id).where(
-            RecordEntity.record_id.in_(records), Entity.kind == "event", Entity.id != entity_id)).all()) if records else set()
-        derived_facts: list[int] = []
-        fts = search.delete_records(s.connection(), records)
-        if facts:
-            # Facts that an about-to-go fact superseded become current again.
-            s.exec(update(Fact).where(Fact.superseded_by.in_(facts), Fact.id.not_in(facts)).values(superseded_by=None))
-            rm("evidence", delete(Evidence).where(Evidence.fact_id.in_(facts)))
-            rm("fact_links", delete(FactEntity).where(FactEntity.fact_id.in_(facts)))
-            s.exec(update(Fact).where(Fact.id.in_(facts)).values(superseded_by=None))
-            rm("facts", delete(Fact).where(Fact.id.in_(facts)))
-        if records:
-            rm("episodes", delete(Episode).where(Episode.record_id.in_(records)))
-            rm("evidence", delete(Evidence).where(Evidence.record_id.in_(records)))
-            rm("record_links", delete(RecordEntity).where(RecordEntity.record_id.in_(records)))
-            rm("records", delete(Record).where(Record.id.in_(records)))
-        rm("record_links", delete(RecordEntity).where(RecordEntity.entity_id == entity_id))
-        rm("fact_links", delete(FactEntity).where(FactEntity.entity_id == entity_id))
-        rm("aliases", delete(Alias).where(Alias.entity_id == entity_id))
-        rm("entities", delete(Entity).where(Entity.id == entity_id))
-        # Events that existed only because of the forgotten records (photo clusters) go with them.
-        for eid in derived:
-            if s.exec(select(func.count()).select_from(RecordEntity).where(RecordEntity.entity_id == eid)).one() == 0:
-                gone = list(s.exec(select(Fact.id).where(Fact.subject_entity_id == eid)).all())
-                derived_facts += gone
-                if gone:
-                    rm("evidence", delete(Evidence).where(Evidence.fact_id.in_(gone)))
-                    rm("fact_links", delete(FactEntity).where(FactEntity.fact_id.in_(gone)))
-                    s.exec(update(Fact).where(Fact.id.in_(gone)).values(superseded_by=None))
-                    rm("facts", delete(Fact).where(Fact.id.in_(gone)))
-                rm("fact_links", delete(FactEntity).where(FactEntity.entity_id == eid))
-                rm("aliases", delete(Alias).where(Alias.entity_id == eid))
-                rm("entities", delete(Entity).where(Entity.id == eid))
-        s.add(AuditEvent(action="forget", target=f"entity:{entity_id}",
-                         detail={"kind": e.kind, "counts": counts, "fts": fts}))
-        name, kind = e.canonical_name, e.kind
-        fact_ids = facts + derived_facts
-    vectors = {"records": c.vectors.delete(RECORDS, [f"record:{r}" for r in records]),
-               "facts": c.vectors.delete(FACTS, [f"fact:{f}" for f in fact_ids])}
-    c.names.invalidate()
-    personal: dict = {}
-    if kind == "person":  # signals, messages, observations, preference vector, sessions (seed 000)
+def _ledger(c):
+    """The personalization ledger (for refolding cohort aggregates); None when it cannot open."""
+    try:
         from app.personal import personal_service
 
-        personal = {k: v for k, v in personal_service(c).forget_person(entity_id).items() if v}
-    return ForgetReport(entity_id=entity_id, name=name, sqlite=counts, fts=fts, vectors=vectors, memory=memory,
-                        personal=personal)
+        return personal_service(c).ledger
+    except Exception:  # the forget must not fail for want of the ledger's fold: reads rescan the rows
+        log.exception("personalization ledger unavailable during forget")
+        return None
 
 
-def forget(c: Container, ref: str | int) -> ForgetReport:
-    """Remove the entity named or numbered ``ref`` and what only it is evidence for, from every store.
+def _recovery_days(c) -> int:
+    return int(getattr(c.settings, "forget_recovery_days", 30) or 30)
+
+
+def _select(c, s, t: Target, mentions: str):
+    """Scope, redactor and each store's selection (before anything changes)."""
+    from core.graph import forget as graph
+    from core.graph import summaries
+    from core.memory import forget as memory
+
+    conn = _raw(s)
+    sc, red = graph.scope(conn, t, mentions, c.settings.default_region)
+    remove, regen = summaries.forget_selection(conn, sc, red)
+    msel = memory.select_rows(conn, sc, red)
+    return sc, red, remove, regen, msel
+
+
+def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
+    """What forgetting ``target`` would do, per store, without changing anything.
+
+    Args:
+        target: a :class:`Target`, or an entity id or name.
+        mentions: ``"redact"`` (default: other records that name the entity keep their place with the
+            mention replaced by "[forgotten]") or ``"remove"`` (those records are forgotten too).
 
     Returns:
-        :class:`ForgetReport` with counts per store (SQLite tables, FTS rows, Chroma vectors).
+        :class:`ForgetPlan` whose ``counts`` equal the :class:`ForgetReport`'s of a forget run now.
 
     Raises:
-        NotFound / Ambiguous: ``ref`` names no entity, or several.
+        NotFound / Ambiguous: no such target, or a name that matches several entities.
+        ValueError: the target is the owner, or a bad range / ``mentions``.
     """
-    e = find_entity(c, ref)
-    return c.writer.run(_forget_on_writer, c, e.id)
+    from core.graph import forget as graph
+    from core.personal import forget as personal
+    from core.store import search, vectors
+
+    t = resolve_target(c, target)
+    with c.db.session() as s:
+        try:
+            sc, red, remove, regen, msel = _select(c, s, t, mentions)
+            conn = _raw(s)
+            counts = {"graph": graph.plan(conn, sc, red),
+                      "summaries": {"removed": len(remove), "regenerated": len(regen)},
+                      "search": search.forget_plan(conn, sc),
+                      "vectors": vectors.forget_plan(c.vectors, sc),
+                      "memory": msel.counts(),
+                      "personal": personal.plan(conn, sc, red)}
+        finally:
+            s.rollback()
+    return ForgetPlan(t, sc.label, counts, sc, mentions, _recovery_days(c),
+                      int(t.ref) if t.kind == "entity" else None)
+
+
+def preview_forget(c: Container, ref, mentions: str = "redact") -> ForgetPlan:
+    """:func:`plan_forget` (the walking skeleton's name for it)."""
+    return plan_forget(c, ref, mentions)
+
+
+def _fingerprint(sc: Scope) -> str:
+    ids = {k: v for k, v in sc.to_json().items() if isinstance(v, list)}
+    return hashlib.sha256(json.dumps(ids, sort_keys=True).encode()).hexdigest()
+
+
+def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
+    from core.graph import forget as graph
+    from core.graph import summaries
+    from core.memory import forget as memory
+    from core.personal import forget as personal
+    from core.store import search, vectors
+    from core.store.schema import AuditEvent
+
+    svc = _memory(c)
+    ledger = _ledger(c)  # opened before the transaction (it has its own connection)
+    now = clock.now()
+    with c.db.session() as s:
+        sc, red, remove, regen, msel = _select(c, s, t, mentions)
+        conn = _raw(s)
+        op = ForgetOp(target_kind=t.kind, label=sc.label, state="hiding", mentions=mentions, created_at=now,
+                      expires_at=now + timedelta(days=_recovery_days(c)),
+                      plan={"scope": sc.to_json(), "memory": memory.selection_ids(msel)},
+                      fingerprint=_fingerprint(sc))
+        s.add(op)
+        s.flush()
+        counts = {"vectors": vectors.forget_stash(c.vectors, conn, op.id, sc)}  # read Chroma before it changes
+        counts["graph"] = graph.apply(conn, op.id, sc, red, now)
+        counts["search"] = search.forget_apply(conn, op.id, sc, red)
+        with svc._lock:
+            counts["memory"] = memory.apply(s, svc.mem, op.id, sc, red, now, selection=msel)
+        counts["personal"] = personal.apply(conn, op.id, sc, red, ledger)
+        counts["summaries"] = summaries.forget_apply(s, op.id, sc, red, remove, regen)
+        op.counts = {k: counts[k] for k in STORES}
+        s.add(op)
+        s.add(AuditEvent(action="forget", target=f"forget:{op.id}",
+                         detail={"kind": t.kind, "fingerprint": op.fingerprint, "counts": op.counts}))
+        op_id = op.id
+    _finish_hide(c, op_id)
+    return op_id
+
+
+def _finish_hide(c: Container, op_id: int) -> None:
+    """The derived indexes of a committed hide (idempotent, so a crash resumes here): Chroma vectors
+    out and redacted records re-embedded, redacted episodes re-signed (their gist from the new vector,
+    ``app.memory.gist_vectors``), redacted messages re-embedded."""
+    from app.memory import gist_vectors
+    from app.pipeline import vector_text
+    from core.memory import forget as memory
+    from core.personal import forget as personal
+    from core.store import vectors
+    from core.store.schema import Entity, Episode, Record
+
+    svc = _memory(c)
+    with c.db.session() as s:
+        op = s.get(ForgetOp, op_id)
+        sc = Scope.from_json(op.plan["scope"])
+        recs = list(s.exec(select(Record).where(Record.id.in_(sc.redact_records))).all()) if sc.redact_records else []
+        senders = {e.id: e.canonical_name for e in s.exec(select(Entity).where(
+            Entity.id.in_([r.sender_entity_id for r in recs if r.sender_entity_id]))).all()} if recs else {}
+        texts = {r.id: vector_text(senders.get(r.sender_entity_id), r.subject, r.text) for r in recs}
+        eps = list(s.exec(select(Episode).where(Episode.id.in_(sc.redact_episodes))).all()) if sc.redact_episodes else []
+    reembedded = {}
+    if texts:
+        ids = sorted(texts)
+        reembedded = dict(zip(ids, np.asarray(c.encoder.encode([texts[i] for i in ids]), dtype=np.float32)))
+    vectors.forget_hide(c.vectors, sc, reembedded)
+    by_rec = {r.id: r for r in recs}
+    _names, gists = gist_vectors(c, [by_rec[e.record_id] for e in eps if e.record_id in by_rec], reembedded)
+    loose = [e for e in eps if e.record_id not in by_rec]  # things the owner told Kith in chat
+    loose_vecs = dict(zip([e.id for e in loose], c.encoder.encode([e.text for e in loose]))) if loose else {}
+    items = {}
+    for e in eps:
+        if e.record_id in by_rec:
+            r = by_rec[e.record_id]
+            items[e.id] = (senders.get(r.sender_entity_id), gists[r.id])
+        else:
+            items[e.id] = (None, loose_vecs[e.id])
+    with c.db.session() as s:
+        with svc._lock:
+            memory.reindex(s, svc.mem, op_id, sc, items)
+    with c.db.session() as s:
+        personal.reembed(_raw(s), op_id, lambda xs: c.encoder.encode(xs))
+        op = s.get(ForgetOp, op_id)
+        op.state = "hidden"
+        s.add(op)
+    _refresh_caches(c, sc)
+
+
+def _refresh_caches(c: Container, sc: Scope | None = None) -> None:
+    """In-memory state that mirrors the stores: entity names, the memory index, the episode BM25,
+    the sensory buffer, the cohort registry."""
+    c.names.invalidate()
+    svc = _memory(c)
+    svc.mem.reload()
+    svc._lexicon = None
+    svc.sensory.clear()  # raw text of the last minute: it may name what was forgotten
+    svc_p = getattr(c, "_personal_service", None)
+    if svc_p is not None and getattr(svc_p.ledger, "cohorts", None) is not None:
+        svc_p.ledger.cohorts.invalidate()
+
+
+def forget(c: Container, target, purge: bool = False, mentions: str = "redact") -> ForgetReport:
+    """Forget ``target`` in every store: hidden at once, restorable for ``settings.forget_recovery_days``
+    (seed 001: 30 days), or erased from every file now (``purge=True``).
+
+    Args:
+        target: a :class:`Target`, or an entity id or name.
+        purge: also :func:`purge` it at once (cannot be undone).
+        mentions: ``"redact"`` or ``"remove"`` (see :func:`plan_forget`).
+
+    Returns:
+        :class:`ForgetReport`: its ``counts`` equal :func:`plan_forget`'s for the same target.
+
+    Raises:
+        NotFound / Ambiguous: no such target; ValueError: the owner, a bad range or ``mentions``.
+    """
+    t = resolve_target(c, target)
+    op_id = c.writer.run(_hide_on_writer, c, t, mentions)
+    label = _report(c, op_id).label  # the purge clears it from the data folder; the caller may still show it
+    purged = purge_ops(c, [op_id]) if purge else None
+    rep = _report(c, op_id)
+    rep.purged, rep.label = purged, label
+    return rep
+
+
+def _report(c: Container, op_id: int) -> ForgetReport:
+    with c.db.session() as s:
+        op = s.get(ForgetOp, op_id)
+        if op is None:
+            raise NotFound(f"no forget #{op_id} (see `kith forgotten`)")
+        ent = op.plan.get("scope", {}).get("target", {}).get("ref") if op.target_kind == "entity" else None
+        return ForgetReport(op.id, op.label, op.state, {k: v for k, v in op.counts.items() if k != "purged"},
+                            clock.ensure_utc(op.expires_at), op.counts.get("purged"),
+                            int(ent) if ent is not None else None)
+
+
+# ---- restore ----------------------------------------------------------------------------------------
+
+def _restore_on_writer(c: Container, op_id: int) -> None:
+    from core.graph import forget as graph
+    from core.memory import forget as memory
+    from core.personal import forget as personal
+    from core.store import search
+    from core.store.forgetting import put_back
+    from core.store.schema import AuditEvent
+
+    svc = _memory(c)
+    with c.db.session() as s:
+        op = s.get(ForgetOp, op_id)
+        if op is None:
+            raise NotFound(f"no forget #{op_id} (see `kith forgotten`)")
+        if op.state == "hiding":
+            _finish_hide(c, op_id)
+            s.refresh(op)
+        if op.state not in ("hidden", "restoring"):
+            raise ValueError(f"forget #{op_id} is {op.state}; only a hidden forget can be restored")
+        if op.state == "hidden" and clock.ensure_utc(op.expires_at) <= clock.now():
+            raise ValueError(f"forget #{op_id} expired on {clock.ensure_utc(op.expires_at).date().isoformat()}; "
+                             "it can no longer be restored")
+        if op.state == "hidden":
+            sc = Scope.from_json(op.plan["scope"])
+            conn = _raw(s)
+            put_back(conn, op_id, "summaries", on_conflict="OR REPLACE")
+            personal.restore(conn, op_id)
+            with svc._lock:
+                new_rows = memory.restore(s, op_id, sc)
+            search.forget_restore(conn, op_id)
+            graph.restore(conn, op_id)
+            op.plan = {**op.plan, "restore_rows": new_rows}
+            op.state = "restoring"
+            s.add(op)
+            s.add(AuditEvent(action="restore", target=f"forget:{op_id}", detail={"fingerprint": op.fingerprint}))
+    _finish_restore(c, op_id)
+
+
+def _finish_restore(c: Container, op_id: int) -> None:
+    from core.memory import forget as memory
+    from core.store import vectors
+
+    svc = _memory(c)
+    with c.db.session() as s:
+        op = s.get(ForgetOp, op_id)
+        vectors.forget_restore(c.vectors, _raw(s), op_id)
+        sc = Scope.from_json(op.plan["scope"])
+        rows = op.plan.get("restore_rows", [])
+    with svc._lock:
+        memory.invalidate_unused(svc.mem, rows)
+    with c.db.session() as s:
+        op = s.get(ForgetOp, op_id)
+        drop_stash(_raw(s), op_id)
+        op.state = "restored"
+        op.restored_at = clock.now()
+        s.add(op)
+    _refresh_caches(c, None)
+    del sc
+
+
+def restore(c: Container, forget_id: int) -> ForgetReport:
+    """Undo forget ``forget_id`` within its recovery window: every row, fact, vector, signature and summary
+    comes back exactly as it was.
+
+    Raises:
+        NotFound: no such forget.  ValueError: it was purged, restored already, or its window has passed.
+    """
+    c.writer.run(_restore_on_writer, c, int(forget_id))
+    return _report(c, int(forget_id))
+
+
+# ---- purge --------------------------------------------------------------------------------------------
+
+def _purge_rows_on_writer(c: Container, op_ids: list[int]) -> dict[int, dict]:
+    from core.graph import forget as graph
+    from core.memory import forget as memory
+    from core.store.schema import AuditEvent
+
+    out = {}
+    for op_id in op_ids:
+        with c.db.session() as s:
+            op = s.get(ForgetOp, op_id)
+            if op is None:
+                raise NotFound(f"no forget #{op_id} (see `kith forgotten`)")
+            state = op.state
+        if state == "hiding":
+            _finish_hide(c, op_id)
+        elif state == "restoring":
+            _finish_restore(c, op_id)
+            continue
+        with c.db.session() as s:
+            op = s.get(ForgetOp, op_id)
+            if op.state in ("restored", "purged", "purging"):
+                continue
+            sc = Scope.from_json(op.plan["scope"])
+            conn = _raw(s)
+            n = {"memory": memory.purge(conn, op_id, sc, op.plan.get("memory", {})),
+                 "graph": graph.purge(conn, sc), "stash": drop_stash(conn, op_id)}
+            op.counts = {**op.counts, "purged": n}
+            op.label = f"{op.target_kind} #{op_id}"
+            op.plan = {}
+            op.state = "purging"
+            s.add(op)
+            s.add(AuditEvent(action="purge", target=f"forget:{op_id}", detail={"fingerprint": op.fingerprint,
+                                                                                 "counts": n}))
+            out[op_id] = n
+    return out
+
+
+def _vacuum(c: Container) -> None:
+    """FTS5 optimize, ``VACUUM`` and a truncating WAL checkpoint of the Kith database, so deleted text
+    leaves no free page, no old FTS5 segment and no WAL frame behind."""
+    import time
+
+    from core.store import search
+
+    raw = c.db.engine.raw_connection()
+    try:
+        conn = raw.driver_connection
+        old = conn.isolation_level
+        conn.isolation_level = None  # autocommit: VACUUM cannot run inside a transaction
+        try:
+            search.optimize(conn)
+            conn.execute("VACUUM")
+            for _ in range(50):
+                busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if not busy:
+                    break
+                time.sleep(0.1)
+            else:
+                raise StoreError(f"{c.db.path}: the write-ahead log is in use; close other Kith windows and "
+                                 "run `kith purge --expired` again")
+        finally:
+            conn.isolation_level = old
+    finally:
+        raw.close()
+
+
+def _finish_purge_on_writer(c: Container) -> dict:
+    """The byte-level part of every purge in progress: signature compaction, Chroma rebuild, VACUUMs."""
+    from core.memory import forget as memory
+    from core.store.collections import FACTS, RECORDS
+
+    svc = _memory(c)
+    with c.db.session() as s:
+        ops = list(s.exec(select(ForgetOp).where(ForgetOp.state == "purging")).all())
+    if not ops:
+        return {}
+    with svc._lock:
+        dropped = memory.compact(svc.mem)
+    kept = {name: c.vectors.rebuild(name) for name in (RECORDS, FACTS)}
+    segments = c.vectors.drop_orphan_segments()
+    c.vectors.vacuum()
+    _vacuum(c)  # before the ops are marked done: a crash here leaves them "purging", so resume_pending vacuums again
+    with c.db.session() as s:
+        for op in s.exec(select(ForgetOp).where(ForgetOp.state == "purging")).all():
+            op.state = "purged"
+            op.purged_at = clock.now()
+            s.add(op)
+    with c.db.engine.connect() as conn:  # that last write (counts only) out of the WAL as well
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    _refresh_caches(c, None)
+    return {"signature_rows_dropped": dropped, "vectors_kept": kept, "chroma_segments_removed": segments}
+
+
+def purge_ops(c: Container, op_ids: Iterable[int]) -> dict:
+    """Erase forgets ``op_ids`` from every file (hide them first if a crash left one half-hidden).
+
+    Returns ``{"forgets": {id: rows deleted per store}, "files": {signature rows dropped, vectors kept,
+    Chroma segments removed}}``.
+
+    Raises:
+        NotFound: an id is no forget.
+    """
+    ids = sorted({int(i) for i in op_ids})
+    rows = c.writer.run(_purge_rows_on_writer, c, ids)
+    files = c.writer.run(_finish_purge_on_writer, c)
+    return {"forgets": rows, "files": files}
+
+
+def purge(c: Container, forget_id: int) -> ForgetReport:
+    """Erase forget ``forget_id`` now (no more restore): rows, stash, signature rows, Chroma vectors,
+    free pages.  Raises NotFound; ValueError when it was restored."""
+    with c.db.session() as s:
+        op = s.get(ForgetOp, int(forget_id))
+        if op is None:
+            raise NotFound(f"no forget #{forget_id} (see `kith forgotten`)")
+        if op.state == "restored":
+            raise ValueError(f"forget #{forget_id} was restored; forget it again to erase it")
+    res = purge_ops(c, [int(forget_id)])
+    rep = _report(c, int(forget_id))
+    rep.purged = res
+    return rep
+
+
+def purge_expired(c: Container, now: datetime | None = None) -> dict:
+    """Purge every hidden forget whose recovery window has passed (the window runs this at start-up,
+    off the UI thread; ``kith purge --expired`` on demand).  Returns :func:`purge_ops`'s dict (empty
+    ``forgets`` when nothing expired)."""
+    now = clock.ensure_utc(now) or clock.now()
+    with c.db.session() as s:
+        due = [op.id for op in s.exec(select(ForgetOp).where(ForgetOp.state.in_(("hidden", "hiding")))).all()
+               if clock.ensure_utc(op.expires_at) <= now]
+    if not due:
+        return {"forgets": {}, "files": {}}
+    return purge_ops(c, due)
+
+
+def list_forgotten(c: Container, include_done: bool = False) -> list[ForgottenItem]:
+    """Forgets still restorable (and, with ``include_done``, restored and purged ones), newest first."""
+    with c.db.session() as s:
+        q = select(ForgetOp).order_by(ForgetOp.id.desc())
+        if not include_done:
+            q = q.where(ForgetOp.state.in_(("hiding", "hidden")))
+        return [ForgottenItem(op.id, op.label, op.target_kind, op.state, clock.ensure_utc(op.created_at),
+                              clock.ensure_utc(op.expires_at), {k: v for k, v in op.counts.items() if k != "purged"})
+                for op in s.exec(q).all()]
+
+
+def resume_pending(c: Container) -> list[int]:
+    """Finish every forget a crash interrupted: a hide whose derived indexes were not done, a restore,
+    a purge whose files were not compacted/rebuilt/vacuumed; and a half-done Chroma rebuild.
+    ``kith doctor`` and start-up call it (cheap when nothing is pending: one query).  Returns the forget
+    ids it completed."""
+    from core.memory.forget import finish_compaction
+
+    def compaction():
+        svc = _memory(c)
+        with svc._lock:
+            return finish_compaction(svc.mem)
+    folder = c.settings.home / "memory"
+    if any((folder / f).exists() for f in ("signatures.dat.compact", "gists.dat.compact")):
+        c.writer.run(compaction)  # a signature compaction a crash cut short
+    with c.db.session() as s:
+        ops = [(op.id, op.state) for op in s.exec(select(ForgetOp).where(
+            ForgetOp.state.in_(("hiding", "restoring", "purging")))).all()]
+    done = []
+    for op_id, state in ops:
+        if state == "hiding":
+            c.writer.run(_finish_hide, c, op_id)
+        elif state == "restoring":
+            c.writer.run(_finish_restore, c, op_id)
+        done.append(op_id)
+    if any(st == "purging" for _, st in ops):  # (its Chroma rebuild finishes a half-done one: NAME-rebuild)
+        c.writer.run(_finish_purge_on_writer, c)
+    return done

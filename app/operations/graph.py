@@ -53,7 +53,8 @@ def _view(s, f: Fact) -> FactView:
 def _entity_facts(s, entity_id: int) -> list[Fact]:
     ids = set(s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == entity_id)).all())
     ids |= set(s.exec(select(Fact.id).where(Fact.subject_entity_id == entity_id)).all())
-    return list(s.exec(select(Fact).where(Fact.id.in_(ids)).order_by(Fact.valid_from, Fact.id)).all()) if ids else []
+    return list(s.exec(select(Fact).where(Fact.id.in_(ids), Fact.tombstoned_at.is_(None))  # forgotten: issue 11
+                       .order_by(Fact.valid_from, Fact.id)).all()) if ids else []
 
 
 def facts_as_of(c: Container, ref: str | int, at: datetime, known_at: datetime | None = None) -> list[FactView]:
@@ -117,7 +118,8 @@ def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
                    s.exec(select(Alias).where(Alias.entity_id == e.id).order_by(Alias.kind, Alias.id)).all()]
         rec_ids = s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == e.id)).all()
         rows = s.exec(select(Record, Source).join(Source, Source.id == Record.source_id)
-                      .where(Record.id.in_(rec_ids)).order_by(Record.sent_at.desc()).limit(max_sources)).all() \
+                      .where(Record.id.in_(rec_ids), Record.tombstoned_at.is_(None))
+                      .order_by(Record.sent_at.desc()).limit(max_sources)).all() \
             if rec_ids else []
         sources = [{"record_id": r.id, "kind": r.kind, "when": _iso(r.sent_at), "subject": r.subject,
                     "path": src.path, "external_id": r.external_id} for r, src in rows]
@@ -206,7 +208,7 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
     with c.db.session() as s:
         for vid, dist in c.vectors.query(FACTS, qv, max(50, k * 5), where=where):
             f = s.get(Fact, int(vid.split(":", 1)[1]))
-            if f is None or (f.superseded_by is not None and not include_history):
+            if f is None or f.tombstoned_at is not None or (f.superseded_by is not None and not include_history):
                 continue
             subj = s.get(Entity, f.subject_entity_id)
             if kind and (subj is None or subj.kind != kind):
@@ -217,7 +219,7 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
         if not domain:
             for vid, dist in c.vectors.query(RECORDS, qv, max(50, k * 5)):
                 r = s.get(Record, int(vid.split(":", 1)[1]))
-                if r is None:
+                if r is None or r.tombstoned_at is not None:
                     continue
                 if kind:
                     kinds = set(s.exec(select(Entity.kind).join(RecordEntity, RecordEntity.entity_id == Entity.id)

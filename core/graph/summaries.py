@@ -57,7 +57,7 @@ class Due:
 def due(s: Session, owner_id: int | None) -> list[Due]:
     """Summaries to (re)generate: stale ones first, then missing ones, in a stable order."""
     existing = {(x.kind, x.subject): x for x in s.exec(select(Summary)).all()}
-    stale = [Due(k, sub) for (k, sub), x in existing.items() if x.stale and k != "map"]
+    stale = [Due(k, sub) for (k, sub), x in existing.items() if x.stale and k != "map" and _subject_live(s, k, sub)]
     missing: list[Due] = []
     per_entity = s.exec(select(FactEntity.entity_id, func.count(func.distinct(Fact.id)))
                         .join(Fact, Fact.id == FactEntity.fact_id).join(Entity, Entity.id == FactEntity.entity_id)
@@ -75,7 +75,8 @@ def due(s: Session, owner_id: int | None) -> list[Due]:
                   and (e := s.get(Entity, eid)) is not None and e.kind == "person"][:TOP_RELATIONSHIPS]
         missing += [Due("relationship", f"{owner_id}:{p}") for p in people]
     for dom, cat, key, subj in s.exec(select(Fact.domain, Fact.category, Fact.key, Fact.subject_entity_id)
-                                      .where(Fact.superseded_by.is_not(None)).distinct()).all():
+                                      .where(Fact.superseded_by.is_not(None), Fact.tombstoned_at.is_(None))
+                                      .distinct()).all():
         missing.append(Due("chapter", f"{dom}:{cat}:{key}:{subj}"))
     out, seen = [], set()
     for d in stale + [m for m in missing if (m.kind, m.subject) not in existing]:
@@ -83,6 +84,25 @@ def due(s: Session, owner_id: int | None) -> list[Due]:
             seen.add((d.kind, d.subject))
             out.append(d)
     return out
+
+
+def _live_entity(s: Session, entity_id) -> Entity | None:
+    try:
+        e = s.get(Entity, int(entity_id))
+    except (TypeError, ValueError):
+        return None
+    return e if e is not None and e.tombstoned_at is None else None
+
+
+def _subject_live(s: Session, kind: str, subject: str) -> bool:
+    """Whether the entities a summary is about still exist (a forgotten or merged-away one's summary is not due)."""
+    if kind == "entity":
+        return _live_entity(s, subject) is not None
+    if kind == "relationship":
+        return all(_live_entity(s, x) is not None for x in subject.split(":"))
+    if kind == "chapter":
+        return _live_entity(s, subject.split(":", 3)[-1]) is not None
+    return True
 
 
 def _fact_lines(facts: list[Fact]) -> list[str]:
@@ -98,32 +118,42 @@ def _fact_lines(facts: list[Fact]) -> list[str]:
     return lines
 
 
-def deterministic_text(s: Session, item: Due) -> str:
-    """A plain summary built only from facts (used when no model is configured), labelled as such."""
+def deterministic_text(s: Session, item: Due) -> str | None:
+    """A plain summary built only from facts (used when no model is configured), labelled as such;
+    None when the summary's subject no longer exists (a forgotten entity: the summary goes)."""
+    if not _subject_live(s, item.kind, item.subject):
+        return None
     if item.kind == "entity":
         e = s.get(Entity, int(item.subject))
         ids = s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == e.id)).all()
-        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None))).all() if ids else []
-        old = s.exec(select(func.count()).select_from(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_not(None))
+        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None),
+                                          Fact.tombstoned_at.is_(None))).all() if ids else []
+        old = s.exec(select(func.count()).select_from(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_not(None),
+                                                                  Fact.tombstoned_at.is_(None))
                      ).one() if ids else 0
         head = f"{e.canonical_name} ({e.kind}{', the owner' if e.is_owner else ''})."
         tail = f" {old} earlier fact(s) were superseded and are kept in the history." if old else ""
         return " ".join([head, *_fact_lines(list(facts))]) + tail + " " + DETERMINISTIC_LABEL
     if item.kind == "domain":
-        facts = s.exec(select(Fact).where(Fact.domain == item.subject, Fact.superseded_by.is_(None))
+        facts = s.exec(select(Fact).where(Fact.domain == item.subject, Fact.superseded_by.is_(None),
+                                          Fact.tombstoned_at.is_(None))
                        .order_by(Fact.confidence.desc()).limit(30)).all()
         return (f"{item.subject.capitalize()}: {len(facts)} current fact(s). "
                 + " ".join(f.statement for f in facts) + " " + DETERMINISTIC_LABEL)
     if item.kind == "relationship":
         a, b = (s.get(Entity, int(x)) for x in item.subject.split(":"))
         ids = s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == b.id)).all()
-        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None))).all() if ids else []
+        facts = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_(None),
+                                          Fact.tombstoned_at.is_(None))).all() if ids else []
         return (f"{a.canonical_name} and {b.canonical_name}: " + " ".join(_fact_lines(list(facts)))
                 + " " + DETERMINISTIC_LABEL)
     if item.kind == "chapter":
         dom, cat, key, subj = item.subject.split(":", 3)
         chain = s.exec(select(Fact).where(Fact.domain == dom, Fact.category == cat, Fact.key == key,
-                                          Fact.subject_entity_id == int(subj)).order_by(Fact.valid_from, Fact.id)).all()
+                                          Fact.subject_entity_id == int(subj), Fact.tombstoned_at.is_(None))
+                       .order_by(Fact.valid_from, Fact.id)).all()
+        if not chain:
+            return None
         who = s.get(Entity, int(subj))
         steps = " → ".join(f"{f.value} ({f.valid_from.date() if f.valid_from else '?'}"
                            f"{'–' + str(f.valid_to.date()) if f.valid_to else '–'})" for f in chain)
@@ -140,6 +170,13 @@ def save(s: Session, item: Due, text: str, generator: str) -> Summary:
     return row
 
 
+def remove(s: Session, item: Due) -> None:
+    """Delete a summary (its subject no longer exists)."""
+    row = s.exec(select(Summary).where(Summary.kind == item.kind, Summary.subject == item.subject)).first()
+    if row is not None:
+        s.delete(row)
+
+
 def refresh_map(s: Session, limit: int = 200) -> list[dict]:
     """Recompute the knowledge map and store it (``kind="map"``); returns it."""
     rows = s.exec(select(Entity.id, Entity.canonical_name, Entity.kind, func.count(func.distinct(Fact.id)))
@@ -149,3 +186,105 @@ def refresh_map(s: Session, limit: int = 200) -> list[dict]:
     data = [{"id": i, "name": n, "kind": k, "facts": int(c)} for i, n, k, c in rows]
     save(s, Due("map", "all"), json.dumps(data), "deterministic")
     return data
+
+
+# ---- forget (issue 11): summaries that name a forgotten entity or rest on removed facts --------------
+
+STORE = "summaries"
+COVERS = {"summary": "*"}  # removed, or regenerated from the remaining facts
+
+
+def forget_selection(conn, sc, red) -> tuple[list[int], list[int]]:
+    """(summary ids to remove, summary ids to regenerate) for a forget's scope.
+
+    Run it before the graph's apply (it reads the fact links that apply removes).
+    Removed: the summaries of forgotten entities, relationships with one, and life chapters with no
+    superseded fact left.  Regenerated (from the remaining facts): every other summary that names a
+    forgotten entity or rests on a removed fact (its subject's, its domain's or its chapter's), and
+    the knowledge map.  ``conn`` is a ``sqlite3`` connection; ``red`` a ``core.graph.redact.Redactor`` or None.
+    """
+    from core.store.forgetting import chunks, marks
+
+    ents = {str(e) for e in sc.all_entities}
+    facts = set(sc.facts)
+    linked: set[str] = set()
+    domains: set[str] = set()
+    chapters: set[str] = set()
+    for p in chunks(sorted(facts)):
+        for fid, dom, cat, key, subj in conn.execute(
+                f"SELECT id, domain, category, key, subject_entity_id FROM fact WHERE id IN ({marks(len(p))})", p):
+            linked.add(str(subj))
+            domains.add(dom)
+            chapters.add(f"{dom}:{cat}:{key}:{subj}")
+        for (eid,) in conn.execute(f"SELECT entity_id FROM factentity WHERE fact_id IN ({marks(len(p))})", p):
+            linked.add(str(eid))
+    remove, regen = [], []
+    for sid, kind, subject, text in conn.execute("SELECT id, kind, subject, text FROM summary").fetchall():
+        if kind == "map":
+            if ents or facts:
+                regen.append(sid)
+            continue
+        parts = subject.split(":")
+        if kind == "entity" and subject in ents:
+            remove.append(sid)
+            continue
+        if kind == "relationship" and set(parts) & ents:
+            remove.append(sid)
+            continue
+        if kind == "chapter":
+            dom, cat, key, subj = subject.split(":", 3)
+            if subj in ents:
+                remove.append(sid)
+                continue
+            if subject in chapters:
+                left = [f for f, sup in conn.execute(
+                    "SELECT id, superseded_by FROM fact WHERE domain = ? AND category = ? AND key = ? AND "
+                    "subject_entity_id = ? AND tombstoned_at IS NULL", (dom, cat, key, int(subj))) if f not in facts]
+                superseded = [f for f, sup in conn.execute(
+                    "SELECT id, superseded_by FROM fact WHERE domain = ? AND category = ? AND key = ? AND "
+                    "subject_entity_id = ? AND tombstoned_at IS NULL AND superseded_by IS NOT NULL "
+                    "AND superseded_by != id", (dom, cat, key, int(subj)))
+                    if f not in facts and sup not in facts]
+                if not left or not superseded:
+                    remove.append(sid)
+                    continue
+                regen.append(sid)
+                continue
+        if (kind == "entity" and subject in linked) or (kind == "domain" and subject in domains) \
+                or (kind == "relationship" and parts[-1] in linked) \
+                or (red is not None and red.mentions(text, loose=True)):
+            regen.append(sid)
+    return remove, regen
+
+
+def forget_apply(s: Session, op_id: int, sc, red, remove: list[int], regen: list[int]) -> dict[str, int]:
+    """Remove and regenerate the summaries :func:`forget_selection` chose, stashing the originals.
+
+    A regenerated summary gets the deterministic text from the remaining facts (a model-written one is
+    also marked stale, so the summary job rewrites it with the model).  Returns counts."""
+    from core.store.forgetting import stash_rows_by_ids, stash_values
+
+    conn = s.connection().connection.driver_connection
+    n = {"removed": stash_rows_by_ids(conn, op_id, STORE, "summary", "id", remove), "regenerated": 0}
+    for sid in regen:
+        row = s.get(Summary, sid)
+        if row is None:
+            continue
+        stash_values(conn, op_id, STORE, "summary", {"id": sid}, ["text", "stale", "generator", "generated_at"])
+        if row.kind == "map":
+            s.flush()
+            refresh_map(s)
+            s.flush()
+            n["regenerated"] += 1
+            continue
+        text = deterministic_text(s, Due(row.kind, row.subject))
+        if text is None:
+            text = f"(Nothing is left to summarise.) {DETERMINISTIC_LABEL}"
+        if red is not None:
+            text = red.redact(text, loose=True)
+        row.stale = row.generator != "deterministic"
+        row.text, row.generator, row.generated_at = text, "deterministic", clock.now()
+        s.add(row)
+        s.flush()
+        n["regenerated"] += 1
+    return n

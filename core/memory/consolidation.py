@@ -226,24 +226,10 @@ def consolidate(mem: EpisodicMemory, now: datetime | None = None, compact: bool 
 
 
 def compact_signatures(mem: EpisodicMemory) -> int:
-    """Step 9: drop invalidated rows from both signature files and renumber the episodes' rows.
+    """Step 9: drop invalidated rows (and rows no episode points to) from both signature files and
+    renumber the episodes' rows, crash-safely (``core.memory.forget.compact``).
 
     Returns the number of rows dropped (0: nothing to do)."""
-    dead = np.union1d(mem.structured.invalid(), mem.gists.invalid())
-    if not dead.size:
-        return 0
-    m1 = mem.structured.compact(drop=dead)
-    mem.gists.compact(drop=dead)
-    with mem.db.session() as s:
-        conn = s.connection()
-        # episodes whose rows are gone lose them first, so a renumbered row never collides with a dead one
-        for d in dead.tolist():
-            conn.execute(sql("UPDATE episode SET signature_row = NULL, gist_row = NULL WHERE signature_row = :d"),
-                         {"d": int(d)})
-        pairs = [(int(new), int(old)) for old, new in enumerate(m1.tolist()) if new >= 0 and new != old]
-        for new, old in sorted(pairs):  # rows only move down: ascending order never overwrites a live number
-            conn.execute(sql("UPDATE episode SET signature_row = :n, gist_row = :n WHERE signature_row = :o"),
-                         {"n": new, "o": old})
-        log_event(s, "signatures_compacted", "", dropped=int(dead.size))
-    mem.reload()
-    return int(dead.size)
+    from core.memory.forget import compact
+
+    return compact(mem)

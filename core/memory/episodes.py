@@ -251,6 +251,9 @@ class EpisodicMemory:
             StoreError: an episode cites a row beyond the shorter file (the files lost committed rows).
         """
         with self._lock:
+            from core.memory.forget import finish_compaction
+
+            finish_compaction(self)  # a compaction a crash cut short is completed (or undone) first
             n = min(self.structured.refresh(), self.gists.refresh())
             with self.db.engine.connect() as conn:
                 top = conn.exec_driver_sql("SELECT max(signature_row) FROM episode").scalar()

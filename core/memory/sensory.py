@@ -85,6 +85,13 @@ class SensoryBuffer:
         while self._frames and self._frames[0].at < edge:
             self._frames.popleft()
 
+    def clear(self) -> int:
+        """Drop every frame (a forget does: a frame is raw text, it may name what was forgotten); returns how many."""
+        with self._lock:
+            n = len(self._frames)
+            self._frames.clear()
+            return n
+
     def frames(self) -> list[SensoryFrame]:
         """Frames still inside the window, oldest first."""
         with self._lock:

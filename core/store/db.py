@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
-from core.store import memory_schema, personal_schema  # noqa: F401  (register the memory and personalization tables)
+from core.store import forgetting, memory_schema, personal_schema  # noqa: F401  (register the forget, memory and personalization tables)
 from core.store import schema
 
 SCHEMA_VERSION = 2
@@ -32,6 +32,19 @@ def _on_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
+
+
+def _add_missing_columns(conn) -> None:
+    """Add nullable columns that a table gained since the file was made (``create_all`` only creates
+    missing tables): e.g. ``record.tombstoned_at`` and ``fact.tombstoned_at`` (issue 11)."""
+    for table in SQLModel.metadata.sorted_tables:
+        have = {r[1] for r in conn.exec_driver_sql(f'PRAGMA table_info("{table.name}")')}
+        if not have:
+            continue
+        for col in table.columns:
+            if col.name not in have and col.nullable and not col.primary_key:
+                conn.exec_driver_sql(f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" '
+                                     f'{col.type.compile(dialect=conn.dialect)}')
 
 
 class Database:
@@ -79,6 +92,7 @@ class Database:
         SQLModel.metadata.create_all(self.engine)
         self._add_missing_columns()
         with self.engine.begin() as conn:
+            _add_missing_columns(conn)
             for ddl in schema.EXTRA_DDL:
                 try:
                     with conn.begin_nested():

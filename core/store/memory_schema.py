@@ -199,3 +199,13 @@ class AttentionTrace(SQLModel, table=True):
     tier_used: str = ""
     elapsed_ms: float = 0.0
     detail: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+
+
+class SignatureCompaction(SQLModel, table=True):
+    """Marks a signature-file compaction whose renumbering is committed but whose files may not be
+    swapped in yet (``core.memory.forget.compact``); row counts before and after.  Deleted when done."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    rows_before: int
+    rows_after: int
+    at: datetime = Field(default_factory=clock.now)

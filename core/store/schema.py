@@ -99,6 +99,7 @@ class Record(SQLModel, table=True):
     """Ingest stages this record still needs after its row was committed (bits of
     ``app.pipeline.Stage``: vectors, ledger, events); 0 when every stage is done.  The memory stage's
     mark is its episode's ``signature_row`` (NULL = not done)."""
+    tombstoned_at: Optional[datetime] = None  # forgotten, restorable until its forget is purged (issue 11)
 
 
 class RecordEntity(SQLModel, table=True):
@@ -136,6 +137,7 @@ class Fact(SQLModel, table=True):
     evidence_count: int = 1
     indexed_at: Optional[datetime] = None
     """When the statement's vector was written to Chroma's ``facts`` collection; NULL = still to do."""
+    tombstoned_at: Optional[datetime] = None  # forgotten, restorable until its forget is purged (issue 11)
 
 
 class FactEntity(SQLModel, table=True):

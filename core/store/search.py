@@ -97,3 +97,64 @@ def rrf(rankings: Iterable[Sequence[Hashable]], k: int = RRF_K) -> list[tuple[Ha
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+# ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
+
+STORE = "search"
+COVERS = {t: "*" for t in ("record_fts", "record_fts_content", "record_fts_data", "record_fts_idx", "record_fts_docsize")}
+"""FTS5 rows removed or re-indexed; the shadow tables keep deleted terms until :func:`optimize` (purge)."""
+
+
+def forget_plan(conn, sc) -> dict[str, int]:
+    """Full-text rows a forget removes (its records') and rewrites (the redacted records')."""
+    from core.store.forgetting import chunks, marks
+
+    def present(ids):
+        return sum(conn.execute(f"SELECT count(*) FROM record_fts WHERE rowid IN ({marks(len(p))})", p).fetchone()[0]
+                   for p in chunks(sorted(set(ids))))
+    return {"record_fts": present(sc.records), "record_fts_redacted": present(sc.redact_records)}
+
+
+def forget_apply(conn, op_id: int, sc, red) -> dict[str, int]:
+    """Remove the forgotten records' FTS5 rows and re-index the redacted ones from their (already
+    redacted) record rows, stashing the original rows.  ``conn``: ``sqlite3``, caller's transaction."""
+    from core.store.forgetting import stash_rows
+
+    n = {"record_fts": 0, "record_fts_redacted": 0}
+    for rid in sc.records:
+        n["record_fts"] += stash_rows(conn, op_id, STORE, "record_fts", "rowid = ?", (rid,),
+                                      select="rowid, subject, body, people")
+    for rid in sc.redact_records:
+        old = conn.execute("SELECT people FROM record_fts WHERE rowid = ?", (rid,)).fetchone()
+        if old is None:
+            continue
+        stash_rows(conn, op_id, STORE, "record_fts", "rowid = ?", (rid,), select="rowid, subject, body, people")
+        subject, body = conn.execute("SELECT subject, text FROM record WHERE id = ?", (rid,)).fetchone()
+        people = red.redact(old[0]) if red is not None else old[0]
+        conn.execute("INSERT INTO record_fts(rowid, subject, body, people) VALUES (?,?,?,?)",
+                     (rid, subject or "", body or "", people or ""))
+        n["record_fts_redacted"] += 1
+    return n
+
+
+def forget_restore(conn, op_id: int) -> int:
+    """Put the stashed FTS5 rows back (replacing the redacted re-index)."""
+    from core.store.forgetting import decode, stashed
+
+    n = 0
+    for _kind, _tbl, data, _ in stashed(conn, op_id, STORE, kind="row", tbl="record_fts"):
+        vals = dict(zip(data["cols"], (decode(v) for v in data["vals"])))
+        conn.execute("DELETE FROM record_fts WHERE rowid = ?", (vals["rowid"],))
+        conn.execute("INSERT INTO record_fts(rowid, subject, body, people) VALUES (?,?,?,?)",
+                     (vals["rowid"], vals["subject"], vals["body"], vals["people"]))
+        n += 1
+    return n
+
+
+def optimize(conn) -> None:
+    """Merge every FTS5 index into one b-tree (FTS5 ``'optimize'``): a deleted row's terms stay in the
+    older segments until a merge drops them; purge runs this before ``VACUUM``."""
+    for tbl in ("record_fts", "observation_fts"):
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (tbl,)).fetchone():
+            conn.execute(f"INSERT INTO {tbl}({tbl}) VALUES('optimize')")

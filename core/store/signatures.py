@@ -264,6 +264,50 @@ class SignatureFile:
             return np.zeros(0, dtype=np.int64)
         return np.unique(np.fromfile(self.invalid_path, dtype="<i8").astype(np.int64))
 
+    @property
+    def compact_path(self) -> Path:
+        """Where :meth:`prepare_compact` writes the compacted file (``NAME.compact``)."""
+        return self.path.with_name(self.path.name + ".compact")
+
+    def prepare_compact(self, drop=None) -> tuple[Path, np.ndarray]:
+        """Write the file without the invalidated rows (and any rows in ``drop``) to
+        :attr:`compact_path`, fsynced; the live file is not touched until :meth:`commit_compact`.
+
+        Returns:
+            (the compacted file, ``int64 (old_len,)``: the new row of each old row, ``-1`` for a
+            dropped row).  The caller rewrites stored row numbers with it before committing.
+        """
+        with self._lock:
+            dead = self.invalid()
+            if drop is not None:
+                dead = np.union1d(dead, np.asarray(drop, dtype=np.int64))
+            keep = np.ones(self._n, dtype=bool)
+            keep[dead[(dead >= 0) & (dead < self._n)]] = False
+            mapping = np.full(self._n, -1, dtype=np.int64)
+            mapping[keep] = np.arange(int(keep.sum()), dtype=np.int64)
+            tmp = self.compact_path
+            rows = self.rows()
+            with open(tmp, "wb") as f:
+                for s in range(0, self._n, 65536):
+                    e = min(self._n, s + 65536)
+                    f.write(np.ascontiguousarray(rows[s:e][keep[s:e]]).tobytes())
+                f.flush()
+                os.fsync(f.fileno())
+            return tmp, mapping
+
+    def commit_compact(self, tmp: Path) -> None:
+        """Swap the compacted file in (``os.replace``, atomic on POSIX), forget the invalid list,
+        rebuild the sketch.  The old file's blocks are freed: its bytes are in no file any more."""
+        with self._lock:
+            self._rows_map = self._sketch_map = None
+            self._mapped_n = -1
+            os.replace(tmp, self.path)
+            self._n = self.path.stat().st_size // NBYTES
+            if self.invalid_path.exists():
+                self.invalid_path.unlink()
+            if self.sketch_bytes:
+                self._rebuild_sketch()
+
     def compact(self, drop=None) -> np.ndarray:
         """Rewrite the file without the invalidated rows (and any rows in ``drop``).
 
@@ -275,29 +319,8 @@ class SignatureFile:
             The caller must rewrite stored row numbers with it.
         """
         with self._lock:
-            dead = self.invalid()
-            if drop is not None:
-                dead = np.union1d(dead, np.asarray(drop, dtype=np.int64))
-            keep = np.ones(self._n, dtype=bool)
-            keep[dead[(dead >= 0) & (dead < self._n)]] = False
-            mapping = np.full(self._n, -1, dtype=np.int64)
-            mapping[keep] = np.arange(int(keep.sum()), dtype=np.int64)
-            tmp = self.path.with_name(self.path.name + ".compact")
-            rows = self.rows()
-            with open(tmp, "wb") as f:
-                for s in range(0, self._n, 65536):
-                    e = min(self._n, s + 65536)
-                    f.write(np.ascontiguousarray(rows[s:e][keep[s:e]]).tobytes())
-                f.flush()
-                os.fsync(f.fileno())
-            self._rows_map = self._sketch_map = None
-            self._mapped_n = -1
-            os.replace(tmp, self.path)
-            self._n = int(keep.sum())
-            if self.invalid_path.exists():
-                self.invalid_path.unlink()
-            if self.sketch_bytes:
-                self._rebuild_sketch()
+            tmp, mapping = self.prepare_compact(drop)
+            self.commit_compact(tmp)
             return mapping
 
     def _rebuild_sketch(self) -> None:

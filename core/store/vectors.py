@@ -241,3 +241,166 @@ class VectorStore:
             col = self.collection(name, create=False)
             return 0 if col is None else col.count()
 
+    def get(self, name: str, ids: Sequence[str]) -> list[tuple[str, np.ndarray, dict]]:
+        """The stored ``(id, float32 (384,) vector, metadata)`` of those of ``ids`` present, in Chroma's order."""
+        if not len(ids):
+            return []
+        col = self.collection(name, create=False)
+        if col is None:
+            return []
+        out = []
+        for i in range(0, len(ids), 500):
+            got = col.get(ids=list(ids[i:i + 500]), include=["embeddings", "metadatas"])
+            for vid, emb, meta in zip(got["ids"], got["embeddings"], got["metadatas"] or [None] * len(got["ids"])):
+                out.append((vid, np.asarray(emb, dtype=np.float32), dict(meta or {})))
+        return out
+
+    # ---- purge: rewrite a collection so deleted vectors leave Chroma's files ------------------------
+
+    def _names(self) -> set[str]:
+        client = self._open(create=False)
+        return {getattr(c, "name", c) for c in client.list_collections()} if client is not None else set()
+
+    def rebuild(self, name: str, batch: int = 1000) -> int:
+        """Rewrite collection ``name`` with only its live vectors, so deleted ones leave Chroma's files
+        (its HNSW segment and its SQLite log; Chroma's own delete only marks them).
+
+        Crash-safe: the live vectors are copied into ``NAME-rebuild``, the old collection is deleted and
+        the copy renamed; run again after a crash, it finishes whichever step was left.  Returns the
+        vectors kept.  Afterwards call :meth:`drop_orphan_segments` and :meth:`vacuum`."""
+        tmp = f"{name}-rebuild"
+        names = self._names()
+        if name not in names and tmp in names:  # crashed after the delete: finish the rename
+            col = self.client.get_collection(tmp, embedding_function=self._ef)
+            col.modify(name=name)
+            self._collections[name] = col
+            return col.count()
+        if tmp in names:
+            self.client.delete_collection(tmp)
+        if name not in names:
+            return 0
+        src = self.collection(name)
+        dst = self.client.create_collection(tmp, embedding_function=self._ef,
+                                            configuration={"hnsw": {"space": "cosine"}})
+        kept, offset = 0, 0
+        while True:
+            got = src.get(include=["embeddings", "metadatas"], limit=batch, offset=offset)
+            if not got["ids"]:
+                break
+            metas = got["metadatas"] or [None] * len(got["ids"])
+            dst.add(ids=got["ids"], embeddings=np.asarray(got["embeddings"], dtype=np.float32),
+                    metadatas=[m if m else None for m in metas] if any(metas) else None)
+            kept += len(got["ids"])
+            offset += len(got["ids"])
+        self.client.delete_collection(name)
+        self._collections.pop(name, None)
+        dst.modify(name=name)
+        self._collections[name] = dst
+        return kept
+
+    def drop_orphan_segments(self) -> int:
+        """Delete segment folders of collections that no longer exist (Chroma leaves them on disk
+        after ``delete_collection``, with their vectors).  Returns folders removed."""
+        import shutil
+        import sqlite3
+
+        db = self.path / "chroma.sqlite3"
+        if not db.exists():
+            return 0
+        conn = sqlite3.connect(str(db), timeout=30)
+        try:
+            live = {r[0] for r in conn.execute("SELECT id FROM segments")}
+        finally:
+            conn.close()
+        n = 0
+        for p in self.path.iterdir():
+            if p.is_dir() and len(p.name) == 36 and p.name.count("-") == 4 and p.name not in live:
+                shutil.rmtree(p, ignore_errors=True)
+                n += 1
+        return n
+
+    def vacuum(self) -> None:
+        """``VACUUM`` Chroma's SQLite file so no free page keeps a deleted vector or its metadata.
+
+        Raises:
+            StoreError: the file is locked (another process is writing).
+        """
+        import sqlite3
+
+        db = self.path / "chroma.sqlite3"
+        if not db.exists():
+            return
+        conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
+        try:
+            conn.execute("VACUUM")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{db}: cannot vacuum the vector store: {exc}") from exc
+        finally:
+            conn.close()
+
+
+# ---- forget (issue 11): the vectors of forgotten records and facts ---------------------------------
+
+STORE = "vectors"
+
+
+def forget_plan(vs: VectorStore, sc) -> dict[str, int]:
+    """Vectors a forget removes (its records' and facts') and replaces (the redacted records')."""
+    from core.store.collections import FACTS, RECORDS, fact_vid, record_vid
+
+    def present(name, vids):
+        return len(vs.get(name, vids)) if vids else 0
+    return {"records": present(RECORDS, [record_vid(r) for r in sc.records]),
+            "facts": present(FACTS, [fact_vid(f) for f in sc.facts]),
+            "records_reembedded": present(RECORDS, [record_vid(r) for r in sc.redact_records])}
+
+
+def forget_stash(vs: VectorStore, conn, op_id: int, sc) -> dict[str, int]:
+    """Copy the vectors :func:`forget_hide` will delete or replace into the stash (inside the hide's
+    SQLite transaction, before Chroma is touched).  Returns counts like :func:`forget_plan`."""
+    from core.store.collections import FACTS, RECORDS, fact_vid, record_vid
+    from core.store.forgetting import stash_vector
+
+    n = {}
+    for key, name, vids in (("records", RECORDS, [record_vid(r) for r in sc.records]),
+                            ("facts", FACTS, [fact_vid(f) for f in sc.facts]),
+                            ("records_reembedded", RECORDS, [record_vid(r) for r in sc.redact_records])):
+        got = vs.get(name, vids)
+        for vid, vec, meta in got:
+            stash_vector(conn, op_id, STORE, name, vid, vec.astype("<f4").tobytes(), meta)
+        n[key] = len(got)
+    return n
+
+
+def forget_hide(vs: VectorStore, sc, reembedded: dict[int, np.ndarray]) -> dict[str, int]:
+    """Delete the forgotten records' and facts' vectors and write the redacted records' new ones
+    (``record id → float32 (384,)``).  Idempotent (a resumed forget runs it again)."""
+    from core.store.collections import FACTS, RECORDS, fact_vid, record_vid
+
+    n = {"records": vs.delete(RECORDS, [record_vid(r) for r in sc.records]),
+         "facts": vs.delete(FACTS, [fact_vid(f) for f in sc.facts])}
+    if reembedded:
+        ids = sorted(reembedded)
+        vs.upsert(RECORDS, [record_vid(r) for r in ids], np.stack([reembedded[r] for r in ids]),
+                  [{"record_id": r} for r in ids])
+    n["records_reembedded"] = len(reembedded)
+    return n
+
+
+def forget_restore(vs: VectorStore, conn, op_id: int) -> int:
+    """Write the stashed vectors back exactly (same ids, bytes and metadata).  Returns how many."""
+    from core.store.forgetting import stashed
+
+    by: dict[str, list] = {}
+    for _k, name, data, blob in stashed(conn, op_id, STORE, kind="vector"):
+        by.setdefault(name, []).append((data["id"], np.frombuffer(blob, dtype="<f4").astype(np.float32),
+                                        data.get("metadata") or None))
+    n = 0
+    for name, rows in by.items():
+        rows = list({vid: (vid, v, m) for vid, v, m in rows}.values())  # one per id (the first stashed wins below)
+        vs.upsert(name, [r[0] for r in rows], np.stack([r[1] for r in rows]),
+                  [r[2] or {} for r in rows] if any(r[2] for r in rows) else None)
+        n += len(rows)
+    return n

@@ -146,10 +146,11 @@ def test_ask_finds_the_message_by_subject_words_then_forget_removes_it(at_home):
     people = run("entities", "--kind", "person", "--json")["entities"]
     target = [p for p in people if p["name"] == sender][0]
     report = run("forget", str(target["id"]), "--yes", "--json")
-    assert 1 <= report["removed"]["sqlite"]["records"] <= target["records"]
-    assert report["removed"]["chroma"]["records"] == report["removed"]["sqlite"]["records"]
-    assert report["removed"]["chroma"]["facts"] == report["removed"]["sqlite"]["facts"]
-    assert report["removed"]["fts"] == report["removed"]["sqlite"]["records"]
+    counts = report["counts"]
+    assert 1 <= counts["graph"]["records"] <= target["records"]
+    assert counts["vectors"]["records"] == counts["graph"]["records"]
+    assert counts["vectors"]["facts"] == counts["graph"]["facts"]
+    assert counts["search"]["record_fts"] == counts["graph"]["records"]
     after = run("ask", "watermarks embossing", "--k", "10", "--json")["results"]
     assert all(r["sender"] != sender for r in after)
     assert all(r["text"] != top["text"] for r in after)

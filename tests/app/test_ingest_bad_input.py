@@ -87,8 +87,10 @@ def test_ask_and_forget_on_self_made_mail(container, tmp_path):
     preview = preview_forget(container, "alice example")
     assert (preview.name, preview.records) == ("Alice Example", 1)  # she sent one; she only received the other
     report = forget(container, preview.entity_id)
-    assert report.sqlite["records"] == 1 and report.vectors["records"] == 1 and report.fts == 1
-    assert report.vectors["facts"] == report.sqlite["facts"] == 2  # her address; "Alice wrote to Bob"
+    g, v = report.counts["graph"], report.counts["vectors"]
+    assert g["records"] == 1 and v["records"] == 1 and report.counts["search"]["record_fts"] == 1
+    assert v["facts"] == g["facts"] == 3  # her address; "Alice wrote to Bob"; "Bob wrote to Alice" (object: her)
+    assert report.counts == preview.counts
     subjects = [r.subject for r in ask(container, "sourdough starter", k=5)]
     assert "Sourdough starter schedule" not in subjects
     assert "Re: Sourdough starter schedule" in subjects  # Bob's reply is Bob's, kept
@@ -101,9 +103,9 @@ def test_ask_about_something_absent_returns_nothing(container, tmp_path):
     assert [r.subject for r in ask(container, "kayaks")] == ["no date on this one"]
 
 
-def test_forget_runs_the_memory_unlearn_cascade_and_zeroes_signatures(container, tmp_path):
+def test_forget_runs_the_memory_unlearn_cascade_and_purge_drops_the_signatures(container, tmp_path):
     from app.memory import service
-    from app.operations.forget import forget
+    from app.operations.forget import forget, purge
     from core.store.memory_schema import LearningEvent
     from core.store.schema import Episode
 
@@ -112,10 +114,17 @@ def test_forget_runs_the_memory_unlearn_cascade_and_zeroes_signatures(container,
         ep = s.exec(select(Episode).join(Record, Record.id == Episode.record_id)
                     .where(Record.subject == "Sourdough starter schedule")).one()
     mem = service(container).mem
-    assert mem.structured.get([ep.signature_row]).any()  # a real 8192-bit signature before
+    sig, gist = mem.structured.get(ep.signature_row).tobytes(), mem.gists.get(ep.gist_row).tobytes()
+    assert any(sig)  # a real 8192-bit signature before
     report = forget(container, "Alice Example")
-    assert report.memory["episodes_unlearned"] == 1 and report.memory["signatures_zeroed"] == 1
-    assert not mem.structured.get([ep.signature_row]).any() and not mem.gists.get([ep.signature_row]).any()
+    assert report.counts["memory"]["episodes"] == 1 and report.counts["memory"]["signatures"] == 1
+    with container.db.session() as s:
+        assert s.get(Episode, ep.id).tombstoned_at is not None  # hidden, restorable
+        assert s.exec(select(LearningEvent).where(LearningEvent.kind == "unlearned")).first() is not None
+    assert not mem.index.alive[mem.index.row_of[ep.id]]
+    purge(container, report.forget_id)
     with container.db.session() as s:
         assert s.get(Episode, ep.id) is None
-        assert s.exec(select(LearningEvent).where(LearningEvent.kind == "unlearned")).first() is not None
+    home = container.settings.home / "memory"
+    assert sig not in (home / "signatures.dat").read_bytes() and gist not in (home / "gists.dat").read_bytes()
+    assert len(mem.structured) == 2  # Bob's and Carol's rows, renumbered

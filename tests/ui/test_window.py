@@ -132,20 +132,44 @@ def test_drop_browse_ask_forget(qtbot, window, small_mbox, monkeypatch):
     assert not people.forget_button.isEnabled()
     assert people.select_name(ALICE)
     assert people.forget_button.isEnabled()
-    asked: list[str] = []
-    monkeypatch.setattr(people, "confirm", lambda text: asked.append(text) or True)
+    asked: list = []
+    monkeypatch.setattr(people, "confirm", lambda plan: asked.append(plan) or {"purge": False})
     with qtbot.waitSignal(window.forgetFinished, timeout=60_000) as blocker:
         qtbot.mouseClick(people.forget_button, Qt.MouseButton.LeftButton)
     forgotten = blocker.args[0]
-    assert forgotten.name == ALICE and forgotten.sqlite.get("records") == 2
-    assert len(asked) == 1 and ALICE in asked[0] and "2 record(s)" in asked[0]
+    assert forgotten.name == ALICE and forgotten.counts["graph"]["records"] == 2
+    assert len(asked) == 1 and asked[0].name == ALICE and asked[0].counts == forgotten.counts
     assert ALICE not in people.model.names()
     assert "Bob Stone" in people.model.names()
+
+    # The confirmation the person sees lists the plan's counts per store.
+    from ui.forget import ForgetDialog
+
+    dialog = ForgetDialog(asked[0], window)
+    rows = dialog.rows()
+    assert ("graph", "messages, photos or memos", 2) in rows and ("memory", "episodes", 2) in rows
+    assert {"graph", "search", "vectors", "memory", "summaries"} <= {r[0] for r in rows}
+    dialog.deleteLater()
 
     # Asking again finds nothing of Alice's.
     window.show_tab("chat")
     results = ask(qtbot, chat, "sourdough starter")
     assert not [r for r in results if r.subject in ALICE_SUBJECTS or r.sender == ALICE]
+
+    # People & Places → Forgotten → Restore brings her back, and Chat finds her messages again.
+    window.show_tab("people")
+    panel = people.forgotten
+    qtbot.waitUntil(lambda: f"{ALICE} (person)" in panel.labels(), timeout=30_000)
+    people.show_forgotten()
+    button = panel.button(forgotten.forget_id)
+    assert button is not None and button.isEnabled()
+    with qtbot.waitSignal(panel.changed, timeout=60_000):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: ALICE in people.model.names(), timeout=30_000)
+    qtbot.waitUntil(lambda: not panel.labels(), timeout=30_000)
+    window.show_tab("chat")
+    results = ask(qtbot, chat, "sourdough starter")
+    assert {r.subject for r in results} >= set(ALICE_SUBJECTS)
 
 
 def test_forget_declined_keeps_everything(qtbot, window, small_mbox, monkeypatch):
@@ -154,8 +178,8 @@ def test_forget_declined_keeps_everything(qtbot, window, small_mbox, monkeypatch
     people = window.people
     qtbot.waitUntil(lambda: ALICE in people.model.names(), timeout=30_000)
     assert people.select_name(ALICE)
-    asked: list[str] = []
-    monkeypatch.setattr(people, "confirm", lambda text: asked.append(text) or False)
+    asked: list = []
+    monkeypatch.setattr(people, "confirm", lambda plan: asked.append(plan) or None)
     people.forget_selected()
     qtbot.waitUntil(lambda: bool(asked), timeout=30_000)
     qtbot.waitUntil(lambda: "Nothing was forgotten" in people.status.text(), timeout=5_000)

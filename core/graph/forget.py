@@ -1,0 +1,564 @@
+"""The knowledge graph's part of a forget (seed 002: facts are never deleted on update, but erased on forget).
+
+:func:`scope` works out, from a :class:`~core.store.forgetting.Target`, the rows every store plans
+from (:class:`~core.store.forgetting.Scope`):
+
+* an **entity** (and every entity merged into it) — the records it is the primary party of (the
+  sender of a message, the place of a photo) and the records that involve nobody else; other
+  records that *mention* it by a name or alias are kept with the mention redacted, or removed
+  when the person chose ``mentions="remove"``;
+* a **source** file, a time **range** (records sent in ``[start, end)``), a single **record** — those records;
+* a single **fact** — that fact.
+
+Facts removed with them: facts whose subject is a forgotten entity, facts with a link to one (e.g.
+"Omar wrote to Lena" when Lena is forgotten), facts whose statement names one, and facts left
+with no evidence.  Entities left with nothing (no record, no fact) go too (*orphans*: a photo
+trip whose photos were forgotten, a person known only as the recipient of forgotten mail).
+
+:func:`plan` counts what :func:`apply` will do, from the same selection, so a dry run's counts
+equal the forget's.  :func:`apply` hides (tombstones, unlinks, redacts) and stashes every original
+value; :func:`restore` writes them back; :func:`purge` deletes the tombstoned rows for good.
+All take a DB-API ``sqlite3`` connection inside the caller's transaction.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.errors import NotFound
+from core.graph.redact import Redactor
+from core.store.forgetting import (Scope, Target, chunks, marks, now_text, put_back, stash_rows, stash_rows_by_ids,
+                                   stash_values)
+
+STORE = "graph"
+
+COVERS = {
+    "entity": "*", "alias": "*",              # the forgotten entities: tombstoned, deleted at purge
+    "record": "*",                            # removed, or kept with subject/text/thread/attrs redacted
+    "recordentity": "*", "evidence": "*",     # unlinked (evidence excerpts of what stays: redacted)
+    "fact": "*", "factentity": "*",           # removed (subject, object, statement naming them, no evidence left)
+    "mergecandidate": "*",                    # removed, or reason/detail redacted
+    "source": "*", "quarantineitem": "*",     # a source target removes them; paths and reasons redacted
+    "auditevent": "*",                        # target/detail redacted; the forget's own keeps counts and a hash
+}
+"""Tables (and their text columns, ``"*"`` = all) this store's plan covers (the schema-walking test)."""
+
+
+def _ids(conn, sql: str, params=()) -> list[int]:
+    return [int(r[0]) for r in conn.execute(sql, tuple(params)).fetchall()]
+
+
+def _in(conn, sql_head: str, ids, extra: str = "", params=()) -> list[int]:
+    """``sql_head`` + `` IN (…)`` over ``ids`` in chunks; the selected first column, deduplicated."""
+    out: dict[int, None] = {}
+    for part in chunks(sorted(set(ids))):
+        for r in conn.execute(f"{sql_head} IN ({marks(len(part))}) {extra}", (*part, *params)).fetchall():
+            out[int(r[0])] = None
+    return list(out)
+
+
+def owner_id(conn) -> int | None:
+    r = conn.execute("SELECT id FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL LIMIT 1").fetchone()
+    return int(r[0]) if r else None
+
+
+def merged_into(conn, entity_id: int) -> list[int]:
+    """``entity_id`` and every (tombstoned) entity merged into it, transitively."""
+    out, todo = [entity_id], [entity_id]
+    while todo:
+        e = todo.pop()
+        for (i,) in conn.execute("SELECT id FROM entity WHERE json_extract(attrs, '$.merged_into') = ?", (e,)):
+            if i not in out:
+                out.append(int(i))
+                todo.append(int(i))
+    return out
+
+
+def _relatives(conn, entity_ids) -> list[int]:
+    """Live entities created as a relative of one of ``entity_ids`` (``attrs.relation_of``), transitively."""
+    out, todo = [], list(entity_ids)
+    while todo:
+        e = todo.pop()
+        for (i,) in conn.execute("SELECT id FROM entity WHERE json_extract(attrs, '$.relation_of') = ? "
+                                 "AND tombstoned_at IS NULL", (e,)):
+            if i not in out and i not in entity_ids:
+                out.append(int(i))
+                todo.append(int(i))
+    return out
+
+
+def redactor_for(conn, entity_ids, region: str = "US") -> Redactor:
+    """The :class:`Redactor` of the entities' canonical names and aliases."""
+    rows = []
+    for part in chunks(sorted(set(entity_ids))):
+        rows += [("name", n, None) for (n,) in conn.execute(
+            f"SELECT canonical_name FROM entity WHERE id IN ({marks(len(part))})", part)]
+        rows += list(conn.execute(f"SELECT kind, value, normalized FROM alias WHERE entity_id IN ({marks(len(part))})",
+                                  part))
+    return Redactor.from_aliases(rows, region)
+
+
+def _like_rows(conn, tbl: str, cols: list[str], terms: list[str], key: str = "id", extra: str = "") -> list[tuple]:
+    """Rows of ``tbl`` (``key`` + ``cols``) where some column contains some term (LIKE, case-insensitive ASCII)."""
+    if not terms:
+        return []
+    conds = " OR ".join(f"CAST({c} AS TEXT) LIKE ? ESCAPE '\\'" for c in cols for _ in terms)
+    pats = [f"%{t.replace(chr(92), chr(92) * 2).replace('%', chr(92) + '%').replace('_', chr(92) + '_')}%"
+            for _ in cols for t in terms]
+    return conn.execute(f"SELECT {key}, {', '.join(cols)} FROM {tbl} WHERE ({conds}) {extra}", pats).fetchall()
+
+
+def mentioning(conn, tbl: str, cols: list[str], red: Redactor, key: str = "id", extra: str = "",
+               loose: bool = False, json_cols: tuple[str, ...] = ()) -> list[tuple]:
+    """Rows of ``tbl`` (``key`` first, then ``cols``) where some column mentions a forgotten entity."""
+    if red is None or red.empty:
+        return []
+    out = []
+    for row in _like_rows(conn, tbl, cols, red.like_terms(), key, extra):
+        for c, v in zip(cols, row[1:]):
+            if v is None:
+                continue
+            if c in json_cols:
+                try:
+                    v = json.dumps(json.loads(v), ensure_ascii=False)
+                except (TypeError, ValueError):
+                    pass
+            if red.mentions(str(v), loose=loose or c in json_cols):
+                out.append(row)
+                break
+    return out
+
+
+def redacted_values(red: Redactor, cols: list[str], row: tuple, json_cols: tuple[str, ...] = (),
+                    loose: bool = False) -> dict:
+    """``{column: new value}`` for the columns of ``row`` (without its key) that redaction changes."""
+    out = {}
+    for c, v in zip(cols, row):
+        if v is None or not isinstance(v, str):
+            continue
+        if c in json_cols:
+            try:
+                new = json.dumps(red.redact_json(json.loads(v)))
+            except (TypeError, ValueError):
+                new = red.redact(v, loose=True, quotes=False)
+            changed = (json.loads(new) != json.loads(v)) if _is_json(v) else (new != v)
+            if changed:
+                out[c] = new
+        else:
+            new = red.redact(v, loose=loose)
+            if new != v:
+                out[c] = new
+    return out
+
+
+def _is_json(v: str) -> bool:
+    try:
+        json.loads(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+# ---- scope -------------------------------------------------------------------------------------
+
+def scope(conn, target: Target, mentions: str = "redact", region: str = "US") -> tuple[Scope, Redactor | None]:
+    """The rows a forget of ``target`` touches, and the redactor of its entities' mentions.
+
+    Args:
+        conn: a ``sqlite3`` connection on the Kith database.
+        target: what to forget; an entity target's ``ref`` must be an entity id here.
+        mentions: ``"redact"`` (other rows that name a forgotten entity keep their place, the mention
+            replaced) or ``"remove"`` (those records go too).
+
+    Raises:
+        NotFound: the target does not exist (or is already forgotten).
+        ValueError: the target is the owner, or ``mentions`` is neither value.
+    """
+    if mentions not in ("redact", "remove"):
+        raise ValueError(f"mentions must be 'redact' or 'remove', not {mentions!r}")
+    sc = Scope(target={"kind": target.kind, "ref": target.ref if target.kind != "range" else None,
+                       "start": target.start.isoformat() if target.start else None,
+                       "end": target.end.isoformat() if target.end else None}, mentions=mentions)
+    red: Redactor | None = None
+    records: set[int] = set()
+    facts: set[int] = set()
+    relatives: list[int] = []
+    me = owner_id(conn)
+    if target.kind == "entity":
+        row = conn.execute("SELECT id, kind, canonical_name, tombstoned_at FROM entity WHERE id = ?",
+                           (int(target.ref),)).fetchone()
+        if row is None or row[3] is not None:
+            raise NotFound(f"entity {target.ref} does not exist (or is already forgotten)")
+        if me is not None and int(row[0]) == me:
+            raise ValueError("Kith cannot forget its owner (you); forget a source, a time range or a record instead")
+        sc.label = f"{row[2]} ({row[1]})"
+        ents = merged_into(conn, int(row[0]))
+        sc.entities = ents
+        relatives = _relatives(conn, ents)
+        red = redactor_for(conn, ents, region)
+        records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND sender_entity_id", ents))
+        records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND place_entity_id", ents))
+        linked = set(_in(conn, "SELECT record_id FROM recordentity WHERE entity_id", ents))
+        for rid in sorted(linked - records):
+            others = conn.execute(f"SELECT count(*) FROM recordentity WHERE record_id = ? AND entity_id NOT IN "
+                                  f"({marks(len(ents))})", (rid, *ents)).fetchone()[0]
+            live = conn.execute("SELECT tombstoned_at IS NULL FROM record WHERE id = ?", (rid,)).fetchone()
+            if others == 0 and live and live[0]:
+                records.add(rid)
+        facts |= set(_in(conn, "SELECT id FROM fact WHERE tombstoned_at IS NULL AND subject_entity_id", ents))
+        facts |= set(_in(conn, "SELECT f.id FROM fact f JOIN factentity fe ON fe.fact_id = f.id "
+                               "WHERE f.tombstoned_at IS NULL AND fe.entity_id", ents))
+        facts |= {r[0] for r in mentioning(conn, "fact", ["statement", "value"], red,
+                                           extra="AND tombstoned_at IS NULL")}
+    elif target.kind == "source":
+        path = str(target.ref)
+        want = {path, str(Path(path).expanduser().resolve())}
+        src = [int(i) for (i, p) in conn.execute("SELECT id, path FROM source").fetchall() if p in want]
+        if not src:
+            raise NotFound(f"no imported file {path!r} (see the sources in `kith profile` or the Inbox)")
+        sc.sources = sorted(src)
+        sc.label = f"{Path(path).name} (file)"
+        records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND source_id", src))
+    elif target.kind == "range":
+        sc.label = f"{target.start.date().isoformat()} – {target.end.date().isoformat()} (time range)"
+        records |= set(_ids(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND sent_at >= ? AND sent_at < ?",
+                            (now_text(target.start), now_text(target.end))))
+    elif target.kind == "record":
+        row = conn.execute("SELECT id, kind, subject FROM record WHERE id = ? AND tombstoned_at IS NULL",
+                           (int(target.ref),)).fetchone()
+        if row is None:
+            raise NotFound(f"record {target.ref} does not exist (or is already forgotten)")
+        sc.label = f"record {row[0]} ({row[1]})"
+        records.add(int(row[0]))
+    else:  # fact
+        row = conn.execute("SELECT id FROM fact WHERE id = ? AND tombstoned_at IS NULL", (int(target.ref),)).fetchone()
+        if row is None:
+            raise NotFound(f"fact {target.ref} does not exist (or is already forgotten)")
+        sc.label = f"fact {row[0]}"
+        facts.add(int(row[0]))
+
+    # Records (and chat statements) that mention a forgotten entity: redacted, or removed on request.
+    redact: set[int] = set()
+    if red is not None and not red.empty:
+        for row in mentioning(conn, "record", ["subject", "text", "thread", "attrs"], red,
+                              extra="AND tombstoned_at IS NULL", json_cols=("attrs",)):
+            if row[0] not in records:
+                (records if mentions == "remove" else redact).add(int(row[0]))
+    sc.records = sorted(records)
+    sc.redact_records = sorted(redact)
+
+    # Facts whose evidence is all in the removed records.
+    if records:
+        touched = set(_in(conn, "SELECT fact_id FROM evidence WHERE record_id", records))
+        for fid in sorted(touched - facts):
+            left = conn.execute(f"SELECT count(*) FROM evidence WHERE fact_id = ? AND record_id NOT IN "
+                                f"(SELECT id FROM record WHERE id IN ({marks(len(records))}))" if len(records) < 900
+                                else "SELECT -1", (fid, *sorted(records)) if len(records) < 900 else ()).fetchone()[0]
+            if left == -1:
+                left = sum(1 for (r,) in conn.execute("SELECT record_id FROM evidence WHERE fact_id = ?", (fid,))
+                           if r not in records)
+            live = conn.execute("SELECT tombstoned_at IS NULL FROM fact WHERE id = ?", (fid,)).fetchone()
+            if left == 0 and live and live[0]:
+                facts.add(fid)
+
+    # Orphans: entities left with nothing — every record link to a removed record, every fact removed
+    # (a person known only as the recipient of forgotten mail, the street a forgotten person lived on,
+    # a photo trip whose photos went); and the relatives Kith named after a forgotten person.
+    orphans: set[int] = set(relatives) if target.kind == "entity" else set()
+    cand = set(_in(conn, "SELECT entity_id FROM recordentity WHERE record_id", records)) if records else set()
+    if facts:
+        cand |= set(_in(conn, "SELECT entity_id FROM factentity WHERE fact_id", facts))
+        cand |= set(_in(conn, "SELECT subject_entity_id FROM fact WHERE id", facts))
+    for eid in sorted(cand - set(sc.entities) - orphans):
+        if eid == me:
+            continue
+        e = conn.execute("SELECT tombstoned_at IS NULL FROM entity WHERE id = ?", (eid,)).fetchone()
+        if not e or not e[0]:
+            continue
+        if any(r not in records for (r,) in conn.execute("SELECT record_id FROM recordentity WHERE entity_id = ?",
+                                                          (eid,))):
+            continue
+        if any(f not in facts for (f,) in conn.execute(
+                "SELECT f.id FROM fact f WHERE f.tombstoned_at IS NULL AND (f.subject_entity_id = ? OR f.id IN "
+                "(SELECT fact_id FROM factentity WHERE entity_id = ?))", (eid, eid))):
+            continue  # a fact about it stays (its evidence is elsewhere, or the owner said it in chat)
+        orphans.add(eid)
+    sc.orphans = sorted(orphans)
+    if orphans:
+        facts |= set(_in(conn, "SELECT id FROM fact WHERE tombstoned_at IS NULL AND subject_entity_id", orphans))
+        facts |= set(_in(conn, "SELECT f.id FROM fact f JOIN factentity fe ON fe.fact_id = f.id "
+                               "WHERE f.tombstoned_at IS NULL AND fe.entity_id", orphans))
+    sc.facts = sorted(facts)
+
+    # Episodes: of the removed records; record-less statements (chat) in the range or naming the entity.
+    eps = set(_in(conn, "SELECT id FROM episode WHERE tombstoned_at IS NULL AND record_id", records)) if records else set()
+    red_eps = set(_in(conn, "SELECT id FROM episode WHERE tombstoned_at IS NULL AND record_id", redact)) if redact else set()
+    if target.kind == "range":
+        eps |= set(_ids(conn, "SELECT id FROM episode WHERE tombstoned_at IS NULL AND record_id IS NULL "
+                              "AND t_valid >= ? AND t_valid < ?", (now_text(target.start), now_text(target.end))))
+    if red is not None and not red.empty:
+        for row in mentioning(conn, "episode", ["text"], red, extra="AND tombstoned_at IS NULL AND record_id IS NULL"):
+            (eps if mentions == "remove" else red_eps).add(int(row[0]))
+    sc.episodes = sorted(eps)
+    sc.redact_episodes = sorted(red_eps - eps)
+    return sc, red
+
+
+# ---- the selection both plan and apply use --------------------------------------------------------
+
+_REDACT_TABLES = (  # (table, key column, text columns, JSON columns, extra WHERE) of kept rows
+    ("source", "id", ["path"], (), ""),
+    ("quarantineitem", "id", ["path", "locator", "reason"], (), ""),
+    ("auditevent", "id", ["target", "detail"], ("detail",), ""),
+)
+
+
+@dataclass
+class Selection:
+    """Exactly what :func:`apply` changes (ids per table, new values for redacted rows)."""
+
+    entities: list[int] = field(default_factory=list)
+    aliases: int = 0
+    record_links: int = 0
+    fact_links: int = 0
+    evidence: int = 0
+    merge_candidates: list[int] = field(default_factory=list)
+    reactivate: dict[int, int | None] = field(default_factory=dict)   # fact id → its new superseded_by
+    weaken: dict[int, int] = field(default_factory=dict)              # fact id → evidence rows lost
+    redact: list[tuple[str, str, object, dict]] = field(default_factory=list)  # (table, key col, key, {col: new})
+
+    def counts(self, sc: Scope) -> dict[str, int]:
+        red: dict[str, int] = {}
+        for tbl, *_ in self.redact:
+            red[tbl] = red.get(tbl, 0) + 1
+        out = {"entities": len(self.entities), "aliases": self.aliases, "records": len(sc.records),
+               "record_links": self.record_links, "facts": len(sc.facts), "fact_links": self.fact_links,
+               "evidence": self.evidence, "facts_reactivated": len(self.reactivate),
+               "facts_weakened": len(self.weaken), "merge_candidates": len(self.merge_candidates),
+               "sources": len(sc.sources)}
+        for tbl, n in sorted(red.items()):
+            out[f"{tbl}_redacted"] = n
+        return out
+
+
+def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
+    """What :func:`apply` will change, computed without changing anything."""
+    sel = Selection(entities=list(sc.all_entities))
+    ents, recs, facts = sc.all_entities, set(sc.records), set(sc.facts)
+    if ents:
+        sel.aliases = sum(conn.execute(f"SELECT count(*) FROM alias WHERE entity_id IN ({marks(len(p))})", p).fetchone()[0]
+                          for p in chunks(ents))
+    links = set()
+    for p in chunks(sorted(recs)):
+        links |= set(conn.execute(f"SELECT record_id, entity_id, role FROM recordentity WHERE record_id IN ({marks(len(p))})", p))
+    for p in chunks(ents):
+        links |= set(conn.execute(f"SELECT record_id, entity_id, role FROM recordentity WHERE entity_id IN ({marks(len(p))})", p))
+    sel.record_links = len(links)
+    flinks = set()
+    for p in chunks(sorted(facts)):
+        flinks |= set(conn.execute(f"SELECT fact_id, entity_id, role FROM factentity WHERE fact_id IN ({marks(len(p))})", p))
+    for p in chunks(ents):
+        flinks |= set(conn.execute(f"SELECT fact_id, entity_id, role FROM factentity WHERE entity_id IN ({marks(len(p))})", p))
+    sel.fact_links = len(flinks)
+    ev = set()
+    for p in chunks(sorted(recs)):
+        ev |= set(conn.execute(f"SELECT fact_id, record_id FROM evidence WHERE record_id IN ({marks(len(p))})", p))
+    for p in chunks(sorted(facts)):
+        ev |= set(conn.execute(f"SELECT fact_id, record_id FROM evidence WHERE fact_id IN ({marks(len(p))})", p))
+    sel.evidence = len(ev)
+    for f, _r in ev:
+        if f not in facts:
+            sel.weaken[f] = sel.weaken.get(f, 0) + 1
+    mc = set()
+    for p in chunks(ents):
+        mc |= set(_ids(conn, f"SELECT id FROM mergecandidate WHERE a_id IN ({marks(len(p))}) OR b_id IN ({marks(len(p))})",
+                       (*p, *p)))
+    sel.merge_candidates = sorted(mc)
+    # Facts an about-to-go fact superseded take the place of the first successor that stays (or become current).
+    if facts:
+        succ = {}
+        for p in chunks(sorted(facts)):
+            succ.update({int(i): s for i, s in conn.execute(
+                f"SELECT id, superseded_by FROM fact WHERE id IN ({marks(len(p))})", p)})
+
+        def next_live(fid):
+            seen = set()
+            while fid is not None and fid in facts and fid not in seen:
+                seen.add(fid)
+                nxt = succ.get(fid)
+                fid = None if nxt == fid else nxt
+            return fid
+        for p in chunks(sorted(facts)):
+            for gid, by in conn.execute(f"SELECT id, superseded_by FROM fact WHERE superseded_by IN ({marks(len(p))}) "
+                                        "AND tombstoned_at IS NULL", p).fetchall():
+                if gid not in facts:
+                    sel.reactivate[int(gid)] = next_live(by)
+    # Redaction of rows that stay.
+    if red is not None and not red.empty:
+        for rid in sc.redact_records:
+            row = conn.execute("SELECT subject, text, thread, attrs FROM record WHERE id = ?", (rid,)).fetchone()
+            new = redacted_values(red, ["subject", "text", "thread", "attrs"], row, json_cols=("attrs",))
+            if new:
+                sel.redact.append(("record", "id", rid, new))
+        ev_keep = [row for row in mentioning(conn, "evidence", ["excerpt"], red, key="fact_id, record_id")
+                   if (row[0], row[1]) not in ev]
+        for f, r, excerpt in ev_keep:
+            new = redacted_values(red, ["excerpt"], (excerpt,))
+            if new:
+                sel.redact.append(("evidence", "fact_id, record_id", (f, r), new))
+        for tbl, key, cols, jcols, extra in _REDACT_TABLES:
+            for row in mentioning(conn, tbl, cols, red, key=key, extra=extra, json_cols=jcols):
+                new = redacted_values(red, cols, row[1:], json_cols=jcols)
+                if new and not (tbl == "source" and row[0] in sc.sources):
+                    sel.redact.append((tbl, key, row[0], new))
+        for row in mentioning(conn, "mergecandidate", ["reason", "detail"], red, json_cols=("detail",)):
+            if row[0] not in mc:
+                new = redacted_values(red, ["reason", "detail"], row[1:], json_cols=("detail",))
+                if new:
+                    sel.redact.append(("mergecandidate", "id", row[0], new))
+    return sel
+
+
+def plan(conn, sc: Scope, red: Redactor | None) -> dict[str, int]:
+    """Counts of what :func:`apply` hides, unlinks and redacts (nothing is changed)."""
+    return select_rows(conn, sc, red).counts(sc)
+
+
+def _key(keycol: str, key) -> dict:
+    cols = [c.strip() for c in keycol.split(",")]
+    vals = key if isinstance(key, tuple) else (key,)
+    return dict(zip(cols, vals))
+
+
+def apply(conn, op_id: int, sc: Scope, red: Redactor | None, at=None) -> dict[str, int]:
+    """Hide what the scope names, stashing every original value (the caller's transaction).
+
+    Entities, records and facts get ``tombstoned_at``; a tombstoned fact also steps out of the
+    one-active-fact index (``superseded_by`` = itself); the facts it had superseded take its place;
+    record links, fact links, evidence and merge candidates of what goes are removed; mentions in
+    what stays are redacted.  Returns counts from the rows changed (equal to :func:`plan`'s).
+    """
+    sel = select_rows(conn, sc, red)
+    t = now_text(at)
+    n: dict[str, int] = {}
+
+    def add(k, v):
+        n[k] = n.get(k, 0) + (v or 0)
+    for eid in sel.entities:
+        stash_values(conn, op_id, STORE, "entity", {"id": eid}, ["tombstoned_at"])
+        add("entities", conn.execute("UPDATE entity SET tombstoned_at = ? WHERE id = ?", (t, eid)).rowcount)
+    ents = sc.all_entities
+    add("aliases", sum(conn.execute(f"SELECT count(*) FROM alias WHERE entity_id IN ({marks(len(p))})", p).fetchone()[0]
+                       for p in chunks(ents)))
+    for rid in sc.records:
+        stash_values(conn, op_id, STORE, "record", {"id": rid}, ["tombstoned_at"])
+        add("records", conn.execute("UPDATE record SET tombstoned_at = ? WHERE id = ?", (t, rid)).rowcount)
+    add("record_links", stash_rows_by_ids(conn, op_id, STORE, "recordentity", "record_id", sc.records))
+    add("record_links", stash_rows_by_ids(conn, op_id, STORE, "recordentity", "entity_id", ents))
+    add("evidence", stash_rows_by_ids(conn, op_id, STORE, "evidence", "record_id", sc.records))
+    add("evidence", stash_rows_by_ids(conn, op_id, STORE, "evidence", "fact_id", sc.facts))
+    add("fact_links", stash_rows_by_ids(conn, op_id, STORE, "factentity", "fact_id", sc.facts))
+    add("fact_links", stash_rows_by_ids(conn, op_id, STORE, "factentity", "entity_id", ents))
+    for fid in sc.facts:  # out of the partial unique index first, so a predecessor can become current
+        stash_values(conn, op_id, STORE, "fact", {"id": fid}, ["tombstoned_at", "superseded_by"])
+        add("facts", conn.execute("UPDATE fact SET tombstoned_at = ?, superseded_by = id WHERE id = ?", (t, fid)).rowcount)
+    for gid, by in sorted(sel.reactivate.items()):
+        stash_values(conn, op_id, STORE, "fact", {"id": gid}, ["superseded_by", "valid_to"])
+        if by is None:
+            add("facts_reactivated", conn.execute("UPDATE fact SET superseded_by = NULL, valid_to = NULL WHERE id = ?",
+                                                  (gid,)).rowcount)
+        else:
+            add("facts_reactivated", conn.execute("UPDATE fact SET superseded_by = ? WHERE id = ?", (by, gid)).rowcount)
+    for fid, lost in sorted(sel.weaken.items()):
+        stash_values(conn, op_id, STORE, "fact", {"id": fid}, ["evidence_count"])
+        add("facts_weakened", conn.execute("UPDATE fact SET evidence_count = max(0, evidence_count - ?) WHERE id = ?",
+                                           (lost, fid)).rowcount)
+    add("merge_candidates", stash_rows_by_ids(conn, op_id, STORE, "mergecandidate", "id", sel.merge_candidates))
+    add("sources", len(sc.sources))
+    for tbl, keycol, key, new in sel.redact:
+        k = _key(keycol, key)
+        stash_values(conn, op_id, STORE, tbl, k, list(new))
+        sets = ", ".join(f"{c} = ?" for c in new)
+        where = " AND ".join(f"{c} = ?" for c in k)
+        add(f"{tbl}_redacted", conn.execute(f"UPDATE {tbl} SET {sets} WHERE {where}",
+                                            (*new.values(), *k.values())).rowcount)
+    base = sel.counts(sc)
+    return {k: n.get(k, 0) for k in base} | {k: v for k, v in n.items() if k not in base}
+
+
+def restore(conn, op_id: int) -> int:
+    """Write the graph's stash back, newest change first (so each fact re-enters the one-active-fact
+    index only after the fact that replaced it has left); returns entries applied.
+
+    A forgotten fact whose (subject, domain, category, key) got a new current fact meanwhile comes back
+    as that fact's history (superseded by it) rather than as a second current fact."""
+    from core.store.forgetting import decode
+
+    for sid, data in conn.execute("SELECT id, data FROM forget_stash WHERE op_id = ? AND store = ? AND kind = 'values' "
+                                  "AND tbl = 'fact'", (op_id, STORE)).fetchall():
+        d = json.loads(data)
+        vals = d["vals"]
+        if "tombstoned_at" not in vals or decode(vals.get("superseded_by")) is not None:
+            continue
+        fid = d["key"]["id"]
+        row = conn.execute("SELECT subject_entity_id, domain, category, key FROM fact WHERE id = ?", (fid,)).fetchone()
+        if row is None:
+            continue
+        live = conn.execute("SELECT id FROM fact WHERE subject_entity_id = ? AND domain = ? AND category = ? AND key = ? "
+                            "AND superseded_by IS NULL AND id != ?", (*row, fid)).fetchone()
+        if live is not None and not _comes_back_superseded(conn, op_id, live[0]):
+            vals["superseded_by"] = live[0]
+            conn.execute("UPDATE forget_stash SET data = ? WHERE id = ?", (json.dumps(d), sid))
+    return put_back(conn, op_id, STORE)
+
+
+def _comes_back_superseded(conn, op_id: int, fact_id: int) -> bool:
+    """Whether the restore itself sets ``fact_id`` aside again (it was a predecessor the forget reactivated)."""
+    from core.store.forgetting import decode
+
+    for (data,) in conn.execute("SELECT data FROM forget_stash WHERE op_id = ? AND store = ? AND kind = 'values' "
+                                "AND tbl = 'fact'", (op_id, STORE)):
+        d = json.loads(data)
+        if d["key"]["id"] == fact_id and "superseded_by" in d["vals"] and decode(d["vals"]["superseded_by"]) is not None:
+            return True
+    return False
+
+
+def purge(conn, sc: Scope) -> dict[str, int]:
+    """Delete the hidden rows for good (records, facts, entities, aliases, sources); returns rows deleted.
+
+    Episodes of the records must be gone first (``core.memory.forget.purge``)."""
+    n = {"records": 0, "facts": 0, "entities": 0, "aliases": 0, "sources": 0, "quarantine": 0}
+    for p in chunks(sc.records):
+        conn.execute(f"DELETE FROM episode WHERE record_id IN ({marks(len(p))})", p)
+        n["records"] += conn.execute(f"DELETE FROM record WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
+                                     p).rowcount
+    for p in chunks(sc.facts):
+        conn.execute(f"UPDATE fact SET superseded_by = NULL WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL", p)
+        n["facts"] += conn.execute(f"DELETE FROM fact WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
+                                   p).rowcount
+    for p in chunks(sc.all_entities):
+        live = _ids(conn, f"SELECT id FROM entity WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL", p)
+        if not live:
+            continue
+        q = marks(len(live))
+        # anything still pointing at the entity (written after it was hidden) loses the pointer
+        conn.execute(f"UPDATE record SET sender_entity_id = NULL WHERE sender_entity_id IN ({q})", live)
+        conn.execute(f"UPDATE record SET place_entity_id = NULL WHERE place_entity_id IN ({q})", live)
+        for f in _ids(conn, f"SELECT id FROM fact WHERE subject_entity_id IN ({q})", live):
+            conn.execute("UPDATE fact SET superseded_by = id WHERE superseded_by = ? AND id != ?", (f, f))
+            conn.execute("UPDATE fact SET superseded_by = NULL WHERE id = ?", (f,))
+            conn.execute("DELETE FROM fact WHERE id = ?", (f,))
+        conn.execute(f"DELETE FROM recordentity WHERE entity_id IN ({q})", live)
+        conn.execute(f"DELETE FROM factentity WHERE entity_id IN ({q})", live)
+        conn.execute(f"DELETE FROM mergecandidate WHERE a_id IN ({q}) OR b_id IN ({q})", (*live, *live))
+        n["aliases"] += conn.execute(f"DELETE FROM alias WHERE entity_id IN ({q})", live).rowcount
+        n["entities"] += conn.execute(f"DELETE FROM entity WHERE id IN ({q})", live).rowcount
+    for sid in sc.sources:
+        row = conn.execute("SELECT path FROM source WHERE id = ?", (sid,)).fetchone()
+        left = conn.execute("SELECT count(*) FROM record WHERE source_id = ?", (sid,)).fetchone()[0]
+        if row is not None and left == 0:
+            n["quarantine"] += conn.execute("DELETE FROM quarantineitem WHERE path = ?", (row[0],)).rowcount
+            n["sources"] += conn.execute("DELETE FROM source WHERE id = ?", (sid,)).rowcount
+    return n

@@ -1,0 +1,198 @@
+"""Find and redact the mentions of forgotten entities in text that stays (issue 11).
+
+A forgotten person's own messages go; other people's messages, the owner's own lines, summaries
+and logs that *mention* them keep their place with each mention replaced by ``"[forgotten]"``
+(:data:`core.store.forgetting.REPLACEMENT`).  A mention is any of the entity's aliases (seed 002:
+names, nicknames, e-mail addresses, phone numbers, handles):
+
+* names of two or more words match case-insensitively with any whitespace between the words
+  ("Steve  Sapovits", "steve sapovits" in a normalised concept label);
+* one-word names match with their capitalisation in free text ("Ivo", not "ivo" inside a sentence
+  about something else), and case-insensitively in machine-written fields (``loose=True``:
+  concept labels, learning-log entities);
+* e-mail addresses match case-insensitively; phone numbers match in any format
+  ``phonenumbers.PhoneNumberMatcher`` recognises (compared in E.164);
+* in machine-written fields the local part of an e-mail address (≥ 5 letters) counts too: concept
+  extraction turns ``sapovitss@…`` into the label ``sapovitss``.
+
+Quoted mail is handled as a unit: a quoted block whose attribution line names a forgotten
+entity ("> From: Steve Sapovits …" in Outlook style, "Steve Sapovits wrote:" in the
+Internet style) is the forgotten person's own text, so the whole block is replaced by one
+``"[forgotten message]"`` line at its quote depth.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import phonenumbers
+
+from core.store.forgetting import REPLACEMENT
+
+QUOTE_REPLACEMENT = "[forgotten message]"
+_QUOTE = re.compile(r"^((?:\s*>)+)")
+_HEADER = re.compile(r"^\s*(?:\*?\s*)?(from|de|von|van|da)\s*:", re.IGNORECASE)
+_WROTE = re.compile(r"(wrote|writes|schrieb|a écrit|escribió|scrisse|schreef)\s*:?\s*$", re.IGNORECASE)
+_ORIGINAL = re.compile(r"^\s*-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)", re.IGNORECASE)
+_EMAIL_LOCAL = re.compile(r"^[a-z][a-z._-]{4,}$")
+
+
+def _depth(line: str) -> tuple[int, str]:
+    m = _QUOTE.match(line)
+    if not m:
+        return 0, line
+    return m.group(1).count(">"), line[m.end():]
+
+
+@dataclass
+class Redactor:
+    """The mention patterns of a set of forgotten entities.
+
+    Args:
+        names: canonical names, name and nickname aliases.
+        emails: e-mail addresses.  phones: E.164 numbers.  handles: other handles (literal).
+        region: ISO 3166 region for phone numbers written without a country code.
+    """
+
+    names: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    phones: list[str] = field(default_factory=list)
+    handles: list[str] = field(default_factory=list)
+    region: str = "US"
+
+    def __post_init__(self) -> None:
+        multi, single = [], []
+        for n in dict.fromkeys(x.strip() for x in self.names if x and len(x.strip()) >= 2):
+            if "@" in n and " " not in n:
+                self.emails.append(n)
+                continue
+            words = n.split()
+            (multi if len(words) > 1 else single).append(words)
+        self.emails = list(dict.fromkeys(e.strip().strip("<>").casefold() for e in self.emails if e and "@" in e))
+        self.phones = list(dict.fromkeys(p for p in self.phones if p))
+        self.handles = list(dict.fromkeys(h.strip() for h in self.handles if h and len(h.strip()) >= 2))
+        alts_ci = [r"\s+".join(re.escape(w) for w in ws) for ws in multi]
+        alts_ci += [re.escape(e) for e in self.emails]
+        alts_cs = [re.escape(ws[0]) for ws in single] + [re.escape(h) for h in self.handles]
+        locals_ = [e.split("@", 1)[0] for e in self.emails if _EMAIL_LOCAL.match(e.split("@", 1)[0])]
+
+        def rx(alts, flags=0):
+            if not alts:
+                return None
+            alts = sorted(set(alts), key=len, reverse=True)  # longest first: the full name before a part
+            return re.compile(r"(?<![\w@.+-])(?:" + "|".join(alts) + r")(?![\w@-])", flags)
+        self._ci = rx(alts_ci, re.IGNORECASE)
+        self._cs = rx(alts_cs)
+        self._loose = rx(alts_ci + alts_cs + [re.escape(x) for x in locals_], re.IGNORECASE)
+        self._like = sorted({max(ws, key=len) for ws in multi + single} | set(self.emails) | set(self.handles)
+                            | set(locals_) | {p[-4:] for p in self.phones if len(p) >= 4}, key=str.casefold)
+
+    @classmethod
+    def from_aliases(cls, aliases: Iterable[tuple[str, str, str]], region: str = "US") -> "Redactor":
+        """From ``(kind, value, normalized)`` alias rows (and canonical names given as kind ``"name"``)."""
+        names, emails, phones, handles = [], [], [], []
+        for kind, value, norm in aliases:
+            if kind in ("name", "nickname"):
+                names.append(value)
+            elif kind == "email":
+                emails.append(norm or value)
+            elif kind == "phone":
+                phones.append(norm or value)
+            elif kind in ("handle", "contact"):
+                handles.append(value)
+        return cls(names, emails, phones, handles, region)
+
+    @property
+    def empty(self) -> bool:
+        return not (self._ci or self._cs or self.phones)
+
+    def like_terms(self) -> list[str]:
+        """Substrings a row must contain (SQL ``LIKE '%term%'``, case-insensitive for ASCII) to be worth
+        checking: one distinctive word of each name, each address and handle, the last 4 digits of each phone."""
+        return list(self._like)
+
+    # ---- matching ---------------------------------------------------------------------------------
+    def _phone_spans(self, text: str) -> list[tuple[int, int]]:
+        if not self.phones or not any(ch.isdigit() for ch in text):
+            return []
+        want = set(self.phones)
+        out = []
+        for m in phonenumbers.PhoneNumberMatcher(text, self.region, leniency=phonenumbers.Leniency.POSSIBLE):
+            if phonenumbers.format_number(m.number, phonenumbers.PhoneNumberFormat.E164) in want:
+                out.append((m.start, m.end))
+        return out
+
+    def mentions(self, text: str | None, loose: bool = False) -> bool:
+        """True when ``text`` names a forgotten entity (``loose``: machine-written field, see the module doc)."""
+        if not text or self.empty:
+            return False
+        if loose:
+            return bool(self._loose and self._loose.search(text)) or bool(self._phone_spans(text))
+        return bool((self._ci and self._ci.search(text)) or (self._cs and self._cs.search(text))
+                    or self._phone_spans(text))
+
+    def redact(self, text: str | None, loose: bool = False, quotes: bool = True) -> str | None:
+        """``text`` with every mention replaced by ``"[forgotten]"`` and (``quotes``) every quoted block
+        attributed to a forgotten entity replaced by one ``"[forgotten message]"`` line.  None stays None."""
+        if not text or self.empty:
+            return text
+        spans = self._phone_spans(text)
+        for s, e in sorted(spans, reverse=True):
+            text = text[:s] + REPLACEMENT + text[e:]
+        for rx in ((self._loose,) if loose else (self._ci, self._cs)):
+            if rx is not None:
+                text = rx.sub(REPLACEMENT, text)
+        if quotes and REPLACEMENT in text and ("\n" in text):
+            text = drop_attributed_quotes(text)
+        return text
+
+    def redact_json(self, value: Any, loose: bool = True) -> Any:
+        """A JSON value with :meth:`redact` applied to every string in it (keys included)."""
+        if isinstance(value, str):
+            return self.redact(value, loose=loose, quotes=False)
+        if isinstance(value, list):
+            return [self.redact_json(v, loose) for v in value]
+        if isinstance(value, dict):
+            return {self.redact(str(k), loose=loose, quotes=False): self.redact_json(v, loose) for k, v in value.items()}
+        return value
+
+
+def drop_attributed_quotes(text: str) -> str:
+    """Replace each quoted block whose attribution line carries ``"[forgotten]"`` by one
+    ``"[forgotten message]"`` line at the block's quote depth (see the module doc).
+
+    Outlook style — ``"From: …"`` (optionally after ``"-----Original Message-----"``) at depth d, the
+    message below at depth d: the block is every following line of depth ≥ d (to the end of the text
+    when d = 0).  Internet style — ``"… wrote:"`` at depth d, the message at depth d + 1.  Mail clients
+    re-wrap quotes, leaving short lines of lower depth inside a block ("> the" between "> > > >"
+    lines): a line of ≤ 40 characters followed within two lines by the block's depth stays in it."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        d, body = _depth(lines[i])
+        if REPLACEMENT in body and (_HEADER.match(body) or _WROTE.search(body)):
+            outlook = bool(_HEADER.match(body))
+            floor = d if outlook else d + 1
+            if outlook and out and _ORIGINAL.match(_depth(out[-1])[1]) and _depth(out[-1])[0] == d:
+                out.pop()
+            j = i + 1
+            while j < len(lines):
+                dj, bj = _depth(lines[j])
+                if floor == 0 or dj >= floor:
+                    j += 1
+                    continue
+                # a re-wrapped quote breaks lines: a short line of lower depth with the block resuming
+                # within the next two lines still belongs to it
+                ahead = [_depth(x)[0] for x in lines[j + 1:j + 3]]
+                if len(bj.strip()) <= 40 and any(a >= floor for a in ahead):
+                    j += 1
+                    continue
+                break
+            out.append((">" * d + " " if d else "") + QUOTE_REPLACEMENT)
+            i = j
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)

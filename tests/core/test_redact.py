@@ -1,0 +1,54 @@
+"""Mentions of a forgotten person in text that stays (issue 11): names, addresses, phones, quoted mail."""
+from __future__ import annotations
+
+from core.graph.redact import Redactor, drop_attributed_quotes
+
+STEVE = Redactor(names=["Steve Sapovits"], emails=["SapovitsS@globalsportsinc.com"], phones=["+16104917087"])
+
+
+def test_names_addresses_and_phone_numbers_in_any_form():
+    text = ("Ask Steve  Sapovits (sapovitss@GlobalSportsInc.com, 610-491-7087 or +1 (610) 491 7087); "
+            "steve sapovits knows. Steve Dotson does not.")
+    out = STEVE.redact(text)
+    assert out == ("Ask [forgotten] ([forgotten], [forgotten] or [forgotten]); [forgotten] knows. "
+                   "Steve Dotson does not.")
+    assert STEVE.mentions(text) and not STEVE.mentions(out)
+    assert not STEVE.mentions("Call 610-491-7088 about Steve.")  # another number, another Steve
+
+
+def test_one_word_names_keep_their_case_in_prose_but_not_in_machine_fields():
+    ivo = Redactor(names=["Ivo"])
+    assert ivo.redact("Thanks Ivo, see you.") == "Thanks [forgotten], see you."
+    assert ivo.redact("ivory and ivo") == "ivory and ivo"          # prose: lower-case "ivo" is not the name
+    assert ivo.redact("entity:ivo", loose=True) == "entity:[forgotten]"  # a concept label is lower-cased
+    assert ivo.redact_json({"entities": ["ivo", "bill"]}) == {"entities": ["[forgotten]", "bill"]}
+
+
+def test_email_local_part_counts_only_in_machine_fields():
+    assert STEVE.mentions("term:sapovitss", loose=True)
+    assert not STEVE.mentions("sapovitss is not a word people write")
+
+
+def test_a_quoted_message_attributed_to_them_goes_whole_even_when_rewrapped():
+    mail = "\n".join([
+        "Your problem is alpha blending.",
+        "",
+        "> -----Original Message-----",
+        "> From:\tSteve Sapovits [SMTP:SapovitsS@globalsportsinc.com]",
+        "> Subject:\tTransparency",
+        "> ",
+        "> > > > I'm an engineer -- not an image",
+        "> expert.",                       # a re-wrapped fragment inside the quote
+        "> > > > Steve Sapovits",
+        "> > > > Work Phone: 610-491-7087",
+    ])
+    out = STEVE.redact(mail)
+    assert out == "Your problem is alpha blending.\n\n> [forgotten message]"
+    wrote = "Sure.\n\nOn Monday, Steve Sapovits wrote:\n> not an image expert\n> at all\n\nBill"
+    assert STEVE.redact(wrote) == "Sure.\n\n[forgotten message]\n\nBill"
+
+
+def test_unattributed_quotes_and_other_peoples_blocks_stay():
+    text = "> From: Bill Radcliffe\n> To: 'Steve Sapovits'\n> Use -matte.\nthanks"
+    assert STEVE.redact(text) == "> From: Bill Radcliffe\n> To: '[forgotten]'\n> Use -matte.\nthanks"
+    assert drop_attributed_quotes("no quotes here") == "no quotes here"
