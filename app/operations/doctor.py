@@ -238,7 +238,12 @@ def diagnose(c: Container) -> DoctorReport:
     with c.db.engine.connect() as conn:
         checks = [_check_sqlite(conn), _check_fts(conn), *_check_vectors(c, conn), _check_signatures(c, conn),
                   _check_episodes(conn), _check_ledger(conn)]
-    return DoctorReport(checks, pending=pipeline.pending(c))
+    pending = pipeline.pending(c)
+    with c.db.engine.connect() as conn:
+        if "forget_op" in SQLModel.metadata.tables:  # a forget whose later steps a crash cut short
+            pending["forgets"] = int(conn.exec_driver_sql(
+                "SELECT count(*) FROM forget_op WHERE state IN ('hiding', 'restoring', 'purging')").scalar() or 0)
+    return DoctorReport(checks, pending=pending)
 
 
 # ------------------------------------------------------------------------------------------ repair
@@ -365,8 +370,12 @@ def repair(c: Container, progress: Callable[[str, int, int], None] | None = None
         The report of the check made after the repair, with ``repaired`` counting what was done.
     """
     with c.lock.hold():
+        from app.operations.forget import resume_pending
+
+        resumed_forgets = resume_pending(c)  # a forget a crash cut short is finished before anything is checked
         found = diagnose(c)
         did = c.writer.run(_repair_on_writer, c, found)
+        did["forgets_finished"] = len(resumed_forgets)
         done = pipeline.complete_pending(c, progress=progress, cancel=cancel)
         for stage, n in done.done.items():
             did[f"completed {stage}"] = n

@@ -243,19 +243,20 @@ class VectorStore:
 
     def get(self, name: str, ids: Sequence[str]) -> list[tuple[str, np.ndarray, dict]]:
         """The stored ``(id, float32 (384,) vector, metadata)`` of those of ``ids`` present, in Chroma's order."""
-        if not len(ids):
-            return []
-        col = self.collection(name, create=False)
-        if col is None:
-            return []
-        out = []
-        for i in range(0, len(ids), 500):
-            got = col.get(ids=list(ids[i:i + 500]), include=["embeddings", "metadatas"])
-            for vid, emb, meta in zip(got["ids"], got["embeddings"], got["metadatas"] or [None] * len(got["ids"])):
-                out.append((vid, np.asarray(emb, dtype=np.float32), dict(meta or {})))
-        return out
+        with self._lock:
+            if not len(ids):
+                return []
+            col = self.collection(name, create=False)
+            if col is None:
+                return []
+            out = []
+            for i in range(0, len(ids), 500):
+                got = col.get(ids=list(ids[i:i + 500]), include=["embeddings", "metadatas"])
+                for vid, emb, meta in zip(got["ids"], got["embeddings"], got["metadatas"] or [None] * len(got["ids"])):
+                    out.append((vid, np.asarray(emb, dtype=np.float32), dict(meta or {})))
+            return out
 
-    # ---- purge: rewrite a collection so deleted vectors leave Chroma's files ------------------------
+        # ---- purge: rewrite a collection so deleted vectors leave Chroma's files ------------------------
 
     def _names(self) -> set[str]:
         client = self._open(create=False)
@@ -268,35 +269,36 @@ class VectorStore:
         Crash-safe: the live vectors are copied into ``NAME-rebuild``, the old collection is deleted and
         the copy renamed; run again after a crash, it finishes whichever step was left.  Returns the
         vectors kept.  Afterwards call :meth:`drop_orphan_segments` and :meth:`vacuum`."""
-        tmp = f"{name}-rebuild"
-        names = self._names()
-        if name not in names and tmp in names:  # crashed after the delete: finish the rename
-            col = self.client.get_collection(tmp, embedding_function=self._ef)
-            col.modify(name=name)
-            self._collections[name] = col
-            return col.count()
-        if tmp in names:
-            self.client.delete_collection(tmp)
-        if name not in names:
-            return 0
-        src = self.collection(name)
-        dst = self.client.create_collection(tmp, embedding_function=self._ef,
-                                            configuration={"hnsw": {"space": "cosine"}})
-        kept, offset = 0, 0
-        while True:
-            got = src.get(include=["embeddings", "metadatas"], limit=batch, offset=offset)
-            if not got["ids"]:
-                break
-            metas = got["metadatas"] or [None] * len(got["ids"])
-            dst.add(ids=got["ids"], embeddings=np.asarray(got["embeddings"], dtype=np.float32),
-                    metadatas=[m if m else None for m in metas] if any(metas) else None)
-            kept += len(got["ids"])
-            offset += len(got["ids"])
-        self.client.delete_collection(name)
-        self._collections.pop(name, None)
-        dst.modify(name=name)
-        self._collections[name] = dst
-        return kept
+        with self._lock:
+            tmp = f"{name}-rebuild"
+            names = self._names()
+            if name not in names and tmp in names:  # crashed after the delete: finish the rename
+                col = self.client.get_collection(tmp, embedding_function=self._ef)
+                col.modify(name=name)
+                self._collections[name] = col
+                return col.count()
+            if tmp in names:
+                self.client.delete_collection(tmp)
+            if name not in names:
+                return 0
+            src = self.collection(name)
+            dst = self.client.create_collection(tmp, embedding_function=self._ef,
+                                                configuration={"hnsw": {"space": "cosine"}})
+            kept, offset = 0, 0
+            while True:
+                got = src.get(include=["embeddings", "metadatas"], limit=batch, offset=offset)
+                if not got["ids"]:
+                    break
+                metas = got["metadatas"] or [None] * len(got["ids"])
+                dst.add(ids=got["ids"], embeddings=np.asarray(got["embeddings"], dtype=np.float32),
+                        metadatas=[m if m else None for m in metas] if any(metas) else None)
+                kept += len(got["ids"])
+                offset += len(got["ids"])
+            self.client.delete_collection(name)
+            self._collections.pop(name, None)
+            dst.modify(name=name)
+            self._collections[name] = dst
+            return kept
 
     def drop_orphan_segments(self) -> int:
         """Delete segment folders of collections that no longer exist (Chroma leaves them on disk
