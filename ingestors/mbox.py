@@ -12,18 +12,31 @@ What the standard library does not do for us, done here:
   exception.
 * **Bodies**: the text/plain parts, else the text/html parts turned into text;
   each part in its own charset, with a safe fallback (:func:`decode_bytes`).
+* **Splitting an mbox** (:func:`split_mbox`): a ``From `` line separates messages
+  only when it has the envelope shape (an address, then a date) and header lines
+  follow it, so the unquoted ``From what I remember…`` lines that mboxo writers leave
+  in bodies stay in their message (Python's :mod:`mailbox` splits on every one).  A
+  file whose first message has no envelope line is read from its headers.  One
+  message is held in memory at a time; one over :data:`MAX_MESSAGE_BYTES` is left out
+  with a :class:`RecordError` and the rest of the file is read.
 * **mboxrd un-quoting**: in an mbox, a body line matching ``^>+From `` loses
   exactly one ``>`` (Python's :mod:`mailbox` leaves them as they are).  This is
   right for mboxrd files and for the usual case in mboxo files (where the
   writer quoted ``From `` as ``>From ``); ``> From`` and ``>F`` are untouched.
-* **Dates** become tz-aware UTC; a missing or unparseable ``Date`` gives
-  ``sent_at=None`` and a note, never "now" or 1970.  The mbox ``From_`` line's
-  date is kept in ``attrs["mbox_from"]`` but not used (its zone is unknown).
+* **Whose words**: a forwarded ``message/rfc822`` part is its own Record, attributed
+  to its own sender, never the forwarding person's text; an empty text/plain next to
+  HTML, or a multipart whose declared boundary is not in its body, falls back to the
+  parts that do have text (:func:`body_of`).
+* **Dates** become tz-aware UTC; a ``Date`` that is not RFC 5322 (``1999/01/31``)
+  is read leniently, and a missing or unreadable one falls back to the mbox
+  ``From_`` line's time (``attrs["date_source"] = "envelope"``, with a note); with
+  neither, ``sent_at=None`` and a note, never "now" or 1970.
 """
 from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
 from email.header import decode_header
@@ -38,6 +51,11 @@ from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
+MIB = 1 << 20
+MAX_MESSAGE_BYTES = 64 * MIB  # one message over this is left out (Gmail's limit is 25 MB of attachments)
+PARSE_BODY_BYTES = MIB  # each MIME part is parsed up to this many bytes (MAX_TEXT chars fit in it)
+LINE_CHUNK = 1 << 16  # a line is read in pieces of at most this many bytes
+SNIFF_BYTES = 4096
 
 _HEADER_LINE = re.compile(rb"^([\x21-\x39\x3b-\x7e]+):")  # RFC 5322 field name, then ':'
 _MBOXRD_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
@@ -174,33 +192,203 @@ def html_to_text(html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def _text_parts(part: Message) -> Iterator[Message]:
-    """Leaf parts of a message, in order, not descending into attachments."""
+# --------------------------------------------------------------------------- bodies
+
+_BOUNDARY_LINE = re.compile(rb"^--([^\s]{1,70}?)(--)?[ \t]*\r?$", re.MULTILINE)
+
+
+def _leaf_text(part: Message) -> str:
+    """A text/plain part decoded, or a text/html part as visible text ('' for empty or other types)."""
+    if part.get_content_type() not in ("text/plain", "text/html"):
+        return ""
+    payload = part.get_payload(decode=True)
+    if not payload:
+        return ""
+    text = decode_bytes(payload, part.get_content_charset())
+    return html_to_text(text) if part.get_content_subtype() == "html" else text
+
+
+def _repair_multipart(part: Message) -> Message | None:
+    """Re-read a multipart whose declared boundary is not in its body with the boundary that is.
+
+    The boundary used is the ``--token`` line that occurs most often (at least twice, or once
+    closed as ``--token--``).  Returns the re-parsed multipart, or None when the body has none.
+    """
+    body = part.get_payload(decode=False)
+    data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else bytes(body or b"")
+    counts: dict[bytes, int] = {}
+    closed: set[bytes] = set()
+    for m in _BOUNDARY_LINE.finditer(data):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        if m.group(2):
+            closed.add(m.group(1))
+    usable = [t for t, n in counts.items() if n >= 2 or t in closed]
+    if not usable:
+        return None
+    token = max(usable, key=lambda t: (counts[t], t in closed))
+    header = (f"Content-Type: {part.get_content_type()}; boundary=\"{token.decode('latin-1')}\"\n"
+              f"MIME-Version: 1.0\n\n").encode("latin-1")
+    fixed = BytesParser(policy=policy.default).parsebytes(header + data)
+    return fixed if isinstance(fixed.get_payload(), list) else None
+
+
+def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
+    """The sender's own text in ``part``; forwarded ``message/rfc822`` parts go to ``forwarded``."""
+    ctype = part.get_content_type()
+    if ctype == "message/rfc822":
+        inner = part.get_payload()
+        inner = inner[0] if isinstance(inner, list) and inner else inner
+        if isinstance(inner, Message):
+            forwarded.append(inner)
+        return ""
+    if part.get_content_maintype() == "multipart":
+        subs = part.get_payload()
+        if not isinstance(subs, list):  # the declared boundary is not in the body
+            fixed = _repair_multipart(part)
+            if fixed is None:
+                notes.append("multipart without its boundary: body read as plain text")
+                raw = part.get_payload(decode=True) or b""
+                return decode_bytes(raw, part.get_content_charset())
+            notes.append("multipart boundary did not match its parts: read with the boundary found in the body")
+            subs = fixed.get_payload()
+        if part.get_content_subtype() == "alternative":
+            texts = [(sub, _walk(sub, forwarded, notes)) for sub in subs]
+            plain = [t for sub, t in texts if sub.get_content_type() == "text/plain" and t.strip()]
+            rich = [t for _, t in texts if t.strip()]  # an empty text/plain next to HTML: the HTML
+            return plain[0] if plain else rich[-1] if rich else ""
+        texts = [_walk(sub, forwarded, notes) for sub in subs
+                 if sub.get_content_disposition() != "attachment" or sub.get_content_type() == "message/rfc822"]
+        return "\n".join(t for t in texts if t.strip())
     if part.get_content_disposition() == "attachment":
-        return
-    if part.is_multipart():
-        for sub in part.get_payload():
-            yield from _text_parts(sub)
-    elif part.get_content_maintype() == "text":
-        yield part
+        return ""
+    return _leaf_text(part)
 
 
-def _body(msg: Message) -> str:
-    """The message's text: its text/plain parts, else its text/html parts as text."""
-    plain: list[str] = []
-    html: list[str] = []
-    for part in _text_parts(msg):
-        payload = part.get_payload(decode=True)
-        if not payload:
-            continue
-        text = decode_bytes(payload, part.get_content_charset())
-        if part.get_content_subtype() == "html":
-            html.append(text)
-        elif part.get_content_subtype() == "plain":
-            plain.append(text)
-    if plain:
-        return "\n".join(plain)
-    return "\n\n".join(html_to_text(h) for h in html)
+def _any_text(part: Message) -> str:
+    """Every text/plain or text/html leaf with text, attachments included: the last resort for a body."""
+    texts = []
+    for leaf in part.walk():
+        if leaf.get_content_type() == "message/rfc822":
+            break
+        if not leaf.is_multipart():
+            t = _leaf_text(leaf)
+            if t.strip():
+                texts.append(t)
+    return "\n".join(texts)
+
+
+def body_of(msg: Message) -> tuple[str, list[Message], list[str]]:
+    """The message's own text, the messages forwarded inside it, and notes.
+
+    Args:
+        msg: a parsed message (``policy.default``).
+    Returns:
+        ``(text, forwarded, notes)``: ``text`` is the sender's own words — of each
+        ``multipart/alternative`` the text/plain part when it has text, else the richest
+        alternative with text (HTML as visible text); inline parts of other multiparts
+        joined in order.  ``message/rfc822`` parts are never the sender's words: they are
+        returned in ``forwarded``.  A multipart whose declared boundary is not in its body
+        is re-read with the boundary found there.  When all that is empty, any text part
+        (attachments included) is used, with a note.
+    """
+    notes: list[str] = []
+    forwarded: list[Message] = []
+    text = _walk(msg, forwarded, notes)
+    if not text.strip():
+        fallback = _any_text(msg)
+        if fallback.strip():
+            notes.append("text taken from a part marked as an attachment")
+            text = fallback
+    return text, forwarded, notes
+
+
+# --------------------------------------------------------------------------- dates
+
+_ENVELOPE = re.compile(rb"^From (\S+)[ \t]+(.{6,80}?)[ \t]*\r?\n?$")
+_ENV_MONTH = re.compile(rb"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b", re.I)
+_ENV_TIME = re.compile(rb"\b\d{1,2}:\d\d(?::\d\d)?\b")
+_ENV_YEAR = re.compile(rb"\b(?:19|20)\d\d\b")
+
+
+def is_envelope(line: bytes) -> bool:
+    """True for an mbox ``From_`` line: ``From``, an address, then a date with a month name, a time and a year."""
+    m = _ENVELOPE.match(line)
+    if not m:
+        return False
+    date = m.group(2)
+    return bool(_ENV_MONTH.search(date) and _ENV_TIME.search(date) and _ENV_YEAR.search(date))
+
+
+def envelope_time(from_line: str | None) -> datetime | None:
+    """The date of an mbox ``From_`` line as UTC (a time written without a zone is read as UTC), or None."""
+    if not from_line:
+        return None
+    m = re.match(r"From\s+\S+\s+(.+?)\s*$", from_line)
+    if not m:
+        return None
+    from dateutil import parser as dateparser
+
+    try:
+        dt = dateparser.parse(m.group(1))
+    except (ValueError, OverflowError):
+        return None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def _lenient_date(value: str) -> tuple[datetime | None, bool]:
+    """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``) by dateutil: (datetime, has_time).
+
+    The datetime is None unless year, month and day are all written and the year is plausible.
+    """
+    from dateutil import parser as dateparser
+
+    a, b = datetime(2000, 1, 1, 0, 0, 0), datetime(2001, 2, 2, 1, 1, 1)
+    try:
+        da, db = dateparser.parse(value, default=a), dateparser.parse(value, default=b)
+    except (ValueError, OverflowError, TypeError):
+        return None, False
+    if (da.year, da.month, da.day) != (db.year, db.month, db.day) or not 1971 <= da.year <= 2200:
+        return None, False
+    return da, (da.hour, da.minute) == (db.hour, db.minute)
+
+
+def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict) -> datetime | None:
+    """When a message was sent, tz-aware UTC, from its Date header, else its mbox envelope line.
+
+    * an RFC 5322 ``Date`` is used as it is;
+    * another date with a time (``2024-03-01 10:00``) is used, read as UTC when it has no zone;
+    * a date with no time (``1999/01/31``) takes the envelope line's time when the envelope has
+      the same day, else noon UTC of that day (``attrs["date_source"]`` says which);
+    * no readable Date: the envelope line's time (``attrs["date_source"] = "envelope"``);
+    * nothing: None, with a note.
+    """
+    dt = _parse_date(date_value) if date_value else None
+    if dt is not None:
+        return dt
+    envelope = envelope_time(mbox_from)
+    if date_value is None:
+        notes.append("no Date header" + (": time taken from the mbox envelope line" if envelope else
+                                         ": time unknown"))
+    elif (lenient := _lenient_date(date_value))[0] is not None:
+        day, has_time = lenient
+        if has_time:
+            notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
+                         + ("" if day.tzinfo else ", in UTC"))
+            attrs["date_source"] = "date-header-lenient"
+            return (day if day.tzinfo else day.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        if envelope is not None and envelope.date() == day.date():
+            notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
+            attrs["date_source"] = "envelope"
+            return envelope
+        notes.append(f"Date header has a day but no time ({date_value!r}): placed at noon UTC")
+        attrs["date_source"] = "date-header-day"
+        return day.replace(hour=12, tzinfo=timezone.utc)
+    else:
+        notes.append(f"Date header unparseable: {date_value!r}" + (": time taken from the mbox envelope line"
+                                                                    if envelope else ""))
+    if envelope is not None:
+        attrs["date_source"] = "envelope"
+    return envelope
 
 
 # --------------------------------------------------------------------------- one message
@@ -251,26 +439,17 @@ def _msg_ids(value: str | None) -> list[str]:
     return _MSGID.findall(value) or value.split()[:1]
 
 
-def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> Record:
-    """Turn one message's bytes into a Record.
+def header_record(msg: Message, path: Path, index: int, text: str, notes: list[str],
+                  mbox_from: str | None = None) -> Record:
+    """The header → Record mapping of one parsed message (the one place that reads mail headers).
 
     Args:
-        raw: the message (headers and body), without any mbox ``From_`` line.
-        path: the file it came from; index: its 1-based position in that file.
-        mbox_from: the mbox ``From_`` line (decoded), kept in ``attrs``.
-
+        msg: the parsed message; path: its file; index: its 1-based position in the file;
+        text: its body text (already chosen by :func:`body_of`); notes: notes so far (appended to);
+        mbox_from: the mbox ``From_`` line, if any (kept in ``attrs``; its date is the fallback time).
     Returns:
-        A Record of kind ``"email"``: ``external_id`` the Message-ID (or ``"#<index>"``),
-        ``text`` the decoded body (line endings ``\\n``, at most :data:`MAX_TEXT` chars),
-        ``sent_at`` tz-aware UTC or None, ``thread`` the References root, else the
-        In-Reply-To, else the Message-ID itself (so a first message and its replies
-        share a key), else the normalised subject.
-
-    Raises:
-        Exception: whatever the parser raises on a message it cannot handle (the
-        callers turn it into a :class:`RecordError`).
+        A Record of kind ``"email"`` (see :func:`message_records`).
     """
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
     headers: dict[str, list[str]] = {}
     for name, value in msg.raw_items():
         headers.setdefault(name.lower(), []).append(value)
@@ -282,31 +461,17 @@ def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None 
     def undecoded(name: str) -> list[str]:  # 8-bit made text, RFC 2047 words left for later
         return [decode_bytes(v.encode("utf-8", "surrogateescape"), None) for v in headers.get(name, [])]
 
-    notes: list[str] = []
+    attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     subject = first("subject")
     message_id = first("message-id")
-    date_value = first("date")
-    sent_at = _parse_date(date_value) if date_value else None
-    if date_value is None:
-        notes.append("no Date header: time unknown")
-    elif sent_at is None:
-        notes.append(f"Date header unparseable: {date_value!r}")
-
+    sent_at = _sent_at(first("date"), mbox_from, notes, attrs)
     senders = _parties(undecoded("from") or undecoded("sender"), "from")
     recipients = _parties(undecoded("to"), "to") + _parties(undecoded("cc"), "cc")
-
-    text = _body(msg).replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
-        notes.append("no readable text body")
-    if len(text) > MAX_TEXT:
-        text = text[:MAX_TEXT]
-        notes.append(f"body trimmed to {MAX_TEXT} characters")
 
     references, in_reply_to = _msg_ids(first("references")), _msg_ids(first("in-reply-to"))
     thread_subject = normalise_subject(subject)
     thread = (references or in_reply_to or _msg_ids(message_id) or [thread_subject])[0]
 
-    attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     for key, value in (("message_id", message_id), ("list_id", first("list-id")),
                        ("in_reply_to", first("in-reply-to")), ("mbox_from", mbox_from),
                        ("thread_subject", thread_subject), ("gmail_labels", first("x-gmail-labels"))):
@@ -330,12 +495,98 @@ def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None 
     )
 
 
-def _safe_record(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> Item:
-    """The message's Record, or a RecordError when this one message cannot be read."""
+def _clean_body(text: str, notes: list[str]) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        notes.append("no readable text body")
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT]
+        notes.append(f"body trimmed to {MAX_TEXT} characters")
+    return text
+
+
+_PART_EDGE = re.compile(rb"^--[^\s]{1,200}[ \t]*\r?$", re.M)  # a line that may be a MIME boundary
+
+
+def _trim_parts(raw: bytes) -> tuple[bytes, bool]:
+    """The message with each stretch between boundary-like lines cut to :data:`PARSE_BODY_BYTES` (True when cut).
+
+    Only :data:`MAX_TEXT` characters of body are kept and attachments are never decoded, while
+    the parser holds 8-bit bytes as 4-byte characters (a 60 MB binary part took ~800 MB to
+    parse).  Cutting at boundary-like lines keeps every part's headers and the MIME structure.
+    """
+    if len(raw) <= PARSE_BODY_BYTES:
+        return raw, False
+    out: list[bytes] = []
+    pos, trimmed = 0, False
+    for m in [*_PART_EDGE.finditer(raw), None]:
+        end = m.start() if m is not None else len(raw)
+        if end - pos > PARSE_BODY_BYTES:
+            out += [raw[pos:pos + PARSE_BODY_BYTES], b"\n"]
+            trimmed = True
+        else:
+            out.append(raw[pos:end])
+        pos = end
+    return b"".join(out), trimmed
+
+
+def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> list[Record]:
+    """Turn one message's bytes into Records: the message itself, then each message forwarded inside it.
+
+    Args:
+        raw: the message (headers and body), without any mbox ``From_`` line.
+        path: the file it came from; index: its 1-based position in that file.
+        mbox_from: the mbox ``From_`` line (decoded), kept in ``attrs``; its date is used when the
+            ``Date`` header is missing or unreadable (``attrs["date_source"] = "envelope"``).
+
+    Returns:
+        First a Record of kind ``"email"``: ``external_id`` the Message-ID (or ``"#<index>"``),
+        ``text`` the sender's own words (:func:`body_of`; line endings ``\\n``, at most
+        :data:`MAX_TEXT` chars), ``sent_at`` tz-aware UTC or None, ``thread`` the References
+        root, else the In-Reply-To, else the Message-ID itself (so a first message and its replies
+        share a key), else the normalised subject.  Then one Record per forwarded
+        ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
+        ``attrs["forwarded_in"]`` = the outer record's ``external_id`` (the outer record lists
+        them in ``attrs["forwarded"]``).
+
+    Raises:
+        Exception: whatever the parser raises on a message it cannot handle (the
+        callers turn it into a :class:`RecordError`).
+    """
+    raw, trimmed = _trim_parts(raw)
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    text, forwarded, notes = body_of(msg)
+    if trimmed:
+        notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")
+    main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from)
+    out = [main]
+    for n, inner in enumerate(forwarded, 1):
+        inner_text, _, inner_notes = body_of(inner)  # a forward of a forward stays inside it
+        rec = header_record(inner, path, index, _clean_body(inner_text, inner_notes), inner_notes)
+        if rec.external_id.startswith("#"):
+            rec.external_id = f"{main.external_id} forwarded {n}"
+        rec.thread = main.thread
+        rec.attrs["forwarded_in"] = main.external_id
+        rec.notes.append(f"forwarded inside message {main.external_id}"
+                         + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
+        main.attrs.setdefault("forwarded", []).append(
+            {"external_id": rec.external_id, "subject": rec.subject,
+             "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
+        out.append(rec)
+    return out
+
+
+def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> Record:
+    """The message's own Record (the first of :func:`message_records`)."""
+    return message_records(raw, path, index, mbox_from)[0]
+
+
+def _safe_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> list[Item]:
+    """The message's Records, or one RecordError when this one message cannot be read."""
     try:
-        return message_to_record(raw, path, index, mbox_from)
+        return list(message_records(raw, path, index, mbox_from))
     except Exception as exc:  # one bad message must not cost its neighbours
-        return RecordError(str(path), f"message {index}", f"{type(exc).__name__}: {exc}")
+        return [RecordError(str(path), f"message {index}", f"{type(exc).__name__}: {exc}")]
 
 
 def _open(path: Path) -> BinaryIO:
@@ -362,41 +613,127 @@ def _looks_like_headers(head: bytes) -> float:
     return 0.8 if known >= 2 else 0.4 if known == 1 else 0.1
 
 
-# --------------------------------------------------------------------------- the ingestors
+# --------------------------------------------------------------------------- splitting an mbox
 
-def _split_mbox(fh: BinaryIO) -> Iterator[tuple[bytes, bytes]]:
-    """Yield ``(from_line, message_bytes)`` for each message of an open mbox file.
+@dataclass
+class RawMessage:
+    """One message cut from an mbox: its ``From_`` line (None for a first message without one),
+    its bytes (None when it is over the size limit), and its size in bytes."""
 
-    A message starts at a line beginning ``From `` at the top of the file or after a
-    blank line.  The blank line before the next ``From_`` line is dropped, and
-    ``^>+From `` lines lose one ``>`` (mboxrd un-quoting).
+    from_line: bytes | None
+    data: bytes | None
+    size: int
+
+
+def _chunks(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """``(piece, starts_a_line)``: the file's lines, a line longer than :data:`LINE_CHUNK` in pieces."""
+    at_start = True
+    while True:
+        piece = fh.readline(LINE_CHUNK)
+        if not piece:
+            return
+        yield piece, at_start
+        at_start = piece.endswith(b"\n")
+
+
+def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
+               first_has_envelope: bool = True) -> Iterator[RawMessage]:
+    """Cut an open mbox file into messages, holding at most one message (≤ ``max_message_bytes``) in memory.
+
+    A line separates two messages only when it follows a blank line, has the envelope
+    shape (:func:`is_envelope`: ``From``, an address, a date) **and** a header line follows
+    it.  (In an mbox whose first message has no headers at all, the envelope shape alone
+    is enough.)  Any other line starting ``From `` is body text, quoted or not.  The blank
+    line before each ``From_`` line is dropped, and ``^>+From `` lines lose one ``>``
+    (mboxrd un-quoting).  A message over ``max_message_bytes`` is not kept: it comes back
+    with ``data=None`` and its size, and the file goes on being read after it.
+
+    Args:
+        fh: the file, positioned at the first message (its ``From_`` line, or its headers
+            when ``first_has_envelope`` is False).
     """
     from_line: bytes | None = None
-    lines: list[bytes] = []
+    parts: list[bytes] = []
+    size = 0
+    over = False
+    started = not first_has_envelope
+    require_headers = not first_has_envelope
+    deciding = False  # the line after the first envelope decides require_headers
+    pending: bytes | None = None  # an envelope-shaped line waiting to see whether headers follow
     previous_blank = True
 
-    def finish() -> tuple[bytes, bytes]:
-        if lines and not lines[-1].strip():
-            lines.pop()  # the separator before the next From_ line
-        return from_line, _MBOXRD_QUOTED.sub(rb"\1", b"".join(lines))
-
-    for line in fh:
-        if previous_blank and line.startswith(b"From "):
-            if from_line is not None:
-                yield finish()
-            from_line, lines = line, []
+    def add(piece: bytes) -> None:
+        nonlocal size, over
+        size += len(piece)
+        if over:
+            return
+        if size > max_message_bytes:
+            over = True
+            parts.clear()
         else:
-            lines.append(line)
-        previous_blank = not line.strip()
-    if from_line is not None:
+            parts.append(piece)
+
+    def finish() -> RawMessage:
+        if parts and not parts[-1].strip():
+            parts.pop()  # the separator before the next From_ line
+        data = None if over else _MBOXRD_QUOTED.sub(rb"\1", b"".join(parts))
+        return RawMessage(from_line, data, size)
+
+    def begin(line: bytes) -> None:
+        nonlocal from_line, size, over
+        from_line, size, over = line, 0, False
+        parts.clear()
+
+    for piece, at_start in _chunks(fh):
+        if deciding:
+            require_headers = bool(at_start and _HEADER_LINE.match(piece))
+            deciding = False
+        if pending is not None:
+            if not require_headers or (at_start and _HEADER_LINE.match(piece)):
+                yield finish()
+                begin(pending)
+            else:
+                add(pending)
+            pending = None
+        if at_start and previous_blank and piece.startswith(b"From "):
+            if not started:
+                started, deciding = True, True
+                begin(piece)
+                previous_blank = False
+                continue
+            if is_envelope(piece):
+                pending = piece
+                previous_blank = False
+                continue
+        if not started:  # cannot happen when positioned as documented; be safe
+            started = True
+        add(piece)
+        previous_blank = at_start and piece.endswith(b"\n") and not piece.strip()
+    if pending is not None:
+        if require_headers:
+            add(pending)
+        else:
+            yield finish()
+            begin(pending)
+    if started:
         yield finish()
 
 
+# --------------------------------------------------------------------------- the ingestors
+
 class MboxIngestor:
-    """Reads an mbox file (mboxo or mboxrd): one Record per message, in file order."""
+    """Reads an mbox file (mboxo or mboxrd): one Record per message, in file order.
+
+    Args:
+        max_message_bytes: a message bigger than this is left out (a RecordError saying so) and
+            the rest of the file is read; memory stays bounded by it (default :data:`MAX_MESSAGE_BYTES`).
+    """
 
     name = "mbox"
     suffixes = frozenset({".mbox", ".mbx"})
+
+    def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES):
+        self.max_message_bytes = max_message_bytes
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when ``head`` starts with an mbox ``From_`` line with a time in it, 0.6 without one, else 0."""
@@ -407,51 +744,69 @@ class MboxIngestor:
         return 0.9 if re.search(rb"\d\d:\d\d", first) else 0.6
 
     def read(self, path: Path) -> Iterator[Item]:
-        """Yield one Record per message, or a RecordError for a message that cannot be parsed.
+        """Yield the Records of each message (see :func:`message_records`), or a RecordError for a
+        message that cannot be parsed or is over the size limit.
 
         Args:
-            path: the mbox file.  An empty file is an empty mailbox (yields nothing).
+            path: the mbox file.  Its first message may lack the ``From_`` line (it starts with headers).
         Raises:
-            InputError: the file cannot be opened, or does not start with a ``From `` line.
+            InputError: the file cannot be opened, holds no message ("no messages in this file"), or
+                starts with neither a ``From `` line nor mail headers.
         """
         path = Path(path)
         with _open(path) as fh:
-            head = fh.read(4096)
-            start = len(head) - len(head.lstrip(b"\r\n"))
-            if not head[start:]:
-                return
-            if not head[start:].startswith(b"From "):
-                raise InputError(str(path), "not an mbox file: it does not start with a 'From ' line")
+            head = fh.read(SNIFF_BYTES)
+            start = len(head) - len(head.lstrip(b"\r\n \t"))
+            body = head[start:]
+            if not body:
+                raise InputError(str(path), "no messages in this file")
+            has_envelope = body.startswith(b"From ")
+            if not has_envelope and _looks_like_headers(body) < 0.4:
+                raise InputError(str(path), "not an mbox file: it starts with neither a 'From ' line nor mail headers")
             fh.seek(start)
-            for index, (from_line, raw) in enumerate(_split_mbox(fh), 1):
-                envelope = decode_bytes(from_line, None).strip()
-                yield _safe_record(raw, path, index, envelope)
+            for index, message in enumerate(split_mbox(fh, self.max_message_bytes, has_envelope), 1):
+                envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
+                if message.data is None:
+                    yield RecordError(str(path), f"message {index}",
+                                      f"message is over {self.max_message_bytes // MIB} MiB "
+                                      f"({message.size // MIB} MiB): left out, the rest of the file is read")
+                    continue
+                yield from _safe_records(message.data, path, index, envelope)
 
 
 class EmlIngestor:
-    """Reads one RFC 822 message (``.eml``): one Record."""
+    """Reads one RFC 822 message (``.eml``): its Record, then those of the messages forwarded in it.
+
+    Args:
+        max_message_bytes: a bigger file is refused (InputError), default :data:`MAX_MESSAGE_BYTES`.
+    """
 
     name = "eml"
     suffixes = frozenset({".eml"})
+
+    def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES):
+        self.max_message_bytes = max_message_bytes
 
     def sniff(self, path: Path, head: bytes) -> float:
         """Up to 0.8 when ``head`` starts with RFC 822 header lines (two or more well-known names)."""
         return _looks_like_headers(head)
 
     def read(self, path: Path) -> Iterator[Item]:
-        """Yield the message's Record (or a RecordError when the parser fails on it).
+        """Yield the message's Records (see :func:`message_records`), or a RecordError when the parser fails.
 
         A leading mbox-style ``From `` line is skipped.
 
         Raises:
-            InputError: the file cannot be opened, or does not start with mail headers.
+            InputError: the file cannot be opened, is over the size limit, or does not start with mail headers.
         """
         path = Path(path)
         with _open(path) as fh:
-            raw = fh.read()
+            raw = fh.read(self.max_message_bytes + 1)
+        if len(raw) > self.max_message_bytes:
+            raise InputError(str(path), f"message is over {self.max_message_bytes // MIB} MiB: not read")
         raw = raw.lstrip(b"\r\n")
         if raw.startswith(b"From "):
             raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
         if not _HEADER_LINE.match(raw):
             raise InputError(str(path), "not an email message: it does not start with mail headers")
-        yield _safe_record(raw, path, 1)
+        yield from _safe_records(raw, path, 1)

@@ -111,7 +111,13 @@ def test_stalwart_mboxrd_unquoting(corpus):
     assert [r.external_id for r in items] == ["#1", "#2", "#3", "#4"]
     assert items[2].text.splitlines() == ["Message 3", "From hello", ">From world", ">>From test"]
     assert items[3].text.splitlines() == ["Message 4", "> From", ">F"]
-    assert all(r.sent_at is None and r.sender is None for r in items)
+    assert all(r.sender is None for r in items)
+    # no Date header: the time comes from the envelope line, and says so
+    assert [r.sent_at for r in items] == [datetime(1996, 1, 3, 1, 5, 34, tzinfo=UTC),
+                                          datetime(2002, 7, 23, 19, 39, 23, tzinfo=UTC),
+                                          datetime(2002, 8, 6, 13, 34, 34, tzinfo=UTC),
+                                          datetime(2018, 1, 15, 15, 30, tzinfo=UTC)]
+    assert all(r.attrs["date_source"] == "envelope" for r in items)
     assert items[3].attrs["mbox_from"] == "From other@domain.com Mon Jan 15  15:30:00  2018"
 
 
@@ -138,8 +144,9 @@ def test_bad_message_does_not_drop_its_neighbours(tmp_path):
     assert items[0].subject == "first" and items[2].subject == "Re: first"
     middle = items[1]
     assert isinstance(middle, (Record, RecordError))
-    if isinstance(middle, Record):
-        assert middle.sent_at is None and middle.external_id == "#2"
+    if isinstance(middle, Record):  # an unreadable Date: the envelope line's time, labelled
+        assert middle.sent_at == datetime(2024, 1, 1, tzinfo=UTC) and middle.external_id == "#2"
+        assert middle.attrs["date_source"] == "envelope"
         assert "\x00" not in middle.subject
     # threading: the reply's References root is the first message's id, which is the first's own key
     assert items[0].thread == items[2].thread == "<m1@x>"
@@ -150,14 +157,14 @@ def test_bad_message_does_not_drop_its_neighbours(tmp_path):
 def test_parser_failure_becomes_record_error_and_reading_goes_on(tmp_path, monkeypatch):
     path = tmp_path / "three.mbox"
     path.write_bytes(_mbox(GOOD1, GOOD1.replace(b"first", b"second"), GOOD3))
-    real = mbox_module.message_to_record
+    real = mbox_module.message_records
 
     def flaky(raw, p, index, mbox_from=None):
         if index == 2:
             raise ValueError("simulated parser failure")
         return real(raw, p, index, mbox_from)
 
-    monkeypatch.setattr(mbox_module, "message_to_record", flaky)
+    monkeypatch.setattr(mbox_module, "message_records", flaky)
     items = list(MboxIngestor().read(path))
     assert [type(i).__name__ for i in items] == ["Record", "RecordError", "Record"]
     assert items[1] == RecordError(str(path), "message 2", "ValueError: simulated parser failure")
@@ -176,10 +183,14 @@ def test_not_mail_raises_input_error(tmp_path):
         list(MboxIngestor().read(tmp_path / "missing.mbox"))
 
 
-def test_empty_mbox_is_an_empty_mailbox(tmp_path):
+def test_empty_mbox_says_no_messages(tmp_path):
     path = tmp_path / "empty.mbox"
     path.write_bytes(b"")
-    assert list(MboxIngestor().read(path)) == []
+    with pytest.raises(InputError, match="no messages in this file"):
+        list(MboxIngestor().read(path))
+    path.write_bytes(b"\n\n  \n")
+    with pytest.raises(InputError, match="no messages in this file"):
+        list(MboxIngestor().read(path))
 
 
 def test_crlf_html_only_and_trim(tmp_path):
@@ -215,3 +226,127 @@ def test_decoding_helpers():
     assert decode_header_value("=?utf-8?q?broken") == "=?utf-8?q?broken"
     assert decode_header_value("=?utf-8?q?caf=C3=A9?= in C:\\users") == "café in C:\\users"
     assert html_to_text("<div>a<br>b</div><script>x()</script>") == "a\nb"
+
+
+# ----------------------------------------------------------------------------- regressions (issue 12)
+# Right values from ../shared/corpus/regressions/README.md, then other inputs of the same kinds.
+
+REG = "regressions"
+
+
+@pytest.mark.corpus
+def test_unquoted_from_lines_after_blank_lines_stay_in_their_message(corpus):
+    items = records(list(MboxIngestor().read(corpus / REG / "mbox_unquoted_from_after_blank.mbox")))
+    assert [r.subject for r in items] == ["Trip notes", "Re: Trip notes"]
+    first = items[0]
+    assert "From the archive I found the old photos of Lisbon." in first.text.splitlines()
+    assert "From what I remember, we stayed at the Hotel Azul." in first.text.splitlines()
+    assert first.text.rstrip().endswith("Talk soon, Alice")
+    assert items[1].text.strip() == "Thanks Alice!"
+
+
+def test_body_lines_shaped_like_envelopes_split_only_when_headers_follow(tmp_path):
+    body = (b"From: A <a@example.com>\nSubject: one\nDate: Mon, 01 Jan 2024 10:00:00 +0000\n\n"
+            b"Quoting the log:\n\nFrom daemon@example.com Mon Jan  1 09:00:00 2024\nthe relay said no\n\n"
+            b"From here on it is fine.\n")
+    path = tmp_path / "tricky.mbox"
+    path.write_bytes(b"From a@example.com Mon Jan  1 10:00:00 2024\n" + body
+                     + b"\nFrom b@example.com Tue Jan  2 10:00:00 2024\nFrom: B <b@example.com>\nSubject: two\n\nok\n")
+    items = records(list(MboxIngestor().read(path)))
+    assert [r.subject for r in items] == ["one", "two"]
+    lines = items[0].text.splitlines()
+    assert "From daemon@example.com Mon Jan  1 09:00:00 2024" in lines and "From here on it is fine." in lines
+
+
+@pytest.mark.corpus
+def test_first_message_without_an_envelope_line(corpus):
+    items = records(list(MboxIngestor().read(corpus / REG / "mbox_no_leading_from_line.mbox")))
+    assert [r.subject for r in items] == ["Garden plans", "Re: Garden plans"]
+    assert items[0].text.strip() == "Let's plant the tomatoes next to the shed this year."
+    assert items[0].sent_at == datetime(2024, 3, 2, 9, 0, tzinfo=UTC)
+    assert "mbox_from" not in items[0].attrs
+
+
+@pytest.mark.corpus
+def test_nonstandard_date_falls_back_to_the_envelope_time(corpus):
+    items = records(list(MboxIngestor().read(corpus / REG / "mbox_nonstandard_date.mbox")))
+    assert len(items) == 2
+    assert items[0].sent_at == datetime(1999, 1, 31, 12, 0, 0, tzinfo=UTC)
+    assert items[0].attrs["date_source"] == "envelope"
+    assert any("envelope" in n for n in items[0].notes)
+    assert items[1].sent_at == datetime(1999, 2, 1, 11, 0, 0, tzinfo=UTC)
+    assert "date_source" not in items[1].attrs
+
+
+@pytest.mark.parametrize("date, envelope, when, source", [
+    ("2024-03-01 10:00", None, datetime(2024, 3, 1, 10, 0, tzinfo=UTC), "date-header-lenient"),
+    ("2024-03-01T10:00:00+02:00", None, datetime(2024, 3, 1, 8, 0, tzinfo=UTC), "date-header-lenient"),
+    ("31.01.1999", "From x@y Sun Jan 31 07:15:00 1999", datetime(1999, 1, 31, 7, 15, tzinfo=UTC), "envelope"),
+    ("1999/01/31", "From x@y Mon Feb  1 07:15:00 1999", datetime(1999, 1, 31, 12, 0, tzinfo=UTC), "date-header-day"),
+    ("sometime soon", "From x@y Mon Feb  1 07:15:00 1999", datetime(1999, 2, 1, 7, 15, tzinfo=UTC), "envelope"),
+    (None, "From x@y Mon Feb  1 07:15:00 1999", datetime(1999, 2, 1, 7, 15, tzinfo=UTC), "envelope"),
+    ("sometime soon", None, None, None),
+])
+def test_dates_that_are_not_rfc5322(tmp_path, date, envelope, when, source):
+    head = f"From: K <k@example.org>\nSubject: s\n" + (f"Date: {date}\n" if date else "")
+    raw = (envelope + "\n" if envelope else "") + head + "\nbody\n"
+    path = tmp_path / ("m.mbox" if envelope else "m.eml")
+    path.write_text(raw)
+    reader = MboxIngestor() if envelope else EmlIngestor()
+    r = records(list(reader.read(path)))[0]
+    assert r.sent_at == when
+    assert r.attrs.get("date_source") == source
+    assert r.notes  # always said
+
+
+@pytest.mark.corpus
+def test_forwarded_message_is_not_the_forwarders_words(corpus):
+    items = records(list(EmlIngestor().read(corpus / REG / "eml_html_reply_with_forward.eml")))
+    assert len(items) == 2
+    reply, forwarded = items
+    assert reply.sender.name == "Dana Reyes"
+    assert reply.text == "Sam, I booked the Harbour Hall for the 14th. The forwarded note below is outdated."
+    assert "Garden Room" not in reply.text
+    assert forwarded.sender == Party("Venue Desk", "desk@venue.example", "email", "from")
+    assert forwarded.text.strip() == "The Garden Room is available on the 21st only."
+    assert forwarded.external_id == "<orig1@venue.example>"
+    assert forwarded.sent_at == datetime(2023, 9, 4, 14, 0, tzinfo=UTC)
+    assert forwarded.thread == reply.thread and forwarded.attrs["forwarded_in"] == reply.external_id
+    assert reply.attrs["forwarded"] == [{"external_id": "<orig1@venue.example>", "subject": "venue options",
+                                         "from": "Venue Desk"}]
+
+
+def test_forward_as_attachment_in_an_mbox_and_plain_reply(tmp_path):
+    raw = (b"From a@example.com Mon Jan  1 10:00:00 2024\n"
+           b"From: A <a@example.com>\nSubject: Fwd: x\nMIME-Version: 1.0\n"
+           b"Content-Type: multipart/mixed; boundary=b1\n\n--b1\nContent-Type: text/plain\n\nSee below.\n"
+           b"--b1\nContent-Type: message/rfc822\nContent-Disposition: attachment; filename=x.eml\n\n"
+           b"From: Z <z@example.com>\nSubject: x\n\nZ's own words.\n--b1--\n")
+    path = tmp_path / "f.mbox"
+    path.write_bytes(raw)
+    items = records(list(MboxIngestor().read(path)))
+    assert [(r.sender.name, r.text.strip()) for r in items] == [("A", "See below."), ("Z", "Z's own words.")]
+    assert items[1].external_id == "#1 forwarded 1"
+
+
+def test_boundary_mismatch_and_empty_text_part_fall_back_to_text(tmp_path):
+    mismatch = (b"From: A <a@example.com>\nSubject: broken\nMIME-Version: 1.0\n"
+                b"Content-Type: multipart/alternative; boundary=\"DECLARED\"\n\n"
+                b"--ACTUAL\nContent-Type: text/plain; charset=utf-8\n\nMeet at the pier at noon.\n"
+                b"--ACTUAL\nContent-Type: text/html; charset=utf-8\n\n<p>Meet at the <b>pier</b> at noon.</p>\n"
+                b"--ACTUAL--\n")
+    empty_plain = (b"From: A <a@example.com>\nSubject: html\nMIME-Version: 1.0\n"
+                   b"Content-Type: multipart/alternative; boundary=x\n\n"
+                   b"--x\nContent-Type: text/plain; charset=utf-8\n\n\n"
+                   b"--x\nContent-Type: text/html; charset=utf-8\n\n<div>The cake is in the <i>fridge</i>.</div>\n--x--\n")
+    no_boundary = (b"From: A <a@example.com>\nSubject: none\nContent-Type: multipart/mixed\n\n"
+                   b"Just words, no parts at all.\n")
+    texts = []
+    for n, raw in enumerate((mismatch, empty_plain, no_boundary)):
+        path = tmp_path / f"{n}.eml"
+        path.write_bytes(raw)
+        r = records(list(EmlIngestor().read(path)))[0]
+        texts.append(r.text.strip())
+        assert "no readable text body" not in r.notes
+    assert texts == ["Meet at the pier at noon.", "The cake is in the fridge .".replace(" .", "."),
+                     "Just words, no parts at all."]
