@@ -1,22 +1,36 @@
 """WhatsApp "Export chat" text files: one :class:`~ingestors.base.Record` (kind ``"chat"``) per message.
 
-Formats read (the phone's locale decides which one an export uses):
+WhatsApp writes each message's header in the phone's locale.  What is read:
 
-* Android: ``DD/MM/YY, HH:MM - Name: text`` (also ``/``, ``.`` or ``-`` between
-  date fields, 2- or 4-digit years, ``YYYY-MM-DD`` year-first);
-* iOS: ``[DD/MM/YY, HH:MM:SS] Name: text`` (often behind a U+200E mark);
-* 12-hour clocks: ``AM``/``PM``, ``am``/``pm`` and the Spanish-locale
-  ``a. m.``/``p. m.``, with a plain, no-break or narrow no-break space.
+* **Shapes**: Android ``DD/MM/YY, HH:MM - Name: text`` and iOS ``[DD/MM/YY, HH:MM:SS] Name: text``;
+  ``/``, ``.`` or ``-`` between date fields (also ``2023. 03. 12.``), 2- or 4-digit years,
+  year-first dates, ``:`` or ``.`` in times, a short word between date and time
+  (``à``, ``um``, ``klo``), a hyphen or en dash before the name.
+* **Any locale's digits and marks**: every Unicode decimal digit (Arabic-Indic ``٢٥``,
+  Persian, Devanagari, Bengali, ...) reads as its value; bidi marks (U+200E, U+200F,
+  U+061C, U+202A–U+202E, U+2066–U+2069), the Arabic comma ``،`` and no-break or narrow
+  no-break spaces are taken for what they stand for.  Thai Buddhist-era years (2566) are converted.
+* **12-hour clocks in any locale**: the AM/PM marker before or after the time is looked up in
+  Babel's CLDR day periods of every locale (``AM``, ``a. m.``, ``ص``/``م``, ``上午``/``下午``,
+  ``오전``/``오후``, ``π.μ.``, ``ق.ظ.``, ...); a word Babel does not know as a marker (``น.``) is
+  read as part of a 24-hour time.
 
 Decisions on the ambiguous cases:
 
-* **Day/month order** is decided once per *file* from all its header dates: a
-  first field above 12 means day-first, a second field above 12 means
-  month-first; when both happen, the order with more such lines wins; when
-  neither happens the ``dayfirst`` setting decides (default day-first) and every
-  record gets a note saying so.  ``attrs["date_order"]`` is ``"DMY"``, ``"MDY"``
-  or ``"YMD"``.  A line whose date is impossible in the chosen order is not a
-  header: it becomes part of the previous message, like any unparseable line.
+* **One line format per file**: the first message header fixes the file's shape (brackets,
+  separator, year length, seconds, 12/24-hour clock).  A header-like line of another shape
+  (a message pasted from another export) is text of the message it sits in — unless its
+  sender already writes in this file in the file's own shape *and* its time lies between
+  the messages around it (a real export line that only looks different).
+* **Day/month order** is decided once per *file* (``attrs["date_order"]``, ``"DMY"``,
+  ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
+  means day-first and a second above 12 month-first, the more frequent winning
+  (``"dates"``); else the order in which the dates run forwards in time (``"chronology"``);
+  else the locale's hint (``"locale"``: a non-English AM/PM marker → the order of the CLDR
+  short date of the locales using it; ``AM``/``PM`` → month-first, the common US export);
+  else the ``dayfirst`` setting (``"setting"``).  With ``"locale"`` or ``"setting"`` every
+  record gets a note.  A line whose date is impossible in the chosen order is not a header:
+  it becomes part of the previous message, like any unparseable line.
 * **Times** are the phone's wall-clock time with no zone: they are read in the
   ``local_timezone`` the ingestor was made with (default ``"UTC"``), converted
   to UTC, and ``attrs["time_basis"]`` is ``"assumed-local"``.  With an AM/PM
@@ -25,7 +39,7 @@ Decisions on the ambiguous cases:
   with a marker is read as a 24-hour time, with a note.
 * **Multi-line messages**: a line that does not start with a date header (and any
   header-like line that cannot be read) belongs to the previous message — never dropped.
-  A line that cannot be read before the first message becomes a RecordError.
+  A message over :data:`MAX_MESSAGE_CHARS` keeps its start, with a note.
 * **System lines** (a header with no ``Name:``, e.g. ``You were added``) are not
   records (nobody wrote them); each is kept in ``attrs["system_events"]`` of the
   next message (``{"line", "at", "text"}``); those after the last message go on
@@ -35,34 +49,47 @@ Decisions on the ambiguous cases:
   ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
   ``This message was deleted`` gives an empty text and a note ``"deleted"``;
   a trailing ``<This message was edited>`` is cut and noted ``"edited"``.
-* **Who**: the sender is ``Party(name, None, "phone", "from")``; a sender shown as
-  a phone number (an unsaved contact) is ``Party(None, number, "phone", "from")``.
-  The recipients are every other sender seen in the file (role ``"member"``).
+* **Who**: the sender is ``Party(name, None, "phone", "from")`` with the name exactly as
+  shown (emoji included); a sender shown as a phone number (an unsaved contact) is
+  ``Party(None, number, "phone", "from")``.  The recipients are every other sender of the
+  file (role ``"member"``).
 * **Thread**: ``"whatsapp:"`` + the file name without suffix (for an iOS
   ``_chat.txt`` the folder name), lower-cased: the same chat exported again keeps it.
 * ``external_id`` is ``"line N"``: the 1-based line where the message starts.
+
+Memory: the file is read line by line, twice (a survey of its headers, then the
+messages); one message is held at a time.
+
+Signal's plain-text export (``[2023-01-04 10:35] Name: text``, as written by signal-export)
+has the iOS shape with a year-first date and is read by this ingestor too.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, other_members
+from ingestors.base import Item, Party, Record, other_members
 
-_SPACE = "[ \u00a0\u202f]"
+MAX_MESSAGE_CHARS = 1_000_000  # one message's text is kept up to this many characters
+_MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_SPACES = "\u00a0\u202f\u2009\u2007\u3000"
+_HEADER_SPAN = 96  # characters of a line looked at for a header
 _HEADER = re.compile(
-    r"^[\u200e\u200f\ufeff]*"
-    r"(?P<bracket>\[)?"
-    r"(?P<f1>\d{1,4})(?P<sep>[/.\-])(?P<f2>\d{1,2})(?P=sep)(?P<f3>\d{2,4})\.?,?" + _SPACE + r"*"
+    r"^(?P<bracket>\[)?\s*"
+    r"(?P<f1>\d{1,4})(?P<sep>[/.\-])\s?(?P<f2>\d{1,2})(?P=sep)\s?(?P<f3>\d{1,4})\.?"
+    r",?\s*(?:(?P<pre>[^\d\s\[\]\-\u2013:,][^\d\[\]\-\u2013:,]{0,11}?)\s*)?"
     r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?:[:.](?P<s>\d{2}))?"
-    r"(?:" + _SPACE + r"*(?P<ampm>[aApP])\.?" + _SPACE + r"?[mM]\.?)?"
-    r"(?(bracket)\]" + _SPACE + r"|" + _SPACE + r"*[-\u2013]" + _SPACE + r")"
-    r"(?P<rest>.*)$"
+    r"(?:\s*(?P<post>[^\d\s\[\]\-\u2013:][^\d\[\]\-\u2013:]{0,11}?))?"
+    r"(?(bracket)\s*\]\s?|\s*[-\u2013]\s)"
+    r"(?P<rest>.*)$",
+    re.S,
 )
 # "Name: text": the name is what comes before the first colon, and holds no quote
 # (a system line such as 'X changed the subject to "a: b"' is not a message).
@@ -75,6 +102,103 @@ _ATTACHED = re.compile(r"^(?:<attached: (?P<a>[^>]+)>|(?P<b>.+?) \(file attached
                        re.S | re.I)
 _DELETED = {"this message was deleted", "you deleted this message"}
 _EDITED = "<This message was edited>"
+ORDERS = ("DMY", "MDY")
+
+
+# --------------------------------------------------------------------------- locale data (Babel / CLDR)
+
+def _marker_key(text: str) -> str:
+    """An AM/PM marker as compared: case folded, dots and spaces removed (``"p.\u202fm."`` → ``"pm"``)."""
+    return "".join(ch for ch in text.casefold() if ch not in ". \u00a0\u202f\u2009")
+
+
+@lru_cache(maxsize=1)
+def day_period_markers() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every locale's AM/PM markers from Babel's CLDR data: ``{marker key: ("a" | "p", date orders)}``.
+
+    The date orders are those of the short date pattern of the locales using the marker
+    (``"DMY"``, ``"MDY"`` or ``"YMD"``), for the day/month hint.  Markers that mean AM in one
+    locale and PM in another are left out.  Loaded once (~0.3 s); empty without Babel.
+    """
+    try:
+        from babel import Locale, localedata
+    except ImportError:  # a declared dependency; without it only AM/PM and a. m./p. m. are read
+        return {}
+    found: dict[str, set[str]] = {}
+    orders: dict[str, list[str]] = {}
+    for ident in localedata.locale_identifiers():
+        if "_" in ident:
+            continue  # the base languages carry the markers; regions mostly repeat them
+        try:
+            loc = Locale.parse(ident)
+            periods = loc.day_periods.get("format", {})
+            pattern = loc.date_formats["short"].pattern
+        except Exception:
+            continue
+        letters = [ch for ch in pattern if ch in "dMy"]
+        order = "".join(dict.fromkeys("D" if ch == "d" else "M" if ch == "M" else "Y" for ch in letters))
+        for width in ("abbreviated", "wide"):
+            for period in ("am", "pm"):
+                value = periods.get(width, {}).get(period)
+                if value:
+                    key = _marker_key(value)
+                    found.setdefault(key, set()).add(period[0])
+                    orders.setdefault(key, []).append(order)
+    return {k: (next(iter(v)), tuple(orders[k])) for k, v in found.items() if len(v) == 1 and k}
+
+
+def read_marker(text: str | None) -> str | None:
+    """``"a"`` or ``"p"`` for an AM/PM marker in any locale (``"PM"``, ``"a. m."``, ``"م"``, ``"오후"``), else None."""
+    if not text:
+        return None
+    key = _marker_key(text)
+    if key in ("am", "a"):
+        return "a"
+    if key in ("pm", "p"):
+        return "p"
+    hit = day_period_markers().get(key)
+    return hit[0] if hit else None
+
+
+def _locale_order(marker: str | None) -> str | None:
+    """The day/month order a 12-hour marker hints at, or None (24-hour clock, or no majority)."""
+    if marker is None:
+        return None
+    key = _marker_key(marker)
+    if key in ("am", "a", "pm", "p"):
+        return "MDY"  # AM/PM in an English export: the US phone's M/D/YY is the common case
+    hit = day_period_markers().get(key)
+    if not hit:
+        return None
+    dmy, mdy = hit[1].count("DMY"), hit[1].count("MDY")
+    return "DMY" if dmy > mdy else "MDY" if mdy > dmy else None
+
+
+# --------------------------------------------------------------------------- one header line
+
+_DIGITS: dict[int, str] = {}
+
+
+def _normalise(line: str) -> tuple[str, list[int]]:
+    """The start of ``line`` with any script's digits as ASCII, bidi marks dropped, Arabic comma and
+    special spaces made plain; and for each kept character its index in ``line``."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(line[:_HEADER_SPAN]):
+        if ch in _MARKS:
+            continue
+        if ch.isdigit() and not ch.isascii():
+            value = unicodedata.decimal(ch, None)
+            if value is None:
+                return "", []
+            ch = str(value)
+        elif ch == "\u060c":  # ARABIC COMMA
+            ch = ","
+        elif ch in _SPACES:
+            ch = " "
+        out.append(ch)
+        where.append(i)
+    return "".join(out), where
 
 
 @dataclass
@@ -90,24 +214,42 @@ class _Header:
     minute: int
     second: int
     ampm: str | None
+    marker: str | None  # the marker as written
+    shape: tuple
     rest: str
     extra: list[str] = field(default_factory=list)  # continuation lines
+    size: int = 0
 
 
 def _parse_header(line: str, lineno: int) -> _Header | None:
-    m = _HEADER.match(line)
+    text, where = _normalise(line)
+    m = _HEADER.match(text)
     if not m:
         return None
-    f1, f2, f3 = int(m["f1"]), int(m["f2"]), int(m["f3"])
     year_first = len(m["f1"]) == 4
-    if not year_first and len(m["f1"]) > 2:
+    if len(m["f1"]) == 3 or len(m["f3"]) > (2 if year_first else 4) or (not year_first and len(m["f3"]) in (1, 3)):
         return None
-    return _Header(lineno, f1, f2, f3, year_first, int(m["h"]), int(m["m"]), int(m["s"] or 0),
-                   m["ampm"].lower() if m["ampm"] else None, m["rest"])
+    ampm, marker = None, None
+    for token, before in ((m["pre"], True), (m["post"], False)):
+        side = read_marker(token)
+        if side is not None:
+            if ampm is not None:
+                return None
+            ampm, marker = side, token.strip()
+    rest_at = m.start("rest")
+    rest = line[where[rest_at]:] if rest_at < len(where) else ""
+    shape = (bool(m["bracket"]), m["sep"], len(m["f1"]) if year_first else len(m["f3"]), m["s"] is not None,
+             ampm is not None)
+    return _Header(lineno, int(m["f1"]), int(m["f2"]), int(m["f3"]), year_first, int(m["h"]), int(m["m"]),
+                   int(m["s"] or 0), ampm, marker, shape, rest)
 
 
 def _year(y: int) -> int:
-    return y + 2000 if y < 100 else y  # WhatsApp began in 2009: "19" is 2019
+    if y < 100:
+        return y + 2000  # WhatsApp began in 2009: "19" is 2019
+    if y >= 2400:
+        return y - 543  # Thai Buddhist era
+    return y
 
 
 def _ymd(h: _Header, order: str) -> tuple[int, int, int]:
@@ -116,25 +258,6 @@ def _ymd(h: _Header, order: str) -> tuple[int, int, int]:
     if order == "DMY":
         return _year(h.f3), h.f2, h.f1
     return _year(h.f3), h.f1, h.f2
-
-
-def decide_order(headers: list[_Header], dayfirst: bool) -> tuple[str, bool]:
-    """The file's date order from all its header dates.
-
-    Args:
-        headers: every header line's date fields.
-        dayfirst: the fallback when no date settles it.
-    Returns:
-        ``(order, guessed)``: order is ``"YMD"`` (year-first dates), ``"DMY"`` or ``"MDY"``;
-        guessed is True when no date settled it and ``dayfirst`` decided.
-    """
-    if headers and all(h.year_first for h in headers):
-        return "YMD", False
-    day_first = sum(1 for h in headers if not h.year_first and h.f1 > 12)
-    month_first = sum(1 for h in headers if not h.year_first and h.f2 > 12)
-    if day_first or month_first:
-        return ("DMY" if day_first >= month_first else "MDY"), False
-    return ("DMY" if dayfirst else "MDY"), True
 
 
 def _hour(h: _Header, notes: list[str]) -> int:
@@ -151,6 +274,90 @@ def _hour(h: _Header, notes: list[str]) -> int:
     if h.ampm == "a":
         return 0 if h.hour == 12 else h.hour
     return 12 if h.hour == 12 else h.hour + 12
+
+
+def _naive(h: _Header, order: str) -> datetime | None:
+    """The header's wall-clock time in ``order``, or None when that date/time cannot exist."""
+    year, month, day = _ymd(h, order)
+    try:
+        return datetime(year, month, day, _hour(h, []), h.minute, h.second)
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- the survey (first pass)
+
+@dataclass
+class Survey:
+    """What the first pass over a file learned: its shape, the evidence for the date order, its members."""
+
+    shape: tuple | None = None
+    first_line: int | None = None
+    year_first: bool = True
+    day_first_votes: int = 0
+    month_first_votes: int = 0
+    backwards: dict = field(default_factory=lambda: {o: 0 for o in ORDERS})
+    marker: str | None = None
+    members: dict = field(default_factory=dict)  # name -> set of orders in which its header is valid
+    foreign: list = field(default_factory=list)  # [other-shape header, previous own-shape header, next one]
+    _last: dict = field(default_factory=dict)
+    _waiting: list = field(default_factory=list)
+    _previous: "_Header | None" = None
+
+    def add(self, h: _Header) -> None:
+        if self.shape is None:
+            self.shape, self.first_line = h.shape, h.line
+        if h.shape != self.shape:
+            entry = [h, self._previous, None]
+            self.foreign.append(entry)
+            self._waiting.append(entry)
+            return
+        for entry in self._waiting:
+            entry[2] = h
+        self._waiting.clear()
+        self._previous = h
+        self.year_first &= h.year_first
+        if not h.year_first:
+            self.day_first_votes += h.f1 > 12
+            self.month_first_votes += h.f2 > 12
+        if h.marker and self.marker is None:
+            self.marker = h.marker
+        valid = {o for o in ORDERS + ("YMD",) if _naive(h, o) is not None}
+        for order in ORDERS:
+            when = _naive(h, order)
+            if when is not None:
+                if order in self._last and when < self._last[order]:
+                    self.backwards[order] += 1
+                self._last[order] = when
+        a = _AUTHOR.match(h.rest)
+        if a:
+            self.members.setdefault(_sender_key(a["name"]), set()).update(valid)
+
+    def decide_order(self, dayfirst: bool) -> tuple[str, str]:
+        """``(order, basis)``: see the module docstring."""
+        if self.year_first:
+            return "YMD", "dates"
+        if self.day_first_votes or self.month_first_votes:
+            return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
+        if self.backwards["DMY"] != self.backwards["MDY"]:
+            return ("DMY" if self.backwards["DMY"] < self.backwards["MDY"] else "MDY"), "chronology"
+        hint = _locale_order(self.marker)
+        if hint:
+            return hint, "locale"
+        return ("DMY" if dayfirst else "MDY"), "setting"
+
+
+def decide_order(headers: list[_Header], dayfirst: bool) -> tuple[str, bool]:
+    """The date order of these headers (all of one shape) and whether it was a guess (locale or setting)."""
+    survey = Survey()
+    for h in headers:
+        survey.add(h)
+    order, basis = survey.decide_order(dayfirst)
+    return order, basis in ("locale", "setting")
+
+
+def _sender_key(name: str) -> str:
+    return " ".join(_clean(name).split())
 
 
 def _clean(text: str) -> str:
@@ -226,6 +433,40 @@ class WhatsAppIngestor:
                 return 0.9 if _parse_header(line, 1) else 0.0
         return 0.0
 
+    @staticmethod
+    def _lines(path: Path) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of each line, decoded as UTF-8 (BOM dropped, bad bytes U+FFFD), read lazily.
+
+        Raises:
+            InputError: the file cannot be opened.
+        """
+        try:
+            fh: TextIO = open(path, encoding="utf-8-sig", errors="replace", newline=None)
+        except OSError as exc:
+            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+        with fh:
+            for n, line in enumerate(fh, 1):
+                yield n, line[:-1] if line.endswith("\n") else line
+
+    def survey(self, path: Path) -> Survey:
+        """First pass: the file's header shape, date-order evidence, members and other-shape lines.
+
+        Raises:
+            InputError: the file cannot be read, or its first non-empty line is not a message header.
+        """
+        survey = Survey()
+        seen_text = False
+        for n, line in self._lines(path):
+            h = _parse_header(line, n)
+            if h is None:
+                if line.strip() and not seen_text and survey.shape is None:
+                    raise InputError(str(path), "not a WhatsApp chat export: the first line is not a "
+                                     "'date, time - name: text' header")
+                continue
+            seen_text = True
+            survey.add(h)
+        return survey
+
     def read(self, path: Path) -> Iterator[Item]:
         """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), in file order.
 
@@ -235,86 +476,81 @@ class WhatsAppIngestor:
             InputError: the file cannot be read, or its first non-empty line is not a message header.
         """
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
-        text = raw.decode("utf-8-sig", "replace")
-        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-
-        headers: list[_Header] = []
-        for n, line in enumerate(lines, 1):
-            h = _parse_header(line, n)
-            if h is not None:
-                headers.append(h)
-        first = next((n for n, line in enumerate(lines, 1) if line.strip()), None)
-        if first is None:
+        survey = self.survey(path)
+        if survey.shape is None:
             return
-        if not headers or headers[0].line != first:
-            raise InputError(str(path), "not a WhatsApp chat export: the first line is not a "
-                             "'date, time - name: text' header")
-        order, guessed = decide_order(headers, self.dayfirst)
-
-        # Second pass: headers valid in the chosen order start messages; everything else continues one.
-        blocks: list[_Header] = []
-        errors: list[RecordError] = []
-        by_line = {h.line: h for h in headers}
-        for n, line in enumerate(lines, 1):
-            h = by_line.get(n)
-            if h is not None and self._when(h, order, []) is not None:
-                blocks.append(h)
-            elif blocks:
-                blocks[-1].extra.append(line)
-            elif line.strip():
-                errors.append(RecordError(str(path), f"line {n}", "text before the first message"))
-        yield from errors
-
-        members: list[Party] = []
-        seen: set[tuple] = set()
-        for h in blocks:
-            m = _AUTHOR.match(h.rest)
-            if m:
-                p = _sender(m["name"])
-                if (p.name, p.address) not in seen:
-                    seen.add((p.name, p.address))
-                    members.append(p)
+        order, basis = survey.decide_order(self.dayfirst)
+        members = [_sender(name) for name, valid in survey.members.items() if order in valid or
+                   (order == "YMD" and "YMD" in valid)]
+        own = {(p.name, p.address) for p in members}
+        accepted = set()  # other-shape lines that are real messages of this chat
+        for h, before, after in survey.foreign:
+            a = _AUTHOR.match(h.rest)
+            when, lo = _naive(h, order), _naive(before, order) if before else None
+            hi = _naive(after, order) if after else None
+            if (a and (_sender(a["name"]).name, _sender(a["name"]).address) in own and when is not None
+                    and (lo is None or lo <= when) and (hi is None or when <= hi)):
+                accepted.add(h.line)
+        guessed_note = None
+        if basis in ("locale", "setting"):
+            why = (f"the {survey.marker!r} clock marker's locale" if basis == "locale" else "the setting")
+            guessed_note = ("day/month order not settled by any date in the file; read as "
+                            + ("day-first" if order == "DMY" else "month-first") + f" ({why})")
 
         thread = thread_key(path)
         pending_events: list[dict] = []
         last: Record | None = None
-        for h in blocks:
+        block: _Header | None = None
+
+        def finish(h: _Header) -> Record | None:
+            """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
             sent_at = self._when(h, order, notes)
             body = "\n".join([h.rest] + h.extra)
             m = _AUTHOR.match(body)
             if not m:
                 pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(body).strip()})
-                continue
-            if last is not None:
-                yield last
+                return None
             sender = _sender(m["name"])
             attrs: dict = {"time_basis": "assumed-local", "timezone": self.local_timezone.key,
-                           "date_order": order, "line": h.line}
-            if guessed:
-                notes.append("day/month order not settled by any date in the file; read as "
-                             + ("day-first" if order == "DMY" else "month-first") + " (setting)")
+                           "date_order": order, "date_order_basis": basis, "line": h.line}
+            if guessed_note:
+                notes.append(guessed_note)
+            if h.shape != survey.shape:
+                attrs["line_shape"] = "other"
+            if h.size > MAX_MESSAGE_CHARS:
+                notes.append(f"message longer than {MAX_MESSAGE_CHARS} characters: its end was left out")
             if pending_events:
-                attrs["system_events"], pending_events = pending_events, []
-            msg = _body(m["text"], notes, attrs)
-            last = Record(
-                source_path=str(path.absolute()),
-                external_id=f"line {h.line}",
-                kind="chat",
-                text=msg,
-                sent_at=sent_at,
-                sender=sender,
-                recipients=other_members(members, sender),
-                thread=thread,
-                attrs=attrs,
-                notes=notes,
-            )
+                attrs["system_events"] = list(pending_events)
+                pending_events.clear()
+            text = _body(m["text"], notes, attrs)
+            return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
+                          text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
+                          thread=thread, attrs=attrs, notes=notes)
+
+        for n, line in self._lines(path):
+            h = _parse_header(line, n)
+            starts = h is not None and self._when(h, order, []) is not None and (
+                h.shape == survey.shape or n in accepted)
+            if starts:
+                if block is not None:
+                    rec = finish(block)
+                    if rec is not None:
+                        if last is not None:
+                            yield last
+                        last = rec
+                block = h
+                block.size = len(h.rest)
+            elif block is not None:
+                block.size += len(line) + 1
+                if block.size <= MAX_MESSAGE_CHARS:
+                    block.extra.append(line)
+        if block is not None:
+            rec = finish(block)
+            if rec is not None:
+                if last is not None:
+                    yield last
+                last = rec
         if last is not None:
             if pending_events:
                 last.attrs.setdefault("system_events", []).extend(pending_events)

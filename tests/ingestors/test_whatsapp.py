@@ -180,3 +180,118 @@ def test_undecodable_bytes_do_not_stop_the_file(tmp_path):
     items = read(p)
     assert [r.text for r in items] == ["caf\ufffd", "ok"]
     assert not any(isinstance(i, RecordError) for i in items)
+
+
+# ----------------------------------------------------------------------------- regressions (issue 12)
+# Right values from ../shared/corpus/regressions/README.md, then other files of the same kinds.
+
+def _summary(items):
+    assert all(isinstance(i, Record) for i in items), items
+    return [(r.sent_at.replace(tzinfo=None).isoformat(" ", "minutes"), r.sender.name) for r in items]
+
+
+@pytest.mark.corpus
+def test_arabic_locale_export(corpus):
+    p = corpus / "regressions/whatsapp_arabic_locale.txt"
+    assert ingestor_for(p).name == "whatsapp"
+    items = read(p)
+    assert _summary(items) == [("2022-11-25 21:45", "سارة"), ("2022-11-25 22:05", "Omar Haddad"),
+                               ("2022-11-26 08:15", "سارة")]
+    assert items[1].text == "نعم، وصلت قبل قليل"  # the Arabic comma inside a message is text
+    assert {p.name for p in items[0].recipients} == {"Omar Haddad"}
+
+
+@pytest.mark.corpus
+def test_pasted_lines_of_another_format_are_message_text(corpus):
+    items = read(corpus / "regressions/whatsapp_pasted_lines.txt")
+    assert _summary(items) == [("2023-03-12 18:02", "Maya Ortiz"), ("2023-03-12 18:05", "Tom Weller")]
+    assert items[0].text.splitlines() == ["Look what Jonas wrote in the other group:",
+                                          "[11/03/2023, 21:15:03] Jonas Berg: I'm selling my bike, 150 euros",
+                                          "[11/03/2023, 21:16:40] Priya Nair: I'll take it!"]
+    names = {p.name for r in items for p in [r.sender, *r.recipients]}
+    assert names == {"Maya Ortiz", "Tom Weller"}
+
+
+@pytest.mark.corpus
+def test_us_export_is_month_first_for_the_whole_file(corpus):
+    items = read(corpus / "regressions/whatsapp_us_dates_nnbsp.txt")
+    system = items[0].attrs["system_events"]
+    dates = [system[0]["at"][:10]] + [r.sent_at.date().isoformat() for r in items]
+    assert dates == ["2023-01-04", "2023-02-02", "2023-02-04", "2023-02-05", "2023-02-05"]
+    assert all(r.attrs["date_order"] == "MDY" and r.attrs["date_order_basis"] == "chronology" for r in items)
+    assert items[1].sent_at == datetime(2023, 2, 4, 22, 35, tzinfo=UTC)
+    # the bracketed line: a known sender, in time order: a message of this chat
+    assert items[2].sent_at == datetime(2023, 2, 5, 9, 1, 7, tzinfo=UTC) and items[2].attrs["media"] == "omitted"
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # German Android, French with "à", Finnish with "klo" and dotted times, Hungarian year-first
+    (["24.12.23, 18:30 - Jonas: Frohe Weihnachten", "25.12.23, 09:05 - Lea: Danke!"],
+     [("2023-12-24 18:30", "Jonas"), ("2023-12-25 09:05", "Lea")]),
+    (["03/04/2023 à 21:05 - Chloé: Salut", "13/04/2023 à 07:00 - Marc: Coucou"],
+     [("2023-04-03 21:05", "Chloé"), ("2023-04-13 07:00", "Marc")]),
+    (["3.4.2023 klo 21.05 - Aino: Moi", "13.4.2023 klo 7.00 - Eero: Hei"],
+     [("2023-04-03 21:05", "Aino"), ("2023-04-13 07:00", "Eero")]),
+    (["2023. 03. 04. 21:05 - Anna: Szia", "2023. 03. 05. 07:00 - Béla: Jó reggelt"],
+     [("2023-03-04 21:05", "Anna"), ("2023-03-05 07:00", "Béla")]),
+    # markers before the time (Korean, Chinese), Greek and Spanish markers after it
+    (["2023. 3. 4. 오후 9:05 - 민지: 안녕", "2023. 3. 5. 오전 7:00 - 준호: 좋은 아침"],
+     [("2023-03-04 21:05", "민지"), ("2023-03-05 07:00", "준호")]),
+    (["2023/3/4 下午9:05 - 小明: 你好", "2023/3/5 上午7:00 - 小红: 早上好"],
+     [("2023-03-04 21:05", "小明"), ("2023-03-05 07:00", "小红")]),
+    (["4/3/23, 9:05 μ.μ. - Νίκος: Γεια", "5/3/23, 7:00 π.μ. - Ελένη: Καλημέρα"],
+     [("2023-03-04 21:05", "Νίκος"), ("2023-03-05 07:00", "Ελένη")]),
+    # Thai: Buddhist-era years and a "น." after a 24-hour time; Persian digits
+    (["4/3/2566 21:05 น. - สมชาย: สวัสดี", "5/3/2566 07:00 น. - สมหญิง: อรุณสวัสดิ์"],
+     [("2023-03-04 21:05", "สมชาย"), ("2023-03-05 07:00", "สมหญิง")]),
+    (["۲۰۲۳/۳/۴، ۲۱:۰۵ - سارا: سلام", "۲۰۲۳/۳/۵، ۰۷:۰۰ - علی: صبح بخیر"],
+     [("2023-03-04 21:05", "سارا"), ("2023-03-05 07:00", "علی")]),
+    # Signal's text export (signal-export): iOS shape, year-first
+    (["[2023-01-04 10:35] Ana: hi", "[2023-01-04 10:36] Bo: hello"],
+     [("2023-01-04 10:35", "Ana"), ("2023-01-04 10:36", "Bo")]),
+])
+def test_other_locales(tmp_path, lines, expected):
+    p = write(tmp_path, "\n".join(lines) + "\n")
+    assert WhatsAppIngestor().sniff(p, p.read_bytes()) == 0.9
+    assert _summary(read(p)) == expected
+
+
+@pytest.mark.parametrize("lines, order, basis", [
+    # no field above 12: the order in which the dates run forwards decides (5 Jan, 2 Feb, 1 Mar)
+    (["5/1/23, 10:00 - A: a", "2/2/23, 10:00 - B: b", "1/3/23, 10:00 - A: c"], "DMY", "chronology"),
+    (["1/2/23, 10:00 - A: a", "2/1/23, 10:00 - B: b"], "MDY", "chronology"),
+    # one undecided pair, Arabic 12-hour markers: the CLDR short date of the locales that use them
+    (["٢‏/٣‏/٢٠٢٣، ٩:٠٥ م - A: a", "٢‏/٣‏/٢٠٢٣، ٩:٠٦ م - B: b"], "DMY", "locale"),
+    (["2/3/23, 9:05 PM - A: a", "2/3/23, 9:06 PM - B: b"], "MDY", "locale"),
+])
+def test_day_month_order_is_decided_once_per_file(tmp_path, lines, order, basis):
+    items = read(write(tmp_path, "\n".join(lines) + "\n"))
+    assert {(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in items} == {(order, basis)}
+    assert all(any("day/month order" in n for n in r.notes) == (basis == "locale") for r in items)
+
+
+def test_other_format_lines_start_a_message_only_for_a_member_in_time(tmp_path):
+    p = write(tmp_path, "20/01/2024, 09:00 - Ana: look at this\n"
+                        "[19/01/2024, 08:00:00] Ana: an old message of mine\n"      # Ana, but earlier: pasted
+                        "[20/01/2024, 09:30:00] Zed: someone from elsewhere\n"      # in time, but not a member
+                        "20/01/2024, 10:00 - Bo: ok\n"
+                        "[20/01/2024, 10:30:00] Bo: \u200eimage omitted\n"          # member, in time: a message
+                        "20/01/2024, 11:00 - Ana: nice\n")
+    items = read(p)
+    assert [(r.external_id, r.sender.name) for r in items] == [("line 1", "Ana"), ("line 4", "Bo"),
+                                                               ("line 5", "Bo"), ("line 6", "Ana")]
+    assert len(items[0].text.splitlines()) == 3
+    assert items[2].attrs["line_shape"] == "other"
+    assert {p.name for p in items[0].recipients} == {"Bo"}
+
+
+def test_long_chat_is_read_line_by_line(tmp_path):
+    p = tmp_path / "big.txt"
+    with open(p, "w", encoding="utf-8") as f:
+        for i in range(20000):
+            f.write(f"{1 + i % 28:02d}/02/2024, 10:{i % 60:02d} - {'Ana' if i % 2 else 'Bo'}: message {i}\n")
+        f.write("29/02/2024, 11:00 - Ana: " + "x" * 50 + "\n" + ("y" * 999 + "\n") * 1200)
+    items = read(p)
+    assert len(items) == 20001
+    assert items[-1].text.startswith("x" * 50) and len(items[-1].text) <= 1_000_000
+    assert any("left out" in n for n in items[-1].notes)
