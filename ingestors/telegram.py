@@ -34,14 +34,24 @@ Decisions:
   ``"chat <chat id> message <id>"``), or ``"#<n>"`` when a message has no id.
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
+* **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
+  character it names; any other: the backslash dropped) and a raw control character
+  inside a string are fixed as the file is read, and every record of a repaired file gets
+  the note ``"file repaired: …"``.  A file that ends early keeps the messages before the
+  break, then a :class:`~ingestors.base.RecordError` says where it broke.
+
+Memory: the file is streamed with ``ijson`` twice (the chats' members, then the
+messages); one message is held at a time.
 """
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
+
+import ijson
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
@@ -50,6 +60,125 @@ from ingestors.base import Item, Party, Record, RecordError, other_members
 _MEDIA_KEYS = ("media_type", "photo", "file", "sticker_emoji", "poll", "location_information",
                "contact_information")
 _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
+CHUNK = 1 << 16
+# a backslash that does not start a valid JSON escape (pairs of backslashes skipped)
+_BAD_ESCAPE = re.compile(rb'(?<!\\)(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_ESCAPE = re.compile(rb'\\(["\\/bfnrt]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|u|x|.|$)', re.S)
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_INTERESTING = re.compile(rb'["\\\x00-\x1f]')
+_MESSAGE_PREFIXES = ("messages.item", "chats.list.item.messages.item", "left_chats.list.item.messages.item")
+_CHAT_PREFIXES = {"": False, "chats.list.item": True, "left_chats.list.item": True}
+
+
+class RepairingReader:
+    """A binary file wrapper whose ``read()`` returns the bytes with JSON string faults fixed.
+
+    Fixed: an invalid escape (``\\xHH`` becomes ``\\u00HH``, the character meant; a backslash
+    before any other character is dropped; a ``\\u`` without four hex digits loses its
+    backslash) and a raw control character (``\\u00XX``).  Backslashes and control characters
+    are never valid outside a JSON string, so these need no parsing.  With ``inside_strings``
+    the reader also tracks where strings are (slower) and escapes raw tabs and line breaks
+    inside them.  ``repairs`` counts what was fixed, by kind.
+
+    Args:
+        fh: the file, opened binary; inside_strings: also fix raw tabs/line breaks in strings.
+    """
+
+    def __init__(self, fh: BinaryIO, inside_strings: bool = False):
+        self.fh = fh
+        self.inside_strings = inside_strings
+        self.repairs: dict[str, int] = {}
+        self._carry = b""
+        self._in_string = False
+        self._escaped = False
+        self.offset = 0  # bytes read from the file so far
+
+    def _count(self, kind: str, n: int = 1) -> None:
+        self.repairs[kind] = self.repairs.get(kind, 0) + n
+
+    def _fix_escape(self, m: re.Match) -> bytes:
+        body = m.group(1)
+        if body[:1] in b'"\\/bfnrt' and body != b"" or (body[:1] == b"u" and len(body) == 5):
+            return m.group(0)
+        self._count("invalid escape")
+        if body[:1] == b"x" and len(body) == 3:
+            return b"\\u00" + body[1:]
+        return body  # the backslash dropped
+
+    def _fix_controls(self, data: bytes) -> bytes:
+        found = len(_CONTROL.findall(data))
+        if found:
+            self._count("control character", found)
+            data = _CONTROL.sub(lambda m: b"\\u%04x" % m.group(0)[0], data)
+        return data
+
+    def _fix_in_strings(self, data: bytes) -> bytes:
+        """Escape raw tabs and line breaks that stand inside strings (string state kept across reads)."""
+        out, pos = [], 0
+        for m in _INTERESTING.finditer(data):
+            i, ch = m.start(), data[m.start()]
+            if self._escaped:
+                self._escaped = False
+                continue
+            if ch == 0x5C:  # backslash
+                self._escaped = self._in_string
+            elif ch == 0x22:  # quote
+                self._in_string = not self._in_string
+            elif self._in_string:
+                out.append(data[pos:i])
+                out.append(b"\\u%04x" % ch)
+                pos = i + 1
+                self._count("line break or tab inside a string")
+        out.append(data[pos:])
+        return b"".join(out)
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to about :data:`CHUNK` repaired bytes (``b""`` at the end of the file; ``read(0)`` reads nothing)."""
+        if size == 0:
+            return b""
+        while True:
+            chunk = self.fh.read(CHUNK)
+            self.offset += len(chunk)
+            data, self._carry = self._carry + chunk, b""
+            if chunk:  # not the end: a trailing run of backslashes waits for what follows it
+                cut = data.find(b"\\", max(0, len(data) - 8))
+                if cut >= 0:
+                    while cut > 0 and data[cut - 1] == 0x5C:
+                        cut -= 1
+                    if len(data) - cut < (1 << 20):
+                        data, self._carry = data[:cut], data[cut:]
+                if not data:
+                    continue
+            if _BAD_ESCAPE.search(data) or data.endswith(b"\\"):
+                data = _ESCAPE.sub(self._fix_escape, data)
+            data = self._fix_controls(data)
+            if self.inside_strings:
+                data = self._fix_in_strings(data)
+            return data
+
+
+@dataclass
+class _Chat:
+    """One chat as the first pass saw it: name, id, senders (in order of first message), from a full export."""
+
+    full: bool
+    name: str | None = None
+    id: Any = None
+    members: list = field(default_factory=list)
+    has_messages: bool = False
+
+
+@dataclass
+class _ChatState:
+    """The second pass inside one chat: service messages waiting for the next message, the last Record."""
+
+    chat: _Chat
+    n: int = 0
+    events: list = field(default_factory=list)
+    last: Record | None = None
+
+
+_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def join_text(text: Any, links: list[str] | None = None) -> str:
@@ -75,19 +204,6 @@ def join_text(text: Any, links: list[str] | None = None) -> str:
             if links is not None and isinstance(part.get("href"), str):
                 links.append(part["href"])
     return "".join(out)
-
-
-def _chats(data: dict) -> list[tuple[dict, bool]]:
-    """``(chat, from_full_export)`` for every chat in the export."""
-    if isinstance(data.get("messages"), list):
-        return [(data, False)]
-    found = []
-    for key in ("chats", "left_chats"):
-        section = data.get(key)
-        items = section.get("list") if isinstance(section, dict) else section
-        if isinstance(items, list):
-            found += [(c, True) for c in items if isinstance(c, dict) and isinstance(c.get("messages"), list)]
-    return found
 
 
 class TelegramIngestor:
@@ -122,8 +238,109 @@ class TelegramIngestor:
             return 0.6
         return 0.0
 
+    def _events(self, path: Path, inside_strings: bool) -> Iterator[tuple[str, str, Any]]:
+        """ijson's ``(prefix, event, value)`` for the repaired file; the reader's repair counts go to
+        ``self._repairs`` and the bytes read to ``self._offset``.
+
+        Raises:
+            InputError: the file cannot be opened.  ijson.JSONError: the JSON breaks.
+        """
+        try:
+            fh = open(path, "rb")
+        except OSError as exc:
+            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+        with fh:
+            if fh.read(3) != b"\xef\xbb\xbf":
+                fh.seek(0)
+            reader = RepairingReader(fh, inside_strings)
+            self._repairs = reader.repairs
+            try:
+                yield from ijson.parse(reader, use_float=True)
+            finally:
+                self._offset = reader.offset
+
+    def _walk(self, path: Path, inside_strings: bool) -> Iterator[tuple[str, _Chat, Any]]:
+        """``("start" | "message" | "stop" | "end", chat, message)`` as the file streams by.
+
+        ``start``/``stop`` bracket a chat's ``messages`` array; ``message`` carries one item of it
+        (whatever JSON it is); ``end`` closes the chat object (its name and id complete).
+        """
+        stack: list[_Chat] = []
+        builder: ijson.ObjectBuilder | None = None
+        for prefix, event, value in self._events(path, inside_strings):
+            if builder is not None:
+                builder.event(event, value)
+                if not builder.containers:
+                    yield "message", stack[-1], builder.value
+                    builder = None
+                continue
+            if prefix in _MESSAGE_PREFIXES and stack:
+                builder = ijson.ObjectBuilder()
+                builder.event(event, value)
+                if not builder.containers:  # a bare number or string in the list
+                    yield "message", stack[-1], builder.value
+                    builder = None
+                continue
+            if prefix == "" and event == "map_key":
+                self._top_keys.add(value)
+            if prefix in _CHAT_PREFIXES:
+                if event == "start_map":
+                    stack.append(_Chat(_CHAT_PREFIXES[prefix]))
+                elif event == "end_map" and stack:
+                    yield "end", stack.pop(), None
+                continue
+            base, _, key = prefix.rpartition(".")
+            if base in _CHAT_PREFIXES and stack:
+                chat = stack[-1]
+                if key == "name" and event == "string":
+                    chat.name = value
+                elif key == "id" and event in ("number", "string"):
+                    chat.id = value
+                elif key == "messages" and event == "start_array":
+                    chat.has_messages = True
+                    yield "start", chat, None
+                elif key == "messages" and event == "end_array":
+                    yield "stop", chat, None
+
+    def _survey(self, path: Path) -> tuple[list[_Chat], bool, str | None]:
+        """First pass: every chat's name, id and senders.
+
+        Returns:
+            ``(chats, inside_strings, broken)``: the chats in file order; whether raw tabs or line
+            breaks inside strings had to be repaired; where and why the JSON breaks (None if it does not).
+        Raises:
+            InputError: the file cannot be read, is not JSON at all, or holds no Telegram chat.
+        """
+        broken = None
+        for inside_strings in (False, True):
+            self._top_keys: set[str] = set()
+            chats: list[_Chat] = []
+            current: _Chat | None = None
+            broken = None
+            try:
+                for what, chat, msg in self._walk(path, inside_strings):
+                    if what == "start":
+                        current = chat
+                        chats.append(chat)
+                    elif what == "message" and chat is current and isinstance(msg, dict) and \
+                            msg.get("type", "message") == "message":
+                        p = self._sender(msg)
+                        if p is not None and p not in chat.members:
+                            chat.members.append(p)
+            except ijson.JSONError as exc:
+                broken = f"at byte {self._offset}: " + (str(exc).splitlines() or ["invalid JSON"])[0]
+                if not inside_strings and "inside string" in str(exc):
+                    continue  # raw line breaks or tabs inside strings: read again, repairing those too
+            if not chats:
+                if broken:
+                    raise InputError(str(path), f"not valid JSON ({broken})")
+                if not self._top_keys & {"messages", "chats"}:
+                    raise InputError(str(path), "not a Telegram export: no 'messages' or 'chats' in it")
+            return chats, inside_strings, broken
+        raise InputError(str(path), f"not valid JSON ({broken})")
+
     def read(self, path: Path) -> Iterator[Item]:
-        """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), chat by chat.
+        """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), chat by chat, streaming.
 
         Args:
             path: the export's ``result.json``.
@@ -131,17 +348,86 @@ class TelegramIngestor:
             InputError: the file cannot be read, is not JSON, or holds no Telegram chat.
         """
         path = Path(path)
+        chats, inside_strings, broken = self._survey(path)
+        repaired = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in self._repairs.items())
+        note = f"file repaired: {repaired} fixed" if repaired else None
+        queue = iter(chats)
+        state: _ChatState | None = None
         try:
-            with open(path, "rb") as fh:
-                data = json.loads(fh.read().decode("utf-8-sig"))
-        except OSError as exc:
-            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(str(path), f"not valid JSON: {exc}") from exc
-        if not isinstance(data, dict) or ("messages" not in data and "chats" not in data):
-            raise InputError(str(path), "not a Telegram export: no 'messages' or 'chats' in it")
-        for chat, full in _chats(data):
-            yield from self._chat(path, chat, full)
+            for what, _, msg in self._walk(path, inside_strings):
+                if what == "start":
+                    chat = next(queue, None)
+                    state = _ChatState(chat) if chat is not None else None
+                elif what == "message" and state is not None:
+                    yield from self._message(path, state, msg, note)
+                elif what == "stop" and state is not None:
+                    yield from self._flush(state)
+                    state = None
+        except ijson.JSONError:
+            if state is not None:
+                yield from self._flush(state)
+            yield RecordError(str(path), f"byte {self._offset}",
+                              f"the JSON breaks here ({broken}): the messages before it were read, "
+                              "the rest of the file could not be")
+
+    @staticmethod
+    def _flush(state: _ChatState) -> Iterator[Record]:
+        if state.last is not None:
+            if state.events:
+                state.last.attrs.setdefault("system_events", []).extend(state.events)
+            yield state.last
+        state.last, state.events = None, []
+
+    def _message(self, path: Path, state: _ChatState, msg: Any, note: str | None) -> Iterator[Item]:
+        """The Record (or RecordError) for one item of a chat's ``messages``; a Record is yielded one
+        message late, so service messages after it can still join it."""
+        chat = state.chat
+        state.n += 1
+        msg_id = msg.get("id") if isinstance(msg, dict) else None
+        locator = (f"chat {chat.id} " if chat.full else "") + \
+            (f"message {msg_id}" if msg_id is not None else f"#{state.n}")
+        if not isinstance(msg, dict):
+            yield RecordError(str(path), locator, "message is not a JSON object")
+            return
+        notes: list[str] = [note] if note else []
+        attrs: dict = {}
+        try:
+            sent_at = self._when(msg, notes, attrs)
+        except (TypeError, ValueError, OverflowError, OSError):
+            yield RecordError(str(path), locator, f"date_unixtime is not a number: {msg.get('date_unixtime')!r}")
+            return
+        links: list[str] = []
+        text = _CONTROL_TEXT.sub("", join_text(msg.get("text"), links))
+        if msg.get("type", "message") != "message":
+            state.events.append({"id": msg_id, "at": sent_at.isoformat() if sent_at else None,
+                                 "actor": msg.get("actor"), "action": msg.get("action"), "text": text})
+            return
+        if state.last is not None:
+            yield state.last
+        sender = self._sender(msg)
+        if sender is None:
+            notes.append("sender unknown")
+        if links:
+            attrs["links"] = links
+        media = {k: msg[k] for k in _MEDIA_KEYS if msg.get(k) not in (None, "")}
+        if media:
+            attrs["media"] = media
+        if msg.get("edited") or msg.get("edited_unixtime"):
+            notes.append("edited")
+            attrs["edited"] = msg.get("edited_unixtime") or msg.get("edited")
+        for key in ("reply_to_message_id", "forwarded_from"):
+            if msg.get(key) is not None:
+                attrs[key] = msg[key]
+        if msg_id is not None:
+            attrs["message_id"] = msg_id
+        if chat.name:
+            attrs["chat_name"] = chat.name
+        if state.events:
+            attrs["system_events"], state.events = state.events, []
+        thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
+        state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
+                            sent_at=sent_at, sender=sender, recipients=other_members(chat.members, sender),
+                            thread=thread, attrs=attrs, notes=notes)
 
     # ---------------------------------------------------------------------------------------
 

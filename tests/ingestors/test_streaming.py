@@ -56,3 +56,33 @@ def test_mbox_message_under_the_cap_with_a_binary_part_stays_bounded(tmp_path):
                                 f"items = list(MboxIngestor().read({str(path)!r}))")
     assert items == [["Record", "photo"]]
     assert peak < 250, f"peak {peak:.0f} MiB for a 40 MiB message"
+
+
+def test_telegram_export_is_streamed(tmp_path):
+    path = tmp_path / "result.json"
+    filler = "x" * 1500
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"name": "Big", "type": "private_group", "id": 1, "messages": [\n')
+        for i in range(25000):
+            f.write(json.dumps({"id": i, "type": "message", "date_unixtime": str(1700000000 + i),
+                                "from": f"P{i % 7}", "from_id": f"user{i % 7}", "text": f"{i} {filler}"}) + ",\n")
+        f.write('{"id": -1, "type": "message", "date_unixtime": "1800000000", "from": "P0", "from_id": "user0",'
+                ' "text": "the last one"}]}\n')
+    assert path.stat().st_size > 35 * MIB
+    peak, items = _peak_rss_mib(f"import collections\nfrom ingestors.telegram import TelegramIngestor\n"
+                                f"items = collections.deque(TelegramIngestor().read({str(path)!r}), maxlen=1)")
+    assert items == [["Record", "the last one"]]
+    assert peak < 110, f"peak {peak:.0f} MiB for a {path.stat().st_size // MIB} MiB export"
+
+
+def test_whatsapp_export_is_streamed(tmp_path):
+    path = tmp_path / "chat.txt"
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(50000):
+            f.write(f"{1 + i % 28:02d}/02/2024, 10:{i % 60:02d} - P{i % 5}: {i} " + "y" * 750 + "\n")
+        f.write("29/02/2024, 11:00 - P0: the last one\n")
+    assert path.stat().st_size > 35 * MIB
+    peak, items = _peak_rss_mib(f"import collections\nfrom ingestors.whatsapp import WhatsAppIngestor\n"
+                                f"items = collections.deque(WhatsAppIngestor().read({str(path)!r}), maxlen=1)")
+    assert items == [["Record", "the last one"]]
+    assert peak < 110, f"peak {peak:.0f} MiB for a {path.stat().st_size // MIB} MiB export"

@@ -132,3 +132,55 @@ def test_not_telegram(tmp_path):
     assert TelegramIngestor().sniff(other, other.read_bytes()) == 0.0
     assert ingestor_for(other) is None
     assert TelegramIngestor().sniff(bad, b"[1, 2]") == 0.0
+
+
+# ----------------------------------------------------------------------------- regressions (issue 12)
+
+@pytest.mark.corpus
+def test_invalid_escape_is_repaired_with_a_note(corpus):
+    items = list(TelegramIngestor().read(corpus / "regressions/telegram_invalid_escape.json"))
+    assert all(isinstance(i, Record) for i in items)
+    assert [(r.sender.name, r.text) for r in items] == [("Ines Moreau", "Paddle trip is on Saturday at 8"),
+                                                        ("Karl Eng", "ok see you"),
+                                                        ("Ines Moreau", "Bring the dry bags")]
+    assert all("file repaired: 1 invalid escape fixed" in r.notes for r in items)
+    assert items[1].sent_at == datetime(2023, 4, 1, 10, 5, tzinfo=UTC)
+
+
+def _raw_export(*texts: bytes) -> bytes:
+    msgs = b",\n".join(b'  {"id": %d, "type": "message", "date_unixtime": "%d", "from": "Ana", "from_id": "user1", '
+                       b'"text": "%s"}' % (n, 1700000000 + n, t) for n, t in enumerate(texts, 1))
+    return b'{\n "name": "Ana", "type": "personal_chat", "id": 7,\n "messages": [\n' + msgs + b"\n ]\n}\n"
+
+
+@pytest.mark.parametrize("raw, texts, repaired", [
+    # a raw control character, an unknown escape, a short \u, an escaped backslash before x (valid)
+    (_raw_export(b"tab\x01here", b"what\\q", b"bad \\u12 code", b"C:\\\\x1"),
+     ["tabhere", "whatq", "bad u12 code", "C:\\x1"], "3"),
+    # raw line breaks and tabs inside strings: the slower string-aware repair
+    (_raw_export(b"two\nlines", b"a\ttab"), ["two\nlines", "a\ttab"], "2"),
+])
+def test_other_broken_json_is_repaired(tmp_path, raw, texts, repaired):
+    p = tmp_path / "result.json"
+    p.write_bytes(raw)
+    items = list(TelegramIngestor().read(p))
+    assert [r.text for r in items] == texts
+    assert all(any(n.startswith("file repaired") for n in r.notes) for r in items)
+
+
+def test_a_file_that_breaks_keeps_the_messages_before_the_break(tmp_path):
+    p = tmp_path / "result.json"
+    p.write_bytes(_raw_export(b"one", b"two", b"three")[:-40])
+    items = list(TelegramIngestor().read(p))
+    assert [i.text for i in items if isinstance(i, Record)] == ["one", "two"]
+    assert isinstance(items[-1], RecordError) and "JSON breaks" in items[-1].reason
+
+
+def test_repairs_across_read_boundaries(tmp_path, monkeypatch):
+    import ingestors.telegram as tg
+
+    monkeypatch.setattr(tg, "CHUNK", 7)  # every escape sits on some boundary
+    p = tmp_path / "result.json"
+    p.write_bytes(_raw_export(b"x\\x0Cy \\\\ \\\"q\\\" \\u00e9 \\/", b"\\\\\\\\x"))
+    items = list(TelegramIngestor().read(p))
+    assert [r.text for r in items] == ['xy \\ "q" é /', "\\\\x"]
