@@ -29,6 +29,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.photos", "PhotoIngestor"),
     ("ingestors.whatsapp", "WhatsAppIngestor"),
     ("ingestors.telegram", "TelegramIngestor"),
+    ("ingestors.messenger", "MessengerIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
 )
 _ingestors: list[Ingestor] | None = None

@@ -232,6 +232,8 @@ class TelegramIngestor:
         ``"date_unixtime"`` too), 0.6 for one that looks like Telegram's full export opening, else 0."""
         if not _JSON_START.match(head):
             return 0.0
+        if b'"sender_name"' in head and b'"timestamp_ms"' in head and b'"date_unixtime"' not in head:
+            return 0.0  # Instagram / Facebook Messenger (ingestors/messenger.py)
         if b'"messages"' in head or b'"chats"' in head:
             return 0.95 if b'"date_unixtime"' in head else 0.9
         if b'"personal_information"' in head and b"Telegram" in head:

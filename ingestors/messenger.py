@@ -1,0 +1,164 @@
+"""Instagram and Facebook Messenger JSON exports (``message_1.json``): one :class:`~ingestors.base.Record` per message.
+
+Meta's "Download your information" writes each conversation as ``message_1.json``
+(``message_2.json``, ... for long ones)::
+
+    {"participants": [{"name"}], "title", "thread_path",
+     "messages": [{"sender_name", "timestamp_ms", "content"?, "photos"?, "share"?, ...}]}
+
+Decisions:
+
+* **Mojibake undone**: Meta writes each UTF-8 byte of a string as its own ``\\u00XX``
+  escape (``"\\u00f0\\u009f\\u0098\\u0080"`` for 😀).  Every string whose characters are all
+  below U+0100 and whose bytes read as UTF-8 is decoded so (:func:`fix_mojibake`);
+  anything else is kept as written.
+* **Order**: the file lists the newest message first; records come oldest first.  Two
+  messages with the same ``timestamp_ms`` are both kept, in their true order (the file's, reversed).
+* **Time**: ``timestamp_ms`` is Unix milliseconds, UTC (``attrs["time_basis"] = "utc"``).
+* **Media and the like**: ``photos``, ``videos``, ``audio_files``, ``files``, ``gifs``,
+  ``sticker`` and ``share`` are kept in ``attrs`` and noted (``"photo"``, ``"shared link"``);
+  a message with only a photo is a record with empty text and the note ``"photo"``.
+  ``is_unsent`` gives the note ``"unsent"``; reactions are kept in ``attrs["reactions"]``.
+* **Who**: ``Party(sender_name, None, "handle", "from")``; the recipients are the other
+  ``participants`` (role ``"member"``).
+* **Which service**: ``attrs["service"]`` is ``"facebook"`` when the export has Facebook's
+  marks (``magic_words``, a message ``type``), else ``"instagram"``.  Thread:
+  ``"<service>:<thread_path>"`` (else the title).  ``external_id``:
+  ``"<timestamp_ms> #<n>"``, n counting messages of the same millisecond.
+
+A file over :data:`MAX_FILE_BYTES` is refused (Meta splits a conversation into files of
+10,000 messages, a few MB each).
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from core.errors import InputError
+from ingestors.base import Item, Party, Record, RecordError, other_members
+
+MAX_FILE_BYTES = 256 << 20
+_JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
+_MEDIA = {"photos": "photo", "videos": "video", "audio_files": "voice message", "files": "file",
+          "gifs": "GIF", "sticker": "sticker", "share": "shared link"}
+
+
+def fix_mojibake(value: Any) -> Any:
+    """Undo Meta's UTF-8-as-Latin-1 escaping in a string, or in every string of a list/dict.
+
+    Args:
+        value: a str, list, dict or anything else (returned as is).
+    Returns:
+        The same shape with each str that is only characters below U+0100 and reads as UTF-8
+        when taken as bytes replaced by that reading (``"Ã©"`` → ``"é"``); others unchanged.
+    """
+    if isinstance(value, str):
+        try:
+            return value.encode("latin-1").decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            return value
+    if isinstance(value, list):
+        return [fix_mojibake(v) for v in value]
+    if isinstance(value, dict):
+        return {fix_mojibake(k): fix_mojibake(v) for k, v in value.items()}
+    return value
+
+
+class MessengerIngestor:
+    """Reads an Instagram or Facebook Messenger ``message_N.json``: one Record per message, oldest first.
+
+    Claims no suffix (``.json`` is everyone's); the registry picks it by :meth:`sniff`.
+    """
+
+    name = "messenger"
+    suffixes = frozenset()
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """0.95 for a JSON object whose first 4 KiB hold ``"participants"`` or ``"messages"`` together
+        with ``"sender_name"`` and ``"timestamp_ms"``; else 0."""
+        if not _JSON_START.match(head):
+            return 0.0
+        if b'"sender_name"' in head and b'"timestamp_ms"' in head and (
+                b'"participants"' in head or b'"messages"' in head):
+            return 0.95
+        return 0.0
+
+    def read(self, path: Path) -> Iterator[Item]:
+        """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), oldest first.
+
+        Raises:
+            InputError: the file cannot be read, is over :data:`MAX_FILE_BYTES`, is not JSON, or has no
+                ``messages`` list.
+        """
+        path = Path(path)
+        try:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise InputError(str(path), f"over {MAX_FILE_BYTES >> 20} MiB: not a Messenger export part")
+            data = json.loads(path.read_bytes().decode("utf-8-sig"), strict=False)
+        except OSError as exc:
+            raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(str(path), f"not valid JSON: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            raise InputError(str(path), "not an Instagram or Messenger export: no 'messages' list in it")
+        messages = data["messages"]
+        service = "facebook" if "magic_words" in data or any(
+            isinstance(m, dict) and "type" in m for m in messages[:50]) else "instagram"
+        title = fix_mojibake(data.get("title")) if isinstance(data.get("title"), str) else None
+        key = data.get("thread_path") if isinstance(data.get("thread_path"), str) else title or path.parent.name
+        thread = f"{service}:{key}"
+        members = [Party(fix_mojibake(p["name"]), None, "handle", "from")
+                   for p in data.get("participants") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+
+        rows: list[tuple[int, int, dict]] = []  # (timestamp_ms, position oldest-first, message)
+        for n, msg in enumerate(reversed(messages)):
+            where = f"message {len(messages) - n} of the file"
+            if not isinstance(msg, dict):
+                yield RecordError(str(path), where, "message is not a JSON object")
+                continue
+            ts = msg.get("timestamp_ms")
+            if not isinstance(ts, (int, float)) or isinstance(ts, bool):
+                yield RecordError(str(path), where, f"timestamp_ms is not a number: {ts!r}")
+                continue
+            rows.append((int(ts), n, msg))
+        rows.sort(key=lambda r: r[:2])
+
+        same_ms: dict[int, int] = {}
+        for ts, _, raw in rows:
+            msg = fix_mojibake(raw)
+            k = same_ms.get(ts, 0)
+            same_ms[ts] = k + 1
+            notes: list[str] = []
+            attrs: dict = {"service": service, "time_basis": "utc", "timestamp_ms": ts}
+            name = msg.get("sender_name") if isinstance(msg.get("sender_name"), str) else None
+            sender = Party(name, None, "handle", "from") if name else None
+            if sender is None:
+                notes.append("sender unknown")
+            text = msg.get("content") if isinstance(msg.get("content"), str) else ""
+            for field, label in _MEDIA.items():
+                if msg.get(field):
+                    attrs[field] = msg[field]
+                    notes.append(label)
+            if msg.get("is_unsent"):
+                notes.append("unsent")
+                attrs["unsent"] = True
+            if msg.get("reactions"):
+                attrs["reactions"] = msg["reactions"]
+            if title:
+                attrs["chat_name"] = title
+            yield Record(
+                source_path=str(path.absolute()),
+                external_id=f"{ts} #{k}",
+                kind="chat",
+                text=text,
+                sent_at=datetime.fromtimestamp(ts / 1000, tz=timezone.utc),
+                sender=sender,
+                recipients=other_members(members, sender) if members else [],
+                thread=thread,
+                attrs=attrs,
+                notes=notes,
+            )
