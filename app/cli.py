@@ -59,13 +59,13 @@ def main(wait: float | None) -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True)  # each path is checked by the import, one bad one stops none
 @click.option("--defer", is_flag=True, help="Store records now (keyword search finds them at once); leave vectors, "
               "memory and personalization to the next import or `kith doctor --repair`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def ingest(paths: tuple[str, ...], as_json: bool, defer: bool) -> None:
-    """Read mail (mbox, eml), chats (WhatsApp, Telegram, iMessage chat.db), photos (JPEG, HEIC), voice memos
-    and folders of them into memory."""
+    """Read mail (mbox, eml), chats (WhatsApp, Telegram, Instagram, Messenger, iMessage chat.db), photos (JPEG,
+    HEIC), voice memos, folders and zip archives of them into memory.  Exits 1 when nothing at all could be read."""
     from app.operations.ingest import ingest as run
 
     with _container() as c:
@@ -85,6 +85,9 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool) -> None:
         for e in report.errors:
             where = f" ({e.locator})" if e.locator else ""
             click.echo(f"  ! {e.path}{where}: {e.reason}")
+    if report.nothing_read:
+        click.echo("kith: nothing could be read from the given paths", err=True)
+        sys.exit(1)
 
 
 @main.command()

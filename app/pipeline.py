@@ -375,11 +375,13 @@ def check_vector_store(c) -> str | None:
 
 # ------------------------------------------------------------------------------------------- rows
 
-def rows_stage_sources(c, path: Path, file_hash: str, kind: str, s) -> Source:
-    """The Source row of ``path`` with ``file_hash`` (created when new), inside session ``s``."""
-    src = s.exec(select(Source).where(Source.path == str(path), Source.content_hash == file_hash)).first()
+def rows_stage_sources(c, path: Path, file_hash: str, kind: str, s, cite: str | None = None) -> Source:
+    """The Source row of ``path`` with ``file_hash`` (created when new), inside session ``s``; named ``cite``
+    instead of the path when given (a zip member, read from a temporary file: ``archive.zip/member``)."""
+    name = cite or str(path)
+    src = s.exec(select(Source).where(Source.path == name, Source.content_hash == file_hash)).first()
     if src is None:
-        src = Source(kind=kind, path=str(path), content_hash=file_hash, size=path.stat().st_size)
+        src = Source(kind=kind, path=name, content_hash=file_hash, size=path.stat().st_size)
         s.add(src)
         s.flush()
     return src
@@ -395,12 +397,14 @@ class RowsOutcome:
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
 
 
-def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple]) -> RowsOutcome:
+def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
+               cite: str | None = None) -> RowsOutcome:
     """The rows stage for one batch, in one SQLite transaction (writer thread).
 
     Args:
         c: the container.
         path: the file the records came from; file_hash: its SHA-256; kind: the ingestor's name.
+        cite: the source's name when it is not ``path`` (a zip member: ``archive.zip/member``).
         batch: ``(ingestors.base.Record, vector float32 (384,) or None)`` pairs.
 
     Returns:
@@ -431,7 +435,7 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple])
         return r.entity.id, r.signal, r.score
 
     with c.db.session() as s:
-        src = rows_stage_sources(c, path, file_hash, kind, s)
+        src = rows_stage_sources(c, path, file_hash, kind, s, cite)
         conn = s.connection()
         new_rows: list[tuple[int, object]] = []
         repeating: list = []
@@ -503,7 +507,7 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple])
                 conn.execute(sql("INSERT INTO recordentity(record_id, entity_id, role, signal, score) "
                                  "VALUES (:r, :e, :ro, :si, :sc)"), link_rows)
             episodes.append({"record_id": rid, "text": embed_text(rec.subject, rec.text), "t_valid": rec.sent_at,
-                             "t_recorded": now, "provenance": f"{path}#{rec.external_id}", "confidence": 1.0})
+                             "t_recorded": now, "provenance": f"{cite or path}#{rec.external_id}", "confidence": 1.0})
             record_facts(s, rec, rid, sender_id, place_id, c.names, c.fact_extractor,
                          [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")], repeating,
                          entities)

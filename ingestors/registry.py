@@ -136,6 +136,67 @@ def expand_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list
     return out
 
 
+def expand_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files to import from what the user named, and a reason for each path that cannot be used.
+
+    Unlike :func:`expand_paths` nothing is raised: one bad path never stops the others.
+
+    Args:
+        paths: files and/or folders, in the user's order.
+    Returns:
+        ``(files, problems)``: ``files`` absolute (symbolic links resolved), folders walked as in
+        :func:`expand_paths`, duplicates dropped; ``problems`` ``(path as given, reason)`` for a
+        path that does not exist, is a symbolic link loop, is not readable, or is neither a file
+        nor a folder, and for a sub-folder that cannot be listed.
+    """
+    files: list[Path] = []
+    problems: list[tuple[str, str]] = []
+    seen: set[str] = set()
+
+    def add(p: Path) -> None:
+        key = str(p)
+        if key not in seen:
+            seen.add(key)
+            files.append(p)
+
+    for raw in paths:
+        shown = str(raw)
+        given = Path(raw).expanduser()
+        try:
+            path = given.resolve(strict=True)
+        except RuntimeError:  # Python < 3.13 reports a loop this way
+            problems.append((shown, "a symbolic link loop"))
+            continue
+        except OSError as exc:
+            import errno
+
+            if exc.errno == errno.ELOOP:
+                problems.append((shown, "a symbolic link loop"))
+            elif os.path.lexists(given):
+                problems.append((shown, f"cannot be opened: {exc.strerror or exc}"))
+            else:
+                problems.append((shown, "no such file or folder"))
+            continue
+        if path.is_dir():
+            def walk_error(exc: OSError) -> None:
+                problems.append((exc.filename or shown, f"folder cannot be read: {exc.strerror or exc}"))
+
+            found = []
+            for root, dirs, names in os.walk(path, onerror=walk_error):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                found += [Path(root, f) for f in names if not f.startswith(".") and f not in SKIPPED_NAMES]
+            for p in sorted(found):
+                add(p)
+        elif path.is_file():
+            if not os.access(path, os.R_OK):
+                problems.append((shown, "not readable (permission denied)"))
+                continue
+            add(path)
+        else:
+            problems.append((shown, "neither a file nor a folder"))
+    return files, problems
+
+
 @dataclass
 class Plan:
     """What :func:`plan` decided.

@@ -26,7 +26,8 @@ from app.operations.types import IngestError, IngestProgress, IngestReport
 from core.errors import InputError
 from core.store.schema import QuarantineItem, Record as RecordRow
 from ingestors.base import Record, RecordError
-from ingestors.registry import expand_paths, ingestor_for, unsupported_reason
+from ingestors.archives import is_zip, zip_members
+from ingestors.registry import expand_inputs, ingestor_for, read_head, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
 GMAIL_FILTERED = frozenset({"spam", "trash", "category promotions"})
@@ -38,6 +39,13 @@ def _file_hash(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _is_zip_head(path: Path) -> bool:
+    try:
+        return is_zip(path, read_head(path, 4))
+    except InputError:
+        return False
 
 
 def embed_text(rec: Record) -> str:
@@ -52,13 +60,14 @@ def vector_text(rec: Record) -> str:
 
 
 def _store_batch(c: Container, path: Path, file_hash: str, kind: str, batch: list[tuple[Record, object]],
-                 defer: bool = False):
+                 defer: bool = False, cite: str | None = None):
     """Writer-thread work for one batch: the rows stage (one transaction), then the post-commit stages.
+    ``cite``: the source's name when it is not ``path`` itself (a zip member: ``archive.zip/member``).
 
     Returns:
         (records added, records already known, warnings of post-commit stages left for later)."""
     try:
-        out = pipeline.rows_stage(c, path, file_hash, kind, batch)
+        out = pipeline.rows_stage(c, path, file_hash, kind, batch, cite=cite)
     except BaseException:
         c.names.invalidate()  # the name index may hold entities of the rolled-back transaction
         raise
@@ -88,13 +97,16 @@ def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
 
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
                  batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
-                 defer: bool = False) -> None:
+                 defer: bool = False, cite: str | None = None) -> None:
     """Stream one file's items in batches: dedupe by hash, encode the new ones once, hand each batch to
-    the writer and read the next one meanwhile (at most one batch waiting on the writer)."""
+    the writer and read the next one meanwhile (at most one batch waiting on the writer).
+
+    ``cite``: how the file is named in sources and errors when that is not its path (a zip member)."""
+    name = cite or str(path)
     try:
         file_hash = _file_hash(path)
     except OSError as exc:
-        file_errors.append(IngestError(str(path), f"cannot read: {exc.strerror or exc}"))
+        file_errors.append(IngestError(name, f"cannot read: {exc.strerror or exc}"))
         return
     pending: list[Record] = []
     inflight: list[Future] = []
@@ -103,12 +115,12 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         try:
             added, skipped, warnings = fut.result()
         except Exception as exc:  # the batch's transaction rolled back: say so, keep going with the file
-            file_errors.append(IngestError(str(path), f"a batch could not be stored ({type(exc).__name__}: {exc})"))
+            file_errors.append(IngestError(name, f"a batch could not be stored ({type(exc).__name__}: {exc})"))
             return
         report.records_added += added
         report.records_skipped += skipped
-        file_errors.extend(IngestError(str(path), w, "after import") for w in dict.fromkeys(warnings))
-        tick(str(path))
+        file_errors.extend(IngestError(name, w, "after import") for w in dict.fromkeys(warnings))
+        tick(name)
 
     def flush() -> None:
         known = _existing_hashes(c, [r.content_hash for r in pending])
@@ -116,18 +128,20 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         report.records_skipped += len(pending) - len(fresh)
         pending.clear()
         if not fresh:
-            tick(str(path))
+            tick(name)
             return
         # each text encoded once (issue #10); deferred imports leave it to the vectors stage
         vecs = [None] * len(fresh) if defer else c.encoder.encode([vector_text(r) for r in fresh])
         while inflight:  # the previous batch must be stored before this one (order, and flat memory)
             collect(inflight.pop(0))
-        inflight.append(c.writer.submit(_store_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs)), defer))
+        inflight.append(c.writer.submit(_store_batch, c, path, file_hash, ing.name, list(zip(fresh, vecs)), defer,
+                                        cite))
 
     try:
         for item in ing.read(path):
             if isinstance(item, RecordError):
-                file_errors.append(IngestError(item.path, item.reason, item.locator))
+                file_errors.append(IngestError(name if item.path == str(path) else item.path, item.reason,
+                                               item.locator))
                 continue
             labels = {x.strip().casefold() for x in str(item.attrs.get("gmail_labels", "")).split(",") if x.strip()}
             if labels & GMAIL_FILTERED:  # seed 002: Gmail Takeout spam, trash and promotions are not memories
@@ -144,9 +158,9 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         if pending:
             flush()
     except InputError as exc:
-        file_errors.append(IngestError(str(path), exc.reason, exc.locator or ""))
+        file_errors.append(IngestError(name, exc.reason, exc.locator or ""))
     except Exception as exc:  # a parser bug must not take the rest of the import down
-        file_errors.append(IngestError(str(path), f"could not be read ({type(exc).__name__}: {exc})"))
+        file_errors.append(IngestError(name, f"could not be read ({type(exc).__name__}: {exc})"))
     finally:
         while inflight:
             collect(inflight.pop(0))
@@ -158,7 +172,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
 
     Args:
         c: the services.
-        paths: files and/or folders (folders are walked recursively; hidden files skipped).
+        paths: files, folders (walked recursively; hidden files skipped) and zip archives (read like
+            folders, member by member: ``ingestors.archives``).  A path that is missing, unreadable or a
+            symbolic link loop is one error in the report; the others are still read.
         progress: called after each batch and each file with an :class:`IngestProgress`.
         cancel: when set, the import stops after the current batch; what was written stays.
         defer: store the records (rows, people, facts, full-text search) and leave the stages that need
@@ -171,24 +187,23 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
         for bad input: a bad file is an error in the report.
     """
     report = IngestReport()
-    given = [Path(p).expanduser().resolve() for p in paths]  # sources are cited by absolute path
-    missing = [str(p) for p in given if not p.exists()]
-    files = expand_paths([p for p in given if p.exists()])
-    for m in missing:
-        report.errors.append(IngestError(m, "no such file or folder"))
+    files, problems = expand_inputs(paths)  # absolute: sources are cited by absolute path
+    report.errors += [IngestError(given, reason) for given, reason in problems]
+    _quarantine(c, report.errors)
+    total = [len(files)]
     batch_size = max(1, c.settings.ingest_batch_size)
     pool = c.ingestors()
     fallbacks_before = getattr(getattr(c.fact_extractor, "stats", None), "fallbacks", 0)
 
     def tick(current: str) -> None:
         if progress:
-            progress(IngestProgress(report.files, len(files), current, report.records_added,
+            progress(IngestProgress(report.files, total[0], current, report.records_added,
                                     report.records_skipped, len(report.errors)))
 
     lk = c.lock
     before = (lk.holds, lk.waited_s, lk.overhead_s)
     with lk.hold():
-        _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer)
+        _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer, total)
     report.lock = {"holds": lk.holds - before[0], "waited_s": round(lk.waited_s - before[1], 3),
                    "overhead_s": round(lk.overhead_s - before[2], 4)}
     stats = getattr(c.fact_extractor, "stats", None)
@@ -199,31 +214,55 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
 
 
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,
-                 cancel: threading.Event | None, tick: Callable[[str], None], defer: bool = False) -> None:
+                 cancel: threading.Event | None, tick: Callable[[str], None], defer: bool = False,
+                 total: list[int] | None = None) -> None:
     """The import, under the writer lock: first what earlier imports left undone, then each file."""
     if not defer:
         done = pipeline.complete_pending(c, cancel=cancel)
         report.resumed = sum(done.done.values())
         report.errors += [IngestError(str(c.settings.home), f"could not complete earlier imports: {e}", "resume")
                           for e in done.errors]
-    for path in files:
-        if cancel is not None and cancel.is_set():
-            report.cancelled = True
-            break
-        tick(str(path))
+    total = total if total is not None else [len(files)]
+
+    def one(path: Path, cite: str | None = None) -> None:
+        name = cite or str(path)
+        tick(name)
         file_errors: list[IngestError] = []
         try:
             ing = ingestor_for(path, pool)
         except InputError as exc:  # the file's first bytes could not even be read
             ing = None
-            file_errors.append(IngestError(str(path), exc.reason))
+            file_errors.append(IngestError(name, exc.reason))
         if ing is None and not file_errors:
-            file_errors.append(IngestError(str(path), unsupported_reason(path)))
+            file_errors.append(IngestError(name, unsupported_reason(path)))
         elif ing is not None:
-            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer)
+            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer, cite)
         report.errors += file_errors
+        report.files_ok += not file_errors
         _quarantine(c, file_errors)
         report.files += 1
+
+    workdir = c.settings.home / "tmp"  # extracted zip members live here only while they are read
+    for path in files:
+        if cancel is not None and cancel.is_set():
+            report.cancelled = True
+            break
+        # a .zip, or a zip without a suffix (not .docx, .epub and the like, which are zips too)
+        if path.suffix.lower() == ".zip" or (not path.suffix and _is_zip_head(path)):
+            workdir.mkdir(parents=True, exist_ok=True)
+            archive_errors: list[tuple[str, str]] = []
+            total[0] -= 1  # the archive itself is not a file read; its members are
+            for member in zip_members(path, str(path), errors=archive_errors, workdir=workdir):
+                total[0] += 1
+                one(member.path, member.cite)
+                if report.cancelled or (cancel is not None and cancel.is_set()):
+                    report.cancelled = True
+                    break
+            errors = [IngestError(where, reason) for where, reason in archive_errors]
+            report.errors += errors
+            _quarantine(c, errors)
+        else:
+            one(path)
         if report.cancelled:
             break
     if report.records_added and not defer:

@@ -51,6 +51,14 @@ class IngestReport:
     extraction_fallbacks: int = 0  # LLM extraction answers that failed the schema twice (deterministic used)
     resumed: int = 0  # stage completions of records an earlier (crashed, failed or cancelled) import left undone
     lock: dict = field(default_factory=dict)  # the writer lock: holds, seconds waited for others, own overhead (s)
+    files_ok: int = 0  # files read without any error
+
+    @property
+    def nothing_read(self) -> bool:
+        """True when there were errors and not one file could be read, nor one record taken from any:
+        the CLI exits 1."""
+        return (bool(self.errors) and not self.files_ok and not self.cancelled
+                and not (self.records_added or self.records_skipped or self.records_filtered))
 
     def to_json(self) -> dict:
         d = {"files": self.files, "records_added": self.records_added,
@@ -65,6 +73,8 @@ class IngestReport:
             d["extraction_fallbacks"] = self.extraction_fallbacks
         if self.cancelled:
             d["cancelled"] = True
+        if self.nothing_read:
+            d["nothing_read"] = True
         return d
 
 

@@ -1,6 +1,7 @@
 """Bad input never takes good data down: per-file and per-message reasons, quarantine, nothing lost."""
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from sqlmodel import select
@@ -58,7 +59,9 @@ def test_good_messages_survive_bad_files_and_errors_name_the_file(container, tmp
         quarantined = {Path(q.path).name for q in s.exec(select(QuarantineItem)).all()}
         undated = s.exec(select(Record).where(Record.subject == "no date on this one")).one()
     assert {"broken.jpg", "notes.xyz"} <= quarantined
-    assert undated.sent_at is None  # unknown time stays unknown: not now, not 1970
+    # no Date header: the envelope line's time, labelled as such (issue 12) — never "now" or 1970
+    assert undated.sent_at.replace(tzinfo=None) == datetime(2026, 1, 6, 9, 0)
+    assert undated.attrs["date_source"] == "envelope"
     people = {e.name: e for e in list_entities(container, "person")}
     assert set(people) == {"Alice Example", "Bob Stone", "Carol"}
     assert people["Alice Example"].records == 2  # sender of one, recipient of the other

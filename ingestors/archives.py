@@ -1,0 +1,167 @@
+"""Zip archives (WhatsApp's "Export chat" zip, Google Takeout's zips, a zipped folder) read as folders.
+
+:func:`zip_members` opens an archive and yields its members one at a time, each copied to
+a private temporary file that is deleted as soon as the caller is done with it (disk use
+is bounded by the largest member, and nothing extracted outlives the import).  Each
+member is cited as ``<archive path>/<member path>``.
+
+Limits against zip bombs and hostile archives (:class:`ZipLimits`):
+
+* at most ``max_members`` files per archive (nested archives count towards the outer one);
+* a member bigger than ``ratio_floor`` may not expand more than ``max_ratio`` times
+  (text mail compresses ~5–10×, a bomb ~1000×);
+* a member is never written past the size its header declares, nor past the free disk
+  space left (less ``disk_margin``);
+* names with absolute paths or ``..`` are refused (zip slip); encrypted members are refused;
+* archives inside archives are opened down to ``max_depth`` levels.
+
+Members that are folders, hidden (name starting with ``.``), under ``__MACOSX/``, or
+``.DS_Store``/``Thumbs.db``/``desktop.ini`` are skipped.  Every refusal is a
+``(cited path, reason)`` the caller reports; the other members are still read.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterator
+
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; end of central directory (empty archive)
+SKIPPED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """Limits for :func:`zip_members` (see the module docstring)."""
+
+    max_members: int = 100_000
+    max_ratio: float = 200.0
+    ratio_floor: int = 1 << 20  # bytes: smaller members may compress as well as they like
+    disk_margin: int = 256 << 20  # bytes of free disk always left
+    max_depth: int = 2
+
+
+@dataclass(frozen=True)
+class Member:
+    """One extracted member: ``path`` the temporary file (deleted after use), ``cite`` how it is named."""
+
+    path: Path
+    cite: str
+
+
+def is_zip(path: Path, head: bytes | None = None) -> bool:
+    """True for a ``.zip`` file or a file that starts with a zip signature."""
+    if path.suffix.lower() == ".zip":
+        return True
+    if head is None:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4)
+        except OSError:
+            return False
+    return head[:4] in ZIP_MAGIC
+
+
+def _skipped(name: str) -> bool:
+    parts = PurePosixPath(name).parts
+    return (not parts or parts[0] == "__MACOSX" or any(p.startswith(".") for p in parts)
+            or parts[-1] in SKIPPED_NAMES)
+
+
+def _unsafe(name: str) -> bool:
+    p = PurePosixPath(name.replace("\\", "/"))
+    return p.is_absolute() or ".." in p.parts or (len(name) > 1 and name[1] == ":")
+
+
+def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
+                errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
+                _depth: int = 1, _budget: list[int] | None = None) -> Iterator[Member]:
+    """Yield the archive's members one by one as temporary files (each deleted when the next is asked for).
+
+    Args:
+        path: the zip file.
+        cite: how the archive is named in citations (default ``str(path)``).
+        limits: see :class:`ZipLimits`.
+        errors: refusals are appended here as ``(cited path, reason)``; the archive as a whole
+            failing to open is one such entry (cited as the archive).
+        workdir: where the temporary files go (default the system's temporary folder).
+    Yields:
+        :class:`Member` per file, in the archive's order; members of nested archives in place.
+    """
+    errors = errors if errors is not None else []
+    cite = cite or str(path)
+    budget = _budget if _budget is not None else [limits.max_members]
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        errors.append((cite, f"not a readable zip archive ({exc})"))
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="kith-zip-", dir=workdir))
+    try:
+        with zf:
+            for info in zf.infolist():
+                name = info.filename
+                where = f"{cite}/{name}"
+                if info.is_dir() or (_skipped(name) and not _unsafe(name)):
+                    continue
+                if budget[0] <= 0:
+                    errors.append((cite, f"more than {limits.max_members} files in the archive: the rest was "
+                                         "not opened (a zip bomb guard)"))
+                    return
+                budget[0] -= 1
+                if _unsafe(name):
+                    errors.append((where, "member name points outside the archive: not opened"))
+                    continue
+                if info.flag_bits & 0x1:
+                    errors.append((where, "member is encrypted: not opened"))
+                    continue
+                if info.file_size > limits.ratio_floor and \
+                        info.file_size > limits.max_ratio * max(1, info.compress_size):
+                    errors.append((where, f"member expands {info.file_size / max(1, info.compress_size):.0f}× "
+                                          f"(over {limits.max_ratio:.0f}×): not opened (a zip bomb guard)"))
+                    continue
+                free = shutil.disk_usage(tmp).free - limits.disk_margin
+                if info.file_size > free:
+                    errors.append((where, f"member needs {info.file_size >> 20} MiB, more than the free disk "
+                                          "space: not opened"))
+                    continue
+                # under a folder named as the archive, so an iOS "_chat.txt" keeps its chat's name
+                target = tmp / (Path(cite).stem or "archive") / PurePosixPath(name)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                ok = _extract(zf, info, target, errors, where)
+                if ok:
+                    try:
+                        if is_zip(target) and _depth < limits.max_depth:
+                            yield from zip_members(target, where, limits, errors, tmp, _depth + 1, budget)
+                        elif is_zip(target):
+                            errors.append((where, f"archive nested more than {limits.max_depth} deep: not opened"))
+                        else:
+                            yield Member(target, where)
+                    finally:
+                        target.unlink(missing_ok=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, errors: list, where: str) -> bool:
+    """Copy one member to ``target``, never past its declared size.  False (and an error) on failure."""
+    written = 0
+    try:
+        with zf.open(info) as src, open(target, "wb") as dst:
+            os.chmod(target, 0o600)
+            while True:
+                chunk = src.read(1 << 20)
+                if not chunk:
+                    break
+                written += len(chunk)
+                if written > info.file_size:
+                    raise ValueError("member is larger than its header says")
+                dst.write(chunk)
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError) as exc:
+        target.unlink(missing_ok=True)
+        errors.append((where, f"member could not be extracted ({exc})"))
+        return False
+    return True
