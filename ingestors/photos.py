@@ -5,24 +5,36 @@ capture time, its GPS position named offline with ``reverse_geocoder`` (and
 ``resources/countries.json`` for country names and time zones), and a short
 description as its text.
 
-Capture time: ``DateTimeOriginal`` (else ``DateTimeDigitized``, else ``DateTime``).
-EXIF times are the camera's wall clock, so:
+Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else ``DateTime``, else the GPS
+date and time — the first one whose clock is plausible.  A clock is **not** plausible
+(:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
+``1998-01-01 00:00``), or lies after the import or after the file's own modification time;
+such a value is kept in ``attrs`` and flagged (``attrs["clock_suspect"]``, a note "camera
+clock looks unset/wrong"), never used to place the photo in time.
 
-* with an ``OffsetTime*`` tag the UTC instant is exact (``time_basis="offset"``);
-* else, with GPS, in the zone of the country at that position when every zone
-  of that country agrees on the offset at that moment (``"gps-zone"``; Italy,
-  Kenya, Germany: yes; the United States: no);
-* else in the ``local_timezone`` the ingestor was made with (``"assumed-local"``,
-  with a note).
+EXIF times are the camera's wall clock, so the UTC instant needs the offset (``time_basis``):
 
-A camera clock left at its default (exactly 1 January, 00:00:00) gives no time.
-A photo with no EXIF at all is still a record (the picture is evidence).
+* ``"offset"``: an ``OffsetTime*`` tag says it;
+* ``"gps-time"``: the GPS time-of-day (UTC, from the satellites) against the camera's time
+  of day gives the offset, rounded to 15 minutes; it is checked against the time zone of
+  the GPS position on that date (``timezonefinder`` + ``zoneinfo``, offline) and a
+  disagreement is noted (a camera left on home time).  The GPS *date* is not used for this:
+  cameras often get it a day wrong;
+* ``"gps-zone"``: no GPS time, but a position: that position's zone on that date;
+* ``"zone-unknown"``: neither: the camera time is read in the ``local_timezone`` the
+  ingestor was made with (default UTC), with a note.
+
+GPS values written as degenerate rationals (``0/0`` seconds) are read as what they can be
+(``0``), with a note; only an unreadable degree drops the position, with a note too.
+``exifread``'s own warnings go to this module's logger and to the record's notes, never
+to the terminal.  A photo with no EXIF at all is still a record (the picture is evidence).
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import logging
 import math
 import os
 import re
@@ -39,6 +51,8 @@ import exifread
 from core.errors import InputError
 from ingestors.base import GeoPoint, Item, Record
 
+log = logging.getLogger(__name__)
+
 _EXIF_TIME = re.compile(r"(\d{4})[:\-/](\d\d)[:\-/](\d\d)[ T](\d\d):(\d\d):(\d\d)")
 _OFFSET = re.compile(r"([+-])(\d\d):?(\d\d)")
 _HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
@@ -48,8 +62,50 @@ _TIME_TAGS = (("EXIF DateTimeOriginal", "EXIF OffsetTimeOriginal"),
               ("Image DateTime", "EXIF OffsetTime"))
 FAR_KM = 100  # a nearest "locality" further away than this is not named
 
+GPS_OFFSET_STEP = 15  # minutes: offsets are whole quarter hours (UTC+05:45 is the finest in use)
+GPS_STALE_MINUTES = 5  # a GPS time further than this from a quarter-hour offset is an old fix
+CLOCK_SLACK = timedelta(days=1)  # camera time is local: up to 14 h ahead of UTC
+
 _geocoder = None
 _geocoder_lock = threading.Lock()
+_zone_finder = None
+
+
+class _ExifLog(logging.Handler):
+    """Collects exifread's warnings for one file (they become notes) and passes them to this module's log."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+        self.file = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        msg = record.getMessage()
+        if record.levelno >= logging.WARNING:
+            self.messages.append(msg)
+        log.debug("exifread on %s: %s", self.file, msg)
+
+
+_exif_log = _ExifLog()
+_exif_logger = logging.getLogger("exifread")
+_exif_logger.addHandler(_exif_log)
+_exif_logger.propagate = False  # not to the root logger, whose last-resort handler prints to the terminal
+_exif_lock = threading.Lock()
+
+
+def zone_at(lat: float, lon: float) -> ZoneInfo | None:
+    """The IANA time zone at a position (``timezonefinder``, offline; loaded once, ~2 s), or None."""
+    global _zone_finder
+    with _geocoder_lock:
+        if _zone_finder is None:
+            from timezonefinder import TimezoneFinder
+
+            _zone_finder = TimezoneFinder()
+    name = _zone_finder.timezone_at(lng=lon, lat=lat)
+    try:
+        return ZoneInfo(name) if name else None
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 def image_kind(head: bytes) -> str | None:
@@ -109,24 +165,60 @@ def _value(tags: dict, name: str) -> str | None:
     return text or None
 
 
-def _dms(tag) -> float | None:
-    """Degrees from an EXIF [degrees, minutes, seconds] list of rationals (any may be fractional)."""
+def _rational(value, what: str, notes: list[str] | None) -> float | None:
+    """One EXIF rational as a float; ``0/0`` is 0 with a note; ``n/0`` is None."""
+    num, den = getattr(value, "numerator", None), getattr(value, "denominator", None)
+    if isinstance(num, int) and isinstance(den, int) and den == 0:
+        if num == 0:
+            if notes is not None:
+                notes.append(f"GPS {what} written as 0/0: read as 0")
+            return 0.0
+        return None
     try:
-        parts = [float(v) for v in tag.values][:3]
-    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        v = float(value)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
-    if not parts or not all(math.isfinite(p) for p in parts):
+    return v if math.isfinite(v) else None
+
+
+def _dms(tag, what: str = "value", notes: list[str] | None = None) -> float | None:
+    """Degrees from an EXIF [degrees, minutes, seconds] list of rationals (any may be fractional).
+
+    Minutes or seconds that cannot be read (``n/0``, missing) count as 0, with a note; an
+    unreadable degree value gives None.
+    """
+    try:
+        values = list(tag.values)[:3]
+    except (TypeError, AttributeError):
         return None
+    if not values:
+        return None
+    parts = []
+    for i, (v, unit) in enumerate(zip(values, ("degrees", "minutes", "seconds"))):
+        x = _rational(v, f"{what} {unit}", notes)
+        if x is None:
+            if i == 0:
+                if notes is not None:
+                    notes.append(f"GPS {what} degrees unreadable ({v}): no position")
+                return None
+            if notes is not None:
+                notes.append(f"GPS {what} {unit} unreadable ({v}): read as 0")
+            x = 0.0
+        parts.append(x)
     return sum(p / 60 ** i for i, p in enumerate(parts))
 
 
-def gps_position(tags: dict) -> tuple[float, float] | None:
+def gps_position(tags: dict, notes: list[str] | None = None) -> tuple[float, float] | None:
     """(lat, lon) in signed decimal degrees (S and W negative) from exifread tags, or None.
 
-    None when the GPS IFD is absent or empty, a value is unreadable or out of range,
-    or the position is exactly (0, 0) (a receiver with no fix).
+    None when the GPS IFD is absent or empty, a degree value is unreadable, the position is out
+    of range, or it is exactly (0, 0) (a receiver with no fix).  Degenerate minutes or seconds
+    are read as 0 (see :func:`_dms`), noted in ``notes`` when given.
     """
-    lat, lon = _dms(tags.get("GPS GPSLatitude")), _dms(tags.get("GPS GPSLongitude"))
+    if "GPS GPSLatitude" not in tags or "GPS GPSLongitude" not in tags:
+        return None
+    lat = _dms(tags.get("GPS GPSLatitude"), "latitude", notes)
+    lon = _dms(tags.get("GPS GPSLongitude"), "longitude", notes)
     if lat is None or lon is None:
         return None
     if (_value(tags, "GPS GPSLatitudeRef") or "N").upper().startswith("S"):
@@ -134,8 +226,81 @@ def gps_position(tags: dict) -> tuple[float, float] | None:
     if (_value(tags, "GPS GPSLongitudeRef") or "E").upper().startswith("W"):
         lon = -lon
     if not (-90 <= lat <= 90 and -180 <= lon <= 180) or (lat == 0 and lon == 0):
+        if notes is not None and not (lat == 0 and lon == 0):
+            notes.append(f"GPS position out of range ({lat:.5f}, {lon:.5f}): not used")
         return None
     return lat, lon
+
+
+def gps_time_of_day(tags: dict) -> float | None:
+    """The GPS time of day (UTC) in seconds after midnight, or None (absent or unreadable)."""
+    tag = tags.get("GPS GPSTimeStamp")
+    if tag is None:
+        return None
+    try:
+        values = list(tag.values)[:3]
+    except (TypeError, AttributeError):
+        return None
+    parts = [_rational(v, "time", None) for v in values]
+    if len(parts) != 3 or any(p is None for p in parts):
+        return None
+    h, m, sec = parts
+    seconds = h * 3600 + m * 60 + sec
+    return seconds if 0 <= seconds < 86400 + 1 else None
+
+
+def gps_datetime(tags: dict) -> datetime | None:
+    """The GPS date and time as UTC (``GPSDateStamp`` + ``GPSTimeStamp``), or None."""
+    tod = gps_time_of_day(tags)
+    match = re.match(r"(\d{4})[:\-/](\d\d)[:\-/](\d\d)", _value(tags, "GPS GPSDate") or "")
+    if tod is None or not match:
+        return None
+    try:
+        day = datetime(*map(int, match.groups()), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return day + timedelta(seconds=round(tod))
+
+
+def offset_from_gps(local: datetime, tod: float) -> tuple[timedelta, float]:
+    """The UTC offset a camera clock was on, from its time of day and the GPS time of day.
+
+    Args:
+        local: the camera's wall time; tod: GPS time of day, seconds after midnight UTC.
+    Returns:
+        ``(offset, residual_minutes)``: the difference folded into −12 h … +14 h and rounded to
+        :data:`GPS_OFFSET_STEP` minutes, and how far (minutes) the raw difference was from it.
+    """
+    camera = local.hour * 3600 + local.minute * 60 + local.second
+    diff = (camera - tod) / 60  # minutes
+    while diff <= -12 * 60:
+        diff += 24 * 60
+    while diff > 14 * 60:
+        diff -= 24 * 60
+    rounded = round(diff / GPS_OFFSET_STEP) * GPS_OFFSET_STEP
+    return timedelta(minutes=rounded), abs(diff - rounded)
+
+
+def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> str | None:
+    """Why a camera time cannot be trusted, or None.
+
+    Args:
+        local: the camera's wall time (naive); now: the import time (UTC);
+        modified: the file's modification time (UTC), or None.
+    Returns:
+        ``"camera clock looks unset (…)"`` for exactly 1 January 00:00:00 (cameras' defaults:
+        1998-01-01, 2000-01-01, 1980-01-01 …); ``"camera clock looks wrong (…)"`` for a time after
+        the import or after the file was last modified (beyond a day, as the time is local).
+    """
+    stamp = f"{local:%Y-%m-%d %H:%M:%S}"
+    if (local.month, local.day, local.hour, local.minute, local.second) == (1, 1, 0, 0, 0):
+        return f"camera clock looks unset ({stamp})"
+    aware = local.replace(tzinfo=timezone.utc)
+    if aware > now + CLOCK_SLACK:
+        return f"camera clock looks wrong ({stamp} is after the import)"
+    if modified is not None and aware > modified + CLOCK_SLACK:
+        return f"camera clock looks wrong ({stamp} is after the file was last modified)"
+    return None
 
 
 def parse_exif_time(text: str | None) -> datetime | None:
@@ -157,16 +322,6 @@ def parse_offset(text: str | None) -> timezone | None:
     sign, hours, minutes = match.groups()
     delta = timedelta(hours=int(hours), minutes=int(minutes))
     return timezone(-delta if sign == "-" else delta) if delta < timedelta(hours=15) else None
-
-
-def country_zone(cc: str | None, local: datetime) -> ZoneInfo | None:
-    """The zone of country ``cc`` at wall time ``local`` when all its zones agree on the offset, else None."""
-    zones = []
-    for name in countries().get((cc or "").upper(), {}).get("zones", []):
-        with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
-            zones.append(ZoneInfo(name))
-    offsets = {local.replace(tzinfo=z).utcoffset() for z in zones}
-    return zones[0] if len(offsets) == 1 else None
 
 
 def _camera(make: str | None, model: str | None) -> str | None:
@@ -204,9 +359,10 @@ class PhotoIngestor:
         """Yield the photo's one Record.
 
         ``text`` is a description (``"Photo taken 2008-10-22 16:28 at Arezzo, Tuscany,
-        Italy with NIKON COOLPIX P6000"``; the time is the camera's local time),
-        ``sent_at`` tz-aware UTC or None, ``place`` a GeoPoint or None; ``attrs`` holds
-        the camera, raw EXIF times, lat/lon, orientation and ``time_basis``.
+        Italy with NIKON COOLPIX P6000"``; the time is the camera's local time, left out when
+        the clock is not plausible), ``sent_at`` tz-aware UTC or None, ``place`` a GeoPoint or
+        None; ``attrs`` holds the camera, raw EXIF times, lat/lon, orientation, ``time_basis``
+        and ``time_zone``, and ``clock_suspect`` when a camera time was not trusted.
 
         Raises:
             InputError: the file cannot be opened, or is not a JPEG, TIFF or HEIC image.
@@ -218,16 +374,21 @@ class PhotoIngestor:
                     raise InputError(str(path), "not a JPEG, TIFF or HEIC image")
                 fh.seek(0)
                 notes: list[str] = []
-                try:
-                    tags = exifread.process_file(fh, details=False)
-                except Exception as exc:  # a broken EXIF block does not make the photo less real
-                    tags = {}
-                    notes.append(f"EXIF unreadable ({type(exc).__name__}: {exc})")
+                with _exif_lock:
+                    _exif_log.messages, _exif_log.file = [], str(path)
+                    try:
+                        tags = exifread.process_file(fh, details=False)
+                    except Exception as exc:  # a broken EXIF block does not make the photo less real
+                        tags = {}
+                        notes.append(f"EXIF unreadable ({type(exc).__name__}: {exc})")
+                    warnings = list(dict.fromkeys(_exif_log.messages))
+                notes += [f"EXIF: {w}" for w in warnings]
+                modified = datetime.fromtimestamp(os.fstat(fh.fileno()).st_mtime, tz=timezone.utc)
         except OSError as exc:
             raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from exc
-        yield self._record(path, tags, notes)
+        yield self._record(path, tags, notes, modified)
 
-    def _record(self, path: Path, tags: dict, notes: list[str]) -> Record:
+    def _record(self, path: Path, tags: dict, notes: list[str], modified: datetime | None = None) -> Record:
         if not tags and not notes:
             notes.append("no EXIF metadata")
         attrs: dict = {}
@@ -244,10 +405,11 @@ class PhotoIngestor:
                 attrs[key] = value
         orientation = tags.get("Image Orientation")
         if orientation is not None and orientation.values:
-            attrs["orientation_code"] = int(orientation.values[0])
+            with contextlib.suppress(TypeError, ValueError):
+                attrs["orientation_code"] = int(orientation.values[0])
 
         place = self._place(tags, attrs, notes)
-        local, sent_at = self._time(tags, place, attrs, notes)
+        local, sent_at = self._time(tags, place, attrs, notes, modified)
 
         text = "Photo"
         if local:
@@ -261,7 +423,7 @@ class PhotoIngestor:
                       text=text, sent_at=sent_at, place=place, attrs=attrs, notes=notes)
 
     def _place(self, tags: dict, attrs: dict, notes: list[str]) -> GeoPoint | None:
-        position = gps_position(tags)
+        position = gps_position(tags, notes)
         if position is None:
             return None
         lat, lon = position
@@ -281,29 +443,67 @@ class PhotoIngestor:
             locality = None
         return GeoPoint(lat, lon, locality, hit.get("admin1") or None, country, cc)
 
-    def _time(self, tags: dict, place: GeoPoint | None, attrs: dict,
-              notes: list[str]) -> tuple[datetime | None, datetime | None]:
-        """(camera local time, UTC instant) — either may be None."""
-        for time_tag, offset_tag in _TIME_TAGS:
-            local = parse_exif_time(_value(tags, time_tag))
-            if local:
-                break
-        else:
-            if tags:
+    def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
+              modified: datetime | None = None) -> tuple[datetime | None, datetime | None]:
+        """(camera local time, UTC instant) — either may be None.  See the module docstring."""
+        now = datetime.now(timezone.utc)
+        local = offset_tag = None
+        suspect: list[str] = []
+        for time_tag, offset_name in _TIME_TAGS:
+            candidate = parse_exif_time(_value(tags, time_tag))
+            if candidate is None:
+                continue
+            problem = clock_problem(candidate, now, modified)
+            if problem:
+                suspect.append(problem)
+                continue
+            local, offset_tag = candidate, offset_name
+            break
+        if suspect:
+            attrs["clock_suspect"] = suspect[0]
+            notes.append(suspect[0] + (": another date tag used instead" if local else
+                                       ": not used to place the photo in time"))
+        if local is None:
+            gps_utc = gps_datetime(tags)
+            if gps_utc is not None and gps_utc <= now + CLOCK_SLACK:
+                attrs["time_basis"] = "gps-datetime"  # the GPS date may be a day off: a last resort
+                notes.append("time taken from the GPS date and time (no plausible camera time)")
+                return None, gps_utc
+            if not tags:
+                return None, None
+            if not suspect:
                 notes.append("no capture time in EXIF")
             return None, None
-        if (local.month, local.day, local.hour, local.minute, local.second) == (1, 1, 0, 0, 0):
-            notes.append(f"camera clock looks unset ({local:%Y-%m-%d %H:%M:%S})")
-            return None, None
 
+        attrs["local_time"] = local.isoformat()
         zone = parse_offset(_value(tags, offset_tag))
         basis = "offset"
-        if zone is None and place is not None:
-            zone, basis = country_zone(place.country_code, local), "gps-zone"
+        position_zone = zone_at(place.lat, place.lon) if zone is None and place is not None else None
+        tod = gps_time_of_day(tags) if zone is None and place is not None else None
+        if zone is None and tod is not None:
+            offset, residual = offset_from_gps(local, tod)
+            expected = local.replace(tzinfo=position_zone).utcoffset() if position_zone else None
+            if residual <= GPS_STALE_MINUTES:
+                zone, basis = timezone(offset), "gps-time"
+                if expected is not None and expected != offset:
+                    notes.append(f"camera clock was on UTC{_fmt(offset)}, not the local time at the GPS position "
+                                 f"({position_zone.key}, UTC{_fmt(expected)}): the GPS time places it")
+                elif expected is not None:
+                    zone = position_zone  # the same offset, by its name
+            else:
+                notes.append(f"GPS time {residual:.0f} min off any quarter-hour offset (an old fix): "
+                             "the position's time zone used")
+        if zone is None and position_zone is not None:
+            zone, basis = position_zone, "gps-zone"
         if zone is None:
-            zone, basis = self.local_timezone, "assumed-local"
-            notes.append(f"photo has no time zone: camera time read as {self.local_timezone.key}")
+            zone, basis = self.local_timezone, "zone-unknown"
+            notes.append(f"time zone unknown: camera time read as {self.local_timezone.key}")
         attrs["time_basis"] = basis
         attrs["time_zone"] = getattr(zone, "key", None) or str(zone)
-        attrs["local_time"] = local.isoformat()
         return local, local.replace(tzinfo=zone).astimezone(timezone.utc)
+
+
+def _fmt(offset: timedelta) -> str:
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
