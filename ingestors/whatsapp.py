@@ -480,8 +480,7 @@ class WhatsAppIngestor:
         if survey.shape is None:
             return
         order, basis = survey.decide_order(self.dayfirst)
-        members = [_sender(name) for name, valid in survey.members.items() if order in valid or
-                   (order == "YMD" and "YMD" in valid)]
+        members = [_sender(name) for name, valid in survey.members.items() if order in valid]
         own = {(p.name, p.address) for p in members}
         accepted = set()  # other-shape lines that are real messages of this chat
         for h, before, after in survey.foreign:
