@@ -414,25 +414,15 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
     Raises:
         whatever the store raises; nothing of the batch is then committed.
     """
-    from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
-    from core.graph.resolution import add_alias, resolve
-
     from core import clock
+    from core.graph.owner import owner as current_owner
+    from core.graph.parties import resolve_parties
 
     region = c.settings.default_region
     owner_emails = list(c.settings.owner_emails)
     out = RowsOutcome()
     now = clock.now()
-    cache: dict[tuple, tuple[int, str, float]] = {}  # each distinct party resolved once per batch
-
-    def party(s, kind_: str, name, address, address_kind) -> tuple[int, str, float]:
-        key = (kind_, name, address, address_kind)
-        hit = cache.get(key)
-        if hit is not None:  # what the cascade says of a party it just resolved: its identifier, definitive
-            return hit[0], (address_kind if address else "exact_name"), 1.0
-        r = resolve(s, kind_, name, address, address_kind, region, index=c.names)
-        cache[key] = (r.entity.id, r.signal, r.score)
-        return r.entity.id, r.signal, r.score
+    cache: dict = {}  # each distinct identified party resolved once per batch (core.graph.parties)
 
     with c.db.session() as s:
         src = rows_stage_sources(c, path, file_hash, kind, s, cite)
@@ -453,39 +443,9 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
                 out.skipped += 1
                 continue
             known.add(h)
-            links: list[tuple[int, str, str, float]] = []
-            sender_id = place_id = None
-            if rec.sender and (rec.attrs.get("is_from_me") or is_owner_address(rec.sender.address, owner_emails)):
-                me = current_owner(s)
-                real = rec.sender.name not in (None, "me", "Me") or rec.sender.address
-                if me is None and real and not c.settings.owner_name and not owner_emails:
-                    # No owner configured: the first "sent by me" message names them (Gmail's Sent label).
-                    me = resolve(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind,
-                                 region, index=c.names).entity
-                    set_owner(s, me)
-                me = me or ensure_owner(s, c.settings.owner_name, owner_emails, c.names)
-                if rec.sender.address and ("owner", rec.sender.address) not in cache:
-                    add_alias(s, me, rec.sender.address_kind, rec.sender.address, region)
-                    cache[("owner", rec.sender.address)] = (me.id, "owner", 1.0)
-                sender_id = me.id
-                links.append((sender_id, "from", "owner", 1.0))
-            elif rec.sender and (rec.sender.name or rec.sender.address):
-                sender_id, sig, score = party(s, "person", rec.sender.name, rec.sender.address, rec.sender.address_kind)
-                links.append((sender_id, "from", sig, score))
-            for p in rec.recipients:
-                role = p.role if p.role in ("to", "cc", "member") else "to"
-                if is_owner_address(p.address, owner_emails):
-                    links.append((ensure_owner(s, c.settings.owner_name, owner_emails, c.names).id, role, "owner", 1.0))
-                elif p.name or p.address:
-                    eid, sig, score = party(s, "person", p.name, p.address, p.address_kind)
-                    links.append((eid, role, sig, score))
-            if rec.place is not None:
-                g = rec.place
-                r = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,
-                                                      "region": g.region, "country": g.country,
-                                                      "country_code": g.country_code})
-                place_id = r.entity.id
-                links.append((place_id, "place", r.signal, r.score))
+            # who: sender, recipients, list, place — the identity step (core/graph/parties.py, issue 13)
+            parties = resolve_parties(s, rec, region, c.settings.owner_name, owner_emails, c.names, cache)
+            sender_id, place_id = parties.sender_id, parties.place_id
             attrs = dict(rec.attrs)
             if rec.notes:
                 attrs["notes"] = list(rec.notes)
@@ -495,21 +455,14 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
             s.flush()  # what resolution added (entities, aliases) is in the transaction before the record cites it
             rid = int(conn.execute(insert_record, dict(
                 source_id=src.id, external_id=rec.external_id, kind=rec.kind, sender_entity_id=sender_id,
-                sent_at=rec.sent_at, subject=rec.subject, text=rec.text, thread=rec.thread,
+                sent_at=clock.ensure_utc(rec.sent_at), utc_offset=clock.offset_minutes(rec.sent_at),
+                subject=rec.subject, text=rec.text, thread=rec.thread,
                 place_entity_id=place_id, content_hash=h, attrs=attrs, pending=int(todo))).inserted_primary_key[0])
-            seen_links: set[tuple[int, str]] = set()
-            link_rows = []
-            for eid, role, signal, score in links:
-                if (eid, role) not in seen_links:
-                    seen_links.add((eid, role))
-                    link_rows.append({"r": rid, "e": eid, "ro": role, "si": signal, "sc": round(float(score), 4)})
-            if link_rows:
-                conn.execute(sql("INSERT INTO recordentity(record_id, entity_id, role, signal, score) "
-                                 "VALUES (:r, :e, :ro, :si, :sc)"), link_rows)
-            episodes.append({"record_id": rid, "text": embed_text(rec.subject, rec.text), "t_valid": rec.sent_at,
-                             "t_recorded": now, "provenance": f"{cite or path}#{rec.external_id}", "confidence": 1.0})
-            record_facts(s, rec, rid, sender_id, place_id, c.names, c.fact_extractor,
-                         [(eid, role) for eid, role, _, _ in links if role in ("to", "cc", "member")], repeating,
+            parties.write_links(s, rid, conn)
+            episodes.append({"record_id": rid, "text": embed_text(rec.subject, rec.text),
+                             "t_valid": clock.ensure_utc(rec.sent_at), "t_recorded": now,
+                             "provenance": f"{cite or path}#{rec.external_id}", "confidence": 1.0})
+            record_facts(s, rec, rid, sender_id, place_id, c.names, c.fact_extractor, parties.recipients, repeating,
                          entities)
             fts.append({"id": rid, "s": rec.subject or "", "b": rec.text, "p": _people_text(rec)})
             new_rows.append((rid, rec))

@@ -6,7 +6,7 @@ are bugs (DESIGN.md §2).  Tests move time with :func:`frozen`.
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
 _now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
@@ -28,6 +28,24 @@ def ensure_utc(value: datetime | None) -> datetime | None:
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
     return value.astimezone(timezone.utc)
+
+
+def offset_minutes(value: datetime | None) -> int | None:
+    """The UTC offset of a tz-aware ``value`` in whole minutes east of UTC (``+10:00`` → 600), or None
+    when ``value`` is None or naive (the offset is unknown, not zero)."""
+    if value is None or value.tzinfo is None:
+        return None
+    off = value.utcoffset()
+    return None if off is None else int(off.total_seconds() // 60)
+
+
+def local_time(value: datetime | None, offset: int | None) -> datetime | None:
+    """``value`` (UTC, or naive UTC as SQLite returns it) shown at the offset it was recorded with
+    (``offset`` minutes east of UTC); in UTC when the offset is unknown (None)."""
+    value = ensure_utc(value)
+    if value is None or offset is None:
+        return value
+    return value.astimezone(timezone(timedelta(minutes=offset)))
 
 
 @contextlib.contextmanager

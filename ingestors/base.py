@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator, Protocol, Union
 
+from core.clock import ensure_utc
+
 
 @dataclass(frozen=True)
 class Party:
@@ -23,7 +25,8 @@ class Party:
     Attributes:
         name: display name as written (``"Alice Example"``), or None.
         address: an email address, phone number or handle as written, or None.
-        address_kind: ``"email"``, ``"phone"`` or ``"handle"`` (what ``address`` is).
+        address_kind: ``"email"``, ``"phone"`` or ``"handle"`` (what ``address`` is), or for SMS senders
+            that are services, not people: ``"short_code"`` (``22000``) or ``"alphanumeric"`` (``GOOGLE``).
         role: ``"from"``, ``"to"``, ``"cc"`` or ``"member"`` (a chat participant).
     """
 
@@ -73,7 +76,9 @@ class Record:
         external_id: a stable id inside that file (Message-ID, ``"#3"``, the photo's name).
         kind: ``"email"``, ``"photo"``, ``"chat"``, ``"voice"``.
         text: the searchable text (for mail: the decoded body; for a photo: a description).
-        sent_at: when it happened, tz-aware UTC, or None when unknown (never "now" or 1970).
+        sent_at: when it happened, tz-aware, **at the offset where it happened** when the source says
+            (mail ``Date:``, a photo's offset, a chat export's local time), else UTC; None when unknown
+            (never "now" or 1970).  Relative dates in the text are read in that local calendar.
         sender: who wrote it (None for photos).
         recipients: who received it (To, Cc, chat members).
         subject: a decoded title (mail Subject), or None.
@@ -105,7 +110,8 @@ class Record:
         """
         h = hashlib.sha256()
         sender = (self.sender.address or self.sender.name or "") if self.sender else ""
-        for part in (self.kind, self.external_id, self.sent_at.isoformat() if self.sent_at else "",
+        when = ensure_utc(self.sent_at).isoformat() if self.sent_at else ""  # the instant, whatever its offset
+        for part in (self.kind, self.external_id, when,
                      sender.lower(), self.subject or "", self.text):
             h.update(part.encode("utf-8", "surrogatepass"))
             h.update(b"\x00")

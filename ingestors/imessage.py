@@ -17,8 +17,9 @@ Decisions:
   cannot be decoded gives an empty text and a note (the record is kept).
 * **From**: ``is_from_me = 1`` → ``Party("me", None, "handle", "from")`` and
   ``attrs["is_from_me"] = True`` (the app maps "me" to the owner); else the
-  message's ``handle.id``: a phone number (``address_kind="phone"``) or an email
-  address (``"email"``).  Recipients: the chat's other members (``chat_handle_join``,
+  message's ``handle.id``: a phone number (``address_kind="phone"``), an email
+  address (``"email"``), an SMS short code (``"short_code"``, e.g. ``22000``) or an SMS
+  alphanumeric sender ID (``"alphanumeric"``, e.g. ``GOOGLE``) — the last two are services.  Recipients: the chat's other members (``chat_handle_join``,
   else the handles seen in the chat), role ``"member"``; in a chat with someone,
   a message of mine is to them.
 * **Thread**: ``"imessage:" + chat.guid`` (``chat.chat_identifier`` when no guid);
@@ -202,8 +203,14 @@ def read_summary_info(blob: bytes | None) -> dict:
 
 
 def _address_kind(handle_id: str) -> str:
-    return "email" if "@" in handle_id else "phone" if any(c.isdigit() for c in handle_id) and \
-        all(c.isdigit() or c in "+-() ." for c in handle_id) else "handle"
+    """email | phone | short_code (3–6 digits, no country code: an SMS short code) | alphanumeric (an SMS
+    sender ID such as "GOOGLE": Messages' handles are otherwise only phone numbers and email addresses)."""
+    if "@" in handle_id:
+        return "email"
+    if any(c.isdigit() for c in handle_id) and all(c.isdigit() or c in "+-() ." for c in handle_id):
+        digits = "".join(c for c in handle_id if c.isdigit())
+        return "short_code" if len(digits) <= 6 and not handle_id.strip().startswith("+") else "phone"
+    return "alphanumeric"
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

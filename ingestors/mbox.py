@@ -27,7 +27,8 @@ What the standard library does not do for us, done here:
   to its own sender, never the forwarding person's text; an empty text/plain next to
   HTML, or a multipart whose declared boundary is not in its body, falls back to the
   parts that do have text (:func:`body_of`).
-* **Dates** become tz-aware UTC; a ``Date`` that is not RFC 5322 (``1999/01/31``)
+* **Dates** become tz-aware at the sender's own offset (``Date: … +1000`` stays +10:00, so
+  "yesterday" is read in the sender's calendar; ``-0000`` is UTC); a ``Date`` that is not RFC 5322 (``1999/01/31``)
   is read leniently, and a missing or unreadable one falls back to the mbox
   ``From_`` line's time (``attrs["date_source"] = "envelope"``, with a note); with
   neither, ``sent_at=None`` and a note, never "now" or 1970.
@@ -353,7 +354,8 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
 
 
 def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict) -> datetime | None:
-    """When a message was sent, tz-aware UTC, from its Date header, else its mbox envelope line.
+    """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else its mbox
+    envelope line (UTC).
 
     * an RFC 5322 ``Date`` is used as it is;
     * another date with a time (``2024-03-01 10:00``) is used, read as UTC when it has no zone;
@@ -375,7 +377,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
             notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
                          + ("" if day.tzinfo else ", in UTC"))
             attrs["date_source"] = "date-header-lenient"
-            return (day if day.tzinfo else day.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+            return day if day.tzinfo else day.replace(tzinfo=timezone.utc)
         if envelope is not None and envelope.date() == day.date():
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
             attrs["date_source"] = "envelope"
@@ -394,7 +396,8 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
 # --------------------------------------------------------------------------- one message
 
 def _parse_date(value: str) -> datetime | None:
-    """An RFC 5322 date as tz-aware UTC, or None when it cannot be read."""
+    """An RFC 5322 date, tz-aware at the sender's own offset (``+1000`` stays +10:00; ``-0000``, "zone
+    unknown", is UTC), or None when it cannot be read."""
     try:
         dt = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -404,7 +407,7 @@ def _parse_date(value: str) -> datetime | None:
     if dt.tzinfo is None:  # "-0000": the time is UTC, the sender's zone unknown (RFC 5322 §3.3)
         dt = dt.replace(tzinfo=timezone.utc)
     try:
-        dt = dt.astimezone(timezone.utc)
+        dt.astimezone(timezone.utc)  # out of range at UTC: unusable
     except (OverflowError, ValueError):
         return None
     return None if dt.timestamp() == 0 else dt  # the 1970 epoch is an unset clock, not a date
@@ -474,7 +477,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
 
     for key, value in (("message_id", message_id), ("list_id", first("list-id")),
                        ("in_reply_to", first("in-reply-to")), ("mbox_from", mbox_from),
-                       ("thread_subject", thread_subject), ("gmail_labels", first("x-gmail-labels"))):
+                       ("thread_subject", thread_subject), ("gmail_labels", first("x-gmail-labels")),
+                       # who is behind a mailing list's copy (core/graph/parties.py): the list, and the author
+                       ("list_post", first("list-post")), ("reply_to", first("reply-to")),
+                       ("x_original_from", first("x-original-from")), ("sender", first("sender")),
+                       ("precedence", first("precedence"))):
         if value:
             attrs[key] = value
     if references:
@@ -542,7 +549,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     Returns:
         First a Record of kind ``"email"``: ``external_id`` the Message-ID (or ``"#<index>"``),
         ``text`` the sender's own words (:func:`body_of`; line endings ``\\n``, at most
-        :data:`MAX_TEXT` chars), ``sent_at`` tz-aware UTC or None, ``thread`` the References
+        :data:`MAX_TEXT` chars), ``sent_at`` tz-aware at the sender's offset or None, ``thread`` the References
         root, else the In-Reply-To, else the Message-ID itself (so a first message and its replies
         share a key), else the normalised subject.  Then one Record per forwarded
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with

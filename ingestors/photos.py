@@ -360,7 +360,8 @@ class PhotoIngestor:
 
         ``text`` is a description (``"Photo taken 2008-10-22 16:28 at Arezzo, Tuscany,
         Italy with NIKON COOLPIX P6000"``; the time is the camera's local time, left out when
-        the clock is not plausible), ``sent_at`` tz-aware UTC or None, ``place`` a GeoPoint or
+        the clock is not plausible), ``sent_at`` tz-aware at the offset where it was taken (UTC when
+        only the GPS time is known) or None, ``place`` a GeoPoint or
         None; ``attrs`` holds the camera, raw EXIF times, lat/lon, orientation, ``time_basis``
         and ``time_zone``, and ``clock_suspect`` when a camera time was not trusted.
 
@@ -445,7 +446,8 @@ class PhotoIngestor:
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
               modified: datetime | None = None) -> tuple[datetime | None, datetime | None]:
-        """(camera local time, UTC instant) — either may be None.  See the module docstring."""
+        """(camera local time, the instant at the photo's own offset) — either may be None.  See the module
+        docstring."""
         now = datetime.now(timezone.utc)
         local = offset_tag = None
         suspect: list[str] = []
@@ -500,7 +502,7 @@ class PhotoIngestor:
             notes.append(f"time zone unknown: camera time read as {self.local_timezone.key}")
         attrs["time_basis"] = basis
         attrs["time_zone"] = getattr(zone, "key", None) or str(zone)
-        return local, local.replace(tzinfo=zone).astimezone(timezone.utc)
+        return local, local.replace(tzinfo=zone)  # the instant, at the offset where it was taken (issue 13)
 
 
 def _fmt(offset: timedelta) -> str:

@@ -11,7 +11,9 @@ Each message is ``{id, type, date, date_unixtime, from, from_id, text, ...}``.
 Decisions:
 
 * **Time** comes from ``date_unixtime`` (a *string* of Unix seconds, UTC:
-  ``attrs["time_basis"] = "utc"``).  Old exports without it have only ``date``,
+  ``attrs["time_basis"] = "utc"``), kept at the offset of the export's own ``date``
+  (the exporting computer's wall clock; the difference rounded to 15 minutes,
+  ``"export-local"``) so relative dates are read in that calendar.  Old exports without it have only ``date``,
   the exporting computer's wall time with no zone: it is read in the
   ``local_timezone`` the ingestor was made with (``"assumed-local"``, with a note).
   Neither readable: ``sent_at`` is None, with a note.
@@ -47,7 +49,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
@@ -204,6 +206,24 @@ def join_text(text: Any, links: list[str] | None = None) -> str:
             if links is not None and isinstance(part.get("href"), str):
                 links.append(part["href"])
     return "".join(out)
+
+
+def local_offset(local_text, at: datetime) -> timezone | None:
+    """The offset between an export's zone-less local ``date`` and the UTC instant ``at`` of the same
+    message, rounded to 15 minutes (all zones in use are whole quarter hours), or None when ``local_text``
+    is missing, unreadable or more than 14 hours away (not the same instant)."""
+    if not isinstance(local_text, str):
+        return None
+    try:
+        local = datetime.fromisoformat(local_text)
+    except ValueError:
+        return None
+    if local.tzinfo is not None:
+        return local.tzinfo if isinstance(local.tzinfo, timezone) else None
+    minutes = round((local - at.replace(tzinfo=None)).total_seconds() / 900) * 15
+    if abs(minutes) > 14 * 60:
+        return None
+    return timezone(timedelta(minutes=minutes))
 
 
 class TelegramIngestor:
@@ -438,7 +458,12 @@ class TelegramIngestor:
         if unix is not None:
             value = int(str(unix).strip())  # ValueError: caller makes a RecordError
             attrs["time_basis"] = "utc"
-            return datetime.fromtimestamp(value, tz=timezone.utc)
+            at = datetime.fromtimestamp(value, tz=timezone.utc)
+            zone = local_offset(msg.get("date"), at)
+            if zone is not None:  # "date" is the exporting machine's wall clock: keep its offset
+                attrs["time_basis"] = "export-local"
+                return at.astimezone(zone)
+            return at
         date = msg.get("date")
         if isinstance(date, str):
             try:

@@ -32,8 +32,8 @@ Decisions on the ambiguous cases:
   record gets a note.  A line whose date is impossible in the chosen order is not a header:
   it becomes part of the previous message, like any unparseable line.
 * **Times** are the phone's wall-clock time with no zone: they are read in the
-  ``local_timezone`` the ingestor was made with (default ``"UTC"``), converted
-  to UTC, and ``attrs["time_basis"]`` is ``"assumed-local"``.  With an AM/PM
+  ``local_timezone`` the ingestor was made with (default ``"UTC"``) and kept at
+  that zone's offset, and ``attrs["time_basis"]`` is ``"assumed-local"``.  With an AM/PM
   marker, 12 is noon/midnight as usual and the impossible hour ``00`` (seen in
   real exports: ``00:08 a. m.``) is read as midnight (00:08); an hour of 13–23
   with a marker is read as a 24-hour time, with a note.
@@ -68,7 +68,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, TextIO
@@ -468,7 +468,7 @@ class WhatsAppIngestor:
         return survey
 
     def read(self, path: Path) -> Iterator[Item]:
-        """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), in file order.
+        """Yield one Record per message (kind ``"chat"``, ``sent_at`` local, tz-aware), in file order.
 
         Args:
             path: the exported ``.txt`` (UTF-8, a BOM allowed; bad bytes become U+FFFD).
@@ -556,11 +556,11 @@ class WhatsAppIngestor:
             yield last
 
     def _when(self, h: _Header, order: str, notes: list[str]) -> datetime | None:
-        """The header's time as UTC, or None when the date/time is impossible."""
+        """The header's wall-clock time in ``local_timezone`` (tz-aware, its own offset), or None when impossible."""
         year, month, day = _ymd(h, order)
         hour = _hour(h, notes)
         try:
             local = datetime(year, month, day, hour, h.minute, h.second, tzinfo=self.local_timezone)
         except ValueError:
             return None
-        return local.astimezone(timezone.utc)
+        return local

@@ -52,7 +52,7 @@ class Subject:
 class FactCandidate:
     """A fact found in text, before entity resolution.
 
-    ``valid_from``/``valid_to`` are UTC days (``valid_to`` exclusive-free: the last day it covers);
+    ``valid_from``/``valid_to`` are days of the sender's calendar (``valid_to``: the last day it covers);
     ``sentence`` is the evidence excerpt; ``obj`` names an object entity (employer, place, relative).
     """
 
@@ -67,6 +67,7 @@ class FactCandidate:
     valid_to: date | None = None
     obj: str | None = None
     obj_kind: str | None = None
+    time_note: str = ""  # how a relative date was read ('"yesterday" = 2023-06-09, the sender's date (sent …)')
 
 
 def _subject(m: re.Match) -> Subject:
@@ -94,15 +95,16 @@ _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 
 
-def _day(sentence: str, sent_at: datetime | None) -> tuple[date | None, date | None, list]:
+def _day(sentence: str, sent_at: datetime | None) -> tuple[date | None, date | None, str]:
+    """(first day, last day or None, how it was read) — in the sender's calendar (``sent_at``'s own offset)."""
     if sent_at is None:
-        return None, None, []
+        return None, None, ""
     anchors = find_time_anchors(sentence, sent_at)
     if not anchors:
-        return sent_at.date(), None, []
+        return sent_at.date(), None, ""
     a = anchors[0]
     end = a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
-    return a.day, end, anchors
+    return a.day, end, a.note(sent_at)
 
 
 def _birthday_value(text: str) -> str:
@@ -116,7 +118,11 @@ def _birthday_value(text: str) -> str:
 
 
 def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
-    """Facts in ``text`` written at ``sent_at`` (tz-aware UTC, or None when unknown).
+    """Facts in ``text`` written at ``sent_at`` (tz-aware at the sender's offset, or None when unknown).
+
+    Relative dates ("yesterday", "on Monday") are read in the sender's calendar — ``sent_at``'s own
+    offset, so pass the record's time as the ingestor gave it, not converted to UTC — and each
+    candidate says how in ``time_note``.
 
     Returns candidates in text order; relation mentions ("my sister Jane") become
     ``relationships`` facts about the speaker with the relative as object.
@@ -126,7 +132,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
         sentence = sm.group(0).strip()
         if len(sentence) < 6:
             continue
-        start, end, _ = _day(sentence, sent_at)
+        start, end, note = _day(sentence, sent_at)
         for rx, what in _PATTERNS:
             for m in rx.finditer(sentence):
                 if what == "birthday" and (m.group("subj") or "").lower() == "my":
@@ -140,11 +146,11 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 if what == "employer":
                     org = m.group("org").strip().rstrip(".,")
                     out.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
-                                             obj=org, obj_kind="thing"))
+                                             obj=org, obj_kind="thing", time_note=note))
                 elif what == "home":
                     place = m.group("place").strip().rstrip(".,")
                     out.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
-                                             obj=place, obj_kind="place"))
+                                             obj=place, obj_kind="place", time_note=note))
                 elif what == "birthday":
                     out.append(FactCandidate(subj, "identity", "birthday", "birthday",
                                              _birthday_value(m.group("bday")), sentence, 0.8, None))
@@ -152,7 +158,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     event = re.sub(r"^(a|an) ", "", m.group("event").strip().lower())
                     day = start.isoformat() if start else "unknown"
                     out.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
-                                             start, end))
+                                             start, end, time_note=note))
         for m in _MENTION.finditer(sentence):
             rel = RELATIONS[m.group("rel").lower()]
             name = m.group("relname")

@@ -1,14 +1,18 @@
 """Relative and absolute time expressions resolved against the message's own time (seed 001 layer 2).
 
 "last weekend" in a message sent on Wed 2026-05-13 means Sat 2026-05-09 — the anchor
-is the message's timestamp, never "now".  Only a small, deterministic grammar:
+is the message's timestamp, never "now", read in the **sender's calendar**: a message sent
+Sat 10 Jun 2023 08:30 +10:00 (Fri 22:30 UTC) says "yesterday" about Fri 9 Jun, so a tz-aware
+reference is taken at its own offset (ingestors keep the offset the source gave: mail ``Date:``,
+a photo's offset, a chat export's local time).  Only a small, deterministic grammar:
 
-* ``today``, ``yesterday``, ``tomorrow``, ``tonight``, ``this morning/evening``
+* ``today``, ``yesterday``, ``tomorrow``, ``tonight``, ``last night``, ``this morning/evening``
 * ``N days|weeks|months|years ago`` (N as digits or a word up to twelve)
 * ``last|next week|weekend|month|year``, ``last|next|this <weekday>``
+* ``on <weekday>``: the most recent one in a sentence in the past tense, else the next one
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``
 
-Each hit resolves to a UTC day (a date); weeks start on Monday (ISO 8601).
+Each hit resolves to a calendar day (a date) of the sender; weeks start on Monday (ISO 8601).
 """
 from __future__ import annotations
 
@@ -33,8 +37,13 @@ _PATTERNS = [
                        r" (day|week|month|year)s? ago\b", re.I)),
     ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
                        r"friday|saturday|sunday)\b", re.I)),
-    ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|this morning|this evening|this afternoon)\b", re.I)),
+    ("on", re.compile(r"\b(?:on|since|last) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+    ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|last night|this morning|this evening|"
+                        r"this afternoon)\b", re.I)),
 ]
+# Past tense in the sentence ("moved", "was", "had", "went"): "on Monday" is the Monday before, else the next one.
+_PAST = re.compile(r"\b(\w+ed|was|were|had|did|went|came|got|left|saw|met|made|took|began|started|said|told|"
+                   r"bought|found|flew|drove|ran|gave|ate|spent|became|felt|heard|sent|wrote|won|lost|paid)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,16 @@ class TimeAnchor:
     day: date
     span: tuple[int, int]
 
+    def note(self, reference: datetime | date) -> str:
+        """How the phrase was read, for a fact's evidence (``'"yesterday" = 2023-06-09, the sender's date
+        (sent 2023-06-10 08:30 +10:00)'``)."""
+        if not isinstance(reference, datetime):
+            return f'"{self.phrase}" = {self.day.isoformat()} (written {reference.isoformat()})'
+        off = reference.strftime("%z")
+        zone = f"{off[:3]}:{off[3:]}" if off else "UTC"
+        return (f'"{self.phrase}" = {self.day.isoformat()}, the sender\'s date (sent '
+                f'{reference:%Y-%m-%d %H:%M} {zone})')
+
 
 def _add_months(d: date, n: int) -> date:
     m = d.month - 1 + n
@@ -53,7 +72,7 @@ def _add_months(d: date, n: int) -> date:
     return date(y, m, min(d.day, 28))
 
 
-def _resolve(kind: str, m: re.Match, ref: date) -> date | None:
+def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | None:
     g = m.groups()
     try:
         if kind == "iso":
@@ -95,8 +114,15 @@ def _resolve(kind: str, m: re.Match, ref: date) -> date | None:
             fwd = (wd - ref.weekday()) % 7 or 7
             return ref + timedelta(days=fwd)
         return ref + timedelta(days=wd - ref.weekday())
+    if kind == "on":
+        wd = _WEEKDAYS.index(g[0].lower())
+        if past or m.group(0).lower().startswith(("last", "since")):
+            return ref - timedelta(days=(ref.weekday() - wd) % 7 or 7) if ref.weekday() != wd or \
+                m.group(0).lower().startswith("last") else ref
+        return ref + timedelta(days=(wd - ref.weekday()) % 7 or 7)
     word = g[0].lower()
-    return {"yesterday": ref - timedelta(days=1), "tomorrow": ref + timedelta(days=1)}.get(word, ref)
+    return {"yesterday": ref - timedelta(days=1), "last night": ref - timedelta(days=1),
+            "tomorrow": ref + timedelta(days=1)}.get(word, ref)
 
 
 def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]:
@@ -104,12 +130,15 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
 
     Args:
         text: any text.
-        reference: when the text was written (a tz-aware datetime is reduced to its UTC date).
+        reference: when the text was written: a tz-aware datetime is read at its own offset (the
+            sender's local date: keep the source's offset, do not convert to UTC first); a naive one
+            as it stands; or a date.
 
     Returns:
         Non-overlapping anchors in text order (earlier patterns win overlaps: explicit dates first).
     """
     ref = reference.date() if isinstance(reference, datetime) else reference
+    past = bool(_PAST.search(text))
     taken: list[tuple[int, int]] = []
     out: list[TimeAnchor] = []
     for kind, rx in _PATTERNS:
@@ -117,7 +146,7 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
                 continue
-            day = _resolve(kind, m, ref)
+            day = _resolve(kind, m, ref, past)
             if day is not None:
                 taken.append((s, e))
                 out.append(TimeAnchor(m.group(0), day, (s, e)))

@@ -12,8 +12,8 @@ from sqlmodel import Session, select
 
 from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
 from core.graph.facts import FactDraft, FactOutcome, as_of_statement, write_fact
-from core.graph.resolution import NameIndex, resolve
-from core.store.schema import Entity, Fact, FactEntity
+from core.graph.resolution import NameIndex, identity_of, resolve, resolve_mention
+from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
 
 def _utc(day) -> datetime | None:
@@ -25,7 +25,7 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
     """The speaker's ``relation`` (e.g. mother): found through an existing relationship fact, by name, or created."""
     key_prefix = f"relation:{relation}"
     if name:
-        rel = resolve(s, "person", name, index=index).entity
+        rel = resolve_mention(s, name, _thread(s, record_id), index, exclude={speaker.id}).entity
     else:
         known = s.exec(select(Fact).where(Fact.subject_entity_id == speaker.id, Fact.domain == "relationships",
                                           Fact.key.startswith(key_prefix), Fact.superseded_by.is_(None))).all()
@@ -46,6 +46,24 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         links=[(rel.id, "object")]))
     return rel
 
+
+
+def _thread(s: Session, record_id: int | None) -> str | None:
+    row = s.get(Record, record_id) if record_id else None
+    return row.thread if row is not None else None
+
+
+def speaker_identity(s: Session, speaker: Entity, record_id: int | None) -> Entity:
+    """Whom "I" in record ``record_id`` is: the sender entity, or — while a merge Kith made across two
+    identifiers is unconfirmed — the identity the record came from (its facts wait there; issue 13)."""
+    if record_id is None:
+        return speaker
+    link = s.exec(select(RecordEntity).where(RecordEntity.record_id == record_id, RecordEntity.role == "from",
+                                             RecordEntity.entity_id == speaker.id)).first()
+    if link is None or link.alias_id is None:
+        return speaker
+    ident = identity_of(s, speaker, s.get(Alias, link.alias_id))
+    return speaker if ident == speaker.id else (s.get(Entity, ident) or speaker)
 
 
 def _statement(c: FactCandidate, who: str, when: datetime | None) -> str:
@@ -71,6 +89,9 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         sent_at: the record's time (fallback valid time and the "As of" date).
     """
     outcomes: list[FactOutcome] = []
+    if speaker is not None and candidates:
+        speaker = speaker_identity(s, speaker, record_id)
+    thread = _thread(s, record_id) if candidates else None
     for c in candidates:
         when = _utc(c.valid_from) or sent_at
         subject: Entity | None
@@ -83,8 +104,8 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         elif c.subject.kind == "relation":
             subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
                                   c.sentence) if speaker is not None else None
-        else:
-            subject = resolve(s, "person", c.subject.name, index=index).entity
+        else:  # a statement about whoever it names: a participant of this thread first, never the last speaker
+            subject = resolve_mention(s, c.subject.name, thread, index).entity
         if subject is None:
             continue
         links: list[tuple[int, str]] = []
@@ -93,7 +114,8 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
             links.append((obj.id, "location" if c.obj_kind == "place" else "object"))
         draft = FactDraft(subject_id=subject.id, domain=c.domain, category=c.category, key=c.key, value=c.value,
                           statement=_statement(c, subject.canonical_name, when), confidence=c.confidence,
-                          valid_from=when, record_id=record_id, excerpt=c.sentence, links=links)
+                          valid_from=when, record_id=record_id, links=links,
+                          excerpt=c.sentence + (f" [{c.time_note}]" if c.time_note else ""))
         outcome = write_fact(s, draft)
         if c.valid_to and outcome.action != "reinforced":
             outcome.fact.valid_to = _utc(c.valid_to)

@@ -59,3 +59,124 @@ def is_role_address(address: str | None) -> bool:
     if not address or "@" not in address:
         return False
     return bool(_ROLE_LOCAL.match(address.strip().strip("<>").split("@", 1)[0].casefold()))
+
+
+# ------------------------------------------------------------------------------------- names
+
+_HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "dame", "rev", "fr"})
+
+
+def strip_decorations(name: str) -> str:
+    """``name`` without emoji, pictographs and other symbols, spaces collapsed (``"John Doe 🤓"`` → ``"John Doe"``).
+
+    Removed: Unicode categories So/Sk/Sm/Cs/Co/Cf (symbols, surrogates, private use, format marks such as
+    U+200D ZWJ and U+200E LRM) and variation selectors.  Letters, digits and the punctuation of names
+    (hyphen, apostrophe, period) stay.  May return ``""`` for a name made only of emoji (``"🤓"``).
+    """
+    out = []
+    for ch in unicodedata.normalize("NFC", name):
+        cat = unicodedata.category(ch)
+        if cat in ("So", "Sk", "Sm", "Cs", "Co", "Cf") or 0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split())
+
+
+def name_tokens(name: str) -> list[str]:
+    """The words of a person's name for matching: decorations and honorifics dropped, case-folded.
+
+    ``"Dr. Ana María López 🌻"`` → ``["ana", "maría", "lópez"]``; punctuation inside a word stays
+    (``"john-john"``); a trailing period marks an initial (``"d."`` → ``"d."``).
+    """
+    words = re.split(r"[\s,()\"“”]+", strip_decorations(name).casefold())
+    return [w.strip("'`") for w in words if w.strip("'`.") and w.strip(".") not in _HONORIFICS]
+
+
+def is_full_name(name: str | None) -> bool:
+    """True when ``name`` has at least two words of two or more letters (a given name and a family name).
+
+    A bare first name (``"Alex"``), a nickname (``"Mom"``), initials (``"A. R."``) or a single word with an
+    initial (``"Alex R."``) is not a full name: seed 002's exact-name row is definitive only for full names
+    (issue 13: two people called just "Alex" were merged).
+    """
+    if not name:
+        return False
+    return sum(1 for w in name_tokens(name) if len(w.strip(".")) >= 2 and not w.endswith(".")) >= 2
+
+
+# ------------------------------------------------------------------------------------- addresses
+
+_SHORT_CODE = re.compile(r"^\d{3,6}$")
+_ALPHANUMERIC_SENDER = re.compile(r"^(?=.*[A-Za-z])[A-Za-z0-9 .&'_-]{2,11}$")
+
+
+def sender_type(address: str | None, address_kind: str = "phone") -> str | None:
+    """``"short_code"`` or ``"alphanumeric"`` for an SMS sender that is a service, not a person; else None.
+
+    Short codes are 3–6 digits with no country code (``"22000"``, ``"72404"``): carriers lease them to
+    organisations (ITU-T E.164 numbers have a country code and are longer).  Alphanumeric sender IDs are at
+    most 11 characters with a letter (``"GOOGLE"``, ``"DHL-Info"``; GSM 03.38 TP-Originating-Address).
+    Only phone-like addresses are judged: an email address or a chat app's user handle is never a sender ID,
+    and a handle is judged only when the ingestor said it is an SMS sender (``address_kind`` of
+    ``"short_code"``/``"alphanumeric"``).
+    """
+    if not address:
+        return None
+    if address_kind in ("short_code", "alphanumeric"):
+        return address_kind
+    if address_kind != "phone":
+        return None
+    raw = address.strip()
+    digits = re.sub(r"[\s-]", "", raw)
+    if _SHORT_CODE.match(digits):
+        return "short_code"
+    if not any(c.isdigit() for c in raw) or (_ALPHANUMERIC_SENDER.match(raw) and normalize_phone(raw) is None
+                                              and any(c.isalpha() for c in raw)):
+        return "alphanumeric"
+    return None
+
+
+# Webmail providers: a shared domain there says nothing about who someone is (unlike a company's domain).
+PUBLIC_MAIL_DOMAINS = frozenset({
+    "gmail.com", "googlemail.com", "yahoo.com", "yahoo.co.uk", "ymail.com", "hotmail.com", "hotmail.co.uk",
+    "outlook.com", "live.com", "msn.com", "icloud.com", "me.com", "mac.com", "aol.com", "gmx.com", "gmx.net",
+    "gmx.de", "web.de", "mail.com", "protonmail.com", "proton.me", "pm.me", "zoho.com", "yandex.ru", "yandex.com",
+    "mail.ru", "qq.com", "163.com", "126.com", "fastmail.com", "hey.com", "tutanota.com", "comcast.net",
+    "verizon.net", "att.net", "btinternet.com", "orange.fr", "free.fr", "libero.it", "t-online.de",
+})
+_TLD = None
+
+
+def email_domain(address: str | None) -> str | None:
+    """The registrable domain of an email address (``"cristy@mystic.es.dupont.com"`` → ``"dupont.com"``).
+
+    Uses the Public Suffix List snapshot bundled with ``tldextract`` (no network); a domain under no known
+    suffix (``north.example``) gives its last two labels.  None when ``address`` has no domain.
+    """
+    global _TLD
+    if not address or "@" not in address:
+        return None
+    host = normalize_email(address).rsplit("@", 1)[1].strip(".")
+    if not host:
+        return None
+    if _TLD is None:
+        import tldextract
+
+        _TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    parts = _TLD(host)
+    registered = getattr(parts, "top_domain_under_public_suffix", None) or parts.registered_domain
+    return registered or ".".join(host.split(".")[-2:])
+
+
+def is_org_domain(domain: str | None) -> bool:
+    """True for a domain that belongs to one organisation (not a webmail provider in :data:`PUBLIC_MAIL_DOMAINS`)."""
+    return bool(domain) and domain not in PUBLIC_MAIL_DOMAINS
+
+
+_GROUP_NAME = re.compile(r"\b(mailing[ -]?list|listserv|newsletter|announce(ments)? list|digest)\b", re.I)
+
+
+def looks_like_group_name(name: str | None) -> bool:
+    """True for display names that say they are a list (``"ImageMagick Mailing List"``, ``"Perl Newsletter"``)."""
+    return bool(name) and bool(_GROUP_NAME.search(name))

@@ -52,7 +52,10 @@ class FactOutcome:
 
 
 def as_of_statement(when: datetime | None, sentence: str) -> str:
-    """``"As of 2008-10-22, " + sentence`` (``"As of an unknown date, …"`` when ``when`` is None)."""
+    """``"As of 2008-10-22, " + sentence`` (``"As of an unknown date, …"`` when ``when`` is None).
+
+    The date is ``when``'s own calendar date: pass the record's time at the sender's offset (as the
+    ingestor gave it) so the statement names the day where it was written."""
     date = when.date().isoformat() if when else "an unknown date"
     return f"As of {date}, {sentence}"
 
@@ -90,7 +93,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
             active.evidence_count += 1
             active.confidence = 1.0 - (1.0 - active.confidence) * (1.0 - draft.confidence)
             if draft.valid_from and (active.valid_from is None or clock.ensure_utc(draft.valid_from) < clock.ensure_utc(active.valid_from)):
-                active.valid_from = draft.valid_from
+                active.valid_from = clock.ensure_utc(draft.valid_from)
             s.add(active)
         for eid, role in draft.links:
             _link(s, active.id, eid, role)
@@ -103,7 +106,8 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         s.flush()
     fact = Fact(subject_entity_id=draft.subject_id, domain=draft.domain, category=draft.category, key=draft.key,
                 value=draft.value, statement=draft.statement, confidence=draft.confidence,
-                valid_from=draft.valid_from, recorded_at=clock.now(), evidence_count=1 if draft.record_id else 0)
+                valid_from=clock.ensure_utc(draft.valid_from), recorded_at=clock.now(),
+                evidence_count=1 if draft.record_id else 0)
     s.add(fact)
     s.flush()
     _link(s, fact.id, draft.subject_id, "subject")
@@ -112,7 +116,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     _evidence(s, fact.id, draft.record_id, draft.excerpt)
     if active is not None:
         active.superseded_by = fact.id
-        active.valid_to = draft.valid_from or fact.recorded_at
+        active.valid_to = clock.ensure_utc(draft.valid_from) or fact.recorded_at
         s.add(active)
         s.flush()
         return FactOutcome("superseded", fact)

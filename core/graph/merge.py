@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.errors import NotFound
-from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
+from core.store.schema import Alias, Entity, Fact, FactEntity, MergeCandidate, Record, RecordEntity
 
 
 def _live(s: Session, entity_id: int) -> Entity:
@@ -23,6 +23,69 @@ def _live(s: Session, entity_id: int) -> Entity:
     if e is None or e.tombstoned_at is not None:
         raise NotFound(f"entity {entity_id} does not exist (or was merged or forgotten)")
     return e
+
+
+def _move_facts(s: Session, from_id: int, to_id: int, log: dict) -> None:
+    """Move every fact about ``from_id`` to ``to_id``; where both have an active fact for one key with
+    different values, the older (valid_from, then id) is superseded by the newer (logged for undo)."""
+    active_w = {(f.domain, f.category, f.key): f for f in s.exec(select(Fact).where(
+        Fact.subject_entity_id == to_id, Fact.superseded_by.is_(None))).all()}
+    for f in s.exec(select(Fact).where(Fact.subject_entity_id == from_id)).all():
+        other = active_w.get((f.domain, f.category, f.key)) if f.superseded_by is None else None
+        if other is not None and other.value != f.value:
+            older, newer = sorted((f, other), key=lambda x: (clock.ensure_utc(x.valid_from) or clock.ensure_utc(x.recorded_at), x.id))
+            older.superseded_by = older.id  # leave the partial unique index before the move
+            s.add(older)
+            s.flush()
+            log["superseded"].append(older.id)
+            older.superseded_by = newer.id
+            if older.valid_to is None:
+                older.valid_to = newer.valid_from
+                log.setdefault("valid_to_set", []).append(older.id)
+        elif other is not None:  # the same value: keep both rows, the survivor's stays active
+            f.superseded_by = f.id
+            s.add(f)
+            s.flush()
+            f.superseded_by = other.id
+            log["superseded"].append(f.id)
+        f.subject_entity_id = to_id
+        s.add(f)
+        s.flush()
+        log["facts_moved"].append(f.id)
+
+
+def live_survivor(s: Session, entity_id: int) -> Entity | None:
+    """The live entity ``entity_id`` was (transitively) merged into, itself when live, or None (forgotten)."""
+    seen: set[int] = set()
+    e = s.get(Entity, entity_id)
+    while e is not None and e.tombstoned_at is not None and e.id not in seen:
+        seen.add(e.id)
+        nxt = (e.attrs or {}).get("merged_into")
+        e = s.get(Entity, nxt) if nxt else None
+    return e if e is not None and e.tombstoned_at is None else None
+
+
+def confirm(s: Session, mc: MergeCandidate) -> None:
+    """The person confirms a merge Kith made: facts held on its second identity join the survivor now,
+    with supersession between them (the older of two values for one key is superseded by the newer).
+
+    Raises:
+        ValueError: the candidate is not merged.
+    """
+    if mc.status != "merged":
+        raise ValueError(f"merge candidate {mc.id} is {mc.status}, not merged")
+    log = dict(mc.detail or {})
+    if log.get("hold"):
+        target = live_survivor(s, mc.a_id)
+        if target is not None:
+            log.setdefault("superseded", [])
+            log.setdefault("facts_moved", [])
+            _move_facts(s, mc.b_id, target.id, log)
+        log["hold"] = False
+    mc.detail = log
+    mc.confirmed_at = clock.now()
+    s.add(mc)
+    s.flush()
 
 
 def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
@@ -50,11 +113,12 @@ def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
             s.add(a)
             log["aliases_moved"].append(a.id)
     for link in s.exec(select(RecordEntity).where(RecordEntity.entity_id == l.id)).all():
-        entry = [link.record_id, link.role]
+        entry = [link.record_id, link.role, link.signal, link.score, link.alias_id]
         if s.get(RecordEntity, (link.record_id, w.id, link.role)) is not None:
             log["links_dropped"].append(entry)
         else:
-            s.add(RecordEntity(record_id=link.record_id, entity_id=w.id, role=link.role))
+            s.add(RecordEntity(record_id=link.record_id, entity_id=w.id, role=link.role, signal=link.signal,
+                               score=link.score, alias_id=link.alias_id))
             log["links_moved"].append(entry)
         s.delete(link)
     log["sent"] = list(s.exec(select(Record.id).where(Record.sender_entity_id == l.id)).all())
@@ -63,27 +127,7 @@ def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
         s.exec(update(Record).where(Record.id.in_(log["sent"])).values(sender_entity_id=w.id))
     if log["placed"]:
         s.exec(update(Record).where(Record.id.in_(log["placed"])).values(place_entity_id=w.id))
-    active_w = {(f.domain, f.category, f.key): f for f in s.exec(select(Fact).where(
-        Fact.subject_entity_id == w.id, Fact.superseded_by.is_(None))).all()}
-    for f in s.exec(select(Fact).where(Fact.subject_entity_id == l.id)).all():
-        other = active_w.get((f.domain, f.category, f.key)) if f.superseded_by is None else None
-        if other is not None and other.value != f.value:
-            older, newer = sorted((f, other), key=lambda x: (clock.ensure_utc(x.valid_from) or clock.ensure_utc(x.recorded_at), x.id))
-            older.superseded_by = older.id  # leave the partial unique index before the move
-            s.add(older)
-            s.flush()
-            log["superseded"].append(older.id)
-            older.superseded_by = newer.id
-        elif other is not None:  # the same value: keep both rows, the survivor's stays active
-            f.superseded_by = f.id
-            s.add(f)
-            s.flush()
-            f.superseded_by = other.id
-            log["superseded"].append(f.id)
-        f.subject_entity_id = w.id
-        s.add(f)
-        s.flush()
-        log["facts_moved"].append(f.id)
+    _move_facts(s, l.id, w.id, log)
     for fl in s.exec(select(FactEntity).where(FactEntity.entity_id == l.id)).all():
         entry = [fl.fact_id, fl.role]
         if s.get(FactEntity, (fl.fact_id, w.id, fl.role)) is not None:
@@ -97,6 +141,43 @@ def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
     s.add(l)
     s.flush()
     return log
+
+
+def _how(how: list) -> dict:
+    """The (signal, score, alias id) a link was made with, from a merge log entry (older logs lack them)."""
+    keys = ("signal", "score", "alias_id")
+    return {k: v for k, v in zip(keys, how) if v is not None}
+
+
+def _take_back_later(s: Session, w_id: int, l_id: int, log: dict) -> list[int]:
+    """Records linked to the survivor *after* the merge through one of the loser's aliases go back to the
+    loser, with the facts only they are evidence for; returns those facts' ids (moved by the caller)."""
+    from core.store.schema import Evidence
+
+    moved_aliases = set(log.get("aliases_moved", []))
+    if not moved_aliases:
+        return []
+    links = s.exec(select(RecordEntity).where(RecordEntity.entity_id == w_id,
+                                              RecordEntity.alias_id.in_(moved_aliases))).all()
+    records: set[int] = set()
+    for link in links:
+        if s.get(RecordEntity, (link.record_id, l_id, link.role)) is None:
+            s.add(RecordEntity(record_id=link.record_id, entity_id=l_id, role=link.role, signal=link.signal,
+                               score=link.score, alias_id=link.alias_id))
+        s.delete(link)
+        if link.role == "from":
+            records.add(link.record_id)
+    if records:
+        s.exec(update(Record).where(Record.id.in_(records), Record.sender_entity_id == w_id)
+               .values(sender_entity_id=l_id))
+    s.flush()
+    facts: list[int] = []
+    if records:
+        for f in s.exec(select(Fact).where(Fact.subject_entity_id == w_id)).all():
+            ev = set(s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)).all())
+            if ev and ev <= records and f.id not in log["facts_moved"]:
+                facts.append(f.id)
+    return facts
 
 
 def unmerge(s: Session, log: dict) -> None:
@@ -119,18 +200,19 @@ def unmerge(s: Session, log: dict) -> None:
             s.add(a)
     for a in log["aliases_dropped"]:
         s.add(Alias(entity_id=l_id, kind=a["kind"], value=a["value"], normalized=a["normalized"]))
-    for rid, role in log["links_moved"]:
+    for rid, role, *how in log["links_moved"]:
         moved = s.get(RecordEntity, (rid, w_id, role))
         if moved is not None:
             s.delete(moved)
-        s.add(RecordEntity(record_id=rid, entity_id=l_id, role=role))
-    for rid, role in log["links_dropped"]:
-        s.add(RecordEntity(record_id=rid, entity_id=l_id, role=role))
+        s.add(RecordEntity(record_id=rid, entity_id=l_id, role=role, **_how(how)))
+    for rid, role, *how in log["links_dropped"]:
+        s.add(RecordEntity(record_id=rid, entity_id=l_id, role=role, **_how(how)))
     if log["sent"]:
         s.exec(update(Record).where(Record.id.in_(log["sent"])).values(sender_entity_id=l_id))
     if log["placed"]:
         s.exec(update(Record).where(Record.id.in_(log["placed"])).values(place_entity_id=l_id))
     s.flush()
+    later_facts = _take_back_later(s, w_id, l_id, log)
     # Revive facts the merge superseded (leave the index first, then restore subjects).
     revive = [s.get(Fact, fid) for fid in log["superseded"]]
     for f in revive:
@@ -138,7 +220,7 @@ def unmerge(s: Session, log: dict) -> None:
             f.superseded_by = f.id
             s.add(f)
     s.flush()
-    for fid in log["facts_moved"]:
+    for fid in list(log["facts_moved"]) + later_facts:
         f = s.get(Fact, fid)
         if f is not None:
             f.subject_entity_id = l_id
@@ -147,6 +229,8 @@ def unmerge(s: Session, log: dict) -> None:
     for f in revive:
         if f is not None:
             f.superseded_by = None
+            if f.id in log.get("valid_to_set", []):
+                f.valid_to = None
             s.add(f)
     for fid, role in log["fact_links_moved"]:
         moved = s.get(FactEntity, (fid, w_id, role))

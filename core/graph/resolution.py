@@ -1,15 +1,36 @@
-"""Entity resolution: is this name/address someone Kith already knows? (seed 002's cascade).
+"""Entity resolution: is this name/address someone Kith already knows? (seed 002's cascade, made safe).
 
-| Signal            | Threshold   | Action                                  |
-|-------------------|-------------|-----------------------------------------|
-| Phone number      | definitive  | merge, upgrade a phone-only name        |
-| Contact id        | definitive  | merge                                   |
-| Exact name        | definitive  | merge (case-insensitive)                |
-| Alias match       | definitive  | merge (nicknames, emails, handles)      |
-| Fuzzy name (high) | ≥ 0.85      | merge (character-bigram similarity)     |
-| Fuzzy name (low)  | 0.55 – 0.85 | new entity + a merge-review item        |
-| Same surname, different first name | 0.45 | never merged (family members) |
-| No match          | —           | new entity                              |
+| Signal            | Threshold   | Action                                                            |
+|-------------------|-------------|-------------------------------------------------------------------|
+| Phone number      | definitive  | merge, upgrade a phone-only name                                  |
+| Contact id        | definitive  | merge                                                             |
+| Email / handle    | definitive  | merge (an address names one entity, whatever its kind)            |
+| Thread            | definitive  | the same name already wrote in this chat/thread → that participant|
+| Exact name        | definitive  | merge (case-insensitive) — **full names only** (issue 13)         |
+| Alias match       | definitive  | merge (nicknames, emails, handles) — full names only              |
+| First name + org domain | definitive | a bare name corroborated by a shared company mail domain    |
+| Bare name, no identifiers | definitive | "Mom" in two chats exported from one phone             |
+| Bare first name / nickname across identifiers | 0.60 | new entity + a merge suggestion      |
+| Fuzzy name (high) | ≥ 0.85      | merge (character-bigram similarity) — full names, ≤ 1 identified  |
+| Fuzzy name (low)  | 0.55 – 0.85 | new entity + a merge suggestion                                   |
+| Emoji/symbols only differ | —   | new entity + a merge suggestion ("John Doe 🤓" ≠ "John Doe")      |
+| Same surname, different first name | 0.45 | kept apart (family members), decision recorded       |
+| Other party of the same record/chat | — | never merged by name (two senders of one chat are two) |
+| No match          | —           | new entity                                                        |
+
+Why the departures from the seed's table: two people called just "Alex" at different addresses were
+merged and the second one's employer superseded the first one's (issue 13).  A bare first name or a
+nickname is shared by many people, so a match on it alone is at most a suggestion unless something
+else corroborates it (a shared identifier, a company mail domain, the same thread); a fuzzy match
+between two people who each have their own address is a suggestion too.  A wrong merge is worse than a
+missed one: a missed one waits in the review queue.
+
+Every merge Kith makes by name while the incoming mention brings a new alias (an address or a name
+variant) is done as *create, then merge* with a :class:`~core.store.schema.MergeCandidate` row
+(``decided_by="kith"``, status ``merged``) holding signal, score, threshold, reason and the exact move
+log, so the person can see it in the profile and undo it.  When both sides had their own identifiers,
+the merge is *held*: facts from the second identity stay on it (supersession across the two identities
+waits) until the person confirms the merge (:func:`core.graph.merge.confirm`).
 
 Bigram similarity is the Dice coefficient over each word's character bigrams
 with a space padded on both sides of the word (so ``"jon"`` → ``" j", "jo",
@@ -20,27 +41,42 @@ Every decision is returned with the signal that made it and its score.
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
 
 from sqlmodel import Session, select
 
-from core.graph.entities import is_role_address, normalize_alias, normalize_name
-from core.store.schema import Alias, Entity, MergeCandidate
+from core import clock
+from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, name_tokens,
+                                 normalize_alias, normalize_name, sender_type, strip_decorations)
+from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
 
 FUZZY_MERGE = 0.85      # seed 002: fuzzy name (high) → auto-merge
 FUZZY_REVIEW = 0.55     # seed 002: 0.55–0.85 → new entity + review item
 SAME_SURNAME = 0.45     # seed 002: same last name, different first name
+BARE_NAME = 0.60        # issue 13: a bare first name/nickname across identifiers is at most a suggestion
 FIRST_NAME_DIFFERENT = 0.5  # first names with bigram similarity below this are "different" (Mary vs John, not Jon vs John)
 DEFINITIVE = ("phone", "contact", "email", "handle")  # address kinds looked up as definitive aliases
+ADDRESS_KINDS = ("phone", "email", "handle")
+THRESHOLDS = {  # how each signal's threshold is written in decisions shown to the person
+    "phone": "definitive", "contact": "definitive", "email": "definitive", "handle": "definitive",
+    "thread": "definitive", "exact_name": "definitive", "alias": "definitive", "first_name_domain": "definitive",
+    "bare_name": "definitive", "first_name": f"suggestion < {FUZZY_MERGE}", "fuzzy_high": f"≥ {FUZZY_MERGE}",
+    "fuzzy_review": f"{FUZZY_REVIEW}–{FUZZY_MERGE}", "decoration": "suggestion", "same_surname": f"{SAME_SURNAME}: never",
+    "same_chat": "never (two parties of one chat)", "new": "—",
+}
 
 
 @dataclass(frozen=True)
 class Resolution:
     """The outcome: the entity, whether it was created, the signal and its score (1.0 for definitive rows).
 
-    ``signal`` ∈ phone | contact | email | handle | exact_name | alias | fuzzy_high | fuzzy_review |
-    same_surname | new.  ``review_id`` is the MergeCandidate created for a 0.55–0.85 near-match.
+    ``signal`` ∈ phone | contact | email | handle | thread | exact_name | alias | first_name_domain |
+    bare_name | fuzzy_high | fuzzy_review | first_name | decoration | same_surname | same_chat | new.
+    ``review_id`` is the pending MergeCandidate (a suggestion) created beside a new entity;
+    ``merge_id`` the MergeCandidate of a merge Kith made just now; ``matched_id`` the entity compared
+    with; ``alias_id`` the alias that matched (identifier rows) or was added; ``identity_id`` the entity
+    whose facts this mention's statements are (differs from ``entity`` while a held merge is unconfirmed).
     """
 
     entity: Entity
@@ -49,6 +85,24 @@ class Resolution:
     score: float
     review_id: int | None = None
     matched_id: int | None = None
+    merge_id: int | None = None
+    alias_id: int | None = None
+    identity_id: int | None = None
+    reason: str = ""
+
+
+@dataclass
+class Context:
+    """Where a mention was seen.
+
+    Attributes:
+        thread: the record's conversation key (chat, mail thread), or None.
+        apart: entity ids of the *other* parties of the same record — never merged with this one by
+            name (two senders of one chat, sender and recipient of one mail, are two parties).
+    """
+
+    thread: str | None = None
+    apart: set[int] = field(default_factory=set)
 
 
 def _bigrams(name: str) -> Counter:
@@ -88,18 +142,29 @@ def name_score(a: str, b: str) -> tuple[float, str]:
     return score, "none"
 
 
-class NameIndex:
-    """In-memory names of live entities per kind, for the fuzzy rows (built lazily from the store).
+def decoration_equal(a: str, b: str) -> bool:
+    """True when two different names are equal once emoji and symbols are removed ("John Doe 🤓", "John Doe")."""
+    return normalize_name(a) != normalize_name(b) and \
+        normalize_name(strip_decorations(a)) == normalize_name(strip_decorations(b))
 
-    Hold one per data folder; call :meth:`invalidate` after merges, unmerges and forgets.
-    Per kind it keeps two parallel lists (entity ids, names) so rapidfuzz scans a ready list.
+
+class NameIndex:
+    """In-memory names of live entities per kind, for the fuzzy rows, and who took part in each thread.
+
+    Hold one per data folder; call :meth:`invalidate` after merges, unmerges and forgets (and after a
+    rolled-back write).  Per kind it keeps two parallel lists (entity ids, names) so rapidfuzz scans a
+    ready list; per thread (the 512 most recent) the participants' normalised names.
     """
+
+    THREADS = 512
 
     def __init__(self) -> None:
         self._names: dict[str, tuple[list[int], list[str]]] | None = None
+        self._threads: OrderedDict[str, dict[str, set[int]]] = OrderedDict()
 
     def invalidate(self) -> None:
         self._names = None
+        self._threads.clear()
 
     def _load(self, s: Session) -> dict[str, tuple[list[int], list[str]]]:
         if self._names is None:
@@ -118,21 +183,67 @@ class NameIndex:
         ids.append(entity.id)
         values.append(name)
 
-    def best(self, s: Session, kind: str, name: str, limit: int = 25) -> tuple[int, float, str] | None:
-        """The best-scoring entity for ``name``: (entity id, score, signal), or None below 0.45."""
+    def candidates(self, s: Session, kind: str, name: str, limit: int = 25) -> list[tuple[int, float, str, str]]:
+        """Entities whose names score ≥ 0.45 against ``name``: (entity id, score, signal, their name), best first."""
         from rapidfuzz import fuzz, process, utils
 
         ids, values = self._load(s).get(kind, ([], []))
         if not ids:
-            return None
+            return []
         hits = process.extract(name, values, scorer=fuzz.ratio, processor=utils.default_process,
                                limit=limit, score_cutoff=40)
-        best: tuple[int, float, str] | None = None
+        best: dict[int, tuple[int, float, str, str]] = {}
         for _, _, idx in hits:
             score, signal = name_score(name, values[idx])
-            if signal != "none" and (best is None or score > best[1]):
-                best = (ids[idx], score, signal)
-        return best
+            if decoration_equal(name, values[idx]):
+                signal = "decoration"
+            if signal != "none" and (ids[idx] not in best or score > best[ids[idx]][1]):
+                best[ids[idx]] = (ids[idx], score, signal, values[idx])
+        return sorted(best.values(), key=lambda x: (-x[1], x[0]))
+
+    def best(self, s: Session, kind: str, name: str, limit: int = 25) -> tuple[int, float, str] | None:
+        """The best-scoring entity for ``name``: (entity id, score, signal), or None below 0.45."""
+        found = self.candidates(s, kind, name, limit)
+        return found[0][:3] if found else None
+
+    # -- threads -----------------------------------------------------------------------------
+    def thread_members(self, s: Session, thread: str) -> dict[str, set[int]]:
+        """Normalised name → entity ids of everyone who took part in ``thread`` (sender or recipient)."""
+        members = self._threads.get(thread)
+        if members is None:
+            members = {}
+            rows = s.exec(select(RecordEntity.entity_id, Alias.normalized)
+                          .join(Record, Record.id == RecordEntity.record_id)
+                          .join(Alias, Alias.entity_id == RecordEntity.entity_id)
+                          .join(Entity, Entity.id == RecordEntity.entity_id)
+                          .where(Record.thread == thread, Alias.kind.in_(("name", "nickname")),
+                                 Entity.tombstoned_at.is_(None))).all()
+            for eid, norm in rows:
+                members.setdefault(norm, set()).add(eid)
+            self._threads[thread] = members
+            while len(self._threads) > self.THREADS:
+                self._threads.popitem(last=False)
+        else:
+            self._threads.move_to_end(thread)
+        return members
+
+    def merged(self, loser_id: int, survivor_id: int) -> None:
+        """A merge folded ``loser_id`` into ``survivor_id``: its names and thread memberships are the survivor's now."""
+        if self._names is not None:
+            for ids, _ in self._names.values():
+                for i, eid in enumerate(ids):
+                    if eid == loser_id:
+                        ids[i] = survivor_id
+        for members in self._threads.values():
+            for ids in members.values():
+                if loser_id in ids:
+                    ids.discard(loser_id)
+                    ids.add(survivor_id)
+
+    def note_member(self, s: Session, thread: str | None, entity_id: int, name: str | None) -> None:
+        """Remember that ``entity_id`` took part in ``thread`` under ``name``."""
+        if thread and name:
+            self.thread_members(s, thread).setdefault(normalize_name(name), set()).add(entity_id)
 
 
 def _by_alias(s: Session, kinds: tuple[str, ...], normalized: str, entity_kind: str) -> Entity | None:
@@ -142,6 +253,26 @@ def _by_alias(s: Session, kinds: tuple[str, ...], normalized: str, entity_kind: 
         return None
     return s.exec(select(Entity).where(Entity.id.in_(ids), Entity.kind == entity_kind,
                                        Entity.tombstoned_at.is_(None)).order_by(Entity.id)).first()
+
+
+def _by_address(s: Session, kind: str, normalized: str, entity_kind: str) -> tuple[Entity, Alias] | None:
+    """The live entity holding address alias (kind, normalized).  People and things share one address
+    space (an address names one entity: a list address found as a "person" is the list)."""
+    kinds = ("person", "thing") if entity_kind in ("person", "thing") else (entity_kind,)
+    rows = s.exec(select(Alias).where(Alias.kind == kind, Alias.normalized == normalized)).all()
+    for alias in sorted(rows, key=lambda a: a.entity_id):
+        e = s.get(Entity, alias.entity_id)
+        if e is not None and e.tombstoned_at is None and e.kind in kinds:
+            return e, alias
+    return None
+
+
+def _by_names(s: Session, kinds: tuple[str, ...], normalized: str, entity_kind: str) -> list[Entity]:
+    ids = s.exec(select(Alias.entity_id).where(Alias.kind.in_(kinds), Alias.normalized == normalized)).all()
+    if not ids:
+        return []
+    return list(s.exec(select(Entity).where(Entity.id.in_(set(ids)), Entity.kind == entity_kind,
+                                            Entity.tombstoned_at.is_(None)).order_by(Entity.id)).all())
 
 
 def clean_name(name: str | None) -> str | None:
@@ -161,9 +292,17 @@ def add_alias(s: Session, entity: Entity, kind: str, value: str, region: str = "
                                         Alias.normalized == norm)).first()
     if exists:
         return None
-    alias = Alias(entity_id=entity.id, kind=kind, value=value.strip(), normalized=norm)
+    alias = Alias(entity_id=entity.id, kind=kind, value=value.strip(), normalized=norm, origin_id=entity.id)
     s.add(alias)
     return alias
+
+
+def _addresses(s: Session, entity_id: int) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for kind, norm in s.exec(select(Alias.kind, Alias.normalized).where(
+            Alias.entity_id == entity_id, Alias.kind.in_(ADDRESS_KINDS + ("contact",)))).all():
+        out.setdefault(kind, set()).add(norm)
+    return out
 
 
 def _is_address_only(entity: Entity, address: str | None) -> bool:
@@ -174,94 +313,332 @@ def _is_address_only(entity: Entity, address: str | None) -> bool:
         normalize_alias("phone", name) is not None and normalize_alias("phone", name) == normalize_alias("phone", address))
 
 
+def _pair_decided(s: Session, a: int, b: int) -> MergeCandidate | None:
+    return s.exec(select(MergeCandidate).where(
+        ((MergeCandidate.a_id == a) & (MergeCandidate.b_id == b)) |
+        ((MergeCandidate.a_id == b) & (MergeCandidate.b_id == a)))).first()
+
+
+def record_decision(s: Session, a_id: int, b_id: int, status: str, signal: str, score: float, reason: str,
+                    decided_by: str = "kith") -> MergeCandidate | None:
+    """Keep a merge/non-merge decision about entities ``a_id`` and ``b_id`` (once per pair; None if one exists)."""
+    if a_id == b_id or _pair_decided(s, a_id, b_id) is not None:
+        return None
+    mc = MergeCandidate(a_id=a_id, b_id=b_id, score=round(float(score), 4), reason=reason, status=status,
+                        signal=signal, threshold=THRESHOLDS.get(signal, ""), decided_by=decided_by,
+                        decided_at=None if status == "pending" else clock.now())
+    s.add(mc)
+    s.flush()
+    return mc
+
+
+def held_merge(s: Session, origin_id: int) -> MergeCandidate | None:
+    """The unconfirmed, held merge Kith made of entity ``origin_id`` into another, or None."""
+    for mc in s.exec(select(MergeCandidate).where(MergeCandidate.b_id == origin_id, MergeCandidate.status == "merged",
+                                                  MergeCandidate.confirmed_at.is_(None))).all():
+        if (mc.detail or {}).get("hold"):
+            return mc
+    return None
+
+
+def identity_of(s: Session, entity: Entity, alias: Alias | None) -> int:
+    """Whose facts a mention that matched ``alias`` of ``entity`` states: the alias's first owner while a held
+    merge of it into ``entity`` is unconfirmed, else ``entity`` itself."""
+    if alias is None or alias.origin_id in (None, entity.id):
+        return entity.id
+    return alias.origin_id if held_merge(s, alias.origin_id) is not None else entity.id
+
+
 def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
             address_kind: str = "email", region: str = "US", attrs: dict | None = None,
-            contact_id: str | None = None, index: NameIndex | None = None) -> Resolution:
-    """Find or create the entity named ``name`` and/or reachable at ``address`` (the seed's cascade).
+            contact_id: str | None = None, index: NameIndex | None = None,
+            context: Context | None = None) -> Resolution:
+    """Find or create the entity named ``name`` and/or reachable at ``address`` (the cascade in the module doc).
 
     Args:
         s: an open session (the caller commits).
         kind: entity kind (person, place, topic, event, thing).
         name: display name, or None.
-        address: phone / email / handle, or None; ``address_kind`` says which.
+        address: phone / email / handle, or None; ``address_kind`` says which (``"short_code"`` and
+            ``"alphanumeric"`` mark SMS senders that are services: they become things, never people).
         region: default phone region (ISO 3166) for numbers without a country code.
         attrs: metadata for a newly created entity (e.g. GPS for a place).
         contact_id: an address-book id (definitive when known).
-        index: a :class:`NameIndex` to use for the fuzzy rows (built from the store when None).
+        index: a :class:`NameIndex` to use for the fuzzy and thread rows (built from the store when None).
+        context: where the mention was seen (:class:`Context`): its thread and the record's other parties.
 
     Returns:
-        :class:`Resolution`.  A 0.55–0.85 near-match creates a new entity and a pending
-        MergeCandidate (``review_id``); the same-surname rule (0.45) never merges.
+        :class:`Resolution`.  A suggestion creates a new entity and a pending MergeCandidate
+        (``review_id``); a merge Kith makes by name creates a merged MergeCandidate (``merge_id``).
 
     Raises:
         ValueError: neither a name, an address nor a contact id was given.
     """
     name = clean_name(name)
     address = (address or "").strip() or None
+    attrs = dict(attrs or {})
     if name and address and name.casefold() == address.casefold().strip("<>"):
         name = None  # "alice@example.com <alice@example.com>": the address is not a name
     if not name and not address and not contact_id:
         raise ValueError("resolve() needs a name, an address or a contact id")
+    stype = sender_type(address, address_kind) if kind in ("person", "thing") else None
+    if stype is not None:  # an SMS short code or sender ID: an organisation's service, one entity per sender
+        kind, address_kind = "thing", "handle"
+        attrs.setdefault("sender_type", stype)
+        if name and normalize_name(name) == normalize_name(address):
+            name = None
     if address_kind == "email" and is_role_address(address) and kind == "person":
         if name:
             address = None  # "Jane via no-reply@…": the name identifies her; the shared address does not
         else:
             kind = "thing"  # a list robot or a shared mailbox: not a person
     index = index or NameIndex()
-    found: Entity | None = None
-    signal, score, matched = "new", 0.0, None
+    ctx = context or Context()
     addr_norm = normalize_alias(address_kind, address, region) if address else None
-    lookups: list[tuple[tuple[str, ...], str, str]] = []  # (alias kinds, normalized value, signal)
+    if address and addr_norm is None and address_kind == "phone":  # not a dialable number: keep it as a handle
+        address_kind, addr_norm = "handle", normalize_alias("handle", address, region)
+
+    # 1. identifiers: definitive
     if contact_id:
-        lookups.append((("contact",), contact_id.strip().casefold(), "contact"))
-    if addr_norm:
-        lookups.append(((address_kind,), addr_norm, address_kind))
-    if name:
-        lookups.append((("name",), normalize_name(name), "exact_name"))
-        lookups.append((("nickname", "email", "handle"), normalize_name(name), "alias"))
-    for kinds, value, sig in lookups:
-        found = _by_alias(s, kinds, value, kind)
+        found = _by_alias(s, ("contact",), contact_id.strip().casefold(), kind)
         if found is not None:
-            signal = sig
-            break
-    review_target = None
-    if found is None and name and kind == "person":
-        best = index.best(s, kind, name)
-        if best is not None:
-            eid, score, sig = best
-            if sig == "fuzzy_high":
-                found, signal, matched = s.get(Entity, eid), "fuzzy_high", eid
-            elif sig == "fuzzy_review":
-                review_target, signal, matched = eid, "fuzzy_review", eid
-            else:
-                signal, matched = sig, eid
-    if found is not None:
-        if name and _is_address_only(found, address):
-            found.canonical_name = name  # upgrade a phone-/address-only entity to a real name
-            s.add(found)
-        if name and add_alias(s, found, "name", name, region):
-            index.add(s, found, name)
-        if address:
-            add_alias(s, found, address_kind, address, region)
-        if contact_id:
-            add_alias(s, found, "contact", contact_id, region)
-        definitive = signal not in ("fuzzy_high",)
-        return Resolution(found, False, signal, 1.0 if definitive else score, matched_id=found.id)
+            return _attach(s, found, "contact", 1.0, name, address, address_kind, contact_id, region, index, ctx)
+    if addr_norm:
+        hit = _by_address(s, address_kind, addr_norm, kind)
+        if hit is not None:
+            found, alias = hit
+            return _attach(s, found, address_kind, 1.0, name, address, address_kind, contact_id, region, index, ctx,
+                           matched_alias=alias)
+    if not name:
+        return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx)
+    norm = normalize_name(name)
+    mine = _addresses_of_mention(address_kind, addr_norm, contact_id)
+
+    # 2. the same name already took part in this thread
+    if ctx.thread and kind == "person":
+        ids = index.thread_members(s, ctx.thread).get(norm, set()) - ctx.apart
+        live = [e for e in (s.get(Entity, i) for i in sorted(ids)) if e is not None and e.tombstoned_at is None
+                and e.kind == kind and _conflicts(s, e.id, mine) == 0]  # two addresses in one mail thread: two people
+        if live:
+            return _join(s, live[0], "thread", 1.0, f"{name!r} already wrote in this thread", name, address,
+                         address_kind, contact_id, region, attrs, index, ctx, mine)
+
+    # 3. exact name, then nickname/email/handle alias
+    for alias_kinds, signal in ((("name",), "exact_name"), (("nickname", "email", "handle"), "alias")):
+        cands = [e for e in _by_names(s, alias_kinds, norm, kind) if e.id not in ctx.apart]
+        if not cands:
+            continue
+        if kind != "person":
+            return _attach(s, cands[0], signal, 1.0, name, address, address_kind, contact_id, region, index, ctx)
+        if is_full_name(name):
+            best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
+            return _join(s, best, signal, 1.0, f"same full name {name!r}", name, address, address_kind,
+                         contact_id, region, attrs, index, ctx, mine)
+        # a bare first name or nickname: definitive only when corroborated
+        domain = email_domain(address) if address_kind == "email" else None
+        for e in cands:
+            theirs = _addresses(s, e.id)
+            if domain and is_org_domain(domain) and any(email_domain(x) == domain for x in theirs.get("email", ())):
+                return _join(s, e, "first_name_domain", 1.0, f"same name {name!r} and the same mail domain "
+                             f"{domain}", name, address, address_kind, contact_id, region, attrs, index, ctx, mine)
+        for e in cands:
+            if not mine and not _addresses(s, e.id):
+                return _join(s, e, "bare_name", 1.0, f"same name {name!r}; neither has an address", name, address,
+                             address_kind, contact_id, region, attrs, index, ctx, mine)
+        if signal == "alias" and not mine:  # a nickname the person gave (or an address written as the name)
+            return _join(s, cands[0], "alias", 1.0, f"{name!r} is a known alias", name, address, address_kind,
+                         contact_id, region, attrs, index, ctx, mine)
+        target = cands[0]
+        why = (f"same name {name!r} only ({'bare first name' if signal == 'exact_name' else 'nickname'}), "
+               f"{_identifier_note(s, target.id, mine)}")
+        return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                       suggest=(target.id, "first_name", BARE_NAME, why))
+
+    # 4. fuzzy names (people only)
+    if kind == "person":
+        suggestion = None
+        separate: list[tuple[int, str, float, str]] = []
+        for eid, score, signal, other in index.candidates(s, kind, name):
+            e = s.get(Entity, eid)
+            if e is None or e.tombstoned_at is not None or e.kind != kind:
+                continue
+            if eid in ctx.apart:
+                if signal in ("fuzzy_high", "fuzzy_review", "decoration"):
+                    separate.append((eid, "same_chat", score, f"{name!r} and {other!r} are two parties of one "
+                                     f"{'chat' if ctx.thread else 'message'} (names {score:.2f} alike)"))
+                continue
+            if signal == "same_surname":
+                if not separate:
+                    separate.append((eid, "same_surname", score, f"same surname, different first names: "
+                                     f"{name!r} and {other!r}"))
+                continue
+            if signal == "decoration":
+                suggestion = suggestion or (eid, "decoration", score, f"{name!r} and {other!r} differ only by "
+                                            "emoji or symbols")
+                continue
+            if signal == "fuzzy_high":
+                theirs = _addresses(s, eid)
+                if not (is_full_name(name) and is_full_name(other)):
+                    suggestion = suggestion or (eid, "fuzzy_review", score, f"names {score:.2f} alike, but "
+                                                f"{name!r} / {other!r} is not a full name")
+                    continue
+                if mine and theirs and not (mine.keys() & theirs.keys() and _shares(mine, theirs)):
+                    suggestion = suggestion or (eid, "fuzzy_review", score, f"names {score:.2f} alike "
+                                                f"({name!r} / {other!r}), {_identifier_note(s, eid, mine)}")
+                    continue
+                res = _join(s, e, "fuzzy_high", score, f"names {score:.2f} alike ({name!r} / {other!r})", name,
+                            address, address_kind, contact_id, region, attrs, index, ctx, mine)
+                for sid, ssig, sscore, sreason in separate:
+                    record_decision(s, sid, res.entity.id, "separate", ssig, sscore, sreason)
+                return res
+            if signal == "fuzzy_review":
+                suggestion = suggestion or (eid, "fuzzy_review", score, f"fuzzy name {score:.2f}: {name!r} / "
+                                            f"{other!r}")
+        res = _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx, suggest=suggestion)
+        for sid, ssig, sscore, sreason in separate:
+            record_decision(s, sid, res.entity.id, "separate", ssig, sscore, sreason)
+        if res.signal == "new" and separate:
+            sid, ssig, sscore, _ = separate[0]
+            return Resolution(res.entity, True, ssig, sscore, matched_id=sid, alias_id=res.alias_id,
+                              identity_id=res.entity.id, reason=separate[0][3])
+        return res
+    return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx)
+
+
+def _addresses_of_mention(address_kind: str, addr_norm: str | None, contact_id: str | None) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    if addr_norm:
+        out[address_kind] = {addr_norm}
+    if contact_id:
+        out["contact"] = {contact_id.strip().casefold()}
+    return out
+
+
+def _shares(a: dict[str, set[str]], b: dict[str, set[str]]) -> bool:
+    return any(a[k] & b.get(k, set()) for k in a)
+
+
+def _conflicts(s: Session, entity_id: int, mine: dict[str, set[str]]) -> int:
+    theirs = _addresses(s, entity_id)
+    return sum(1 for k in mine if theirs.get(k) and not (mine[k] & theirs[k]))
+
+
+def _identifier_note(s: Session, entity_id: int, mine: dict[str, set[str]]) -> str:
+    theirs = _addresses(s, entity_id)
+    a = ", ".join(sorted(v for vs in mine.values() for v in vs)) or "no address"
+    b = ", ".join(sorted(v for vs in theirs.values() for v in vs)) or "no address"
+    return f"different identifiers ({a} vs {b})"
+
+
+def _attach(s: Session, found: Entity, signal: str, score: float, name: str | None, address: str | None,
+            address_kind: str, contact_id: str | None, region: str, index: NameIndex, ctx: Context,
+            matched_alias: Alias | None = None, reason: str = "") -> Resolution:
+    """Link the mention to ``found`` (an identifier or thread match, or nothing new): add its aliases."""
+    if name and _is_address_only(found, address):
+        found.canonical_name = name  # upgrade a phone-/address-only entity to a real name
+        s.add(found)
+    added = None
+    if name and add_alias(s, found, "name", name, region):
+        index.add(s, found, name)
+    if address:
+        added = add_alias(s, found, address_kind, address, region)
+    if contact_id:
+        add_alias(s, found, "contact", contact_id, region)
+    s.flush()
+    index.note_member(s, ctx.thread, found.id, name)
+    alias = matched_alias or added
+    return Resolution(found, False, signal, score, matched_id=found.id, alias_id=alias.id if alias else None,
+                      identity_id=identity_of(s, found, matched_alias), reason=reason or THRESHOLDS.get(signal, ""))
+
+
+def _join(s: Session, found: Entity, signal: str, score: float, reason: str, name: str, address: str | None,
+          address_kind: str, contact_id: str | None, region: str, attrs: dict, index: NameIndex, ctx: Context,
+          mine: dict[str, set[str]]) -> Resolution:
+    """A match by name: link when the mention brings nothing new, else create-and-merge with a decision row."""
+    theirs = _addresses(s, found.id)
+    new_address = bool(mine) and not _shares(mine, theirs)
+    known_names = {a for a in s.exec(select(Alias.normalized).where(Alias.entity_id == found.id,
+                                                                    Alias.kind.in_(("name", "nickname")))).all()}
+    if not new_address and normalize_name(name) in known_names:
+        return _attach(s, found, signal, score, name, address, address_kind, contact_id, region, index, ctx,
+                       reason=reason)
+    from core.graph.merge import merge  # merge imports nothing from here; kept local to avoid a cycle at import
+
+    new = _create(s, found.kind, name, address, address_kind, contact_id, region, attrs, index, ctx, note=False)
+    hold = new_address and bool(theirs)  # both have their own identifiers: facts wait for the person's word
+    mc = MergeCandidate(a_id=found.id, b_id=new.entity.id, score=round(float(score), 4), reason=reason,
+                        status="merged", signal=signal, threshold=THRESHOLDS.get(signal, ""), decided_by="kith",
+                        decided_at=clock.now())
+    log = merge(s, found.id, new.entity.id)
+    mc.detail = {**log, "hold": hold}
+    s.add(mc)
+    s.flush()
+    index.merged(new.entity.id, found.id)
+    index.note_member(s, ctx.thread, found.id, name)
+    return Resolution(found, False, signal, score, matched_id=found.id, merge_id=mc.id, alias_id=new.alias_id,
+                      identity_id=new.entity.id if hold else found.id, reason=reason)
+
+
+def _create(s: Session, kind: str, name: str | None, address: str | None, address_kind: str,
+            contact_id: str | None, region: str, attrs: dict, index: NameIndex, ctx: Context,
+            suggest: tuple[int, str, float, str] | None = None, note: bool = True) -> Resolution:
     entity = Entity(kind=kind, canonical_name=name or address or f"contact {contact_id}", attrs=attrs or {})
     s.add(entity)
     s.flush()
+    alias = None
     if name:
         add_alias(s, entity, "name", name, region)
         index.add(s, entity, name)
     if address:
-        add_alias(s, entity, address_kind, address, region)
+        alias = add_alias(s, entity, address_kind, address, region)
     if contact_id:
         add_alias(s, entity, "contact", contact_id, region)
-    review_id = None
-    if review_target is not None:
-        mc = MergeCandidate(a_id=review_target, b_id=entity.id, score=round(score, 4),
-                            reason=f"fuzzy name {score:.2f}: {name!r}")
-        s.add(mc)
-        s.flush()
-        review_id = mc.id
-    return Resolution(entity, True, signal if signal != "fuzzy_review" else "fuzzy_review", score, review_id, matched)
+    s.flush()
+    if note:
+        index.note_member(s, ctx.thread, entity.id, name)
+    if suggest is not None:
+        target, signal, score, reason = suggest
+        mc = record_decision(s, target, entity.id, "pending", signal, score, reason)
+        return Resolution(entity, True, signal, score, mc.id if mc else None, target,
+                          alias_id=alias.id if alias else None, identity_id=entity.id, reason=reason)
+    return Resolution(entity, True, "new", 0.0, alias_id=alias.id if alias else None, identity_id=entity.id)
+
+
+def resolve_mention(s: Session, name: str, thread: str | None = None, index: NameIndex | None = None,
+                    exclude: set[int] = frozenset()) -> Resolution:
+    """The person a text names ("Sarah works at Acme"): whoever it names, not whoever spoke before.
+
+    Order: someone who took part in ``thread`` under that exact name, or — for a bare first name —
+    the one participant whose first name it is; then the one live person with that name or alias
+    anywhere; else a new person known only by that name.  Never merges two entities and never files
+    suggestions (a name in text is a reference, not an identity claim).
+    """
+    index = index or NameIndex()
+    name = clean_name(name) or name
+    norm = normalize_name(name)
+    if thread:
+        members = index.thread_members(s, thread)
+        exact = members.get(norm, set()) - set(exclude)
+        if len(exact) == 1:
+            e = s.get(Entity, next(iter(exact)))
+            if e is not None and e.tombstoned_at is None:
+                return Resolution(e, False, "thread", 1.0, matched_id=e.id, identity_id=e.id)
+        words = name_tokens(name)
+        if len(words) == 1:
+            by_first = {eid for n, ids in members.items() for eid in ids
+                        if name_tokens(n)[:1] == words} - set(exclude)
+            if len(by_first) == 1:
+                e = s.get(Entity, next(iter(by_first)))
+                if e is not None and e.tombstoned_at is None and e.kind == "person":
+                    return Resolution(e, False, "thread", 1.0, matched_id=e.id, identity_id=e.id,
+                                      reason=f"{name!r} is the first name of one participant of this thread")
+    cands = [e for e in _by_names(s, ("name", "nickname"), norm, "person") if e.id not in exclude]
+    if len(cands) == 1 or (cands and is_full_name(name)):
+        return Resolution(cands[0], False, "exact_name", 1.0, matched_id=cands[0].id, identity_id=cands[0].id)
+    entity = Entity(kind="person", canonical_name=name, attrs={})
+    s.add(entity)
+    s.flush()
+    add_alias(s, entity, "name", name)
+    index.add(s, entity, name)
+    return Resolution(entity, True, "new", 0.0, identity_id=entity.id,
+                      reason="several people have this name" if cands else "")

@@ -48,13 +48,19 @@ class Alias(SQLModel, table=True):
     kind: str
     value: str
     normalized: str
+    origin_id: Optional[int] = None  # the entity it was first attached to; stays when a merge moves the alias
 
 
 class MergeCandidate(SQLModel, table=True):
-    """A near-match waiting for the person's decision (seed 002's merge-review queue).
+    """A merge or non-merge decision about two entities, with its reason (seed 002's merge-review queue).
 
-    status ∈ pending | merged | rejected | unmerged.  ``detail`` keeps what a merge moved,
-    so an unmerge can put every alias, link and fact back.
+    status ∈ pending (a suggestion waiting for the person) | merged | rejected | unmerged | separate (Kith
+    kept them apart, e.g. same surname or two senders of one chat).  ``signal`` is the cascade row that
+    decided (``exact_name``, ``fuzzy_high``, ``first_name``, ``same_surname`` …), ``score`` its score and
+    ``threshold`` the rule's threshold as written (``"definitive"``, ``"≥ 0.85"``).  ``decided_by`` is
+    ``"kith"`` (the cascade, at import) or ``"person"``; a merge Kith made is *unconfirmed* until the
+    person confirms it (``confirmed_at``) — facts from its second identity wait for that (issue 13).
+    ``detail`` keeps what a merge moved, so an unmerge can put every alias, link and fact back.
     """
 
     id: Optional[int] = Field(default=None, primary_key=True)
@@ -66,6 +72,10 @@ class MergeCandidate(SQLModel, table=True):
     created_at: datetime = Field(default_factory=clock.now)
     decided_at: Optional[datetime] = None
     detail: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False, default=dict))
+    signal: str = ""
+    threshold: str = ""
+    decided_by: str = "person"
+    confirmed_at: Optional[datetime] = None
 
 
 class Source(SQLModel, table=True):
@@ -89,6 +99,7 @@ class Record(SQLModel, table=True):
     kind: str
     sender_entity_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
     sent_at: Optional[datetime] = Field(default=None, index=True)
+    utc_offset: Optional[int] = None  # minutes east of UTC where it was sent (+600 for +10:00); None: unknown
     subject: Optional[str] = None
     text: str = ""
     thread: Optional[str] = None
@@ -112,6 +123,7 @@ class RecordEntity(SQLModel, table=True):
     role: str = Field(primary_key=True)
     signal: str = ""      # how the party was resolved (seed 002's cascade row: email, phone, exact_name, fuzzy_high, new …)
     score: float = 1.0    # that row's score (1.0 for definitive rows)
+    alias_id: Optional[int] = None  # the alias that matched or was added (which address/name), for undo and display
 
 
 class Fact(SQLModel, table=True):

@@ -84,7 +84,9 @@ def test_same_surname_different_first_name_stays_apart(s):
     b = resolve(s, "person", "Mary Smith", None)
     assert b.created and b.signal == "same_surname" and b.score == 0.45 and b.review_id is None
     assert b.entity.id != a.entity.id
-    assert s.exec(select(MergeCandidate)).all() == []
+    kept = s.exec(select(MergeCandidate)).all()  # the non-merge decision is kept with its reason, not queued
+    assert [(m.a_id, m.b_id, m.status, m.signal, m.score, m.decided_by) for m in kept] == \
+        [(a.entity.id, b.entity.id, "separate", "same_surname", 0.45, "kith")]
 
 
 def test_no_match_creates_new(s):

@@ -1,0 +1,260 @@
+"""Who a record involves — its sender, recipients, mailing list and place — resolved to entities.
+
+This is the identity step of ingest (``app/operations/ingest.py`` calls :func:`resolve_parties` once per
+new record) and of the resolution benchmark, so both run the same path.  It takes the record as the
+ingestor made it (duck-typed: ``sender``/``recipients`` parties with ``name``, ``address``,
+``address_kind``, ``role``; ``attrs``; ``thread``; ``kind``; ``place``) and decides:
+
+* **The owner**: ``attrs["is_from_me"]`` or one of the owner's addresses → the owner entity; a recipient
+  written ``"me"`` with no address (Messages' convention for the phone's owner) is the owner too.
+* **Mailing lists are groups, not people** (issue 13).  A mail with ``List-Id``/``List-Post`` headers,
+  or ``Precedence: bulk|list`` with a list ``Sender:`` (``owner-X@``, ``X-request@``, ``X-bounces@``),
+  names its list address; that address (in To/Cc, or in From when the list rewrote it) is a *thing*
+  with ``attrs["group"] = "mailing_list"``, linked with role ``"list"`` — and an entity first taken for
+  a person is reclassified, with the reason kept in ``attrs["kind_reason"]``.  When the list rewrote
+  ``From:``, the author is ``X-Original-From``, else ``Reply-To`` (when it is not the list), else the
+  display name without its "via List" tail.  A From address that :data:`SHARED_ADDRESS_NAMES` mutually
+  unrelated names write from is a shared mailbox: a group too; each writer is then resolved by name.
+* **Other parties of one record are never merged by name** with each other (resolution's
+  :class:`~core.graph.resolution.Context` ``apart``), and names are looked up first among those who
+  took part in the same thread.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from email.utils import getaddresses
+
+from sqlmodel import Session, select
+
+from core.graph.entities import looks_like_group_name, name_tokens, normalize_email
+from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
+from core.graph.resolution import (FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias, bigram_similarity,
+                                   resolve)
+from core.store.schema import Alias, Entity, RecordEntity
+
+SHARED_ADDRESS_NAMES = 3  # this many mutually unrelated display names on one From address: a shared mailbox
+_LIST_SENDER = re.compile(r"^(?:owner-(?P<a>.+)|(?P<b>.+?)-(?:request|bounces?|owner|admin))@(?P<domain>.+)$", re.I)
+_VIA = re.compile(r"\s+(?:via|on behalf of|through)\s+.+$", re.I)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One party of a record: entity, role (from|to|cc|member|list|place), and how it was resolved."""
+
+    entity_id: int
+    role: str
+    signal: str
+    score: float
+    alias_id: int | None = None
+
+
+@dataclass
+class Parties:
+    """What :func:`resolve_parties` decided for one record."""
+
+    sender_id: int | None = None
+    place_id: int | None = None
+    links: list[Link] = field(default_factory=list)
+    sender_identity_id: int | None = None
+
+    @property
+    def recipients(self) -> list[tuple[int, str]]:
+        """(entity id, role) of the people it was sent to (roles to, cc, member)."""
+        return [(x.entity_id, x.role) for x in self.links if x.role in ("to", "cc", "member")]
+
+    def write_links(self, s: Session, record_id: int, conn=None) -> None:
+        """Add one RecordEntity row per (entity, role), keeping the decision's signal, score and alias.
+
+        With ``conn`` (the session's connection) the rows go in by one plain INSERT each (the import path's
+        fast way); without it, as ORM objects."""
+        seen: set[tuple[int, str]] = set()
+        for x in self.links:
+            if (x.entity_id, x.role) in seen:
+                continue
+            seen.add((x.entity_id, x.role))
+            if conn is None:
+                s.add(RecordEntity(record_id=record_id, entity_id=x.entity_id, role=x.role, signal=x.signal,
+                                   score=round(float(x.score), 4), alias_id=x.alias_id))
+            else:
+                conn.exec_driver_sql(
+                    "INSERT INTO recordentity(record_id, entity_id, role, signal, score, alias_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (record_id, x.entity_id, x.role, x.signal, round(float(x.score), 4), x.alias_id))
+
+
+def _mailbox(value: str | None) -> tuple[str | None, str | None]:
+    """(display name, address) of the first mailbox in a header value."""
+    if not value:
+        return None, None
+    for name, addr in getaddresses([value]):
+        if addr and "@" in addr:
+            return (name or None), addr.strip()
+    return None, None
+
+
+def list_addresses(attrs: dict) -> set[str]:
+    """The mailing-list addresses a mail's headers name (normalised): List-Post's mailto, the list behind
+    a list ``Sender:`` (``owner-magick@d`` → ``magick@d``), and List-Id's ``<name.domain>`` read as
+    ``name@domain``.  Empty for a mail with no list headers."""
+    out: set[str] = set()
+    post = attrs.get("list_post") or ""
+    m = re.search(r"mailto:([^>\s?]+)", post, re.I)
+    if m:
+        out.add(normalize_email(m.group(1)))
+    sender = _mailbox(attrs.get("sender"))[1]
+    precedence = str(attrs.get("precedence") or "").strip().casefold()
+    if sender:
+        m = _LIST_SENDER.match(sender)
+        if m and (precedence in ("bulk", "list", "junk") or attrs.get("list_id") or out):
+            out.add(normalize_email(f"{m.group('a') or m.group('b')}@{m.group('domain')}"))
+    list_id = attrs.get("list_id") or ""
+    m = re.search(r"<([^.>\s]+)\.([^>\s]+)>", list_id)
+    if m:
+        out.add(normalize_email(f"{m.group(1)}@{m.group(2)}"))
+    return out
+
+
+def is_list_mail(attrs: dict) -> bool:
+    """True when a mail came through a mailing list (List-Id/List-Post, or bulk precedence with a list Sender)."""
+    return bool(attrs.get("list_id") or attrs.get("list_post") or list_addresses(attrs))
+
+
+def _unrelated(a: str, b: str) -> bool:
+    return not (set(name_tokens(a)) & set(name_tokens(b))) and bigram_similarity(a, b) < FUZZY_REVIEW
+
+
+def _make_group(s: Session, e: Entity, reason: str, index: NameIndex | None) -> None:
+    if e.kind == "thing" and (e.attrs or {}).get("group"):
+        return
+    e.attrs = {**(e.attrs or {}), "group": "mailing_list", "kind_reason": reason, "was_kind": e.kind}
+    e.kind = "thing"
+    s.add(e)
+    s.flush()
+    if index is not None:
+        index.invalidate()
+
+
+def _is_group(e: Entity) -> bool:
+    return e.kind == "thing" and bool((e.attrs or {}).get("group"))
+
+
+def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None = None,
+                    owner_emails: list[str] | tuple[str, ...] = (), index: NameIndex | None = None,
+                    cache: dict | None = None) -> Parties:
+    """Resolve everyone a record involves (module doc); the caller writes the row, then :meth:`Parties.write_links`.
+
+    Args:
+        s: an open session (the caller commits).
+        rec: an ``ingestors.base.Record`` (or anything with the same attributes).
+        region: default phone region for numbers without a country code.
+        owner_name, owner_emails: who the owner is, from settings.
+        index: the data folder's :class:`NameIndex`.
+        cache: a dict kept across one batch of records (one transaction): a person with an address who was
+            resolved already is linked again without running the cascade (by that address, definitive).
+    """
+    index = index or NameIndex()
+    out = Parties()
+    ctx = Context(thread=getattr(rec, "thread", None))
+    attrs = rec.attrs or {}
+    lists = list_addresses(attrs) if rec.kind == "email" else set()
+    sender = rec.sender
+
+    def add(res: Resolution | Entity, role: str, signal: str | None = None, score: float = 1.0) -> int:
+        if isinstance(res, Entity):
+            out.links.append(Link(res.id, role, signal or "owner", score))
+            eid = res.id
+        else:
+            out.links.append(Link(res.entity.id, role, signal or res.signal, res.score, res.alias_id))
+            eid = res.entity.id
+        ctx.apart.add(eid)
+        return eid
+
+    def the_list(name: str | None, address: str, role: str) -> None:
+        res = resolve(s, "thing", None if name and not looks_like_group_name(name) and name_tokens(name) else name,
+                      address, "email", region, attrs={"group": "mailing_list"}, index=index, context=ctx)
+        _make_group(s, res.entity, f"mail to {address} came through a mailing list (List headers or a list "
+                    "Sender:)", index)
+        add(res, "list")
+
+    # the sender
+    if sender is not None and sender.address and sender.address_kind == "email" and \
+            normalize_email(sender.address) in lists:
+        the_list(sender.name, sender.address, "list")
+        name, address = _mailbox(attrs.get("x_original_from"))
+        if not address:
+            name, address = _mailbox(attrs.get("reply_to"))
+            if address and normalize_email(address) in lists:
+                name, address = None, None
+        if not address:
+            name = _VIA.sub("", sender.name or "").strip() or None
+        sender = type(sender)(name, address, "email", "from") if (name or address) else None
+    if sender is not None and (attrs.get("is_from_me") or is_owner_address(sender.address, list(owner_emails))):
+        me = current_owner(s)
+        real = sender.name not in (None, "me", "Me") or sender.address
+        if me is None and real and not owner_name and not owner_emails:
+            # No owner configured: the first "sent by me" message names them (Gmail's Sent label).
+            me = resolve(s, "person", sender.name, sender.address, sender.address_kind, region, index=index,
+                         context=ctx).entity
+            set_owner(s, me)
+        me = me or ensure_owner(s, owner_name, list(owner_emails), index)
+        if sender.address:
+            add_alias(s, me, sender.address_kind, sender.address, region)
+        out.sender_id = add(me, "from")
+        out.sender_identity_id = me.id
+    elif sender is not None and (sender.name or sender.address):
+        res = resolve(s, "person", sender.name, sender.address, sender.address_kind, region, index=index, context=ctx)
+        if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists:
+            # a shared mailbox: the group is linked, the writer is the display name
+            add(res, "list")
+            res = resolve(s, "person", _VIA.sub("", sender.name), None, "email", region, index=index, context=ctx)
+        elif res.entity.kind == "person" and sender.address and sender.address_kind == "email" and not res.created:
+            if _shared_mailbox(s, res.entity):
+                _make_group(s, res.entity, f"{SHARED_ADDRESS_NAMES} or more unrelated people write from "
+                            f"{sender.address}", index)
+                add(res, "list")
+                res = resolve(s, "person", _VIA.sub("", sender.name or ""), None, "email", region, index=index,
+                              context=ctx) if sender.name else None
+        if res is not None:
+            out.sender_id = add(res, "from")
+            out.sender_identity_id = res.identity_id or res.entity.id
+
+    # recipients
+    for p in rec.recipients:
+        role = p.role if p.role in ("to", "cc", "member") else "to"
+        if is_owner_address(p.address, list(owner_emails)) or (p.address is None and p.name in ("me", "Me")):
+            add(ensure_owner(s, owner_name, list(owner_emails), index), role)
+        elif p.address and p.address_kind == "email" and (normalize_email(p.address) in lists or
+                                                          looks_like_group_name(p.name)):
+            the_list(p.name, p.address, role)
+        elif p.name or p.address:
+            add(resolve(s, "person", p.name, p.address, p.address_kind, region, index=index, context=ctx), role)
+
+    # the list(s) a list mail came through, when no header above named them
+    linked = {x.entity_id for x in out.links}
+    for address in sorted(lists):
+        hit = s.exec(select(Alias.entity_id).where(Alias.kind == "email", Alias.normalized == address)).all()
+        if not (set(hit) & linked):
+            the_list(None, address, "list")
+
+    # the place
+    if getattr(rec, "place", None) is not None:
+        g = rec.place
+        res = resolve(s, "place", g.name, attrs={"lat": g.lat, "lon": g.lon, "locality": g.locality,
+                                                "region": g.region, "country": g.country,
+                                                "country_code": g.country_code})
+        out.place_id = res.entity.id
+        out.links.append(Link(res.entity.id, "place", res.signal, res.score, res.alias_id))
+    return out
+
+
+def _shared_mailbox(s: Session, e: Entity) -> bool:
+    """True when :data:`SHARED_ADDRESS_NAMES` mutually unrelated names are aliases of ``e``."""
+    names = [a.value for a in s.exec(select(Alias).where(Alias.entity_id == e.id, Alias.kind == "name")).all()]
+    if len(names) < SHARED_ADDRESS_NAMES:
+        return False
+    groups: list[str] = []
+    for n in names:
+        if all(_unrelated(n, g) for g in groups):
+            groups.append(n)
+    return len(groups) >= SHARED_ADDRESS_NAMES
