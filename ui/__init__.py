@@ -86,6 +86,20 @@ def section(title: str, body: QWidget, top_margin: int = 4) -> tuple[QWidget, QL
     return panel, label
 
 
+def format_local(iso: str | None, unknown: str = "time unknown") -> str:
+    """``'2023-06-10T08:30:00+10:00'`` → ``'10 Jun 2023, 08:30 (UTC+10:00)'``: the time where it happened,
+    at the offset the ISO string carries (never converted to this computer's zone)."""
+    if not iso:
+        return unknown
+    try:
+        dt = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    off = dt.strftime("%z")
+    zone = f" (UTC{off[:3]}:{off[3:]})" if off else ""
+    return f"{dt.day} {dt:%b %Y, %H:%M}{zone}"
+
+
 def format_when(iso: str | None, unknown: str = "time unknown") -> str:
     """``'2021-03-12T14:05:00+00:00'`` → ``'12 Mar 2021, 14:05'`` in local time; ``unknown`` for None."""
     if not iso:

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderVi
                                QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
-from ui import format_when
+from ui import format_local, format_when
+from ui.identity_panel import WhyOnePanel
 from ui.chat import open_path
 from ui.worker import Job, Worker
 
@@ -330,6 +331,9 @@ class ProfilePage(QWidget):
         self.heat_note.setWordWrap(True)
         pl.addWidget(self.heat_note)
         rl.addWidget(self.person_box)
+        self.why = WhyOnePanel(container, worker)  # "why is this one person" (issue 13); actions reload the page
+        self.why.changed.connect(lambda _item: self.reload())
+        rl.addWidget(self.why, 1)
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -355,6 +359,7 @@ class ProfilePage(QWidget):
         self.status.setStyleSheet("")
         self.status.setText("Loading\u2026")
         job = self._worker.call(load_profile, self._container, entity_id, name="profile")
+        self.why.load(entity_id)
         job.finished.connect(lambda d, g=gen: self._on_loaded(g, d))
         job.failed.connect(lambda m, g=gen: self._on_failed(g, m))
         return job
@@ -463,7 +468,8 @@ class ProfilePage(QWidget):
         for s in sources:
             path = s.get("path") or ""
             subject = s.get("subject") or f"({s.get('kind') or 'record'})"
-            item = QTreeWidgetItem([format_when(s.get("when"), "\u2014"), subject, Path(path).name or path])
+            item = QTreeWidgetItem([format_local(s.get("local")) if s.get("local") else format_when(s.get("when"), "\u2014"),
+                                    subject, Path(path).name or path])
             item.setData(0, PATH_ROLE, path)
             item.setToolTip(1, subject)
             item.setToolTip(2, path)

@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from app.container import Container
 from app.operations.entities import find_entity
+from core import clock
 from core.clock import ensure_utc
 from core.store.collections import FACTS, RECORDS
 from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
@@ -39,6 +40,12 @@ class FactView:
 def _iso(d: datetime | None) -> str | None:
     d = ensure_utc(d)
     return d.isoformat() if d else None
+
+
+def _local(r: Record) -> str | None:
+    """The record's time where it was sent (ISO 8601 at its own UTC offset), or None when the offset is unknown."""
+    local = clock.local_time(r.sent_at, r.utc_offset) if r.utc_offset is not None else None
+    return local.isoformat() if local else None
 
 
 def _view(s, f: Fact) -> FactView:
@@ -121,8 +128,8 @@ def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
                       .where(Record.id.in_(rec_ids), Record.tombstoned_at.is_(None))
                       .order_by(Record.sent_at.desc()).limit(max_sources)).all() \
             if rec_ids else []
-        sources = [{"record_id": r.id, "kind": r.kind, "when": _iso(r.sent_at), "subject": r.subject,
-                    "path": src.path, "external_id": r.external_id} for r, src in rows]
+        sources = [{"record_id": r.id, "kind": r.kind, "when": _iso(r.sent_at), "local": _local(r),
+                    "subject": r.subject, "path": src.path, "external_id": r.external_id} for r, src in rows]
         summary = s.exec(select(Summary).where(Summary.kind == "entity", Summary.subject == str(e.id))).first()
         return Profile(e.id, e.kind, e.canonical_name, e.is_owner, aliases,
                        [_view(s, f) for f in facts if f.superseded_by is None],

@@ -70,6 +70,25 @@ class FactCandidate:
     time_note: str = ""  # how a relative date was read ('"yesterday" = 2023-06-09, the sender's date (sent …)')
 
 
+# Capitalised words that start sentences but are not names ("Today Ana moved…", "Congrats Tom…", "You moved…").
+_NOT_NAMES = frozenset("""i my me we us our you your he him his she her they them their it its the a an this that
+these those there here today yesterday tomorrow tonight then so and but also now well oh btw lol haha guess
+apparently maybe finally last next congrats congratulations thanks thank yes no yeah yep hey hi hello wow cool
+great nice actually anyway sadly luckily ok okay sure dear hope glad sorry if when after before since while
+because although though just still even only already soon""".split())
+
+
+def clean_subject_name(name: str | None) -> str | None:
+    """A name captured at a sentence start without its leading non-name words (``"Today Ana"`` → ``"Ana"``);
+    None when nothing name-like is left (``"You"``, ``"Congrats"``)."""
+    if not name:
+        return None
+    words = name.split()
+    while words and words[0].casefold() in _NOT_NAMES:
+        words.pop(0)
+    return " ".join(words) or None
+
+
 def _subject(m: re.Match) -> Subject:
     if m.group("subj") == "I":
         return Subject("speaker")
@@ -78,7 +97,7 @@ def _subject(m: re.Match) -> Subject:
     if m.groupdict().get("bare"):
         return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
                                             .replace("momm", "mom").replace("dadd", "dad")])
-    return Subject("name", name=m.group("name"))
+    return Subject("name", name=clean_subject_name(m.group("name")))
 
 
 _PATTERNS: list[tuple[re.Pattern, str]] = [
@@ -125,24 +144,26 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     candidate says how in ``time_note``.
 
     Returns candidates in text order; relation mentions ("my sister Jane") become
-    ``relationships`` facts about the speaker with the relative as object.
+    ``relationships`` facts about the speaker with the relative as object.  Questions state no facts;
+    a sentence's subject is its speaker ("I …"), a relative ("my sister …") or the person it names —
+    never whoever spoke before (in a group chat a reply is not about the previous speaker).
     """
     out: list[FactCandidate] = []
     for sm in _SENTENCES.finditer(text):
         sentence = sm.group(0).strip()
-        if len(sentence) < 6:
-            continue
+        if len(sentence) < 6 or sentence.endswith("?"):
+            continue  # a question states nothing ("Tom works at Initech?")
         start, end, note = _day(sentence, sent_at)
         for rx, what in _PATTERNS:
             for m in rx.finditer(sentence):
                 if what == "birthday" and (m.group("subj") or "").lower() == "my":
                     subj = Subject("speaker")
                 elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
-                    subj = Subject("name", name=m.group("name"))
+                    subj = Subject("name", name=clean_subject_name(m.group("name")))
                 else:
                     subj = _subject(m)
-                if subj.kind == "name" and subj.name in ("I", "My", "The", "We", "He", "She", "They", "It"):
-                    continue
+                if subj.kind == "name" and not subj.name:
+                    continue  # "You moved…", "Congrats…": no one is named
                 if what == "employer":
                     org = m.group("org").strip().rstrip(".,")
                     out.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,

@@ -165,7 +165,8 @@ def email_domain(address: str | None) -> str | None:
 
         _TLD = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
     parts = _TLD(host)
-    registered = getattr(parts, "top_domain_under_public_suffix", None) or parts.registered_domain
+    registered = parts.top_domain_under_public_suffix if hasattr(parts, "top_domain_under_public_suffix") \
+        else parts.registered_domain
     return registered or ".".join(host.split(".")[-2:])
 
 

@@ -161,26 +161,29 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
     sender = rec.sender
 
     def add(res: Resolution | Entity, role: str, signal: str | None = None, score: float = 1.0) -> int:
+        eid = res.id if isinstance(res, Entity) else res.entity.id
+        if any(x.entity_id == eid and x.role == role for x in out.links):
+            return eid
         if isinstance(res, Entity):
             out.links.append(Link(res.id, role, signal or "owner", score))
-            eid = res.id
         else:
             out.links.append(Link(res.entity.id, role, signal or res.signal, res.score, res.alias_id))
-            eid = res.entity.id
         ctx.apart.add(eid)
         return eid
 
-    def the_list(name: str | None, address: str, role: str) -> None:
+    def the_list(name: str | None, address: str) -> None:
+        why = (f"{address} is a mailing list: its mail carries list headers (List-Id/List-Post or a list Sender:)"
+               if normalize_email(address) in lists else f"{address} is called {name!r}, a list's name")
         res = resolve(s, "thing", None if name and not looks_like_group_name(name) and name_tokens(name) else name,
-                      address, "email", region, attrs={"group": "mailing_list"}, index=index, context=ctx)
-        _make_group(s, res.entity, f"mail to {address} came through a mailing list (List headers or a list "
-                    "Sender:)", index)
+                      address, "email", region, attrs={"group": "mailing_list", "kind_reason": why}, index=index,
+                      context=ctx)
+        _make_group(s, res.entity, why, index)
         add(res, "list")
 
     # the sender
     if sender is not None and sender.address and sender.address_kind == "email" and \
             normalize_email(sender.address) in lists:
-        the_list(sender.name, sender.address, "list")
+        the_list(sender.name, sender.address)
         name, address = _mailbox(attrs.get("x_original_from"))
         if not address:
             name, address = _mailbox(attrs.get("reply_to"))
@@ -226,7 +229,7 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             add(ensure_owner(s, owner_name, list(owner_emails), index), role)
         elif p.address and p.address_kind == "email" and (normalize_email(p.address) in lists or
                                                           looks_like_group_name(p.name)):
-            the_list(p.name, p.address, role)
+            the_list(p.name, p.address)
         elif p.name or p.address:
             add(resolve(s, "person", p.name, p.address, p.address_kind, region, index=index, context=ctx), role)
 
@@ -235,7 +238,7 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
     for address in sorted(lists):
         hit = s.exec(select(Alias.entity_id).where(Alias.kind == "email", Alias.normalized == address)).all()
         if not (set(hit) & linked):
-            the_list(None, address, "list")
+            the_list(None, address)
 
     # the place
     if getattr(rec, "place", None) is not None:

@@ -136,6 +136,29 @@ def test_one_person_per_email_address(at_home):
     assert max(emails.values()) == 1
 
 
+def test_the_mailing_list_is_a_group_not_a_person(at_home, home):
+    """Issue 13: "ImageMagick Mailing List" (magick@…) was listed as a person with 22 records."""
+    from core.store.db import Database
+    from core.store.schema import Entity, MergeCandidate
+
+    people = {p["name"] for p in run("entities", "--kind", "person", "--json")["entities"]}
+    things = {p["name"]: p for p in run("entities", "--kind", "thing", "--json")["entities"]}
+    assert "ImageMagick Mailing List" not in people and things["ImageMagick Mailing List"]["records"] >= 22
+    assert {"Bill Radcliffe", "Steve Sapovits", "Mark Overmeer"} <= people  # the authors are people
+    db = Database(home / "kith.sqlite3")
+    try:
+        with db.session() as s:
+            (lst,) = s.exec(select(Entity).where(Entity.canonical_name == "ImageMagick Mailing List")).all()
+            assert lst.attrs["group"] == "mailing_list" and "list" in lst.attrs["kind_reason"]
+            # a bare first name on two addresses of one company's domain: one person, by a decision kept
+            (cristy,) = s.exec(select(Entity).where(Entity.canonical_name == "Cristy",
+                                                    Entity.tombstoned_at.is_(None))).all()
+            (mc,) = s.exec(select(MergeCandidate).where(MergeCandidate.a_id == cristy.id)).all()
+            assert (mc.signal, mc.status, mc.decided_by) == ("first_name_domain", "merged", "kith")
+    finally:
+        db.close()
+
+
 def test_ask_finds_the_message_by_subject_words_then_forget_removes_it(at_home):
     results = run("ask", "watermarks embossing", "--k", "5", "--json")["results"]
     top = results[0]

@@ -1,0 +1,258 @@
+"""Who is who (issue 13): the cascade's safety rules, every decision kept, held supersession, lists, SMS senders.
+
+Each test builds its own small store and checks the right entity, signal and decision row.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import pytest
+from sqlmodel import select
+
+from core.graph.apply import apply_candidates
+from core.graph.entities import email_domain, is_full_name, sender_type, strip_decorations
+from core.graph.merge import confirm, unmerge
+from core.graph.parties import list_addresses, resolve_parties
+from core.graph.resolution import Context, NameIndex, resolve, resolve_mention
+from core.extraction.personal_facts import extract_facts
+from core.store.db import Database
+from core.store.schema import Entity, Fact, MergeCandidate, Record, Source
+
+
+@pytest.fixture
+def s(tmp_path):
+    db = Database(tmp_path / "k.sqlite3")
+    with db.session() as session:
+        yield session
+    db.close()
+
+
+@dataclass(frozen=True)
+class P:  # an ingestors.base.Party look-alike (core never imports ingestors)
+    name: str | None
+    address: str | None = None
+    address_kind: str = "email"
+    role: str = "from"
+
+
+@dataclass
+class R:  # an ingestors.base.Record look-alike
+    sender: P | None
+    recipients: list = field(default_factory=list)
+    kind: str = "email"
+    thread: str | None = None
+    attrs: dict = field(default_factory=dict)
+    place: object = None
+
+
+def _row(s, parties, text: str, when: datetime, thread: str | None = None) -> Record:
+    src = s.exec(select(Source)).first()
+    if src is None:
+        src = Source(kind="mbox", path="/t.mbox", content_hash="t")
+        s.add(src)
+        s.flush()
+    n = len(s.exec(select(Record)).all())
+    row = Record(source_id=src.id, external_id=f"#{n}", kind="email", sender_entity_id=parties.sender_id,
+                 sent_at=when, text=text, thread=thread, content_hash=f"h{n}")
+    s.add(row)
+    s.flush()
+    parties.write_links(s, row.id)
+    return row
+
+
+def _say(s, index, rec: R, text: str, when: datetime):
+    """What ingest does for one record: resolve its parties, write the row and links, apply its facts."""
+    parties = resolve_parties(s, rec, index=index)
+    row = _row(s, parties, text, when, rec.thread)
+    speaker = s.get(Entity, parties.sender_id)
+    apply_candidates(s, extract_facts(text, when), speaker, row.id, when, index)
+    return parties
+
+
+def _active(s, entity_id: int, key: str) -> list[str]:
+    return [f.value for f in s.exec(select(Fact).where(Fact.subject_entity_id == entity_id, Fact.key == key,
+                                                       Fact.superseded_by.is_(None))).all()]
+
+
+# -------------------------------------------------------------------------------- names
+
+def test_name_helpers():
+    assert strip_decorations("John Doe 🤓") == "John Doe" and strip_decorations("🤓") == ""
+    assert [is_full_name(n) for n in ("Alex", "Alex R.", "Dr. Smith", "Mia Clarke", "John-John Doe 🤓")] == \
+        [False, False, False, True, True]
+    assert email_domain("cristy@mystic.es.dupont.com") == "dupont.com"
+    assert email_domain("ann@mail.example.co.uk") == "example.co.uk"
+
+
+def test_two_people_named_just_alex_are_a_suggestion_not_a_merge(s):
+    a = resolve(s, "person", "Alex", "alex@north.example")
+    b = resolve(s, "person", "Alex", "alex.r@south.example")
+    assert b.created and b.entity.id != a.entity.id and b.signal == "first_name"
+    mc = s.get(MergeCandidate, b.review_id)
+    assert (mc.a_id, mc.b_id, mc.status, mc.signal, mc.score, mc.decided_by) == \
+        (a.entity.id, b.entity.id, "pending", "first_name", 0.6, "kith")
+    assert "alex@north.example" in mc.reason and "alex.r@south.example" in mc.reason
+    assert mc.threshold.startswith("suggestion")
+
+
+def test_bare_name_corroborated_by_a_company_domain_merges_but_not_by_webmail(s):
+    a = resolve(s, "person", "Cristy", "cristy@mystic.es.dupont.com")
+    b = resolve(s, "person", "Cristy", "cristy@eplrx7.es.dupont.com")
+    assert (b.entity.id, b.signal) == (a.entity.id, "first_name_domain")
+    mc = s.get(MergeCandidate, b.merge_id)
+    assert (mc.status, mc.decided_by, mc.confirmed_at, mc.detail["hold"]) == ("merged", "kith", None, True)
+    g1 = resolve(s, "person", "Sam", "sam1@gmail.com")
+    g2 = resolve(s, "person", "Sam", "sam.k@gmail.com")
+    assert g2.entity.id != g1.entity.id and g2.signal == "first_name"  # gmail.com says nothing about who
+
+
+def test_bare_names_without_identifiers_join_and_nicknames_stay_definitive(s):
+    a = resolve(s, "person", "Mom", None)
+    b = resolve(s, "person", "Mom", None)
+    assert (b.entity.id, b.signal) == (a.entity.id, "bare_name")
+    c = resolve(s, "person", "Mom", "+44 7700 900123", "phone")
+    assert c.entity.id != a.entity.id and c.review_id is not None  # a bare name across identifiers
+
+
+def test_full_name_across_identifiers_merges_but_holds_supersession_until_confirmed(s):
+    index = NameIndex()
+    when = lambda m: datetime(2023, m, 6, 9, tzinfo=timezone.utc)  # noqa: E731
+    first = _say(s, index, R(P("Alex Reed", "alex@north.example")), "I work at Northwind now.", when(3))
+    second = _say(s, index, R(P("Alex Reed", "alex.r@south.example")), "I work at Southbank these days.", when(4))
+    alex = first.sender_id
+    assert second.sender_id == alex  # a full name is definitive …
+    mc = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).one()
+    assert (mc.signal, mc.threshold, mc.decided_by, mc.detail["hold"]) == ("exact_name", "definitive", "kith", True)
+    held = second.sender_identity_id
+    assert held == mc.b_id != alex
+    # … but Southbank does not supersede Northwind: it waits on the second identity
+    assert _active(s, alex, "employer") == ["Northwind"] and _active(s, held, "employer") == ["Southbank"]
+    # a later mail from the second address still speaks for that identity
+    later = _say(s, index, R(P("Alex Reed", "alex.r@south.example")), "I live in Leeds.", when(5))
+    assert later.sender_id == alex and _active(s, held, "home") == ["Leeds"] and _active(s, alex, "home") == []
+    confirm(s, mc)
+    assert _active(s, alex, "employer") == ["Southbank"] and _active(s, alex, "home") == ["Leeds"]
+    old = s.exec(select(Fact).where(Fact.value == "Northwind")).one()
+    assert old.superseded_by is not None and old.subject_entity_id == alex
+
+
+def test_undoing_a_merge_kith_made_takes_back_later_records_and_facts(s):
+    index = NameIndex()
+    when = lambda m: datetime(2023, m, 6, 9, tzinfo=timezone.utc)  # noqa: E731
+    a = _say(s, index, R(P("Jon Smith", None)), "Hello.", when(1))
+    b = _say(s, index, R(P("John Smith", "john@x.example")), "Hi.", when(2))
+    assert b.sender_id == a.sender_id  # fuzzy ≥ 0.85, one side has no address: merged by Kith
+    mc = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).one()
+    assert (mc.signal, mc.detail["hold"]) == ("fuzzy_high", False)
+    c = _say(s, index, R(P("John Smith", "john@x.example")), "I work at Globex.", when(3))
+    assert c.sender_id == a.sender_id and _active(s, a.sender_id, "employer") == ["Globex"]
+    unmerge(s, mc.detail)
+    row = s.exec(select(Record).where(Record.text == "I work at Globex.")).one()
+    assert row.sender_entity_id == mc.b_id  # the later mail went back with its address
+    assert _active(s, mc.b_id, "employer") == ["Globex"] and _active(s, a.sender_id, "employer") == []
+
+
+def test_fuzzy_names_of_two_people_with_their_own_addresses_are_a_suggestion(s):
+    a = resolve(s, "person", "John Smith", "john@a.example")
+    b = resolve(s, "person", "Jon Smith", "jon@b.example")
+    assert b.created and b.entity.id != a.entity.id and b.signal == "fuzzy_review" and b.review_id
+
+
+def test_two_parties_of_one_chat_are_never_merged_by_name(s):
+    index = NameIndex()
+    rec = R(P("John Doe", None, "phone"), [P("John Doe 🤓", None, "phone", "member"), P("Jahn Doe", None, "phone",
+                                                                                         "member")],
+            kind="chat", thread="whatsapp:test")
+    parties = resolve_parties(s, rec, index=index)
+    ids = [x.entity_id for x in parties.links]
+    assert len(set(ids)) == 3
+    kept = s.exec(select(MergeCandidate).where(MergeCandidate.status == "separate")).all()
+    assert {m.signal for m in kept} == {"same_chat"} and len(kept) == 3  # every pair of the three
+    # the next message of the same chat finds each participant again, by thread
+    again = resolve_parties(s, R(P("John Doe 🤓", None, "phone"), kind="chat", thread="whatsapp:test"), index=index)
+    assert again.sender_id == ids[1] and again.links[0].signal in ("thread", "exact_name")
+
+
+def test_emoji_only_difference_in_another_chat_is_a_suggestion(s):
+    a = resolve(s, "person", "John Doe", None, context=Context(thread="chat:a"))
+    b = resolve(s, "person", "John Doe 🤓", None, context=Context(thread="chat:b"))
+    assert b.entity.id != a.entity.id and b.signal == "decoration" and b.review_id is not None
+
+
+def test_thread_first_then_whoever_the_text_names(s):
+    index = NameIndex()
+    rec = R(P("Maya Ortiz", None, "phone"), [P("Tom Weller", None, "phone", "member")], kind="chat", thread="wa:g")
+    parties = resolve_parties(s, rec, index=index)
+    tom = parties.links[1].entity_id
+    other_tom = resolve(s, "person", "Tom Baker", "tom@baker.example").entity
+    hit = resolve_mention(s, "Tom", "wa:g", index)
+    assert (hit.entity.id, hit.signal) == (tom, "thread") and hit.entity.id != other_tom.id
+
+
+# -------------------------------------------------------------------------------- SMS senders, lists
+
+def test_short_codes_and_sender_ids_are_one_thing_each_never_a_person(s):
+    assert sender_type("22000", "phone") == "short_code" and sender_type("GOOGLE", "alphanumeric") == "alphanumeric"
+    assert sender_type("+1 617 555 1234", "phone") is None and sender_type("user123", "handle") is None
+    a = resolve(s, "person", None, "22000", "short_code")
+    b = resolve(s, "person", None, "22000", "phone")
+    assert (a.entity.kind, a.entity.attrs["sender_type"], b.entity.id, b.signal) == \
+        ("thing", "short_code", a.entity.id, "handle")
+    g = resolve(s, "person", "GOOGLE", "GOOGLE", "alphanumeric")
+    person = resolve(s, "person", "Google", None)
+    assert g.entity.kind == "thing" and person.entity.kind == "person" and person.entity.id != g.entity.id
+
+
+def test_list_headers_name_the_list_and_the_author_is_the_person():
+    assert list_addresses({"list_post": "<mailto:dev@lists.example.org>"}) == {"dev@lists.example.org"}
+    assert list_addresses({"sender": "owner-magick@wizards.dupont.com", "precedence": "bulk"}) == \
+        {"magick@wizards.dupont.com"}
+    assert list_addresses({"sender": "owner-magick@wizards.dupont.com"}) == set()  # no list evidence
+    assert list_addresses({"list_id": "Dev talk <dev.lists.example.org>"}) == {"dev@lists.example.org"}
+
+
+def test_a_list_that_rewrote_from_is_a_group_and_the_author_comes_from_x_original_from(s):
+    index = NameIndex()
+    rec = R(P("Ana Lima via Dev", "dev@lists.example.org"), [P("Dev", "dev@lists.example.org", role="to")],
+            attrs={"list_post": "<mailto:dev@lists.example.org>", "x_original_from": "Ana Lima <ana@lima.example>",
+                   "reply_to": "dev@lists.example.org"})
+    parties = resolve_parties(s, rec, index=index)
+    author = s.get(Entity, parties.sender_id)
+    lst = [s.get(Entity, x.entity_id) for x in parties.links if x.role == "list"]
+    assert (author.kind, author.canonical_name) == ("person", "Ana Lima")
+    assert [(e.kind, e.attrs["group"]) for e in lst] == [("thing", "mailing_list")]
+    # without X-Original-From, Reply-To names the author; a list address never becomes a person
+    rec2 = R(P("Bo Chen via Dev", "dev@lists.example.org"), attrs={"list_id": "<dev.lists.example.org>",
+                                                                    "reply_to": "Bo Chen <bo@chen.example>"})
+    p2 = resolve_parties(s, rec2, index=index)
+    assert s.get(Entity, p2.sender_id).canonical_name == "Bo Chen"
+    assert s.exec(select(Entity).where(Entity.kind == "person", Entity.canonical_name.contains("Dev"))).all() == []
+
+
+def test_a_list_first_seen_as_a_person_is_reclassified_with_its_reason(s):
+    index = NameIndex()
+    first = resolve_parties(s, R(P("Ann Lee", "ann@lee.example"), [P("Magick", "magick@wizards.example", role="to")]),
+                            index=index)
+    lst = s.get(Entity, first.links[1].entity_id)
+    assert lst.kind == "person"
+    resolve_parties(s, R(P("Bob Ray", "bob@ray.example"), [P("Magick", "magick@wizards.example", role="to")],
+                         attrs={"sender": "owner-magick@wizards.example", "precedence": "bulk"}), index=index)
+    s.refresh(lst)
+    assert lst.kind == "thing" and lst.attrs["group"] == "mailing_list" and "mailing list" in lst.attrs["kind_reason"]
+
+
+def test_an_address_many_unrelated_people_write_from_is_a_shared_mailbox(s):
+    index = NameIndex()
+    for name in ("Ana Lima", "Bo Chen", "Cy Dunn"):
+        last = resolve_parties(s, R(P(name, "team@shared.example")), index=index)
+    box = [x for x in last.links if x.role == "list"]
+    assert box and s.get(Entity, box[0].entity_id).kind == "thing"
+    assert s.get(Entity, last.sender_id).canonical_name == "Cy Dunn"
+
+
+def test_me_as_a_recipient_is_the_owner(s):
+    parties = resolve_parties(s, R(P(None, "22000", "short_code"), [P("me", None, "handle", "member")], kind="chat"),
+                              owner_name="Nic Owner")
+    me = s.get(Entity, parties.links[1].entity_id)
+    assert me.is_owner and me.canonical_name == "Nic Owner"

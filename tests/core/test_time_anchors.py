@@ -1,0 +1,52 @@
+"""Relative dates in the sender's calendar (issue 13): the message's own offset decides what "yesterday" is.
+
+Right values worked out by hand: Sat 10 Jun 2023 08:30 +10:00 is Fri 9 Jun 22:30 UTC; its sender's
+yesterday is Fri 9 Jun (UTC's would be Thu 8 Jun).  Fri 9 Jun 20:00 −07:00 is Sat 10 Jun 03:00 UTC;
+its sender's yesterday is Thu 8 Jun.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from core import clock
+from core.extraction.personal_facts import extract_facts
+from core.extraction.time_anchors import find_time_anchors
+
+HOBART = datetime(2023, 6, 10, 8, 30, tzinfo=timezone(timedelta(hours=10)))   # Saturday
+LA = datetime(2023, 6, 9, 20, 0, tzinfo=timezone(timedelta(hours=-7)))         # Friday
+LEEDS = datetime(2023, 6, 12, 12, 0, tzinfo=timezone.utc)                       # Monday
+
+
+@pytest.mark.parametrize("text, sent, day", [
+    ("I moved to Hobart yesterday.", HOBART, date(2023, 6, 9)),
+    ("I started at Brightwave yesterday.", LA, date(2023, 6, 8)),
+    ("I moved to Leeds yesterday.", LEEDS, date(2023, 6, 11)),
+])
+def test_yesterday_is_the_senders_yesterday(text, sent, day):
+    facts = extract_facts(text, sent)
+    assert [f.valid_from for f in facts] == [day]
+    assert facts[0].time_note == f'"yesterday" = {day.isoformat()}, the sender\'s date (sent ' \
+        f'{sent:%Y-%m-%d %H:%M} {sent.strftime("%z")[:3]}:{sent.strftime("%z")[3:]})'
+    # the same instant in UTC would have given another day for the two far-off zones
+    utc_day = find_time_anchors(text, sent.astimezone(timezone.utc))[0].day
+    assert (utc_day == day) == (sent.utcoffset() == timedelta(0))
+
+
+def test_weekday_tonight_and_last_week_are_read_in_the_senders_calendar():
+    day = lambda text, sent=HOBART: [a.day for a in find_time_anchors(text, sent)]  # noqa: E731
+    assert day("We met on Monday") == [date(2023, 6, 5)]          # past tense: the Monday before
+    assert day("I fly out on Monday") == [date(2023, 6, 12)]       # otherwise the next one
+    assert day("dinner tonight") == [date(2023, 6, 10)]            # Saturday where she is (Friday in UTC)
+    assert day("I saw it last night") == [date(2023, 6, 9)]
+    assert day("I moved last week") == [date(2023, 5, 29)]         # Monday of the week before (ISO weeks)
+    assert day("dinner tonight", HOBART.astimezone(timezone.utc)) == [date(2023, 6, 9)]
+
+
+def test_offsets_are_kept_and_shown_back():
+    assert clock.offset_minutes(HOBART) == 600 and clock.offset_minutes(LA) == -420
+    assert clock.offset_minutes(datetime(2023, 1, 1)) is None  # naive: unknown, not zero
+    stored = HOBART.astimezone(timezone.utc).replace(tzinfo=None)  # what SQLite hands back
+    assert clock.local_time(stored, 600).isoformat() == "2023-06-10T08:30:00+10:00"
+    assert clock.local_time(stored, None).isoformat() == "2023-06-09T22:30:00+00:00"
