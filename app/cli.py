@@ -276,11 +276,14 @@ def purge(forget_id: int | None, expired: bool, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("action", type=click.Choice(["list", "merge", "reject", "unmerge", "all"]), default="list")
+@click.argument("action", type=click.Choice(["list", "merge", "reject", "unmerge", "confirm", "all", "why"]),
+                default="list")
 @click.argument("review_id", type=int, required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def review(action: str, review_id: int | None, as_json: bool) -> None:
-    """The merge-review queue: `kith review` lists near-matches; `kith review merge|reject|unmerge ID` decides."""
+    """The merge-review queue: `kith review` lists suggestions; `kith review merge|reject|unmerge|confirm ID`
+    decides; `kith review all` lists every decision (merges Kith made, pairs kept apart); `kith review why ENTITY`
+    says why an entity is one person."""
     from app.operations import review as ops
 
     with _container() as c:
@@ -289,10 +292,15 @@ def review(action: str, review_id: int | None, as_json: bool) -> None:
                 items = ops.list_reviews(c, "pending" if action == "list" else None)
             elif review_id is None:
                 _fail(f"`kith review {action}` needs the id of a review item (see `kith review`)")
-            elif action == "unmerge":
-                items = [ops.undo_merge(c, review_id)]
+            elif action == "why":
+                why = ops.why_one(c, review_id)
+                if as_json:
+                    _emit(why.to_json())
+                    return
+                _print_why(why)
+                return
             else:
-                items = [ops.decide(c, review_id, accept=(action == "merge"))]
+                items = [ops.act(c, review_id, action)]
         except (NotFound, ValueError) as exc:
             _fail(str(exc))
     if as_json:
@@ -301,8 +309,22 @@ def review(action: str, review_id: int | None, as_json: bool) -> None:
     if not items:
         click.echo("Nothing to review.")
     for i in items:
+        who = f"{'kith' if i.decided_by == 'kith' else 'you'}{', unconfirmed' if i.status == 'merged' and not i.confirmed else ''}"
         click.echo(f"{i.id:>5}  {i.status:<8} {i.score:.2f}  {i.a_name} (id {i.a_id})  ~  {i.b_name} (id {i.b_id})"
-                   f"  — {i.reason}")
+                   f"  — {i.reason}" + (f"  [{i.signal}, {i.threshold}; {who}]" if i.signal else ""))
+
+
+def _print_why(why) -> None:
+    click.echo(f"Why {why.name} (id {why.entity_id}) is one {why.kind}:" + (f" {why.kind_reason}" if why.kind_reason else ""))
+    for a in why.aliases:
+        click.echo(f"  {a.value} ({a.kind}): {a.how}")
+    for x in why.links:
+        click.echo(f"  {x.count} record(s) via {x.via}: {x.signal} ({x.threshold})")
+    for d in why.decisions:
+        click.echo(f"  #{d.id} {d.status} with {d.other_name} (id {d.other_id}): {d.signal} {d.score:.2f} "
+                   f"[{d.threshold}] — {d.reason}" + (f"; you can: {', '.join(d.actions)}" if d.actions else ""))
+        for h in d.held_facts:
+            click.echo(f"      waits for confirmation: {h}")
 
 
 @main.command()

@@ -83,6 +83,19 @@ def strip_decorations(name: str) -> str:
     return " ".join("".join(out).split())
 
 
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md", "esq", "mba", "dds"})
+_LAST_FIRST = re.compile(r"^\s*([^\W\d_][\w'\-]*(?: [^\W\d_][\w'\-]*)?)\s*,\s*([^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2})\s*$")
+
+
+def person_display_name(name: str) -> str:
+    """A person's name in "First Last" order: ``"Greene, Anna"`` → ``"Anna Greene"`` (the directory order
+    many mail clients write); ``"Smith, Jr."`` and anything that is not a plain "Last, First" stay as given."""
+    m = _LAST_FIRST.match(name)
+    if not m or m.group(2).casefold().strip(".") in _SUFFIXES:
+        return name
+    return f"{m.group(2)} {m.group(1)}"
+
+
 def name_tokens(name: str) -> list[str]:
     """The words of a person's name for matching: decorations and honorifics dropped, case-folded.
 

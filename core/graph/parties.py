@@ -27,11 +27,13 @@ from email.utils import getaddresses
 
 from sqlmodel import Session, select
 
+from core import clock
+from core.extraction.signature import signature_phones
 from core.graph.entities import looks_like_group_name, name_tokens, normalize_email
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias, bigram_similarity,
                                    resolve)
-from core.store.schema import Alias, Entity, RecordEntity
+from core.store.schema import Alias, Entity, MergeCandidate, RecordEntity
 
 SHARED_ADDRESS_NAMES = 3  # this many mutually unrelated display names on one From address: a shared mailbox
 _LIST_SENDER = re.compile(r"^(?:owner-(?P<a>.+)|(?P<b>.+?)-(?:request|bounces?|owner|admin))@(?P<domain>.+)$", re.I)
@@ -222,6 +224,14 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             out.sender_id = add(res, "from")
             out.sender_identity_id = res.identity_id or res.entity.id
 
+    # the sender's own mobile number, from their signature (links their SMS/WhatsApp number)
+    if rec.kind == "email" and out.sender_id is not None and out.sender_id != getattr(current_owner(s), "id", None) \
+            and sender is not None and sender.address_kind == "email":
+        e = s.get(Entity, out.sender_id)
+        if e is not None and e.kind == "person":
+            for phone in signature_phones(getattr(rec, "text", "") or "", sender.name, region):
+                claim_phone(s, e, phone, region, index)
+
     # recipients
     for p in rec.recipients:
         role = p.role if p.role in ("to", "cc", "member") else "to"
@@ -249,6 +259,30 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         out.place_id = res.entity.id
         out.links.append(Link(res.entity.id, "place", res.signal, res.score, res.alias_id))
     return out
+
+
+def claim_phone(s: Session, person: Entity, phone: str, region: str = "US", index: NameIndex | None = None) -> None:
+    """``person`` wrote ``phone`` in their signature: it becomes their alias; an entity known only by that
+    number (their SMS handle, an unsaved WhatsApp contact) is merged into them with a decision row; one
+    that has a name or other addresses of its own gets a suggestion instead."""
+    from core.graph.entities import normalize_phone
+    from core.graph.resolution import _by_address, merge_by_rule, record_decision
+
+    norm = normalize_phone(phone, region)
+    if norm is None:
+        return
+    hit = _by_address(s, "phone", norm, "person")
+    if hit is None:
+        add_alias(s, person, "phone", phone, region)
+        return
+    other = hit[0]
+    if other.id == person.id or other.kind != "person":
+        return
+    reason = f"{phone} is in {person.canonical_name}'s mail signature"
+    if other.is_owner or person.is_owner:
+        record_decision(s, person.id, other.id, "pending", "signature_phone", 0.8, reason)
+        return
+    merge_by_rule(s, person, other, "signature_phone", 1.0, reason, index)
 
 
 def _shared_mailbox(s: Session, e: Entity) -> bool:

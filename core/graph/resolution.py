@@ -48,7 +48,8 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, name_tokens,
-                                 normalize_alias, normalize_name, sender_type, strip_decorations)
+                                 normalize_alias, normalize_name, person_display_name, sender_type,
+                                 strip_decorations)
 from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
 
 FUZZY_MERGE = 0.85      # seed 002: fuzzy name (high) → auto-merge
@@ -64,6 +65,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "bare_name": "definitive", "first_name": f"suggestion < {FUZZY_MERGE}", "fuzzy_high": f"≥ {FUZZY_MERGE}",
     "fuzzy_review": f"{FUZZY_REVIEW}–{FUZZY_MERGE}", "decoration": "suggestion", "same_surname": f"{SAME_SURNAME}: never",
     "same_chat": "never (two parties of one chat)", "new": "—",
+    "signature_phone": "definitive (their own signature)",
 }
 
 
@@ -375,6 +377,8 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         ValueError: neither a name, an address nor a contact id was given.
     """
     name = clean_name(name)
+    if name and kind == "person":
+        name = person_display_name(name)  # "Greene, Anna" → "Anna Greene"
     address = (address or "").strip() or None
     attrs = dict(attrs or {})
     if name and address and name.casefold() == address.casefold().strip("<>"):
@@ -473,6 +477,10 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                      f"{name!r} and {other!r}"))
                 continue
             if signal == "decoration":
+                if is_full_name(strip_decorations(name)) and not e.is_owner:
+                    return _join(s, e, "exact_name", 1.0, f"same full name apart from emoji or symbols "
+                                 f"({name!r} / {other!r})", name, address, address_kind, contact_id, region, attrs,
+                                 index, ctx, mine)
                 suggestion = suggestion or (eid, "decoration", score, f"{name!r} and {other!r} differ only by "
                                             "emoji or symbols")
                 continue
@@ -540,6 +548,8 @@ def _attach(s: Session, found: Entity, signal: str, score: float, name: str | No
     added = None
     if name and add_alias(s, found, "name", name, region):
         index.add(s, found, name)
+        if found.kind == "person" and is_full_name(name):
+            _late_join(s, found, name, index, ctx)
     if address:
         added = add_alias(s, found, address_kind, address, region)
     if contact_id:
@@ -549,6 +559,50 @@ def _attach(s: Session, found: Entity, signal: str, score: float, name: str | No
     alias = matched_alias or added
     return Resolution(found, False, signal, score, matched_id=found.id, alias_id=alias.id if alias else None,
                       identity_id=identity_of(s, found, matched_alias), reason=reason or THRESHOLDS.get(signal, ""))
+
+
+def _late_join(s: Session, found: Entity, name: str, index: NameIndex, ctx: Context) -> None:
+    """A full name just learnt for ``found`` (an address it already had now comes with a name) that other
+    people already go by: the exact-name row applies now — each is merged into ``found`` with a decision
+    row (held when both have their own identifiers), as it would have been had the name come first."""
+    from core.graph.merge import merge
+
+    for other in _by_names(s, ("name",), normalize_name(name), "person"):
+        if other.id == found.id or other.id in ctx.apart or other.is_owner or found.is_owner:
+            continue
+        merge_by_rule(s, found, other, "exact_name", 1.0,
+                      f"same full name {name!r} (learnt when {found.canonical_name!r} wrote with it)", index)
+
+
+def merge_by_rule(s: Session, survivor: Entity, other: Entity, signal: str, score: float, reason: str,
+                  index: NameIndex | None = None) -> MergeCandidate | None:
+    """Kith merges two existing entities because a definitive rule now applies (new evidence arrived).
+
+    A pending suggestion for the pair becomes this merge; a decision to keep them apart (rejected by the
+    person, kept separate, or unmerged) wins and nothing happens (returns None).  The merge is held (facts
+    of ``other`` wait on it) when both have identifiers of their own.
+    """
+    from core.graph.merge import merge
+
+    mc = _pair_decided(s, survivor.id, other.id)
+    if mc is not None and mc.status != "pending":
+        return None
+    mine, theirs = _addresses(s, survivor.id), _addresses(s, other.id)
+    hold = bool(mine) and bool(theirs) and not _shares(mine, theirs)
+    if mc is None:
+        mc = MergeCandidate(a_id=survivor.id, b_id=other.id, score=score)
+    else:
+        mc.reason = f"{reason} (first suggested: {mc.reason})"
+    mc.a_id, mc.b_id, mc.score, mc.status, mc.signal = survivor.id, other.id, round(float(score), 4), "merged", signal
+    mc.threshold, mc.decided_by, mc.decided_at = THRESHOLDS.get(signal, ""), "kith", clock.now()
+    if not mc.reason:
+        mc.reason = reason
+    mc.detail = {**merge(s, survivor.id, other.id), "hold": hold}
+    s.add(mc)
+    s.flush()
+    if index is not None:
+        index.merged(other.id, survivor.id)
+    return mc
 
 
 def _join(s: Session, found: Entity, signal: str, score: float, reason: str, name: str, address: str | None,

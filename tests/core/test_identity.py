@@ -174,10 +174,29 @@ def test_two_parties_of_one_chat_are_never_merged_by_name(s):
     assert again.sender_id == ids[1] and again.links[0].signal in ("thread", "exact_name")
 
 
-def test_emoji_only_difference_in_another_chat_is_a_suggestion(s):
+def test_emoji_in_another_chat_a_full_name_joins_with_its_reason_a_bare_name_is_a_suggestion(s):
     a = resolve(s, "person", "John Doe", None, context=Context(thread="chat:a"))
     b = resolve(s, "person", "John Doe 🤓", None, context=Context(thread="chat:b"))
-    assert b.entity.id != a.entity.id and b.signal == "decoration" and b.review_id is not None
+    assert (b.entity.id, b.signal) == (a.entity.id, "exact_name")  # the owner's label with an emoji
+    mc = s.get(MergeCandidate, b.merge_id)
+    assert mc.reason == "same full name apart from emoji or symbols ('John Doe 🤓' / 'John Doe')"
+    c = resolve(s, "person", "Maya", None, context=Context(thread="chat:a"))
+    d = resolve(s, "person", "Maya 🌻", None, context=Context(thread="chat:b"))
+    assert d.entity.id != c.entity.id and d.signal == "decoration" and d.review_id is not None
+
+
+def test_last_first_order_and_a_full_name_learnt_later(s):
+    a = resolve(s, "person", "Anna Greene", "agreene@umbrella.example")
+    b = resolve(s, "person", "Greene, Anna", "annagreene85@gmail.com")
+    assert (b.entity.id, b.signal) == (a.entity.id, "exact_name")
+    # an Apple ID seen first without a name, then with it: the name joins it to the one already known
+    x = resolve(s, "person", None, "sam.palmer@icloud.com")
+    y = resolve(s, "person", "Sam Palmer", "spalmer@wonka.example")
+    assert x.entity.id != y.entity.id
+    z = resolve(s, "person", "Sam Palmer", "sam.palmer@icloud.com")
+    assert z.entity.id == x.entity.id and s.get(Entity, y.entity.id).tombstoned_at is not None
+    mc = s.exec(select(MergeCandidate).where(MergeCandidate.b_id == y.entity.id)).one()
+    assert (mc.a_id, mc.signal, mc.status, mc.detail["hold"]) == (x.entity.id, "exact_name", "merged", True)
 
 
 def test_thread_first_then_whoever_the_text_names(s):
