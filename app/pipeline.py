@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
-from sqlalchemy import text as sql
 from sqlmodel import select
 
 from core.extraction.text import speaker_view

@@ -173,6 +173,23 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         ctx.apart.add(eid)
         return eid
 
+    def person(name, address, address_kind) -> Resolution:
+        """The cascade for one party; a person with an address already resolved in this batch is linked
+        again by that address (definitive) without running it."""
+        key = (name, address, address_kind)
+        hit = cache.get(key) if cache is not None and address else None
+        if hit is not None:
+            e = s.get(Entity, hit[0])
+            if e is not None and e.tombstoned_at is None and e.kind == "person" and e.id not in ctx.apart:
+                alias = s.get(Alias, hit[1]) if hit[1] else None
+                index.note_member(s, ctx.thread, e.id, name)
+                return Resolution(e, False, alias.kind if alias is not None else "handle", 1.0, matched_id=e.id,
+                                  alias_id=hit[1], identity_id=hit[2])
+        res = resolve(s, "person", name, address, address_kind, region, index=index, context=ctx)
+        if cache is not None and address and res.entity.kind == "person":
+            cache[key] = (res.entity.id, res.alias_id, res.identity_id or res.entity.id)
+        return res
+
     def the_list(name: str | None, address: str) -> None:
         why = (f"{address} is a mailing list: its mail carries list headers (List-Id/List-Post or a list Sender:)"
                if normalize_email(address) in lists else f"{address} is called {name!r}, a list's name")
@@ -208,7 +225,7 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         out.sender_id = add(me, "from")
         out.sender_identity_id = me.id
     elif sender is not None and (sender.name or sender.address):
-        res = resolve(s, "person", sender.name, sender.address, sender.address_kind, region, index=index, context=ctx)
+        res = person(sender.name, sender.address, sender.address_kind)
         if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists:
             # a shared mailbox: the group is linked, the writer is the display name
             add(res, "list")
@@ -241,7 +258,7 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
                                                           looks_like_group_name(p.name)):
             the_list(p.name, p.address)
         elif p.name or p.address:
-            add(resolve(s, "person", p.name, p.address, p.address_kind, region, index=index, context=ctx), role)
+            add(person(p.name, p.address, p.address_kind), role)
 
     # the list(s) a list mail came through, when no header above named them
     linked = {x.entity_id for x in out.links}
