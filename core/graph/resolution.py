@@ -12,6 +12,7 @@
 | Bare name, no identifiers | definitive | "Mom" in two chats exported from one phone             |
 | Bare first name / nickname across identifiers | 0.60 | new entity + a merge suggestion      |
 | Fuzzy name (high) | ≥ 0.85      | merge (character-bigram similarity) — full names, ≤ 1 identified  |
+| Nickname forms    | 0.90        | as fuzzy high: "Bob Smith" / "Robert Smith" (nicknames dataset)   |
 | Fuzzy name (low)  | 0.55 – 0.85 | new entity + a merge suggestion                                   |
 | Emoji/symbols only differ | —   | new entity + a merge suggestion ("John Doe 🤓" ≠ "John Doe")      |
 | Same surname, different first name | 0.45 | kept apart (family members), decision recorded       |
@@ -55,6 +56,7 @@ from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntit
 FUZZY_MERGE = 0.85      # seed 002: fuzzy name (high) → auto-merge
 FUZZY_REVIEW = 0.55     # seed 002: 0.55–0.85 → new entity + review item
 SAME_SURNAME = 0.45     # seed 002: same last name, different first name
+NICKNAME = 0.90         # same last name, first names one name's forms (Bob/Robert): the fuzzy-high band
 BARE_NAME = 0.60        # issue 13: a bare first name/nickname across identifiers is at most a suggestion
 FIRST_NAME_DIFFERENT = 0.5  # first names with bigram similarity below this are "different" (Mary vs John, not Jon vs John)
 DEFINITIVE = ("phone", "contact", "email", "handle")  # address kinds looked up as definitive aliases
@@ -65,7 +67,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "bare_name": "definitive", "first_name": f"suggestion < {FUZZY_MERGE}", "fuzzy_high": f"≥ {FUZZY_MERGE}",
     "fuzzy_review": f"{FUZZY_REVIEW}–{FUZZY_MERGE}", "decoration": "suggestion", "same_surname": f"{SAME_SURNAME}: never",
     "same_chat": "never (two parties of one chat)", "new": "—",
-    "signature_phone": "definitive (their own signature)",
+    "signature_phone": "definitive (their own signature)", "nickname": f"≥ {FUZZY_MERGE} (nickname forms)",
 }
 
 
@@ -124,15 +126,33 @@ def bigram_similarity(a: str, b: str) -> float:
     return 2.0 * sum((ga & gb).values()) / total
 
 
+_NICKNAMES = None
+
+
+def nickname_forms(a: str, b: str) -> bool:
+    """True when first names ``a`` and ``b`` are forms of one name: one is a nickname of the other
+    ("bob"/"robert", "liz"/"elizabeth"), by the hand-curated ``nicknames`` dataset (carltonnorthern/nicknames)."""
+    global _NICKNAMES
+    if _NICKNAMES is None:
+        from nicknames import NickNamer
+
+        _NICKNAMES = NickNamer()
+    a, b = a.casefold().strip("."), b.casefold().strip(".")
+    return a != b and (b in _NICKNAMES.nicknames_of(a) or a in _NICKNAMES.nicknames_of(b))
+
+
 def name_score(a: str, b: str) -> tuple[float, str]:
     """Score two person names by the seed's rules: (score, signal).
 
-    Same surname with a clearly different first name → (0.45, "same_surname");
+    Same surname with first names that are forms of one name ("Bob Smith" / "Robert Smith") →
+    (0.90, "nickname"); same surname with a clearly different first name → (0.45, "same_surname");
     otherwise the bigram similarity with signal fuzzy_high / fuzzy_review / none.
     """
     ta, tb = normalize_name(a).split(), normalize_name(b).split()
     if len(ta) >= 2 and len(tb) >= 2 and ta[-1] == tb[-1] and ta[0] != tb[0]:
         fa, fb = ta[0], tb[0]
+        if bigram_similarity(a, b) < FUZZY_MERGE and nickname_forms(fa, fb):
+            return NICKNAME, "nickname"
         initial = (len(fa) == 1 and fb.startswith(fa)) or (len(fb) == 1 and fa.startswith(fb))
         if not initial and bigram_similarity(fa, fb) < FIRST_NAME_DIFFERENT:
             return SAME_SURNAME, "same_surname"
@@ -467,7 +487,7 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
             if e is None or e.tombstoned_at is not None or e.kind != kind:
                 continue
             if eid in ctx.apart:
-                if signal in ("fuzzy_high", "fuzzy_review", "decoration"):
+                if signal in ("fuzzy_high", "fuzzy_review", "decoration", "nickname"):
                     separate.append((eid, "same_chat", score, f"{name!r} and {other!r} are two parties of one "
                                      f"{'chat' if ctx.thread else 'message'} (names {score:.2f} alike)"))
                 continue
@@ -484,18 +504,19 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                 suggestion = suggestion or (eid, "decoration", score, f"{name!r} and {other!r} differ only by "
                                             "emoji or symbols")
                 continue
-            if signal == "fuzzy_high":
+            if signal in ("fuzzy_high", "nickname"):
                 theirs = _addresses(s, eid)
+                alike = (f"{name!r} / {other!r}: first names are one name's forms" if signal == "nickname"
+                         else f"names {score:.2f} alike ({name!r} / {other!r})")
                 if not (is_full_name(name) and is_full_name(other)):
-                    suggestion = suggestion or (eid, "fuzzy_review", score, f"names {score:.2f} alike, but "
-                                                f"{name!r} / {other!r} is not a full name")
+                    suggestion = suggestion or (eid, "fuzzy_review", score, f"{alike}, but not full names")
                     continue
                 if mine and theirs and not (mine.keys() & theirs.keys() and _shares(mine, theirs)):
-                    suggestion = suggestion or (eid, "fuzzy_review", score, f"names {score:.2f} alike "
-                                                f"({name!r} / {other!r}), {_identifier_note(s, eid, mine)}")
+                    suggestion = suggestion or (eid, "fuzzy_review", score,
+                                                f"{alike}, {_identifier_note(s, eid, mine)}")
                     continue
-                res = _join(s, e, "fuzzy_high", score, f"names {score:.2f} alike ({name!r} / {other!r})", name,
-                            address, address_kind, contact_id, region, attrs, index, ctx, mine)
+                res = _join(s, e, signal, score, alike, name, address, address_kind, contact_id, region, attrs,
+                            index, ctx, mine)
                 for sid, ssig, sscore, sreason in separate:
                     record_decision(s, sid, res.entity.id, "separate", ssig, sscore, sreason)
                 return res

@@ -153,6 +153,19 @@ def test_undoing_a_merge_kith_made_takes_back_later_records_and_facts(s):
     assert _active(s, mc.b_id, "employer") == ["Globex"] and _active(s, a.sender_id, "employer") == []
 
 
+def test_nickname_forms_of_one_name_join_unless_both_have_their_own_addresses(s):
+    from core.graph.resolution import name_score
+
+    assert name_score("Bob Smith", "Robert Smith") == (0.9, "nickname")
+    assert name_score("Sasha Reed", "Robert Reed") == (0.45, "same_surname")
+    a = resolve(s, "person", "Robert Smith", "robert@smith.example")
+    b = resolve(s, "person", "Bob Smith", None)  # the owner's contact name for him
+    assert (b.entity.id, b.signal) == (a.entity.id, "nickname")
+    c = resolve(s, "person", "Liz Taylor", "liz@a.example")
+    d = resolve(s, "person", "Elizabeth Taylor", "elizabeth@b.example")
+    assert d.entity.id != c.entity.id and d.review_id is not None
+
+
 def test_fuzzy_names_of_two_people_with_their_own_addresses_are_a_suggestion(s):
     a = resolve(s, "person", "John Smith", "john@a.example")
     b = resolve(s, "person", "Jon Smith", "jon@b.example")
