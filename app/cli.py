@@ -361,6 +361,10 @@ def profile(ref: str, as_of: str | None, as_json: bool) -> None:
         click.echo("History (superseded):")
         for f in p.history:
             click.echo(f"  - {f.statement}")
+    if p.held:
+        click.echo("Waiting for you to confirm a merge (`kith review why` / `kith review confirm ID`):")
+        for f in p.held:
+            click.echo(f"  - {f.statement}")
     if p.summary:
         click.echo(("Summary (stale): " if p.summary_stale else "Summary: ") + p.summary)
 

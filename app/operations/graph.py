@@ -11,6 +11,7 @@ from app.container import Container
 from app.operations.entities import find_entity
 from core import clock
 from core.clock import ensure_utc
+from core.graph.merge import merged_into
 from core.store.collections import FACTS, RECORDS
 from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
 
@@ -106,6 +107,9 @@ class Profile:
     summary: str | None
     summary_stale: bool
     attrs: dict
+    held: list[FactView] = field(default_factory=list)
+    """Facts of a second identity Kith merged in by name: they wait for the person to confirm the merge
+    before they supersede anything (issue 13; ``kith review confirm ID``)."""
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -131,11 +135,16 @@ def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
         sources = [{"record_id": r.id, "kind": r.kind, "when": _iso(r.sent_at), "local": _local(r),
                     "subject": r.subject, "path": src.path, "external_id": r.external_id} for r, src in rows]
         summary = s.exec(select(Summary).where(Summary.kind == "entity", Summary.subject == str(e.id))).first()
+        from core.graph.resolution import held_merge
+
+        held = [_view(s, f) for loser in merged_into(s, e.id) if held_merge(s, loser) is not None
+                for f in s.exec(select(Fact).where(Fact.subject_entity_id == loser, Fact.superseded_by.is_(None),
+                                                   Fact.tombstoned_at.is_(None)))]
         return Profile(e.id, e.kind, e.canonical_name, e.is_owner, aliases,
                        [_view(s, f) for f in facts if f.superseded_by is None],
                        [_view(s, f) for f in facts if f.superseded_by is not None],
                        sources, len(set(rec_ids)), summary.text if summary else None,
-                       bool(summary.stale) if summary else True, dict(e.attrs or {}))
+                       bool(summary.stale) if summary else True, dict(e.attrs or {}), held)
 
 
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:

@@ -54,6 +54,23 @@ def _move_facts(s: Session, from_id: int, to_id: int, log: dict) -> None:
         log["facts_moved"].append(f.id)
 
 
+def merged_into(s: Session, entity_id: int) -> list[int]:
+    """Ids of the tombstoned entities merged (transitively) into ``entity_id`` — its earlier identities,
+    which still hold the names they were created with and any facts a held merge keeps on them."""
+    from sqlalchemy import text
+
+    out: list[int] = []
+    frontier = [entity_id]
+    while frontier:
+        rows = s.connection().execute(text(
+            "SELECT id FROM entity WHERE tombstoned_at IS NOT NULL AND "
+            "CAST(json_extract(attrs, '$.merged_into') AS INTEGER) IN (%s)" % ",".join(str(int(x)) for x in frontier)
+        )).all()
+        frontier = [r[0] for r in rows if r[0] not in out and r[0] != entity_id]
+        out += frontier
+    return out
+
+
 def live_survivor(s: Session, entity_id: int) -> Entity | None:
     """The live entity ``entity_id`` was (transitively) merged into, itself when live, or None (forgotten)."""
     seen: set[int] = set()

@@ -105,3 +105,27 @@ def test_reimport_after_the_offset_change_adds_nothing(container, corpus):
     assert (again.records_added, again.records_skipped) == (0, 3)
     with container.db.session() as s:
         assert len(s.exec(select(RecordEntity).where(RecordEntity.role == "from")).all()) == 3
+
+
+def test_forgetting_a_person_takes_their_earlier_identities_and_held_facts(container, tmp_path):
+    """A merge Kith made keeps the second identity as a tombstoned entity (its name, its held facts): forget
+    removes those too, so the name is gone from every row."""
+    from datetime import datetime, timedelta, timezone
+
+    from app.operations.forget import forget
+    from helpers.mboxes import write_mbox
+
+    path = write_mbox(tmp_path / "alex.mbox", [
+        ("Alex Reed <alex@north.example>", "new job", "I work at Northwind now."),
+        ("Alex Reed <alex.r@south.example>", "hello", "I work at Southbank these days.")],
+        start=datetime(2023, 3, 6, 9, tzinfo=timezone.utc), step=timedelta(days=2))
+    ingest(container, [path])
+    with container.db.session() as s:
+        (alex,) = _person(s, "Alex Reed")
+        (mc,) = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).all()
+        assert [f.value for f in _facts(s, mc.b_id, "employer")] == ["Southbank"]  # held on the 2nd identity
+    forget(container, alex.id, purge=True)
+    with container.db.session() as s:
+        assert s.exec(select(Entity).where(Entity.canonical_name == "Alex Reed")).all() == []
+        assert s.exec(select(Fact).where(Fact.value.in_(["Northwind", "Southbank"]))).all() == []
+        assert s.exec(select(MergeCandidate)).all() == []
