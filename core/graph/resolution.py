@@ -506,8 +506,8 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                 continue
             if signal in ("fuzzy_high", "nickname"):
                 theirs = _addresses(s, eid)
-                alike = (f"{name!r} / {other!r}: first names are one name's forms" if signal == "nickname"
-                         else f"names {score:.2f} alike ({name!r} / {other!r})")
+                alike = (f"fuzzy name {score:.2f}, nickname forms of one first name: {name!r} / {other!r}"
+                         if signal == "nickname" else f"names {score:.2f} alike ({name!r} / {other!r})")
                 if not (is_full_name(name) and is_full_name(other)):
                     suggestion = suggestion or (eid, "fuzzy_review", score, f"{alike}, but not full names")
                     continue
