@@ -215,9 +215,9 @@ class NameIndex:
         hits = process.extract(name, values, scorer=fuzz.ratio, processor=utils.default_process,
                                limit=limit, score_cutoff=40)
         best: dict[int, tuple[int, float, str, str]] = {}
-        for _, _, idx in hits:
+        for _, ratio, idx in hits:
             score, signal = name_score(name, values[idx])
-            if decoration_equal(name, values[idx]):
+            if ratio == 100 and decoration_equal(name, values[idx]):  # equal once symbols are gone: ratio 100
                 signal = "decoration"
             if signal != "none" and (ids[idx] not in best or score > best[ids[idx]][1]):
                 best[ids[idx]] = (ids[idx], score, signal, values[idx])
@@ -548,6 +548,8 @@ def _shares(a: dict[str, set[str]], b: dict[str, set[str]]) -> bool:
 
 
 def _conflicts(s: Session, entity_id: int, mine: dict[str, set[str]]) -> int:
+    if not mine:
+        return 0
     theirs = _addresses(s, entity_id)
     return sum(1 for k in mine if theirs.get(k) and not (mine[k] & theirs[k]))
 
@@ -561,13 +563,13 @@ def _identifier_note(s: Session, entity_id: int, mine: dict[str, set[str]]) -> s
 
 def _attach(s: Session, found: Entity, signal: str, score: float, name: str | None, address: str | None,
             address_kind: str, contact_id: str | None, region: str, index: NameIndex, ctx: Context,
-            matched_alias: Alias | None = None, reason: str = "") -> Resolution:
+            matched_alias: Alias | None = None, reason: str = "", name_known: bool = False) -> Resolution:
     """Link the mention to ``found`` (an identifier or thread match, or nothing new): add its aliases."""
     if name and _is_address_only(found, address):
         found.canonical_name = name  # upgrade a phone-/address-only entity to a real name
         s.add(found)
     added = None
-    if name and add_alias(s, found, "name", name, region):
+    if name and not name_known and add_alias(s, found, "name", name, region):
         index.add(s, found, name)
         if found.kind == "person" and is_full_name(name):
             _late_join(s, found, name, index, ctx)
@@ -575,7 +577,8 @@ def _attach(s: Session, found: Entity, signal: str, score: float, name: str | No
         added = add_alias(s, found, address_kind, address, region)
     if contact_id:
         add_alias(s, found, "contact", contact_id, region)
-    s.flush()
+    if s.new:
+        s.flush()
     index.note_member(s, ctx.thread, found.id, name)
     alias = matched_alias or added
     return Resolution(found, False, signal, score, matched_id=found.id, alias_id=alias.id if alias else None,
@@ -630,21 +633,19 @@ def _join(s: Session, found: Entity, signal: str, score: float, reason: str, nam
           address_kind: str, contact_id: str | None, region: str, attrs: dict, index: NameIndex, ctx: Context,
           mine: dict[str, set[str]]) -> Resolution:
     """A match by name: link when the mention brings nothing new, else create-and-merge with a decision row."""
-    theirs = _addresses(s, found.id)
+    theirs = _addresses(s, found.id) if mine else {}
     new_address = bool(mine) and not _shares(mine, theirs)
-    known_names = {a for a in s.exec(select(Alias.normalized).where(Alias.entity_id == found.id,
-                                                                    Alias.kind.in_(("name", "nickname")))).all()}
-    if not new_address and normalize_name(name) in known_names:
+    if not new_address and s.exec(select(Alias.id).where(
+            Alias.entity_id == found.id, Alias.kind.in_(("name", "nickname")),
+            Alias.normalized == normalize_name(name))).first() is not None:
         return _attach(s, found, signal, score, name, address, address_kind, contact_id, region, index, ctx,
-                       reason=reason)
-    from core.graph.merge import merge  # merge imports nothing from here; kept local to avoid a cycle at import
-
+                       reason=reason, name_known=True)
     new = _create(s, found.kind, name, address, address_kind, contact_id, region, attrs, index, ctx, note=False)
     hold = new_address and bool(theirs)  # both have their own identifiers: facts wait for the person's word
     mc = MergeCandidate(a_id=found.id, b_id=new.entity.id, score=round(float(score), 4), reason=reason,
                         status="merged", signal=signal, threshold=THRESHOLDS.get(signal, ""), decided_by="kith",
                         decided_at=clock.now())
-    log = merge(s, found.id, new.entity.id)
+    log = _fold_fresh(s, found, new.entity)
     mc.detail = {**log, "hold": hold}
     s.add(mc)
     s.flush()
@@ -652,6 +653,30 @@ def _join(s: Session, found: Entity, signal: str, score: float, reason: str, nam
     index.note_member(s, ctx.thread, found.id, name)
     return Resolution(found, False, signal, score, matched_id=found.id, merge_id=mc.id, alias_id=new.alias_id,
                       identity_id=new.entity.id if hold else found.id, reason=reason)
+
+
+def _fold_fresh(s: Session, survivor: Entity, fresh: Entity) -> dict:
+    """:func:`core.graph.merge.merge` for an entity created a moment ago (aliases only, nothing linked yet):
+    its aliases move to ``survivor`` (duplicates dropped) and it is tombstoned; the same log, so
+    :func:`core.graph.merge.unmerge` undoes it exactly."""
+    log: dict = {"survivor": survivor.id, "loser": fresh.id, "aliases_moved": [], "aliases_dropped": [],
+                 "links_moved": [], "links_dropped": [], "sent": [], "placed": [], "facts_moved": [],
+                 "fact_links_moved": [], "fact_links_dropped": [], "superseded": []}
+    mine = s.exec(select(Alias).where(Alias.entity_id == fresh.id)).all()
+    have = {(k, n) for k, n in s.exec(select(Alias.kind, Alias.normalized).where(
+        Alias.entity_id == survivor.id, Alias.normalized.in_([a.normalized for a in mine]))).all()}
+    for a in mine:
+        if (a.kind, a.normalized) in have:
+            log["aliases_dropped"].append({"kind": a.kind, "value": a.value, "normalized": a.normalized})
+            s.delete(a)
+        else:
+            a.entity_id = survivor.id
+            s.add(a)
+            log["aliases_moved"].append(a.id)
+    fresh.tombstoned_at = clock.now()
+    fresh.attrs = {**(fresh.attrs or {}), "merged_into": survivor.id}
+    s.add(fresh)
+    return log
 
 
 def _create(s: Session, kind: str, name: str | None, address: str | None, address_kind: str,
