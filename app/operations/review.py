@@ -257,7 +257,8 @@ def why_one(c: Container, entity_id: int) -> IdentityWhy:
             other_id = mc.b_id if mc.a_id == e.id or mc.b_id in losers else mc.a_id
             other = s.get(Entity, other_id)
             held = [f.statement for f in s.exec(select(Fact).where(Fact.subject_entity_id == mc.b_id,
-                                                                   Fact.superseded_by.is_(None))).all()] \
+                                                                   Fact.superseded_by.is_(None),
+                                                                   Fact.tombstoned_at.is_(None))).all()] \
                 if mc.status == "merged" and (mc.detail or {}).get("hold") else []
             confirmed = mc.confirmed_at is not None or (mc.status == "merged" and mc.decided_by == "person")
             actions = {"pending": ["merge", "reject"], "separate": ["merge"], "rejected": ["merge"],

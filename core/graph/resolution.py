@@ -239,7 +239,7 @@ class NameIndex:
                           .join(Alias, Alias.entity_id == RecordEntity.entity_id)
                           .join(Entity, Entity.id == RecordEntity.entity_id)
                           .where(Record.thread == thread, Alias.kind.in_(("name", "nickname")),
-                                 Entity.tombstoned_at.is_(None))).all()
+                                 Entity.tombstoned_at.is_(None), Record.tombstoned_at.is_(None))).all()
             for eid, norm in rows:
                 members.setdefault(norm, set()).add(eid)
             self._threads[thread] = members
