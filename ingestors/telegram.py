@@ -475,7 +475,7 @@ class TelegramIngestor:
                 notes.append(f"no date_unixtime: time read in {self.local_timezone.key}")
                 if local.tzinfo is None:
                     local = local.replace(tzinfo=self.local_timezone)
-                return local.astimezone(timezone.utc)
+                return local  # at the zone's offset: the calendar it was written in
         notes.append("no readable date: time unknown")
         return None
 
