@@ -182,3 +182,37 @@ class FolderLock:
                     finally:
                         self._file.release(force=True)
                         self.overhead_s += time.perf_counter() - t0
+
+
+class FileGate:
+    """A cross-process lock for short critical sections (re-entrant within a process, shared by its threads).
+
+    Used around every use of Chroma's files: Chroma's embedded client writes to its folder even to read
+    (its SQLite file when a client opens, the HNSW segment's files when a collection is loaded), so a
+    reader and a writer in two processes must not touch them at the same moment.  Unlike
+    :class:`FolderLock` this is held only for one vector-store call, by readers too.
+
+    Args:
+        path: the lock file (kept outside the guarded folder, so deleting that folder keeps the lock).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = FileLock(str(self.path), thread_local=False, is_singleton=False)
+        self._mutex = threading.RLock()
+        self._depth = 0
+
+    @contextmanager
+    def hold(self) -> Iterator["FileGate"]:
+        """Hold the gate for the block (waits as long as another process's call takes)."""
+        with self._mutex:
+            if self._depth == 0:
+                self._file.acquire(timeout=-1, poll_interval=0.01)
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._file.release(force=True)

@@ -66,6 +66,36 @@ def embedding_function(encode: EncodeFn | None):
     return _EF_CLASS(encode)
 
 
+class _Guard:
+    """This process's RLock, then the cross-process gate: one context manager."""
+
+    def __init__(self, rlock, gate):
+        self.rlock, self.gate = rlock, gate
+        self._held = None
+
+    def __enter__(self):
+        self.rlock.acquire()
+        try:
+            cm = self.gate.hold()
+            cm.__enter__()
+        except BaseException:
+            self.rlock.release()
+            raise
+        stack = getattr(self, "_stack", None)
+        if stack is None:
+            stack = self._stack = []
+        stack.append(cm)
+        return self
+
+    def __exit__(self, *exc):
+        cm = self._stack.pop()
+        try:
+            cm.__exit__(*exc)
+        finally:
+            self.rlock.release()
+        return False
+
+
 STORE_MARKER = "kith-store.json"
 """A file Kith writes into the Chroma folder with the store's random id.  When it is missing or its id
 differs from the one the SQLite database remembers, the folder was deleted, replaced or restored from
@@ -93,9 +123,15 @@ class VectorStore:
         self._ef = embedding_function(encode)
         self.client = None
         self._collections: dict[str, Any] = {}
-        self._lock = threading.RLock()  # a reopen never closes the client under another thread's query
+        from core.store.lock import FileGate
+
+        # Threads of this process and other processes take turns at Chroma's files: its embedded client
+        # writes to them even to read (core.store.lock.FileGate), and a reopen must never close the client
+        # under another thread's query.
+        self._lock = _Guard(threading.RLock(), FileGate(self.path.parent / (self.path.name + ".lock")))
         if writable or self.path.exists():
-            self._open(create=writable)
+            with self._lock:
+                self._open(create=writable)
 
     def _open(self, create: bool):
         if self.client is not None:
@@ -141,16 +177,17 @@ class VectorStore:
 
     def write_store_id(self, store_id: str) -> None:
         """Write :data:`STORE_MARKER` (creating the folder).  Call under the writer lock."""
-        import json
+        with self._lock:
+            import json
 
-        self._open(create=True)
-        tmp = self.path / (STORE_MARKER + ".tmp")
-        tmp.write_text(json.dumps({"id": store_id}), encoding="utf-8")
-        import os
+            self._open(create=True)
+            tmp = self.path / (STORE_MARKER + ".tmp")
+            tmp.write_text(json.dumps({"id": store_id}), encoding="utf-8")
+            import os
 
-        os.replace(tmp, self.path / STORE_MARKER)
+            os.replace(tmp, self.path / STORE_MARKER)
 
-    # -- collections ----------------------------------------------------------------------
+        # -- collections ----------------------------------------------------------------------
     def collection(self, name: str, create: bool = True):
         """The named collection (cosine space), created on first use when ``create``; else None if absent."""
         with self._lock:
@@ -259,8 +296,9 @@ class VectorStore:
         # ---- purge: rewrite a collection so deleted vectors leave Chroma's files ------------------------
 
     def _names(self) -> set[str]:
-        client = self._open(create=False)
-        return {getattr(c, "name", c) for c in client.list_collections()} if client is not None else set()
+        with self._lock:
+            client = self._open(create=False)
+            return {getattr(c, "name", c) for c in client.list_collections()} if client is not None else set()
 
     def rebuild(self, name: str, batch: int = 1000) -> int:
         """Rewrite collection ``name`` with only its live vectors, so deleted ones leave Chroma's files
@@ -303,23 +341,24 @@ class VectorStore:
     def drop_orphan_segments(self) -> int:
         """Delete segment folders of collections that no longer exist (Chroma leaves them on disk
         after ``delete_collection``, with their vectors).  Returns folders removed."""
-        import shutil
-        import sqlite3
+        with self._lock:
+            import shutil
+            import sqlite3
 
-        db = self.path / "chroma.sqlite3"
-        if not db.exists():
-            return 0
-        conn = sqlite3.connect(str(db), timeout=30)
-        try:
-            live = {r[0] for r in conn.execute("SELECT id FROM segments")}
-        finally:
-            conn.close()
-        n = 0
-        for p in self.path.iterdir():
-            if p.is_dir() and len(p.name) == 36 and p.name.count("-") == 4 and p.name not in live:
-                shutil.rmtree(p, ignore_errors=True)
-                n += 1
-        return n
+            db = self.path / "chroma.sqlite3"
+            if not db.exists():
+                return 0
+            conn = sqlite3.connect(str(db), timeout=30)
+            try:
+                live = {r[0] for r in conn.execute("SELECT id FROM segments")}
+            finally:
+                conn.close()
+            n = 0
+            for p in self.path.iterdir():
+                if p.is_dir() and len(p.name) == 36 and p.name.count("-") == 4 and p.name not in live:
+                    shutil.rmtree(p, ignore_errors=True)
+                    n += 1
+            return n
 
     def vacuum(self) -> None:
         """``VACUUM`` Chroma's SQLite file so no free page keeps a deleted vector or its metadata.
@@ -327,20 +366,21 @@ class VectorStore:
         Raises:
             StoreError: the file is locked (another process is writing).
         """
-        import sqlite3
+        with self._lock:
+            import sqlite3
 
-        db = self.path / "chroma.sqlite3"
-        if not db.exists():
-            return
-        conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
-        try:
-            conn.execute("VACUUM")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error as exc:
-            raise StoreError(f"{db}: cannot vacuum the vector store: {exc}") from exc
-        finally:
-            conn.close()
+            db = self.path / "chroma.sqlite3"
+            if not db.exists():
+                return
+            conn = sqlite3.connect(str(db), timeout=30, isolation_level=None)
+            try:
+                conn.execute("VACUUM")
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{db}: cannot vacuum the vector store: {exc}") from exc
+            finally:
+                conn.close()
 
 
 # ---- forget (issue 11): the vectors of forgotten records and facts ---------------------------------
