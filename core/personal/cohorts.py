@@ -99,10 +99,13 @@ class CohortRegistry:
         self.ledger = ledger
         self.cohorts = dict(COHORTS if cohorts is None else cohorts)
         self._members: dict[int, list[int]] = {}
-        with ledger.transaction() as c:
-            for name, pred in self.cohorts.items():
-                c.execute("INSERT INTO cohort(name, predicate) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
-                          "predicate=excluded.predicate", (name, json.dumps(_describe(pred))))
+        want = {name: json.dumps(_describe(pred)) for name, pred in self.cohorts.items()}
+        have = dict(ledger.conn.execute("SELECT name, predicate FROM cohort"))
+        if any(have.get(name) != pred for name, pred in want.items()):  # a read that finds them current writes nothing
+            with ledger.transaction() as c:
+                for name, pred in want.items():
+                    c.execute("INSERT INTO cohort(name, predicate) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET "
+                              "predicate=excluded.predicate", (name, pred))
         self.ids = {n: i for n, i in ledger.conn.execute("SELECT name, id FROM cohort")}
         ledger.cohort_resolver = self.owners_for
         ledger.cohorts = self

@@ -68,7 +68,7 @@ class Database:
             f"sqlite:///{self.path}", connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(self.engine, "connect", _on_connect)
         try:
-            if self._version() != SCHEMA_VERSION or self._missing_tables():
+            if self._version() != SCHEMA_VERSION or self._missing_tables() or not self._ledger_current():
                 with (lock.hold() if lock is not None else contextlib.nullcontext()):
                     self._migrate()
         except Exception as exc:  # sqlite3.DatabaseError: file is not a database, ...
@@ -80,6 +80,27 @@ class Database:
     def _version(self) -> int:
         with self.engine.connect() as conn:
             return conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
+
+    def _ledger_current(self) -> bool:
+        """Whether the personalization ledger's raw parts (FTS, triggers, default cohorts) exist as they should."""
+        import sqlite3
+
+        from core.personal.cohorts import COHORTS, _describe
+        from core.store import personal_schema
+
+        conn = sqlite3.connect(str(self.path), timeout=30)
+        try:
+            exists = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','index')")}
+            if not personal_schema._up_to_date(conn, exists):
+                return False
+            import json
+
+            have = dict(conn.execute("SELECT name, predicate FROM cohort"))
+            return all(have.get(n) == json.dumps(_describe(p)) for n, p in COHORTS.items())
+        except sqlite3.Error:
+            return False
+        finally:
+            conn.close()
 
     def _missing_tables(self) -> set[str]:
         with self.engine.connect() as conn:
@@ -103,6 +124,12 @@ class Database:
 
                     logging.getLogger(__name__).warning("%s: %s (run `kith doctor --repair`)", self.path, exc)
             conn.exec_driver_sql(f"PRAGMA user_version={SCHEMA_VERSION}")
+        # The ledger's raw parts (FTS5, triggers) and its default cohorts: created here, under the writer lock,
+        # so that opening the ledger later — for a read — finds them and writes nothing.
+        from core.personal import open_ledger
+
+        ledger = open_ledger(self.path)
+        ledger.close()
 
     def ensure_indexes(self) -> int:
         """Create the indexes of ``schema.EXTRA_DDL`` that are missing (after a repair); returns how many
