@@ -174,3 +174,31 @@ def from_brief(brief) -> list[tuple[str, str]]:
         if s.responds_to_questions is True:
             out.append((f"{name} replies more often when asked a direct question", "dynamics"))
     return out
+
+
+def confidence_curve(ledger: Ledger, person_id: int, obs_id: int, times) -> np.ndarray:
+    """The observation's confidence at each of ``times`` (seed 000: 1.0 at creation, 30-day half-life,
+    reinforcement writes ``1 − current``), capped at 1.0.
+
+    Args:
+        times: epoch seconds (UTC), any order; shape (n,).
+
+    Returns:
+        float64 (n,): Σ wᵢ·2^(−(t − tᵢ)/half-life) over the confidence signals written at tᵢ ≤ t, capped at 1
+        — the same sum :meth:`Ledger.decayed` takes, at many times at once.  0 before the first signal.
+    """
+    t = np.asarray(times, dtype=np.float64)
+    rows = ledger.conn.execute("SELECT at, weight FROM signal WHERE owner=? AND name='confidence' AND target=?",
+                               (person_id, f"o:{obs_id}")).fetchall()
+    out = np.zeros_like(t)
+    hl = spec("confidence").half_life_s
+    for at, w in rows:
+        age = t - float(at)
+        out += np.where(age >= 0, float(w) * np.power(0.5, np.clip(age, 0, None) / hl), 0.0)
+    return np.minimum(out, 1.0)
+
+
+def signal_times(ledger: Ledger, person_id: int, obs_id: int) -> list[float]:
+    """When the observation's confidence signals were written (creation, then each reinforcement), epoch s, sorted."""
+    return sorted(float(r[0]) for r in ledger.conn.execute(
+        "SELECT at FROM signal WHERE owner=? AND name='confidence' AND target=?", (person_id, f"o:{obs_id}")))
