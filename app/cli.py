@@ -46,11 +46,17 @@ def _fail(msg: str) -> None:
     sys.exit(1)
 
 
+def _version() -> str:
+    from app.about import version
+
+    return version()
+
+
 LOCK_EXIT = 75  # EX_TEMPFAIL: another Kith kept the data folder's writer lock past --wait
 
 
 @click.group()
-@click.version_option(package_name="kith-app")
+@click.version_option(version=_version(), prog_name="kith")
 @click.option("--wait", type=click.FloatRange(min=0), default=None, envvar="KITH_WAIT", show_envvar=True,
               help="Seconds a command that writes waits for another Kith writing the same data folder "
                    f"(default: as long as it takes); past it, exit {LOCK_EXIT}.")
@@ -462,11 +468,14 @@ def owner(ref: str | None, as_json: bool) -> None:
 @main.command()
 @click.option("--screenshot", type=click.Path(dir_okay=False), default=None,
               help="Render the window, save a PNG here and exit (for machines without a display).")
-def gui(screenshot: str | None) -> None:
+@click.option("--tab", default=None, help="Start on this tab (chat, inbox, people, timeline, memory, settings).")
+@click.option("--theme", type=click.Choice(["light", "dark"]), default=None,
+              help="Light or dark instead of following the system.")
+def gui(screenshot: str | None, tab: str | None, theme: str | None) -> None:
     """Open the Kith window."""
     from app.gui import run
 
-    sys.exit(run(screenshot=screenshot))
+    sys.exit(run(screenshot=screenshot, tab=tab, theme=theme))
 
 
 from app.cli_memory import register as _register_memory  # noqa: E402

@@ -12,7 +12,8 @@ import sys
 SCREENSHOT_TIMEOUT_MS = 120_000
 
 
-def run(screenshot: str | None = None, tab: str | None = None, ask: str | None = None) -> int:
+def run(screenshot: str | None = None, tab: str | None = None, ask: str | None = None,
+        theme: str | None = None) -> int:
     """Open the Kith window and run the event loop until it closes.
 
     Args:
@@ -20,6 +21,7 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
             save ``window.grab()`` as a PNG at this path and quit.
         tab: start on the tab whose title starts with this (``"chat"``, ``"inbox"``, ``"people"``).
         ask: ask this question in Chat first (the screenshot waits for the answer).
+        theme: "light" or "dark" instead of following the system (sets ``KITH_THEME``).
 
     Returns:
         the process exit status: 0, or 1 when the data folder cannot be opened or the
@@ -34,6 +36,8 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
             return 1
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
 
+    if theme:
+        os.environ["KITH_THEME"] = theme
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -45,6 +49,7 @@ def run(screenshot: str | None = None, tab: str | None = None, ask: str | None =
     app.setApplicationDisplayName("Kith")
     app.setOrganizationName("Kith")
     app.setStyle("Fusion")
+    app.setDesktopFileName("kith")  # matches packaging/linux/kith.desktop (window icon and grouping)
 
     try:
         container = Container(describe="the Kith window")

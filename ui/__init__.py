@@ -5,9 +5,43 @@ header, time formatting and the style sheet.
 """
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+
+def _guard_bool_refcounts() -> bool:
+    """Work around PySide6 6.12's ``SignalInstance.emit`` returning ``True`` without a new reference.
+
+    On Python < 3.12 (where ``True`` is not immortal) every emit then takes one reference from
+    ``True`` that nobody gave; after a few thousand emits — pyqtgraph emits on every paint — the
+    interpreter aborts with "Fatal Python error: bool_dealloc".  When that happens here (measured on a
+    throwaway signal), ``True`` and ``False`` get 2**40 extra references, which makes them as good as
+    immortal, as they are on Python ≥ 3.12.  Returns True when the guard was applied.
+    """
+    if sys.version_info >= (3, 12):
+        return False
+    import ctypes
+
+    from PySide6.QtCore import QObject, Signal
+
+    class _Probe(QObject):
+        ping = Signal()
+
+    probe = _Probe()
+    before = sys.getrefcount(True)
+    for _ in range(8):
+        probe.ping.emit()
+    leaked = before - sys.getrefcount(True)
+    if leaked <= 0:
+        return False
+    for obj in (True, False):
+        ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
+    return True
+
+
+BOOL_GUARD = _guard_bool_refcounts()
 
 STYLE = """
 QMainWindow, QTabWidget::pane { background: #f6f7f9; }
@@ -17,6 +51,9 @@ QTabBar::tab { padding: 7px 18px; margin-right: 2px; border: 1px solid #d6d9de; 
 QTabBar::tab:selected { background: #f6f7f9; color: #111827; font-weight: bold; }
 QLabel#tabTitle { font-size: 17px; font-weight: bold; color: #111827; }
 QLabel#tabHint { color: #5b6472; }
+QLabel#sectionTitle { font-weight: bold; font-size: 14px; color: #111827; }
+QMenuBar { background: #f6f7f9; color: #111827; }
+QMenuBar::item:selected { background: #e9ecf0; }
 QLabel#muted { color: #6b7280; }
 QLabel#error { color: #b42318; }
 QLabel#placeholder { color: #6b7280; font-size: 14px; }

@@ -28,7 +28,7 @@ DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 class Chart(pg.PlotWidget):
     """A PlotWidget with Kith's look: no menu, a light or dark background, thin axes, optional title."""
 
-    def __init__(self, title: str = "", parent=None, height: int = 170):
+    def __init__(self, title: str = "", parent=None, height: int = 150):
         super().__init__(parent=parent)
         self._scheme = "light"
         self._title = title
@@ -95,7 +95,7 @@ class ActivityHeatmap(Chart):
     """A 7 × 24 image (Monday at the top, hour 0 at the left), white → blue by message count."""
 
     def __init__(self, parent=None):
-        super().__init__("When they write", parent, height=180)
+        super().__init__("When they write", parent, height=150)
         self.grid = np.zeros((7, 24), dtype=float)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.getPlotItem().invertY(True)
@@ -137,7 +137,7 @@ class ConfidenceChart(Chart):
     """Each observation's confidence over time, and the retrieval threshold (a dashed line)."""
 
     def __init__(self, parent=None):
-        super().__init__("How sure Kith is of what it noticed", parent, height=190)
+        super().__init__("How sure Kith is of what it noticed", parent, height=150)
         self.setAxisItems({"bottom": pg.DateAxisItem()})
         self._style()
         self.curves_data: list = []
@@ -169,6 +169,15 @@ class ConfidenceChart(Chart):
                                label="forgotten below", labelOpts={"color": c["muted"], "position": 0.9})
         self.addItem(line)
         self.setYRange(0, 1.05, padding=0)
+        if not self.curves_data:
+            t = pg.TextItem("Nothing noticed yet: observations come from chats with Kith", color=c["muted"],
+                            anchor=(0.5, 0.5))
+            self.addItem(t)
+            import time
+
+            now = time.time()
+            t.setPos(now - 15 * 86400, 0.55)
+            self.setXRange(now - 30 * 86400, now, padding=0)
         if self.curves_data:
             t0 = min(cv.times[0] for cv in self.curves_data)
             t1 = max(cv.times[-1] for cv in self.curves_data)
@@ -179,7 +188,7 @@ class TopicsChart(Chart):
     """Hot topics as bars to the right (score), cold ones to the left (times dropped), one row each."""
 
     def __init__(self, parent=None):
-        super().__init__("Hot and cold topics", parent, height=170)
+        super().__init__("Hot and cold topics", parent, height=150)
         self.hot: list[dict] = []
         self.cold: list[dict] = []
         self.rows: list[tuple[str, float]] = []
@@ -221,4 +230,4 @@ class TopicsChart(Chart):
         self.getPlotItem().getAxis("bottom").setTicks([[(-1, "dropped"), (0, ""), (1, "engaged")]])
         self.getPlotItem().invertY(True)
         self.setXRange(-1.8, 1.8, padding=0)
-        self.setYRange(-0.6, len(self.rows) - 0.4, padding=0)
+        self.setYRange(-0.6, max(len(self.rows), 4) - 0.4, padding=0)

@@ -4,12 +4,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt, QUrl, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
                                QStyle, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app.operations.types import IngestProgress, IngestReport
-from ui import header
+from ui import format_when, header
+from ui.welcome import WelcomePanel
 from ui.worker import Job, Worker
 
 
@@ -18,6 +19,18 @@ def _ingest(container, paths: list[str], job: Job) -> IngestReport:
     from app.operations.ingest import ingest
 
     return ingest(container, paths, progress=job.report, cancel=job.cancel_event)
+
+
+def _import_demo(container, job: Job) -> IngestReport:
+    from app.operations.imports import import_demo
+
+    return import_demo(container, progress=job.report, cancel=job.cancel_event)
+
+
+def _history(container):
+    from app.operations.imports import import_history, is_empty
+
+    return import_history(container), is_empty(container)
 
 
 def paths_from_mime(mime: QMimeData | None) -> list[str]:
@@ -108,9 +121,14 @@ class InboxWidget(QWidget):
                                       "Files already read are recognised and skipped; problems are listed "
                                       "with their reasons."))
 
+        self.welcome = WelcomePanel()
+        self.welcome.demoRequested.connect(self.import_demo)
+        self.welcome.hide()
+        lay.addWidget(self.welcome)
+
         self.drop_zone = DropZone()
         self.drop_zone.clicked.connect(self.choose_files)
-        lay.addWidget(self.drop_zone, 3)
+        lay.addWidget(self.drop_zone, 2)
 
         buttons = QHBoxLayout()
         self.add_files_button = QPushButton("Add files\u2026")
@@ -159,6 +177,28 @@ class InboxWidget(QWidget):
         self.errors.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.errors.hide()
         lay.addWidget(self.errors, 2)
+
+        self.fda_label = QLabel("")
+        self.fda_label.setObjectName("error")
+        self.fda_label.setWordWrap(True)
+        self.fda_label.hide()
+        lay.addWidget(self.fda_label)
+
+        self.history_title = QLabel("Imports")
+        self.history_title.setObjectName("sectionTitle")
+        lay.addWidget(self.history_title)
+        self.history = QTreeWidget()
+        self.history.setColumnCount(3)
+        self.history.setHeaderLabels(["Import", "Records", "What it added / why it could not be read"])
+        self.history.setAlternatingRowColors(True)
+        self.history.setUniformRowHeights(True)
+        self.history.header().setStretchLastSection(True)
+        self.history.setColumnWidth(0, 380)
+        self.history.setColumnWidth(1, 70)
+        self.history.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        lay.addWidget(self.history, 3)
+        self.sessions: list = []
+        self.first_run = False
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -255,6 +295,101 @@ class InboxWidget(QWidget):
         self.ingestStarted.emit(paths)
         return job
 
+    def import_demo(self) -> Job | None:
+        """Import the demo archive (made-up people) on the worker; only into an empty data folder."""
+        if self._job is not None:
+            return None
+        self.summary_label.hide()
+        self.errors.clear()
+        self.errors.hide()
+        self.welcome.demo_button.setEnabled(False)
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setFormat("reading the demo archive\u2026")
+        self.cancel_button.setEnabled(True)
+        self.current_label.setText("Importing the demo archive: Sam Rivera and friends (made up)")
+        job = self._worker.submit(lambda j, c=self._container: _import_demo(c, j), name="demo")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._on_finished)
+        job.failed.connect(self._on_failed)
+        job.done.connect(lambda: self.welcome.demo_button.setEnabled(True))
+        self._job = job
+        self.ingestStarted.emit(["demo"])
+        return job
+
+    def refresh_history(self) -> Job:
+        """Reload the import history and quarantine (every import's, the CLI's too) on the worker."""
+        job = self._worker.call(_history, self._container, name="import history")
+        job.finished.connect(lambda res: self._show_history(*res))
+        return job
+
+    def _show_history(self, sessions, empty: bool) -> None:
+        from app.operations.imports import FULL_DISK_ACCESS_HELP, needs_full_disk_access
+
+        self.sessions = sessions
+        self.first_run = empty
+        self.welcome.setVisible(empty)
+        self.history.clear()
+        fda = False
+        for sess in sessions:
+            a = sess.added()
+            added = ", ".join(f"{n} {k}" for k, n in (("new people", a["people"]), ("new places", a["places"]),
+                                                      ("trips / things", a["other"]), ("facts", a["facts"])) if n)
+            errs = f"; {sess.errors} could not be read" if sess.errors else ""
+            top = QTreeWidgetItem([f"{format_when(sess.at)} \u2014 {len(sess.files)} file"
+                                   f"{'s' if len(sess.files) != 1 else ''}", str(sess.records),
+                                   (added or "nothing new") + errs])
+            if sess.errors:
+                top.setForeground(2, QColor("#b42318"))
+            self.history.addTopLevelItem(top)
+            for f in sess.files:
+                bits = []
+                if f.new_people:
+                    bits.append("people: " + ", ".join(f.new_people[:6]) + (" \u2026" if len(f.new_people) > 6 else ""))
+                if f.new_places:
+                    bits.append("places: " + ", ".join(f.new_places[:4]) + (" \u2026" if len(f.new_places) > 4 else ""))
+                if f.new_other:
+                    bits.append(", ".join(f.new_other[:3]))
+                if f.new_facts:
+                    bits.append(f"{f.new_facts} fact{'s' if f.new_facts != 1 else ''}")
+                child = QTreeWidgetItem([Path(f.path).name, str(f.records), "; ".join(bits) or "nothing new"])
+                child.setToolTip(0, f.path)
+                child.setToolTip(2, "; ".join(bits))
+                top.addChild(child)
+                for q in f.quarantined:
+                    self._quarantine_item(child, q)
+                    fda = fda or needs_full_disk_access(q.path, q.reason)
+            for q in sess.quarantined:
+                self._quarantine_item(top, q)
+                fda = fda or needs_full_disk_access(q.path, q.reason)
+        if sessions:
+            self.history.topLevelItem(0).setExpanded(True)
+        self.history_title.setText(f"Imports ({len(sessions)})")
+        self.history_title.setVisible(bool(sessions))
+        self.history.setVisible(bool(sessions))
+        self.fda_label.setText(FULL_DISK_ACCESS_HELP if fda else "")
+        self.fda_label.setVisible(fda)
+
+    @staticmethod
+    def _quarantine_item(parent: QTreeWidgetItem, q) -> None:
+        where = f"  ({q.locator})" if q.locator else ""
+        it = QTreeWidgetItem([f"\u26a0 {Path(q.path).name}{where}", "", q.reason])
+        it.setToolTip(0, q.path + where)
+        it.setToolTip(2, q.reason)
+        it.setForeground(2, QColor("#b42318"))
+        parent.addChild(it)
+
+    def quarantine_rows(self) -> list[tuple[str, str]]:
+        """(file name and locator, reason) of every quarantined item in the history (for tests)."""
+        out = []
+        for i in range(self.history.topLevelItemCount()):
+            stack = [self.history.topLevelItem(i)]
+            while stack:
+                it = stack.pop()
+                if it.text(0).startswith("\u26a0 "):
+                    out.append((it.text(0)[2:], it.text(2)))
+                stack.extend(it.child(k) for k in range(it.childCount()))
+        return out
+
     def cancel(self) -> None:
         """Stop the running import after its current batch (what was written stays) and drop the queue."""
         self._queue.clear()
@@ -296,6 +431,7 @@ class InboxWidget(QWidget):
                 item.setToolTip(1, e.reason)
                 self.errors.addTopLevelItem(item)
             self.errors.show()
+        self.refresh_history()
         self.ingestFinished.emit(report)
         self._start_next()
 

@@ -15,11 +15,14 @@ from app.operations.forget import ForgetPlan, ForgetReport
 from app.operations.types import EntityRow
 from ui import format_when, header
 from ui.forget import ForgetDialog, ForgottenPanel
+from ui.icons import KIND_LABELS, kind_icon
+from ui.people_graph import PeopleGraphWidget
+from ui.places import PlacesWidget
 from ui.profile import ProfilePage
 from ui.review import ReviewPanel
 from ui.worker import Job, Worker
 
-KINDS = ("person", "place", "topic", "event", "thing")
+KINDS = ("person", "group", "place", "topic", "event", "thing")
 # (label, column, order) for the Sort combo
 SORTS = (("Most records", 3, Qt.SortOrder.DescendingOrder), ("Name", 0, Qt.SortOrder.AscendingOrder),
          ("Most facts", 4, Qt.SortOrder.DescendingOrder), ("Last seen", 5, Qt.SortOrder.DescendingOrder))
@@ -29,9 +32,9 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 def _list_entities(container) -> list[EntityRow]:
-    from app.operations.entities import list_entities
+    from app.operations.browse import browse_entities
 
-    return list_entities(container)
+    return browse_entities(container)
 
 
 def _preview(container, entity_id: int, mentions: str = "redact") -> ForgetPlan:
@@ -96,8 +99,10 @@ class EntityTableModel(QAbstractTableModel):
         col = index.column()
         if role == ROW_ROLE:
             return r
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return kind_icon(r.kind)
         if role == Qt.ItemDataRole.DisplayRole:
-            return (r.name, r.kind, ", ".join(r.aliases), str(r.records), str(r.facts),
+            return (r.name, KIND_LABELS.get(r.kind, r.kind), ", ".join(r.aliases), str(r.records), str(r.facts),
                     format_when(r.last_seen, "\u2014"))[col]
         if role == SORT_ROLE:
             return (r.name.casefold(), r.kind, ", ".join(r.aliases).casefold(), r.records, r.facts,
@@ -159,6 +164,7 @@ class PeopleWidget(QWidget):
     forgetFinished = Signal(object)
     forgetFailed = Signal(str)
     writeTo = Signal(int)
+    showTimeline = Signal(int)
 
     def __init__(self, container, worker: Worker, parent: QWidget | None = None):
         super().__init__(parent)
@@ -185,6 +191,13 @@ class PeopleWidget(QWidget):
         lay.setContentsMargins(8, 10, 8, 4)
         lay.setSpacing(8)
         self.subtabs.addTab(list_page, "Everyone")
+        self.map = PlacesWidget(container, worker)
+        self.subtabs.addTab(self.map, kind_icon("place"), "Map")
+        self.graph = PeopleGraphWidget(container, worker)
+        self.subtabs.addTab(self.graph, kind_icon("group"), "Graph")
+        self.graph.openPerson.connect(lambda eid: self.open_profile(eid))
+        self.subtabs.currentChanged.connect(self._on_subtab)
+        self._pictures_stale = True
         self.review = ReviewPanel(container, worker)
         self.subtabs.addTab(self.review, "Review")
         self.review.pendingCount.connect(self._on_pending)
@@ -197,12 +210,13 @@ class PeopleWidget(QWidget):
         self.stack.addWidget(self.profile)
         self.profile.back.connect(self.close_profile)
         self.profile.writeTo.connect(self.writeTo)
+        self.profile.showTimeline.connect(self.showTimeline)
 
         bar = QHBoxLayout()
         self.kind_combo = QComboBox()
         self.kind_combo.addItem(ALL, None)
         for k in KINDS:
-            self.kind_combo.addItem(k, k)
+            self.kind_combo.addItem(kind_icon(k), KIND_LABELS.get(k, k), k)
         self.kind_combo.currentIndexChanged.connect(self._on_kind)
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter by name or alias\u2026")
@@ -295,6 +309,8 @@ class PeopleWidget(QWidget):
             else:
                 self.close_profile()  # forgotten or merged away
         selected = self.selected_row()
+        self._pictures_stale = True
+        self._on_subtab(self.subtabs.currentIndex())
         self.model.set_rows(rows)
         self.loaded = True
         self._update_status()
@@ -316,8 +332,9 @@ class PeopleWidget(QWidget):
         counts: dict[str, int] = {}
         for r in rows:
             counts[r.kind] = counts.get(r.kind, 0) + 1
-        parts = [f"{n} {k}{'s' if n != 1 and k != 'person' else ''}" if k != "person"
-                 else f"{n} {'people' if n != 1 else 'person'}" for k, n in sorted(counts.items())]
+        plural = {"person": "people", "group": "lists / organisations"}
+        parts = [f"{n} {plural.get(k, k + 's') if n != 1 else KIND_LABELS.get(k, k)}"
+                 for k, n in sorted(counts.items())]
         shown = self.proxy.rowCount()
         text = ", ".join(parts) + (f" \u2014 {shown} shown" if shown != len(rows) else "")
         self._set_muted(f"{self._notice}   \u00b7   {text}" if self._notice else text)
@@ -354,6 +371,14 @@ class PeopleWidget(QWidget):
         """Switch to the Forgotten sub-tab (Restore)."""
         self.close_profile()
         self.subtabs.setCurrentWidget(self.forgotten)
+
+    def _on_subtab(self, _index: int) -> None:
+        """Load the map or the graph when shown (again after each refresh of the list)."""
+        w = self.subtabs.currentWidget()
+        if w in (self.map, self.graph) and (self._pictures_stale or w.data is None):
+            self._pictures_stale = False
+            self.map.load()
+            self.graph.load()
 
     def _on_pending(self, n: int) -> None:
         self.subtabs.setTabText(self.subtabs.indexOf(self.review), f"Review ({n})" if n else "Review")

@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem,
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
 from ui import format_local, format_when
+from ui.charts import ActivityHeatmap, ConfidenceChart, ReplyTimeChart, TopicsChart
 from ui.identity_panel import WhyOnePanel
 from ui.chat import open_path
 from ui.worker import Job, Worker
@@ -48,6 +49,7 @@ class ProfileData:
     profile: object               # app.operations.graph.Profile
     view: dict | None = None      # PersonalService.profile_view(...)
     view_error: str = ""
+    pictures: object = None       # app.operations.pictures.PersonPictures (people only)
 
 
 def load_profile(container, entity_id: int) -> ProfileData:
@@ -60,11 +62,14 @@ def load_profile(container, entity_id: int) -> ProfileData:
         try:
             from app.personal import PersonalService
 
+            from app.operations.pictures import person_pictures
+
             svc = PersonalService(container)
             try:
                 data.view = svc.profile_view(entity_id)
             finally:
                 svc.close()
+            data.pictures = person_pictures(container, entity_id)
         except Exception as exc:  # noqa: BLE001 - the graph part is still worth showing
             from ui.worker import describe_error
 
@@ -79,75 +84,7 @@ def regenerate(container) -> dict:
     return regenerate_summaries(container)
 
 
-class Heatmap(QWidget):
-    """A 7 × 24 grid (Monday first, hours 0–23), painted white → blue by count."""
-
-    CELL = 17
-    LEFT = 34
-    TOP = 18
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.data: list[list[int]] = [[0] * 24 for _ in range(7)]
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        self.setMinimumHeight(self.sizeHint().height())
-        self.setMouseTracking(True)
-
-    def set_data(self, heatmap: list[list[int]] | None) -> None:
-        """``heatmap[day][hour]`` counts (7 × 24); None clears it."""
-        grid = [[0] * 24 for _ in range(7)]
-        for d, row in enumerate((heatmap or [])[:7]):
-            for h, v in enumerate(list(row)[:24]):
-                grid[d][h] = int(v or 0)
-        self.data = grid
-        self.update()
-
-    def total(self) -> int:
-        """All counts added up."""
-        return sum(map(sum, self.data))
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
-        return QSize(self.LEFT + 24 * self.CELL + 4, self.TOP + 7 * self.CELL + 4)
-
-    def _cell(self) -> float:
-        return max(8.0, min(24.0, (self.width() - self.LEFT - 4) / 24))
-
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt API
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        cell = self._cell()
-        top = self.TOP
-        peak = max((v for row in self.data for v in row), default=0)
-        small = QFont(self.font())
-        small.setPointSizeF(max(7.0, small.pointSizeF() - 2))
-        p.setFont(small)
-        p.setPen(QPen(QColor("#6b7280")))
-        for h in range(0, 24, 3):
-            p.drawText(QRectF(self.LEFT + h * cell, 0, cell * 3, top - 2),
-                       int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom), f"{h:02d}")
-        base, full = QColor("#f1f4f8"), QColor("#1d4ed8")
-        for d in range(7):
-            p.setPen(QPen(QColor("#4b5563")))
-            p.drawText(QRectF(0, top + d * cell, self.LEFT - 6, cell),
-                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), DAYS[d])
-            for h in range(24):
-                v = self.data[d][h]
-                t = (v / peak) ** 0.6 if peak and v else 0.0
-                colour = QColor(int(base.red() + (full.red() - base.red()) * t),
-                                int(base.green() + (full.green() - base.green()) * t),
-                                int(base.blue() + (full.blue() - base.blue()) * t))
-                p.fillRect(QRectF(self.LEFT + h * cell + 1, top + d * cell + 1, cell - 2, cell - 2), QBrush(colour))
-        p.end()
-
-    def mouseMoveEvent(self, ev) -> None:  # noqa: N802 - Qt API
-        cell = self._cell()
-        h = int((ev.position().x() - self.LEFT) // cell)
-        d = int((ev.position().y() - self.TOP) // cell)
-        if 0 <= h < 24 and 0 <= d < 7:
-            v = self.data[d][h]
-            self.setToolTip(f"{DAYS[d]} {h:02d}:00\u2013{h:02d}:59: {v} message{'s' if v != 1 else ''}")
-        else:
-            self.setToolTip("")
+Heatmap = ActivityHeatmap  # the 7 × 24 "when they write" picture (ui/charts.py)
 
 
 def _title(text: str) -> QLabel:
@@ -168,6 +105,7 @@ class ProfilePage(QWidget):
         loaded(object): the :class:`ProfileData` after each load.
         failed(str): a load or regenerate error (also shown on the page).
         writeTo(int): "Write to…" was clicked for this person.
+        showTimeline(int): "On the timeline" was clicked (the entity id).
         summaryRegenerated(object): the regenerate report.
     """
 
@@ -175,6 +113,7 @@ class ProfilePage(QWidget):
     loaded = Signal(object)
     failed = Signal(str)
     writeTo = Signal(int)
+    showTimeline = Signal(int)
     summaryRegenerated = Signal(object)
 
     def __init__(self, container, worker: Worker, parent: QWidget | None = None):
@@ -211,6 +150,11 @@ class ProfilePage(QWidget):
         top.addWidget(self.kind_label, 0, Qt.AlignmentFlag.AlignVCenter)
         top.addStretch(1)
         top.addWidget(self.write_button)
+        self.timeline_button = QPushButton("On the timeline")
+        self.timeline_button.setToolTip("Show this one's records, facts and trips on the Timeline tab")
+        self.timeline_button.clicked.connect(
+            lambda: self.entity_id is not None and self.showTimeline.emit(self.entity_id))
+        top.addWidget(self.timeline_button)
         top.addWidget(self.regen_button)
         lay.addLayout(top)
 
@@ -312,24 +256,25 @@ class ProfilePage(QWidget):
         self.sources.itemDoubleClicked.connect(lambda item, _c: open_path(item.data(0, PATH_ROLE)))
         self.sources.itemSelectionChanged.connect(
             lambda: self.open_button.setEnabled(bool(self.sources.selectedItems())))
+        self.sources.setMinimumHeight(110)
         rl.addWidget(self.sources, 1)
 
         self.person_box = QWidget()
-        pl = QVBoxLayout(self.person_box)
+        pl = QGridLayout(self.person_box)
         pl.setContentsMargins(0, 6, 0, 0)
-        pl.setSpacing(4)
-        pl.addWidget(_title("Topics"))
-        self.topics_row = QHBoxLayout()
-        self.topics_row.setSpacing(6)
-        pl.addLayout(self.topics_row)
-        self.heat_title = _title("When they write")
-        pl.addWidget(self.heat_title)
-        self.heatmap = Heatmap()
-        pl.addWidget(self.heatmap)
+        pl.setSpacing(6)
+        self.reply_chart = ReplyTimeChart()
+        self.heatmap = ActivityHeatmap()
+        self.confidence_chart = ConfidenceChart()
+        self.topics_chart = TopicsChart()
+        pl.addWidget(self.heatmap, 0, 0)
+        pl.addWidget(self.reply_chart, 0, 1)
+        pl.addWidget(self.topics_chart, 1, 0)
+        pl.addWidget(self.confidence_chart, 1, 1)
         self.heat_note = QLabel("")
         self.heat_note.setObjectName("muted")
         self.heat_note.setWordWrap(True)
-        pl.addWidget(self.heat_note)
+        pl.addWidget(self.heat_note, 2, 0, 1, 2)
         rl.addWidget(self.person_box)
         self.why = WhyOnePanel(container, worker)  # "why is this one person" (issue 13); actions reload the page
         self.why.changed.connect(lambda _item: self.reload())
@@ -337,7 +282,7 @@ class ProfilePage(QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        split.setSizes([600, 430])
+        split.setSizes([520, 560])
         lay.addWidget(split, 1)
 
     @staticmethod
@@ -398,7 +343,7 @@ class ProfilePage(QWidget):
         self.write_button.setText(f"Write to {p.name}\u2026")
         self.person_box.setVisible(is_person)
         if is_person:
-            self._show_person(data.view, data.view_error)
+            self._show_person(data.view, data.view_error, data.pictures)
         self.loaded.emit(data)
 
     def _show_summary(self, text: str | None, stale: bool) -> None:
@@ -479,39 +424,29 @@ class ProfilePage(QWidget):
             item.setForeground(1, GREY)
             self.sources.addTopLevelItem(item)
 
-    def _show_person(self, view: dict | None, error: str) -> None:
-        while self.topics_row.count():
-            it = self.topics_row.takeAt(0)
-            if it.widget() is not None:
-                it.widget().deleteLater()
-        if view is None:
+    def _show_person(self, view: dict | None, error: str, pictures=None) -> None:
+        if view is None or pictures is None:
             self.heatmap.set_data(None)
-            note = QLabel(f"Not available: {error}" if error else "Not available.")
-            note.setObjectName("muted")
-            self.topics_row.addWidget(note)
-            self.heat_note.setText("")
+            self.reply_chart.set_data([], [])
+            self.topics_chart.set_data([], [])
+            self.confidence_chart.set_data([], 0.1)
+            self.heat_note.setText(f"Not available: {error}" if error else "Not available.")
             return
-        hot, cold = view.get("hot") or [], view.get("cold") or []
-        for h in hot[:6]:
-            chip = QLabel(f"\u25b2 {h['topic']}")
-            chip.setObjectName("hotTopic")
-            chip.setToolTip(f"hot: {h.get('velocity')}, {h.get('alltime')} mention(s) in all")
-            self.topics_row.addWidget(chip)
-        for c in cold[:4]:
-            chip = QLabel(f"\u25bd {c['topic']}")
-            chip.setObjectName("coldTopic")
-            chip.setToolTip(f"cold ({c.get('sentiment')}); last engaged {c.get('last_engaged') or 'never'}")
-            self.topics_row.addWidget(chip)
-        if not hot and not cold:
-            note = QLabel("No hot or cold topics yet.")
-            note.setObjectName("muted")
-            self.topics_row.addWidget(note)
-        self.topics_row.addStretch(1)
-        self.heatmap.set_data(view.get("heatmap"))
-        tz = view.get("timezone") or "UTC"
+        from app.operations.pictures import REPLY_BIN_LABELS
+
+        self.heatmap.set_data(pictures.heatmap)
+        self.reply_chart.set_data(pictures.reply_counts, list(REPLY_BIN_LABELS))
+        self.topics_chart.set_data(pictures.hot, pictures.cold)
+        self.confidence_chart.set_data(pictures.curves, pictures.forget_below)
+        tz = pictures.timezone or "UTC"
         n = self.heatmap.total()
-        self.heat_note.setText(f"{n} message{'s' if n != 1 else ''} by weekday and hour ({tz})." if n else
-                               f"No messages with times yet ({tz}): the map fills in from imported chats.")
+        replies = len(pictures.reply_seconds)
+        parts = [f"{n} message{'s' if n != 1 else ''} by weekday and hour ({tz})" if n else
+                 f"no messages with times yet ({tz})",
+                 f"{replies} repl{'ies' if replies != 1 else 'y'} timed",
+                 f"{len(pictures.curves)} observation{'s' if len(pictures.curves) != 1 else ''} "
+                 f"(confidence halves every 30 days unless seen again)"]
+        self.heat_note.setText("; ".join(parts).capitalize() + ".")
 
     # -- actions ------------------------------------------------------------------------
     def open_selected_source(self) -> bool:

@@ -209,4 +209,26 @@ def import_demo(c: Container, progress: Callable | None = None, cancel: threadin
     if not st.owner_name and not st.owner_emails:
         st.owner_name, st.owner_emails = DEMO_OWNER[0], [DEMO_OWNER[1]]
         st.save()
-    return ingest(c, [str(demo_folder())], progress=progress, cancel=cancel)
+    report = ingest(c, [str(demo_folder())], progress=progress, cancel=cancel)
+    if not report.cancelled:
+        observe_demo_people(c)
+    return report
+
+
+def observe_demo_people(c: Container) -> int:
+    """Observations about each person the demo's chats learned from (seed 000 writes them on session
+    close): once halfway through their messages and again at their last one, so the profile's confidence
+    picture shows both decay and reinforcement.  Returns how many observation writes were made."""
+    from app.personal import personal_service
+
+    svc = personal_service(c)
+    rows = svc.ledger.conn.execute("SELECT person_id, min(at), max(at), count(*) FROM message "
+                                   "WHERE direction='in' GROUP BY person_id").fetchall()
+    owner = svc.owner_id()
+    n = 0
+    for pid, first, last, count in rows:
+        if pid == owner or count < 3:
+            continue
+        for at in ((first + last) / 2, last):
+            n += len(svc.write_observations(int(pid), float(at), source="demo"))
+    return n

@@ -339,6 +339,7 @@ def people_graph(c: Container, now: float | None = None, max_people: int = GRAPH
                  seed: int = 7) -> GraphData:
     """Who writes to whom among people: an edge per pair that exchanged records (sender → to/cc/member).
 
+    Mailing lists and organisations stored as people (:func:`app.operations.browse.group_ids`) are left out.
     The ``max_people`` people with the most records are shown (the owner always); the layout is a
     force-directed one (networkx's spring layout, seeded) with the owner fixed at (0, 0).
     """
@@ -346,11 +347,15 @@ def people_graph(c: Container, now: float | None = None, max_people: int = GRAPH
 
     from core import clock
 
+    from app.operations.browse import group_ids
+
     now = now if now is not None else clock.now().timestamp()
     out = GraphData()
+    groups = group_ids(c)  # mailing lists and organisations stored as people are not drawn as people
     with c.db.session() as s:
         people = {e.id: e for e in s.exec(select(Entity).where(Entity.kind == "person",
-                                                                Entity.tombstoned_at.is_(None))).all()}
+                                                                Entity.tombstoned_at.is_(None))).all()
+                  if e.id not in groups}
         links = s.exec(select(RecordEntity.record_id, RecordEntity.entity_id, RecordEntity.role, Record.sent_at)
                        .join(Record, Record.id == RecordEntity.record_id)
                        .where(RecordEntity.role.in_(("from", "to", "cc", "member")))).all()
@@ -406,7 +411,7 @@ def people_graph(c: Container, now: float | None = None, max_people: int = GRAPH
 
 # -- per-person pictures -----------------------------------------------------------------------
 REPLY_BINS_S = (0.0, 120.0, 600.0, 3600.0, 6 * 3600.0, 24 * 3600.0)  # replied_fast < 120 s (seed 000), …, 24 h timeout
-REPLY_BIN_LABELS = ("< 2 min", "2–10 min", "10–60 min", "1–6 h", "6–24 h")
+REPLY_BIN_LABELS = ("<2 min", "2–10 m", "10–60 m", "1–6 h", "6–24 h")
 
 
 @dataclass

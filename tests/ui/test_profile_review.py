@@ -88,7 +88,7 @@ def test_profile_shows_superseded_fact_sources_and_summary(qtbot, win, tmp_path)
     assert Path(first.data(0, Qt.ItemDataRole.UserRole + 1)).name == "life.mbox"
     # People get the timing heatmap and topics.
     assert page.person_box.isVisibleTo(page)
-    assert isinstance(page.heatmap, Heatmap) and len(page.heatmap.data) == 7 and len(page.heatmap.data[0]) == 24
+    assert isinstance(page.heatmap, Heatmap) and page.heatmap.image_grid().shape == (7, 24)
     # Summary: missing or stale, then regenerated.
     assert page.stale_label.text() in ("missing",) or page.stale_label.text().startswith("stale")
     with qtbot.waitSignal(page.summaryRegenerated, timeout=60_000) as regen:
