@@ -21,7 +21,7 @@ class AboutDialog(QDialog):
         top = QHBoxLayout()
         pic = QLabel()
         pic.setPixmap(icon("kith").pixmap(64, 64))
-        head = QLabel(f"<b style='font-size:18px'>Kith {html.escape(info['version'])}</b><br>"
+        self.head = head = QLabel(f"<b style='font-size:18px'>Kith {html.escape(info['version'])}</b><br>"
                       "A private memory of your life, built from your own archives. Everything stays on "
                       "this computer.")
         head.setWordWrap(True)
@@ -53,5 +53,5 @@ class AboutDialog(QDialog):
         from PySide6.QtGui import QTextDocument
 
         doc = QTextDocument()
-        doc.setHtml(self.body.text())
+        doc.setHtml(self.head.text() + "<br>" + self.body.text())
         return doc.toPlainText()
