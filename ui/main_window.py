@@ -25,6 +25,12 @@ from ui.worker import Worker
 DEFAULT_SIZE = QSize(1100, 720)
 
 
+def _warm_up(container):
+    from app.operations.warmup import warm_up
+
+    return warm_up(container)
+
+
 class MainWindow(QMainWindow):
     """The window.  It does not own the :class:`app.container.Container` (its creator closes it), but
     it owns the :class:`Worker` and stops it on close so no job outlives the window.
@@ -34,6 +40,8 @@ class MainWindow(QMainWindow):
         parent: normally None.
         model_factory: ``() -> ChatModel`` for Chat (tests pass ``NoModel`` or a scripted fake);
             default: the model the settings describe, built and loaded on the worker at the first turn.
+        warm_up: load the encoder and open the vector store in the background at once (so the first
+            import or question does not stall the window doing it).
 
     Signals:
         ingestFinished(object): relayed from the Inbox (an :class:`IngestReport`).
@@ -45,7 +53,8 @@ class MainWindow(QMainWindow):
     inboxFileReady = Signal(str)  # emitted from the watcher thread; delivered queued on the UI thread
     lockWaiting = Signal(str)  # another Kith process holds the writer lock (emitted from a worker thread)
 
-    def __init__(self, container, parent: QWidget | None = None, model_factory=None, watch_inbox: bool = False):
+    def __init__(self, container, parent: QWidget | None = None, model_factory=None, watch_inbox: bool = False,
+                 warm_up: bool = True):
         super().__init__(parent)
         self.container = container
         self.worker = Worker(parent=self)
@@ -133,6 +142,8 @@ class MainWindow(QMainWindow):
         self.people.refresh()
         self.start_forget_upkeep()
         self.inbox.refresh_history().finished.connect(self._on_first_history)
+        if warm_up:
+            self.worker.call(_warm_up, container, name="warm up")
         self._watcher = None
         self.inboxFileReady.connect(lambda path: self.inbox.add_paths([path]))
         if watch_inbox:

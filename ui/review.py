@@ -6,7 +6,7 @@ worker (:func:`decide` / :func:`undo_merge`); ``changed`` tells People & Places 
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QTimer, Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
@@ -112,29 +112,43 @@ class ReviewPanel(QWidget):
         job.failed.connect(lambda m, g=gen: self._on_failed(m) if g == self._gen else None)
         return job
 
+    ROWS_PER_STEP = 25  # rows with buttons built per event-loop turn: hundreds at once would stall the window
+
     def _on_loaded(self, gen: int, res) -> None:
         if gen != self._gen:
             return
         self.pending, self.merged = list(res[0]), list(res[1])
         self.pending_tree.clear()
-        for item in self.pending:
-            row = QTreeWidgetItem([f"{item.a_name}  \u2194  {item.b_name}", f"{item.score:.2f}", item.reason, ""])
-            row.setData(0, ID_ROLE, item.id)
-            row.setToolTip(0, f"#{item.a_id} {item.a_name}  and  #{item.b_id} {item.b_name}")
-            row.setToolTip(2, item.reason)
-            self.pending_tree.addTopLevelItem(row)
-            self._set_buttons(self.pending_tree, row, [("Merge", "primary", lambda _=False, i=item.id: self.merge(i)),
-                                                       ("Not the same", "", lambda _=False, i=item.id: self.reject(i))])
+        self.merged_tree.clear()
+        rows = [("pending", item) for item in self.pending] + [("merged", item) for item in self.merged]
+        self._fill(gen, rows, 0)
+
+    def _fill(self, gen: int, rows: list, start: int) -> None:
+        """Build the rows ``start`` … ``start + ROWS_PER_STEP`` and schedule the rest (a newer load stops this)."""
+        if gen != self._gen:
+            return
+        for kind, item in rows[start:start + self.ROWS_PER_STEP]:
+            if kind == "pending":
+                row = QTreeWidgetItem([f"{item.a_name}  \u2194  {item.b_name}", f"{item.score:.2f}", item.reason, ""])
+                row.setData(0, ID_ROLE, item.id)
+                row.setToolTip(0, f"#{item.a_id} {item.a_name}  and  #{item.b_id} {item.b_name}")
+                row.setToolTip(2, item.reason)
+                self.pending_tree.addTopLevelItem(row)
+                self._set_buttons(self.pending_tree, row,
+                                  [("Merge", "primary", lambda _=False, i=item.id: self.merge(i)),
+                                   ("Not the same", "", lambda _=False, i=item.id: self.reject(i))])
+            else:
+                row = QTreeWidgetItem([f"{item.a_name}  \u2190  {item.b_name}", f"{item.score:.2f}",
+                                       item.reason, ""])
+                row.setData(0, ID_ROLE, item.id)
+                row.setToolTip(0, f"{item.b_name} was merged into {item.a_name}")
+                self.merged_tree.addTopLevelItem(row)
+                self._set_buttons(self.merged_tree, row, [("Unmerge", "", lambda _=False, i=item.id: self.unmerge(i))])
+        if start + self.ROWS_PER_STEP < len(rows):
+            QTimer.singleShot(0, lambda: self._fill(gen, rows, start + self.ROWS_PER_STEP))
+            return
         if not self.pending:
             self._empty(self.pending_tree, "Nothing to review \u2014 Kith is sure about everyone it knows.")
-        self.merged_tree.clear()
-        for item in self.merged:
-            row = QTreeWidgetItem([f"{item.a_name}  \u2190  {item.b_name}", f"{item.score:.2f}",
-                                   item.reason, ""])
-            row.setData(0, ID_ROLE, item.id)
-            row.setToolTip(0, f"{item.b_name} was merged into {item.a_name}")
-            self.merged_tree.addTopLevelItem(row)
-            self._set_buttons(self.merged_tree, row, [("Unmerge", "", lambda _=False, i=item.id: self.unmerge(i))])
         if not self.merged:
             self._empty(self.merged_tree, "No merges yet.")
         self.pendingCount.emit(len(self.pending))
