@@ -6,6 +6,8 @@ Review sub-tab (``ui/review.py``) lists near-matches to merge or keep apart.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt,
                             Signal)
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
@@ -47,6 +49,63 @@ def _forget(container, entity_id: int, purge: bool = False, mentions: str = "red
     from app.operations.forget import forget
 
     return forget(container, entity_id, purge=purge, mentions=mentions)
+
+
+def _plans(container, entity_ids: list[int]) -> list[ForgetPlan]:
+    from app.operations.forget import plan_forget
+
+    return [plan_forget(container, i) for i in entity_ids]
+
+
+def _forget_many(container, entity_ids: list[int], purge: bool, mentions: str, job: Job) -> list[ForgetReport]:
+    """Forget each entity in turn (each a full forget, restorable on its own); stops between them when cancelled."""
+    from app.operations.forget import forget
+
+    out = []
+    for n, i in enumerate(entity_ids):
+        if job.cancelled:
+            break
+        out.append(forget(container, i, purge=purge, mentions=mentions))
+        job.report((n + 1, len(entity_ids)))
+    return out
+
+
+@dataclass
+class _Scope:
+    redact_records: list
+
+
+@dataclass
+class BulkPlan:
+    """Several :class:`ForgetPlan` shown as one (for :class:`ui.forget.ForgetDialog`): the counts added up per
+    store — an upper bound where two entries share a row — and the union of the messages that only mention them."""
+
+    plans: list
+    label: str = ""
+    counts: dict = field(default_factory=dict)
+    scope: _Scope = field(default_factory=lambda: _Scope([]))
+    recovery_days: int = 30
+    entity_id: int | None = None
+
+    @classmethod
+    def of(cls, plans: list) -> "BulkPlan":
+        counts: dict = {}
+        for p in plans:
+            for store, what in p.counts.items():
+                for k, n in what.items():
+                    counts.setdefault(store, {})[k] = counts.get(store, {}).get(k, 0) + int(n)
+        names = ", ".join(p.label for p in plans[:6]) + (f" and {len(plans) - 6} more" if len(plans) > 6 else "")
+        redact = sorted({r for p in plans for r in p.scope.redact_records})
+        return cls(list(plans), f"{len(plans)} entries: {names}", counts, _Scope(redact),
+                   min(p.recovery_days for p in plans))
+
+    @property
+    def name(self) -> str:
+        return f"these {len(self.plans)}"
+
+    @property
+    def records(self) -> int:
+        return self.counts.get("graph", {}).get("records", 0)
 
 
 class EntityTableModel(QAbstractTableModel):
@@ -180,7 +239,7 @@ class PeopleWidget(QWidget):
         lay.setSpacing(10)
         lay.addWidget(header("People & Places", "Everyone and everywhere found in your archives, with how often "
                                                 "they appear. Double-click one for its profile; select one to "
-                                                "forget it everywhere."))
+                                                "forget it everywhere (Shift/Ctrl-click selects several)."))
 
         self.stack = QStackedWidget()
         lay.addWidget(self.stack, 1)
@@ -257,7 +316,7 @@ class PeopleWidget(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)  # Shift/Ctrl: bulk forget
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.setShowGrid(False)
@@ -401,9 +460,29 @@ class PeopleWidget(QWidget):
 
     # -- selection ----------------------------------------------------------------------
     def selected_row(self) -> EntityRow | None:
-        """The selected entity, or None."""
-        sel = self.table.selectionModel().selectedRows()
-        return sel[0].data(ROW_ROLE) if sel else None
+        """The selected entity (the first, when several are), or None."""
+        sel = self.selected_rows()
+        return sel[0] if sel else None
+
+    def selected_rows(self) -> list[EntityRow]:
+        """Every selected entity, in the table's order."""
+        rows = sorted(self.table.selectionModel().selectedRows(), key=lambda i: i.row())
+        return [i.data(ROW_ROLE) for i in rows if i.data(ROW_ROLE) is not None]
+
+    def select_ids(self, entity_ids) -> int:
+        """Select exactly the visible rows of these entities; returns how many were found."""
+        from PySide6.QtCore import QItemSelection, QItemSelectionModel
+
+        wanted = set(entity_ids)
+        sel = QItemSelection()
+        found = 0
+        for r in range(self.proxy.rowCount()):
+            row = self.proxy.index(r, 0).data(ROW_ROLE)
+            if row is not None and row.id in wanted:
+                sel.select(self.proxy.index(r, 0), self.proxy.index(r, self.proxy.columnCount() - 1))
+                found += 1
+        self.table.selectionModel().select(sel, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        return found
 
     def select_id(self, entity_id: int) -> bool:
         """Select the visible row of entity ``entity_id``; False when it is not shown."""
@@ -425,12 +504,19 @@ class PeopleWidget(QWidget):
         return False
 
     def _on_selection(self, *_args) -> None:
-        row = self.selected_row()
+        rows = self.selected_rows()
+        row = rows[0] if rows else None
         self.forget_button.setEnabled(row is not None and self._forget_job is None)
-        self.open_button.setEnabled(row is not None)
+        self.forget_button.setText(f"Forget {len(rows)}\u2026" if len(rows) > 1 else "Forget\u2026")
+        self.open_button.setEnabled(len(rows) == 1)
         if row is None:
             self.details.setText("")
             self.details.hide()
+            return
+        if len(rows) > 1:
+            self.details.setText(f"{len(rows)} selected: " + ", ".join(r.name for r in rows[:10])
+                                 + (" \u2026" if len(rows) > 10 else ""))
+            self.details.show()
             return
         aliases = "; ".join(row.aliases) if row.aliases else "none"
         self.details.setText(f"{row.name} ({row.kind}, id {row.id}) \u2014 {row.records} record(s), "
@@ -449,43 +535,62 @@ class PeopleWidget(QWidget):
         return {"purge": box.purge_now, "mentions": "remove" if box.remove_mentions else "redact"}
 
     def forget_selected(self) -> Job | None:
-        """Plan what forgetting the selected entity touches, confirm, then forget it on the worker."""
-        row = self.selected_row()
-        if row is None or self._forget_job is not None:
+        """Plan what forgetting the selected entities touches, confirm once, then forget them on the worker."""
+        rows = self.selected_rows()
+        if not rows or self._forget_job is not None:
             return None
         self.forget_button.setEnabled(False)
         self._notice = ""
-        self._set_muted(f"Working out what forgetting {row.name} would touch\u2026")
-        job = self._worker.call(_preview, self._container, row.id, name="plan_forget")
+        who = rows[0].name if len(rows) == 1 else f"{len(rows)} entries"
+        self._set_muted(f"Working out what forgetting {who} would touch\u2026")
+        if len(rows) == 1:
+            job = self._worker.call(_preview, self._container, rows[0].id, name="plan_forget")
+        else:
+            job = self._worker.call(_plans, self._container, [r.id for r in rows], name="plan_forget")
         job.finished.connect(self._on_preview)
         job.failed.connect(self._on_forget_failed)
         self._forget_job = job
         return job
 
-    def _on_preview(self, plan: ForgetPlan) -> None:
+    def _on_preview(self, plans) -> None:
         self._forget_job = None
-        choice = self.confirm(plan)
+        plans = plans if isinstance(plans, list) else [plans]
+        shown = plans[0] if len(plans) == 1 else BulkPlan.of(plans)
+        choice = self.confirm(shown)
         if not choice:
             self._set_muted("Nothing was forgotten.")
             self._on_selection()
             return
         purge = bool(choice.get("purge"))
-        self._set_muted(f"{'Erasing' if purge else 'Forgetting'} {plan.name}\u2026")
-        job = self._worker.call(_forget, self._container, plan.entity_id, purge,
-                                choice.get("mentions", "redact"), name="forget")
+        who = plans[0].name if len(plans) == 1 else f"{len(plans)} entries"
+        self._set_muted(f"{'Erasing' if purge else 'Forgetting'} {who}\u2026")
+        ids = [p.entity_id for p in plans]
+        mentions = choice.get("mentions", "redact")
+        job = self._worker.submit(lambda j, c=self._container: _forget_many(c, ids, purge, mentions, j), name="forget")
+        job.progress.connect(lambda p: self._set_muted(f"Forgetting\u2026 {p[0]} of {p[1]} done"))
         job.finished.connect(self._on_forgotten)
         job.failed.connect(self._on_forget_failed)
         self._forget_job = job
         self._on_selection()
 
-    def _on_forgotten(self, report: ForgetReport) -> None:
+    def _on_forgotten(self, reports) -> None:
         self._forget_job = None
+        reports = reports if isinstance(reports, list) else [reports]
         self.table.clearSelection()
-        self._notice = report.summary().replace("`kith restore " + str(report.forget_id) + "`",
-                                                "Forgotten \u2192 Restore")
+        if len(reports) == 1:
+            r = reports[0]
+            self._notice = r.summary().replace("`kith restore " + str(r.forget_id) + "`", "Forgotten \u2192 Restore")
+        else:
+            g = [r.counts.get("graph", {}) for r in reports]
+            self._notice = (f"Forgot {len(reports)} entries: {sum(x.get('records', 0) for x in g)} record(s), "
+                            f"{sum(x.get('facts', 0) for x in g)} fact(s); each can be restored from Forgotten")
         self._set_muted(self._notice)
-        # Announce once the table no longer shows it, so listeners see a consistent list.
-        self.refresh().done.connect(lambda r=report: self.forgetFinished.emit(r))
+
+        # Announce once the table no longer shows them, so listeners see a consistent list.
+        def announce(reps=tuple(reports)):
+            for rep in reps:
+                self.forgetFinished.emit(rep)
+        self.refresh().done.connect(announce)
 
     def _on_forget_failed(self, message: str) -> None:
         self._forget_job = None

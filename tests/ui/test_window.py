@@ -81,7 +81,7 @@ def ask(qtbot, chat, question: str):
 
 def test_drop_browse_ask_forget(qtbot, window, small_mbox, monkeypatch):
     inbox, people, chat = window.inbox, window.people, window.chat
-    assert window.tab_names() == ["Chat", "Inbox", "People & Places", "Memory", "Settings"]
+    assert window.tab_names() == ["Chat", "Inbox", "People & Places", "Timeline", "Memory", "Settings"]
     assert str(window.container.settings.home) in window.folder_label.text()
 
     # Empty memory: Chat says to ingest first.

@@ -181,3 +181,35 @@ def test_dark_palette_and_about(qtbot, container, monkeypatch):
     assert f"Kith {version()}" in text and str(container.settings.home) in text
     for needle in ("all-MiniLM-L6-v2", "Apache-2.0", "SmolLM2", "Whisper", "MIT", "GSHHG", "LGPL-3.0"):
         assert needle in text
+
+
+def test_bulk_select_and_forget_with_one_preview(qtbot, container, tmp_path, monkeypatch):
+    from helpers.mboxes import write_mbox
+
+    w = _window(qtbot, container)
+    mbox = write_mbox(tmp_path / "m.mbox", [("Rosa Diaz <rosa@example.com>", "Kayak plans", "Kayaking at dawn."),
+                                            ("Ben Ode <ben@example.com>", "Books", "A novel about rivers."),
+                                            ("Ben Ode <ben@example.com>", "More books", "Another novel."),
+                                            ("Cy Park <cy@example.com>", "Lunch", "Noodles on Friday.")])
+    with qtbot.waitSignal(w.ingestFinished, timeout=120_000):
+        w.inbox.add_paths([mbox])
+    people = w.people
+    w.show_tab("people")
+    qtbot.waitUntil(lambda: "Cy Park" in people.model.names(), timeout=30_000)
+    ids = {r.name: r.id for r in people.model.rows}
+    assert people.select_ids([ids["Rosa Diaz"], ids["Ben Ode"]]) == 2
+    assert {r.name for r in people.selected_rows()} == {"Rosa Diaz", "Ben Ode"}
+    assert people.forget_button.text() == "Forget 2\u2026" and not people.open_button.isEnabled()
+    asked: list[str] = []
+    monkeypatch.setattr(people, "confirm", lambda text: asked.append(text) or True)
+    gone = []
+    people.forgetFinished.connect(lambda r: gone.append(r.name))
+    people.forget_selected()
+    qtbot.waitUntil(lambda: len(gone) == 2, timeout=60_000)
+    # One confirmation for both, with what they remove together (1 + 2 records they sent).
+    assert len(asked) == 1 and "Forget 2 entries" in asked[0] and "3 record(s)" in asked[0]
+    assert "Rosa Diaz" in asked[0] and "Ben Ode" in asked[0]
+    assert sorted(gone) == ["Ben Ode", "Rosa Diaz"]
+    names = people.model.names()
+    assert "Rosa Diaz" not in names and "Ben Ode" not in names and "Cy Park" in names
+    assert "Forgot 2 entries: 3 record(s)" in people.status.text()
