@@ -11,14 +11,16 @@ from datetime import datetime
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 
-def _guard_bool_refcounts() -> bool:
-    """Work around PySide6 6.12's ``SignalInstance.emit`` returning ``True`` without a new reference.
+def _guard_singleton_refcounts() -> bool:
+    """Work around PySide6 6.12 handing out ``None``, ``True`` and ``False`` without a new reference.
 
-    On Python < 3.12 (where ``True`` is not immortal) every emit then takes one reference from
-    ``True`` that nobody gave; after a few thousand emits — pyqtgraph emits on every paint — the
-    interpreter aborts with "Fatal Python error: bool_dealloc".  When that happens here (measured on a
-    throwaway signal), ``True`` and ``False`` get 2**40 extra references, which makes them as good as
-    immortal, as they are on Python ≥ 3.12.  Returns True when the guard was applied.
+    PySide6 6.12 returns these singletons from void methods (``setText``, ``processEvents`` …) and from
+    ``SignalInstance.emit`` without taking a reference, as if they were immortal — which they are only on
+    Python ≥ 3.12.  On Python 3.11 each call then takes a reference nobody gave, and after enough calls
+    (a pyqtgraph repaint makes several) the interpreter aborts with "Fatal Python error: none_dealloc" (or
+    "bool_dealloc").  When that happens here (measured on a throwaway object), ``None``, ``True`` and
+    ``False`` get 2**40 extra references, which makes them as good as immortal, as on Python ≥ 3.12.
+    Returns True when the guard was applied.
     """
     if sys.version_info >= (3, 12):
         return False
@@ -30,18 +32,19 @@ def _guard_bool_refcounts() -> bool:
         ping = Signal()
 
     probe = _Probe()
-    before = sys.getrefcount(True)
+    before = (sys.getrefcount(None), sys.getrefcount(True))
     for _ in range(8):
+        probe.setObjectName("probe")
         probe.ping.emit()
-    leaked = before - sys.getrefcount(True)
-    if leaked <= 0:
+    after = (sys.getrefcount(None), sys.getrefcount(True))
+    if after[0] >= before[0] and after[1] >= before[1]:
         return False
-    for obj in (True, False):
+    for obj in (None, True, False):
         ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
     return True
 
 
-BOOL_GUARD = _guard_bool_refcounts()
+BOOL_GUARD = _guard_singleton_refcounts()
 
 STYLE = """
 QMainWindow, QTabWidget::pane { background: #f6f7f9; }
