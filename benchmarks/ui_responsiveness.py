@@ -158,6 +158,9 @@ def main(argv=None) -> int:
     w.shutdown()
     w.close()
     c.close()
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)  # the generated mbox and the data folder
 
     added = report.records_added if report is not None else 0
     print(f"ui_responsiveness: {args.n} messages in one mbox dropped on the Inbox; QTimer every {TICK_MS} ms "

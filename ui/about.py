@@ -16,7 +16,7 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.info = info
         self.setWindowTitle("About Kith")
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(680)
         lay = QVBoxLayout(self)
         top = QHBoxLayout()
         pic = QLabel()
@@ -47,6 +47,8 @@ class AboutDialog(QDialog):
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)
         lay.addWidget(buttons)
+        self.adjustSize()
+        self.resize(max(self.width(), 680), self.sizeHint().height() + 20)
 
     def text(self) -> str:
         """The dialog's text without markup."""

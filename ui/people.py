@@ -328,7 +328,7 @@ class PeopleWidget(QWidget):
         h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         h.setStretchLastSection(False)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 250), (1, 80), (3, 90), (4, 70), (5, 160)):
+        for col, width in ((0, 250), (1, 125), (3, 90), (4, 70), (5, 160)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(lambda idx: self.open_profile(idx.data(ROW_ROLE).id))
