@@ -25,7 +25,7 @@ PY=$ROOT/.venv/bin/python
 
 "$PY" scripts/make_demo.py resources/demo
 QT_QPA_PLATFORM=offscreen "$PY" packaging/make_icons.py "$WORK/icons" >/dev/null
-"$PY" -m PyInstaller --noconfirm --clean --log-level WARN --distpath "$OUT" --workpath "$WORK/pyinstaller" \
+QT_QPA_PLATFORM=offscreen "$PY" -m PyInstaller --noconfirm --clean --log-level WARN --distpath "$OUT" --workpath "$WORK/pyinstaller" \
   packaging/kith.spec
 
 if [ "$(uname -s)" = "Linux" ]; then
