@@ -166,7 +166,7 @@ class ConfidenceChart(Chart):
             self.addItem(marks)
         line = pg.InfiniteLine(pos=self.threshold, angle=0,
                                pen=pg.mkPen(c["muted"], width=1, style=Qt.PenStyle.DashLine),
-                               label="forgotten below", labelOpts={"color": c["muted"], "position": 0.9})
+                               label="forgotten below", labelOpts={"color": c["muted"], "position": 0.15})
         self.addItem(line)
         self.setYRange(0, 1.05, padding=0)
         if not self.curves_data:
