@@ -26,7 +26,10 @@ from pathlib import Path
 OWNER = ("Sam Rivera", "sam.rivera@example.net")
 TOMAS = ("Tomás Ferreira", "tomas.ferreira@example.com")
 JONAS = ("Jonas Weber", "jonas@example.org")
-LIST = ("Hill Walkers", "walkers@lists.example.org")
+LIST = ("Ruth Okafor via Hill Walkers", "walkers@lists.example.org")  # a list that rewrites From: (Google Groups)
+LIST_HEADERS = {"List-Id": "Hill Walkers <walkers.lists.example.org>", "List-Post": "<mailto:walkers@lists.example.org>",
+                "X-Original-From": "Ruth Okafor <ruth.okafor@example.org>",
+                "Reply-To": "Ruth Okafor <ruth.okafor@example.org>"}
 UTC = timezone.utc
 
 
@@ -44,8 +47,7 @@ MAIL = [  # (when, from, to, subject, body, extra headers)
      "News: I moved to Hamburg last week. The flat has a balcony over the canal. Come and visit!\n\nJonas", {}),
     (_d(2020, 6, 1, 10, 0), LIST, OWNER, "[walkers] Summer walks programme",
      "Dear walkers,\n\nThe summer programme is attached: Brecon Beacons on 20 June, Exmoor on 4 July.\n\n"
-     "The Hill Walkers committee", {"List-Id": "Hill Walkers <walkers.lists.example.org>",
-                                    "List-Post": "<mailto:walkers@lists.example.org>"}),
+     "Ruth, for the Hill Walkers committee", LIST_HEADERS),
     (_d(2021, 2, 14, 9, 15), JONAS, OWNER, "Birthday",
      "Happy birthday, Sam! My birthday is on 2 May, so you have time to plan something.\n\nJonas", {}),
     (_d(2021, 9, 6, 9, 30), TOMAS, OWNER, "Welcome to the mapping project",
@@ -69,8 +71,7 @@ MAIL = [  # (when, from, to, subject, body, extra headers)
      "Thank you! It is. I joined Harbour Robotics in March, busy but happy.\n\nJonas", {}),
     (_d(2024, 3, 18, 10, 5), LIST, OWNER, "[walkers] AGM and spring walks",
      "Dear walkers,\n\nThe AGM is on 12 April. Spring walks: Quantocks, Mendips, Cotswold Way.\n\n"
-     "The Hill Walkers committee", {"List-Id": "Hill Walkers <walkers.lists.example.org>",
-                                    "List-Post": "<mailto:walkers@lists.example.org>"}),
+     "Ruth, for the Hill Walkers committee", LIST_HEADERS),
     (_d(2024, 10, 3, 14, 0), TOMAS, OWNER, "Next year's survey",
      "Shall we plan next year's river survey over lunch? Thursday works for me.\n\nTomás", {}),
 ]

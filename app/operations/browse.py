@@ -33,13 +33,17 @@ def list_id_address(list_id: str | None) -> str | None:
 def group_ids(c: Container) -> set[int]:
     """Entities stored as people that are mailing lists or organisations, not persons.
 
-    A person-kind entity is a group when one of its email addresses is a role address
-    (no-reply@, majordomo@, …-request@, …), or when it sent a message whose ``List-Id``
-    (RFC 2919) is its own address with ``@`` written as ``.`` — the list posting as itself.
-    Entities whose kind is already ``thing`` are not people anyway.
+    The identity work (issue 13, ``core.graph.parties``) stores mailing lists as things with
+    ``attrs["group"]``; those are groups.  For data read before it, a person-kind entity is a group
+    when one of its email addresses is a role address (no-reply@, majordomo@, …-request@, …), or when
+    it sent a message whose ``List-Id`` (RFC 2919) is its own address with ``@`` written as ``.`` —
+    the list posting as itself.
     """
     out: set[int] = set()
     with c.db.session() as s:
+        for e in s.exec(select(Entity).where(Entity.kind == "thing", Entity.tombstoned_at.is_(None))).all():
+            if (e.attrs or {}).get("group"):
+                out.add(e.id)
         emails: dict[int, set[str]] = {}
         for eid, value in s.exec(select(Alias.entity_id, Alias.normalized).join(Entity, Entity.id == Alias.entity_id)
                                  .where(Alias.kind == "email", Entity.kind == "person")).all():
@@ -56,11 +60,11 @@ def group_ids(c: Container) -> set[int]:
 
 
 def browse_entities(c: Container) -> list[EntityRow]:
-    """Every live entity as :func:`list_entities` gives it, with mailing lists and organisations stored as people
-    given the kind ``"group"``."""
+    """Every live entity as :func:`list_entities` gives it, with mailing lists and organisations (stored as
+    things with ``attrs["group"]``, or as people by older imports) given the kind ``"group"``."""
     rows = list_entities(c)
     groups = group_ids(c)
     for r in rows:
-        if r.id in groups and r.kind == "person":
+        if r.id in groups:
             r.kind = "group"
     return rows

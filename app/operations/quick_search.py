@@ -63,7 +63,7 @@ def _entity_hits(c: Container, q: str, limit: int) -> list[QuickHit]:
             best = max(best, score)
         if best:
             e = ents[eid]
-            kind = "group" if eid in groups and e.kind == "person" else e.kind
+            kind = "group" if eid in groups else e.kind
             aliases = [v for v in vals[1:] if v.casefold() != e.canonical_name.casefold()]
             hits.append(QuickHit(kind, eid, e.canonical_name, ", ".join(aliases[:3]), best))
     hits.sort(key=lambda h: (-h.score, h.title.casefold()))

@@ -18,7 +18,8 @@ UTC = timezone.utc
 OWNER = ("Owner Person", "owner@example.net")
 ALICE = ("Alice Example", "alice@example.com")
 BOB = ("Bob Stone", "bob@example.org")
-LIST = ("Climbing Club", "club@lists.example.org")
+LIST = ("Dana Reyes via Climbing Club", "club@lists.example.org")  # a list that rewrites From: (Google Groups)
+DANA = ("Dana Reyes", "dana@example.org")
 T0 = datetime(2023, 4, 2, 9, 30, tzinfo=UTC)
 
 
@@ -47,7 +48,7 @@ MAILS = [
     (T0 + timedelta(days=60), ALICE, OWNER, "News", "I moved to Lyon last week. Come and visit.", {}),
     (T0 + timedelta(days=61), BOB, OWNER, "Climbing", "Saturday at the wall?", {}),
     (T0 + timedelta(days=62), LIST, OWNER, "[club] Summer meets", "Meets are on Tuesdays.",
-     {"List-Id": "Climbing Club <club.lists.example.org>"}),
+     {"List-Id": "Climbing Club <club.lists.example.org>", "X-Original-From": f"{DANA[0]} <{DANA[1]}>"}),
 ]
 PHOTOS = [  # (name, when, lat, lon): two in Lisbon a day apart (one trip), one in Bristol
     ("a.jpg", datetime(2023, 6, 3, 20, 0, tzinfo=UTC), 38.7118, -9.1300),
@@ -125,7 +126,7 @@ def test_people_graph_counts_messages_weighs_recency_and_leaves_lists_out(life):
     now = (T0 + timedelta(days=365)).timestamp()
     g = people_graph(life, now=now)
     names = {n.name: n for n in g.nodes}
-    assert set(names) == {OWNER[0], ALICE[0], BOB[0]}  # the Climbing Club list is not a person
+    assert set(names) == {OWNER[0], ALICE[0], BOB[0], DANA[0]}  # the Climbing Club list is not a person
     owner = names[OWNER[0]]
     assert owner.is_owner and (owner.x, owner.y) == (0.0, 0.0) and g.owner_id == owner.id
     edges = {frozenset((e.source, e.target)): e for e in g.edges}
@@ -217,10 +218,11 @@ def test_groups_quick_search_and_import_history(life):
     from app.operations.quick_search import quick_search
 
     assert list_id_address("Climbing Club <club.lists.example.org>") == "club.lists.example.org"
-    club = _entity(life, LIST[0])
-    assert group_ids(life) == {club}
-    kinds = {r.name: r.kind for r in browse_entities(life)}
-    assert kinds[LIST[0]] == "group" and kinds[ALICE[0]] == "person"
+    rows = browse_entities(life)
+    [club] = [r for r in rows if r.kind == "group"]
+    assert club.name == LIST[1] and group_ids(life) == {club.id}
+    kinds = {r.name: r.kind for r in rows}
+    assert kinds[DANA[0]] == "person" and kinds[ALICE[0]] == "person"
 
     hits = quick_search(life, "ali")
     assert hits[0].kind == "person" and hits[0].title == ALICE[0]
@@ -233,7 +235,8 @@ def test_groups_quick_search_and_import_history(life):
     files = {Path(f.path).name: f for f in sess.files}
     assert set(files) == {"mail.mbox", "a.jpg", "b.jpg", "c.jpg"}
     assert files["mail.mbox"].records == len(MAILS)
-    assert sorted(files["mail.mbox"].new_people) == sorted([ALICE[0], BOB[0], LIST[0]])
+    assert sorted(files["mail.mbox"].new_people) == sorted([ALICE[0], BOB[0], DANA[0]])
+    assert files["mail.mbox"].new_other == [LIST[1]]  # the list, a group
     assert files["a.jpg"].new_places and files["c.jpg"].new_places
     assert files["a.jpg"].new_other == [e for e in files["a.jpg"].new_other if e.startswith(("Trip", "Photos"))]
     assert sess.records == len(MAILS) + len(PHOTOS)

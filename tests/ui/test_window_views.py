@@ -52,12 +52,13 @@ def test_first_run_then_the_demo_fills_every_view(qtbot, container):
     # People & Places: the mailing list is listed as a list, not a person; kinds have icons.
     qtbot.waitUntil(lambda: "Maya Lindqvist" in w.people.model.names(), timeout=30_000)
     kinds = {r.name: r.kind for r in w.people.model.rows}
-    assert kinds["Hill Walkers"] == "group" and kinds["Maya Lindqvist"] == "person"
+    assert kinds["walkers@lists.example.org"] == "group" and kinds["Maya Lindqvist"] == "person"
+    assert kinds["Ruth Okafor"] == "person"  # who wrote through the list (X-Original-From)
     idx = w.people.model.index(0, 0)
     assert not w.people.model.data(idx, Qt.ItemDataRole.DecorationRole).isNull()
     w.people.kind_combo.setCurrentIndex(w.people.kind_combo.findData("person"))
     shown = {w.people.proxy.index(r, 0).data() for r in range(w.people.proxy.rowCount())}
-    assert "Hill Walkers" not in shown and "Maya Lindqvist" in shown
+    assert "walkers@lists.example.org" not in shown and "Maya Lindqvist" in shown
     # Timeline: one point per dated record.
     w.show_tab("timeline")
     qtbot.waitUntil(lambda: w.timeline.data is not None and bool(w.timeline.data.records), timeout=30_000)
@@ -71,7 +72,7 @@ def test_first_run_then_the_demo_fills_every_view(qtbot, container):
     assert w.people.map.map.cluster_count() == len(w.people.map.data.clusters) >= 6
     assert len(w.people.map.data.trips) == 2
     names = {n.name for n in w.people.graph.data.nodes}
-    assert names == {"Sam Rivera", "Maya Lindqvist", "Priya Raman", "Tomás Ferreira", "Jonas Weber"}
+    assert names == {"Sam Rivera", "Maya Lindqvist", "Priya Raman", "Tomás Ferreira", "Jonas Weber", "Ruth Okafor"}
     # A profile's pictures: Maya's replies and observations.
     with qtbot.waitSignal(w.people.graph.openPerson, timeout=5000):
         maya = next(n for n in w.people.graph.data.nodes if n.name == "Maya Lindqvist")
@@ -200,16 +201,26 @@ def test_bulk_select_and_forget_with_one_preview(qtbot, container, tmp_path, mon
     assert people.select_ids([ids["Rosa Diaz"], ids["Ben Ode"]]) == 2
     assert {r.name for r in people.selected_rows()} == {"Rosa Diaz", "Ben Ode"}
     assert people.forget_button.text() == "Forget 2\u2026" and not people.open_button.isEnabled()
-    asked: list[str] = []
-    monkeypatch.setattr(people, "confirm", lambda text: asked.append(text) or True)
+    asked: list = []
+    monkeypatch.setattr(people, "confirm", lambda plan: asked.append(plan) or {"purge": False, "mentions": "redact"})
     gone = []
     people.forgetFinished.connect(lambda r: gone.append(r.name))
     people.forget_selected()
     qtbot.waitUntil(lambda: len(gone) == 2, timeout=60_000)
-    # One confirmation for both, with what they remove together (1 + 2 records they sent).
-    assert len(asked) == 1 and "Forget 2 entries" in asked[0] and "3 record(s)" in asked[0]
-    assert "Rosa Diaz" in asked[0] and "Ben Ode" in asked[0]
+    # One confirmation for both (the dialog's rows), with what they remove together: 1 + 2 records they sent.
+    [plan] = asked
+    assert len(plan.plans) == 2 and "2 entries" in plan.label
+    assert "Rosa Diaz" in plan.label and "Ben Ode" in plan.label
+    assert plan.records == 3 == sum(p.records for p in plan.plans)
+    from app.operations.forget import LABELS
+    from ui.forget import ForgetDialog
+
+    dlg = ForgetDialog(plan)  # the single-entity dialog shows the summed plan
+    qtbot.addWidget(dlg)
+    assert ("graph", LABELS.get("graph", {}).get("records", "records"), 3) in dlg.rows()
     assert sorted(gone) == ["Ben Ode", "Rosa Diaz"]
     names = people.model.names()
     assert "Rosa Diaz" not in names and "Ben Ode" not in names and "Cy Park" in names
     assert "Forgot 2 entries: 3 record(s)" in people.status.text()
+    # Each is its own forget, restorable on its own.
+    qtbot.waitUntil(lambda: len(people.forgotten.labels()) == 2, timeout=30_000)
