@@ -69,20 +69,47 @@ def main(wait: float | None) -> None:
 @click.option("--defer", is_flag=True, help="Store records now (keyword search finds them at once); leave vectors, "
               "memory and personalization to the next import or `kith doctor --repair`.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def ingest(paths: tuple[str, ...], as_json: bool, defer: bool) -> None:
+@click.option("--progress-jsonl", is_flag=True, hidden=True,
+              help="For the window: progress as JSON lines on stdout, then {\"report\": …}; SIGTERM cancels.")
+def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: bool) -> None:
     """Read mail (mbox, eml), chats (WhatsApp, Telegram, Instagram, Messenger, iMessage chat.db), photos (JPEG,
     HEIC), voice memos, folders and zip archives of them into memory.  Exits 1 when nothing at all could be read."""
+    import threading
+    from dataclasses import asdict
+
     from app.operations.ingest import ingest as run
 
+    cancel = threading.Event()
+    if progress_jsonl:  # the window's import process (app/import_process.py): stop after the current batch
+        import signal
+
+        signal.signal(signal.SIGTERM, lambda *_: cancel.set())
     with _container() as c:
         shown: set[str] = set()
 
         def progress(p):
-            if not as_json and p.current and p.current not in shown:
+            if progress_jsonl:
+                sys.stdout.write(json.dumps({"progress": asdict(p)}) + "\n")
+                sys.stdout.flush()
+            elif not as_json and p.current and p.current not in shown:
                 shown.add(p.current)
                 click.echo(f"[{p.files_done + 1}/{p.files_total}] {p.current}", err=True)
 
-        report = run(c, list(paths), progress=progress, defer=defer)
+        report = run(c, list(paths), progress=progress, defer=defer, cancel=cancel)
+        if progress_jsonl and report.records_added and not cancel.is_set() and not defer:
+            # The window's import process also does the after-import work (summaries, consolidation), so that
+            # none of it runs in the window's own interpreter.
+            from app.jobs import after_import
+
+            try:
+                report.after_import = after_import(c, cancel=cancel)
+            except Exception as exc:  # the import itself is done and kept; the window will try again
+                report.after_import = None
+                click.echo(f"kith: after-import jobs failed: {exc}", err=True)
+    if progress_jsonl:
+        sys.stdout.write(json.dumps({"report": report.to_json()}) + "\n")
+        sys.stdout.flush()
+        return
     if as_json:
         _emit(report.to_json())
     else:

@@ -58,6 +58,8 @@ class Settings:
             ``"base"`` / ``"tiny.en"`` = that built-in model; else an openai-whisper checkpoint path or name.
         embedding_routes: content class (facts, chunks, observations, messages) → encoder name.
         observations_every: chat turns between observation runs (seed 000: every 5 turns).
+        import_process: the window imports in a process of its own (``app/import_process.py``), so a large
+            import never stalls the window; off, it imports on a thread of the window's process.
         fact_extractor: ``"deterministic"`` (patterns, always available) or ``"llm"`` (the chat model, with a
             schema check, one retry and the deterministic result as fallback; for capable models).
         observer: ``"deterministic"`` or ``"llm"``: the chat model observes each exchange (schema-checked,
@@ -82,6 +84,7 @@ class Settings:
     transcribe_model: str = ""
     embedding_routes: dict = field(default_factory=dict)
     observations_every: int = 5
+    import_process: bool = True
     fact_extractor: str = "deterministic"
     observer: str = "deterministic"
 

@@ -15,7 +15,13 @@ from ui.worker import Job, Worker
 
 
 def _ingest(container, paths: list[str], job: Job) -> IngestReport:
-    """Worker side: imported here so a broken ingestor module shows as an error, not a dead window."""
+    """Worker side: the import runs in a process of its own (``app/import_process.py``) so its work never
+    holds the window's interpreter lock, unless ``settings.import_process`` is off (then in this process).
+    Imported here so a broken ingestor module shows as an error, not a dead window."""
+    if getattr(container.settings, "import_process", True):
+        from app.import_process import import_in_subprocess
+
+        return import_in_subprocess(container, paths, progress=job.report, cancel=job.cancel_event)
     from app.operations.ingest import ingest
 
     return ingest(container, paths, progress=job.report, cancel=job.cancel_event)

@@ -318,7 +318,7 @@ class MainWindow(QMainWindow):
         return False
 
     def _on_ingest_finished(self, report: IngestReport) -> None:
-        if report.records_added:
+        if report.records_added and report.after_import is None:  # a separate import process did it already
             self.start_summary_job()
         self._timeline_stale = True
         if self.tabs.currentWidget() is self.timeline:

@@ -3,8 +3,9 @@
 Reading, parsing and the one encoding of each record's text happen on the calling thread; every
 store write is handed to the container's single writer, one batch at a time, while the next batch
 is read and encoded (two batches in flight at most, so memory stays flat however long the file).
-The whole import holds the data folder's writer lock (``core.store.lock``): another Kith process
-that wants to write waits, with a message, until it is done.
+Each batch's writes hold the data folder's writer lock (``core.store.lock``) for as long as they take:
+another Kith process that wants to write waits at most one batch, and two imports into one folder
+take turns batch by batch (each reloads what it keeps in memory when it finds the other has written).
 
 A repeated import adds nothing (records are keyed by content hash); a cancelled, killed or failed
 import keeps what it committed, and the stages it left undone are completed by the next import
@@ -202,8 +203,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
 
     lk = c.lock
     before = (lk.holds, lk.waited_s, lk.overhead_s)
-    with lk.hold():
-        _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer, total)
+    # Each batch's writes hold the writer lock (the writer thread takes it per job), not the whole import:
+    # another Kith process's writes — a chat turn in the window, a forget, another import — go in between.
+    _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer, total)
     report.lock = {"holds": lk.holds - before[0], "waited_s": round(lk.waited_s - before[1], 3),
                    "overhead_s": round(lk.overhead_s - before[2], 4)}
     stats = getattr(c.fact_extractor, "stats", None)

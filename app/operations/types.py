@@ -52,6 +52,7 @@ class IngestReport:
     resumed: int = 0  # stage completions of records an earlier (crashed, failed or cancelled) import left undone
     lock: dict = field(default_factory=dict)  # the writer lock: holds, seconds waited for others, own overhead (s)
     files_ok: int = 0  # files read without any error
+    after_import: dict | None = None  # the after-import jobs' result when the import ran them itself (separate process)
 
     @property
     def nothing_read(self) -> bool:
@@ -75,7 +76,22 @@ class IngestReport:
             d["cancelled"] = True
         if self.nothing_read:
             d["nothing_read"] = True
+        if self.files_ok:
+            d["files_ok"] = self.files_ok
+        if self.after_import is not None:
+            d["after_import"] = self.after_import
         return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "IngestReport":
+        """The report :meth:`to_json` wrote (e.g. by an import run in another process)."""
+        errs = [IngestError(e.get("path", ""), e.get("reason", ""), e.get("locator", "")) for e in d.get("errors", [])]
+        return cls(files=int(d.get("files", 0)), records_added=int(d.get("records_added", 0)),
+                   records_skipped=int(d.get("records_skipped", 0)), errors=errs,
+                   cancelled=bool(d.get("cancelled", False)), records_filtered=int(d.get("records_filtered", 0)),
+                   extraction_fallbacks=int(d.get("extraction_fallbacks", 0)), resumed=int(d.get("resumed", 0)),
+                   lock=dict(d.get("lock", {})), files_ok=int(d.get("files_ok", 0)),
+                   after_import=d.get("after_import"))
 
 
 @dataclass

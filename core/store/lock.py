@@ -69,6 +69,7 @@ class FolderLock:
         self.waits = 0
         self.waited_s = 0.0
         self.holds = 0          # OS-level acquisitions by this process
+        self._announced = -1e9  # when a wait was last announced (at most every 30 s)
         self.overhead_s = 0.0   # seconds spent taking and releasing the lock itself (not waiting for others)
 
     # -- generation --------------------------------------------------------------------------
@@ -124,21 +125,32 @@ class FolderLock:
         except OSError:
             return ""
 
+    ANNOUNCE_AFTER_S = 1.0
+    """A wait shorter than this (another process finishing one batch) is not announced."""
+
     def _acquire(self, timeout: float | None) -> None:
         try:
             self._file.acquire(timeout=0)
         except Timeout:
             who = self.holder() or "another Kith process"
-            msg = f"another Kith is writing to this data folder ({who}); waiting…"
-            if self.on_wait is not None:
-                self.on_wait(msg)
             t0 = time.monotonic()
             self.waits += 1
             try:
-                self._file.acquire(timeout=-1 if timeout is None else timeout, poll_interval=0.05)
-            except Timeout:
-                raise LockTimeout(f"{self.home}: {who} is writing to this data folder; gave up after "
-                                  f"{timeout:g} s") from None
+                quiet = self.ANNOUNCE_AFTER_S if timeout is None else min(self.ANNOUNCE_AFTER_S, timeout)
+                try:
+                    self._file.acquire(timeout=quiet, poll_interval=0.02)
+                except Timeout:
+                    who = self.holder() or who
+                    now = time.monotonic()
+                    if self.on_wait is not None and now - self._announced > 30:
+                        self._announced = now
+                        self.on_wait(f"another Kith is writing to this data folder ({who}); waiting…")
+                    left = None if timeout is None else max(0.0, timeout - (now - t0))
+                    try:
+                        self._file.acquire(timeout=-1 if left is None else left, poll_interval=0.05)
+                    except Timeout:
+                        raise LockTimeout(f"{self.home}: {who} is writing to this data folder; gave up after "
+                                          f"{timeout:g} s") from None
             finally:
                 self.waited_s += time.monotonic() - t0
         try:
