@@ -35,9 +35,9 @@ EMPTY_MEMORY = "Your memory is empty. Add mail, photos or folders in the Inbox t
 NO_MATCH = ("Nothing in memory matches that. If you have not added anything yet, "
             "drop some files into the Inbox tab first.")
 WELCOME = "Ask about the people, places and things in your archives, e.g. \u201cwhere did we go in June?\u201d"
-NO_MODEL_BANNER = ("<b>No chat model is configured</b> \u2014 Kith answers from your memories alone. "
-                   "To get written answers, choose a model in the <b>Settings</b> tab "
-                   "(the built-in SmolLM2 works offline, or point Kith at Ollama / LM Studio).")
+NO_MODEL_BANNER = ("<b>Answers come from your memories</b> \u2014 short answers Kith checks against what it "
+                   "found, with the sources. For written answers, choose a model in the <b>Settings</b> tab "
+                   "(Detect finds Ollama or LM Studio on this computer).")
 MODEL_FAILED_BANNER = ("<b>The chat model could not be used</b> ({error}) \u2014 this answer comes from your "
                        "memories alone. Check the model in the <b>Settings</b> tab.")
 DEFAULT_DRAFT_REQUEST = "Write a short, friendly message to catch up."
@@ -164,15 +164,15 @@ class ChatSession:
                     report({"kind": "loading", "text": "Loading the chat model\u2026"})
                 model = self.model_factory()
             else:
-                from app.models.registry import build_chat_model
+                from app.models.registry import answerer, build_answer_model
 
-                if report:
+                if report and answerer(self.c.settings) == "model":
                     report({"kind": "loading", "text": "Preparing the chat model (the first time takes a while)\u2026"})
 
                 def progress(stage: str, fraction: float) -> None:
                     if report:
                         report({"kind": "loading", "text": f"Preparing the chat model: {stage} ({fraction:.0%})"})
-                model = build_chat_model(self.c.settings, progress=progress)
+                model = build_answer_model(self.c.settings, progress=progress)
             if getattr(model, "available", False) and hasattr(model, "load"):
                 if report:
                     report({"kind": "loading", "text": f"Loading {Path(str(model.name)).name}\u2026"})
@@ -186,6 +186,31 @@ class ChatSession:
         if self.loop is not None:
             self.loop.model = model
         return model
+
+    def get_draft_model(self, report: Callable[[dict], None] | None = None):
+        """The model that writes drafts ("Write to…"): the configured chat model, the built-in one included
+        (drafting is writing, not answering from memory); NoModel when it cannot be loaded."""
+        from app.models.llm import NoModel
+        from app.models.registry import answerer
+
+        if self.model_factory is not None or answerer(self.c.settings) == "model":
+            return self.get_model(report)
+        if getattr(self, "_draft_model", None) is None or self._model_stale:
+            try:
+                from app.models.registry import build_chat_model
+
+                if report:
+                    report({"kind": "loading", "text": "Preparing the writing model (the first time takes a while)\u2026"})
+                model = build_chat_model(self.c.settings)
+                if getattr(model, "available", False) and hasattr(model, "load"):
+                    model.load()
+            except Exception as exc:  # noqa: BLE001
+                from ui.worker import describe_error
+
+                self.model_error = describe_error(exc)
+                model = NoModel()
+            self._draft_model = model
+        return self._draft_model
 
     # -- personalization -------------------------------------------------------------------
     def personal(self):
@@ -292,7 +317,7 @@ class ChatSession:
         # name them as the window does rather than "person 12".
         messages[0]["content"] = (messages[0]["content"].replace(f"person {pid}", name)
                                   .replace(f"from the owner to {pid} ", f"from the owner to {name} "))
-        model = self.get_model(job.report)
+        model = self.get_draft_model(job.report)
         if not getattr(model, "available", False):
             guide = [line for line in messages[0]["content"].split("\n\nDraft a message")[0].splitlines()
                      if line.startswith("- ")]
@@ -752,12 +777,8 @@ class ChatWidget(QWidget):
 
     @staticmethod
     def reply_text(res) -> str:
-        """What the transcript shows for a turn: the reply; for the memory answer (no model) its first
-        paragraph and one short line per memory (the whole memories are in the inspector)."""
-        if not res.no_model or not res.memories:
-            return res.reply or "(no reply)"
-        head = res.reply.split("\n\n", 1)[0].strip()
-        return head + "\n\n" + "\n".join(m.line(limit=160) for m in res.memories)
+        """What the transcript shows for a turn: the reply (the memory answer is one line, then its sources)."""
+        return res.reply or "(no reply)"
 
     def _on_failed(self, message: str) -> None:
         self._job = None

@@ -11,7 +11,13 @@ Settings read here (name → default):
 ``chat_endpoint_model``    ``""``                         the server's model name
 ``chat_context_tokens``    ``0``                          window override in tokens (0 = the model's
                                                           own; 8192 for HTTP servers)
-``chat_max_reply_tokens``  ``512``                        most tokens per reply
+``chat_max_reply_tokens``  ``256``                        most tokens per reply
+``chat_answerer``          ``"auto"``                     ``"auto"``: a model the person chose answers
+                                                          (grounded, checked); the built-in SmolLM2 does
+                                                          not (it scores below the memory answerer on
+                                                          the QA benchmark); ``"memory"``: always the
+                                                          memory answerer; ``"model"``: the configured
+                                                          model, built-in included
 ``transcribe_model``       ``""``                         ``""`` = built-in Whisper base where fast enough,
                                                           else tiny.en; ``"base"``/``"tiny.en"``; else an
                                                           openai-whisper checkpoint path or model name
@@ -34,7 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "chat_endpoint": "http://127.0.0.1:11434/v1",
     "chat_endpoint_model": "",
     "chat_context_tokens": 0,
-    "chat_max_reply_tokens": 512,
+    "chat_max_reply_tokens": 256,
+    "chat_answerer": "auto",
     "transcribe_model": "",
     "embedding_routes": {},
     "observations_every": 5,
@@ -85,6 +92,34 @@ def build_chat_model(settings: Any, secrets: Any = None,
     raise ModelError(f"unknown chat backend {backend!r} in settings (use one of {', '.join(BACKENDS)})")
 
 
+ANSWERERS = ("auto", "memory", "model")
+
+
+def answerer(settings: Any) -> str:
+    """Who answers in the chat: ``"memory"`` (Kith's memory answerer, ``app/answer.py``) or ``"model"``.
+
+    ``"auto"`` (the default) lets a model answer only when the person chose one — an mlx-lm folder or repo
+    id, or a server — because the built-in SmolLM2-135M scores below the memory answerer on the LoCoMo QA
+    benchmark (``benchmarks/locomo.py --qa``) and, unchecked, loops ("I'm not here to tell you…")."""
+    choice = setting(settings, "chat_answerer") or "auto"
+    backend = setting(settings, "chat_backend") or "none"
+    if choice == "memory" or backend == "none":
+        return "memory"
+    if choice == "model":
+        return "model"
+    return "memory" if backend == "mlx" and not setting(settings, "chat_model") else "model"
+
+
+def build_answer_model(settings: Any, secrets: Any = None, progress: Callable[[str, float], None] | None = None):
+    """The model that answers chat questions: ``NoModel`` when :func:`answerer` says the memory answerer
+    (nothing is loaded), else :func:`build_chat_model`."""
+    from app.models.llm import NoModel
+
+    if answerer(settings) == "memory":
+        return NoModel()
+    return build_chat_model(settings, secrets=secrets, progress=progress)
+
+
 def save_model_settings(settings: Any, values: dict[str, Any]) -> None:
     """Set the model settings in ``values`` (names from :data:`DEFAULTS`) and write settings.json.
 
@@ -94,6 +129,8 @@ def save_model_settings(settings: Any, values: dict[str, Any]) -> None:
     unknown = sorted(set(values) - set(DEFAULTS))
     if unknown:
         raise ModelError(f"not model settings: {', '.join(unknown)}")
+    if "chat_answerer" in values and values["chat_answerer"] not in ANSWERERS:
+        raise ModelError(f"unknown answerer {values['chat_answerer']!r} (use one of {', '.join(ANSWERERS)})")
     if "chat_backend" in values and values["chat_backend"] not in BACKENDS:
         raise ModelError(f"unknown chat backend {values['chat_backend']!r} (use one of {', '.join(BACKENDS)})")
     for name, value in values.items():

@@ -135,7 +135,7 @@ def _dt(v) -> datetime | None:
 
 _EP_SQL = (
     "SELECT e.id, e.record_id, e.text, e.t_valid, e.t_recorded, e.session, e.provenance, e.superseded_by, "
-    "e.signature_row, r.kind, en.canonical_name, {rtomb}, {etomb}, sup.t_recorded "
+    "e.signature_row, r.kind, en.canonical_name, {rtomb}, {etomb}, sup.t_valid "
     "FROM episode e LEFT JOIN record r ON r.id = e.record_id "
     "LEFT JOIN entity en ON en.id = r.sender_entity_id "
     "LEFT JOIN episode sup ON sup.id = e.superseded_by "
@@ -157,8 +157,8 @@ def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]
         if (prov or "").endswith("#question"):  # a question asked in chat is never an answer
             continue
         tv, tr = _dt(tv), _dt(tr)
-        if t is not None:
-            if (tv is not None and tv > t) or (tr is not None and tr > t):
+        if t is not None:  # valid time: what was true then (Kith may have learned it later)
+            if tv is not None and tv > t:
                 continue
             if sup_by is not None and sup_t is not None and _dt(sup_t) <= t:
                 continue
@@ -180,7 +180,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         question: the question as the owner's third person (``app.memory.owner_view``), non-empty.
         vector: its embedding, ``float32 (384,)``, unit length.
         k: hits returned (all relevances; the caller shows those above the threshold).
-        as_of: answer as of this UTC time (later, and by-then superseded, turns and facts are left out).
+        as_of: answer as of this UTC time, in valid time (turns from later, and turns and facts superseded
+            by then, are left out; facts true then are current).
         config: the retrieval configuration (default :data:`CONFIG`).
         exclude_text: a text never returned as its own answer (the message being answered).
 
