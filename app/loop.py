@@ -456,7 +456,7 @@ class ConversationLoop:
         if cancelled:
             note = "stopped"
         elif problem or timed_out:
-            note = problem or "the model ran out of time"
+            note = "the model ran out of time" if timed_out else problem
             fell_back = True
             reply, mem_cited = self.memory_reply(text, memories)
             reply = f"{reply}\n\n(Kith's own answer from memory: {note}.)"

@@ -157,16 +157,21 @@ def check_connection(settings: Any, api_key: str | None = None, secrets: Any = N
             from app.secrets import default_store
 
             endpoint = setting(settings, "chat_endpoint")
-            key = api_key or (secrets or default_store()).get_api_key(endpoint)
-            return OpenAIChatModel(endpoint, setting(settings, "chat_endpoint_model"), api_key=key,
-                                   timeout=20, max_retries=0).test_connection()
+            store = secrets or default_store()
+            key = api_key or store.get_api_key(endpoint)
+            report = OpenAIChatModel(endpoint, setting(settings, "chat_endpoint_model"), api_key=key,
+                                     timeout=20, max_retries=0).test_connection()
+            report.message = store.mask(report.message, [key])
+            return report
         model = build_chat_model(settings, secrets=secrets)
         if isinstance(model, MlxChatModel):
             model.load()
             return ConnectionReport(True, f"Loaded {model.name} ({model.context_window}-token window).")
         return ConnectionReport(True, "No chat model: Kith answers from memory alone.")
     except ModelError as exc:
-        return ConnectionReport(False, str(exc))
+        from app.secrets import default_store
+
+        return ConnectionReport(False, (secrets or default_store()).mask(str(exc), [api_key]))
 
 
 def prepare_default_models(settings: Any, progress: Callable[[str, float], None] | None = None) -> dict[str, Path]:
