@@ -62,11 +62,26 @@ ABLATIONS = {
     "dense": {"lex": 0.0, "dense": 1.0, "gist": 0.0},
     "gist": {"lex": 0.0, "dense": 0.0, "gist": 1.0},
     "lex+dense.5": {"lex": 1.0, "dense": 0.5, "gist": 0.0},
-    "lex+dense.3": {"lex": 1.0, "dense": 0.3, "gist": 0.0},
     "lex+dense.7": {"lex": 1.0, "dense": 0.7, "gist": 0.0},
     "lex+dense.5+gist.3": {"lex": 1.0, "dense": 0.5, "gist": 0.3},
-    "lex+gist.5": {"lex": 1.0, "dense": 0.0, "gist": 0.5},
+    "lex+dense.7+gist.3": {"lex": 1.0, "dense": 0.7, "gist": 0.3},
+    "speaker_boost 0": {"speaker_boost": 0.0},
+    "speaker_boost 2": {"speaker_boost": 2.0},
+    "speaker_boost 4": {"speaker_boost": 4.0},
+    "fusion_k 10": {"fusion_k": 10},
+    "fusion_k 60": {"fusion_k": 60},
+    "pool 100": {"pool": 100},
 }
+"""Dev ablations: RRF weights per ranking, or other RetrievalConfig fields (``--ablations``)."""
+
+
+def variant(config, change: dict):
+    """``config`` with the ablation's weights and fields changed."""
+    from dataclasses import replace
+
+    weights = {k: v for k, v in change.items() if k in ("lex", "dense", "gist")}
+    other = {k: v for k, v in change.items() if k not in weights}
+    return replace(config.with_weights(**weights) if weights else config, **other)
 
 
 def split_of(sample_id: str) -> str:
@@ -269,7 +284,7 @@ def main() -> None:
                 ranked["bm25"] = [rec_dia.get(x) for x in bm]
                 if a.ablations:
                     for label, w in ABLATIONS.items():
-                        r2 = recall(c, question, k=max(KS), query_vector=qv, config=CONFIG.with_weights(**w))
+                        r2 = recall(c, question, k=max(KS), query_vector=qv, config=variant(CONFIG, w))
                         ranked["ablation " + label] = [rec_dia.get(h.record_id) for h in r2.hits]
                 for sname, lst in ranked.items():
                     row = {"cat": q["category"]}

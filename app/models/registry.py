@@ -196,3 +196,61 @@ def prepare_default_models(settings: Any, progress: Callable[[str, float], None]
                                 lambda s, f: report(f"speech model: {s}", 0.5 + 0.5 * f))
     report("done", 1.0)
     return {"chat": chat, "speech": speech}
+
+
+# ------------------------------------------------------------------------------------------ local servers
+
+LOCAL_SERVERS = (("Ollama", 11434, "/api/tags"), ("LM Studio", 1234, "/v1/models"))
+"""Servers Kith looks for on this computer, only when the person opens Settings → Models or presses
+Detect: (name, default port, the path that lists its models)."""
+
+
+def detect_local_servers(candidates=LOCAL_SERVERS, host: str = "127.0.0.1", timeout: float = 0.5) -> list[dict]:
+    """Which OpenAI-compatible model servers answer on the loopback interface, and their models.
+
+    Args:
+        candidates: ``(name, port, models path)`` to try (default: Ollama 11434, LM Studio 1234).
+        host: must be a loopback address (Kith never probes the network).
+        timeout: seconds per server.
+
+    Returns:
+        ``[{"name", "base_url" (its OpenAI-compatible /v1 URL), "models": [model ids]}]`` for each that answered.
+
+    Raises:
+        ValueError: ``host`` is not a loopback address.
+    """
+    import ipaddress
+
+    import httpx
+
+    if not ipaddress.ip_address(host).is_loopback:
+        raise ValueError(f"{host} is not a loopback address: Kith only looks for servers on this computer")
+    found = []
+    for name, port, path in candidates:
+        url = f"http://{host}:{port}{path}"
+        try:
+            r = httpx.get(url, timeout=timeout)
+            r.raise_for_status()
+            data = r.json()
+        except (httpx.HTTPError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("models"), list):  # Ollama's /api/tags
+            models = [m.get("name") or m.get("model") for m in data["models"] if isinstance(m, dict)]
+        elif isinstance(data, dict) and isinstance(data.get("data"), list):  # OpenAI's /v1/models
+            models = [m.get("id") for m in data["data"] if isinstance(m, dict)]
+        else:
+            continue
+        found.append({"name": name, "base_url": f"http://{host}:{port}/v1", "models": [m for m in models if m]})
+    return found
+
+
+def probe_answerers(settings: Any, secrets: Any = None):
+    """The QA probe (``app.answer.run_probe``): the memory answerer's score and, when a model is configured,
+    the model's through the grounded path.  Returns ``app.answer.ProbeScore``; raises the model's ModelError."""
+    from app.answer import run_probe
+
+    backend = setting(settings, "chat_backend") or "none"
+    model = None if backend == "none" else build_chat_model(settings, secrets=secrets)
+    if model is not None and hasattr(model, "load"):
+        model.load()
+    return run_probe(model)
