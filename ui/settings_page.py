@@ -6,8 +6,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.models.registry import (ANSWERERS, BACKENDS, check_connection, detect_local_servers, prepare_default_models,
-                                 probe_answerers, save_model_settings, setting)
+from app.models.registry import (ANSWERERS, BACKENDS, check_connection, detect_local_servers, fetch_model,
+                                 prepare_default_models, probe_answerers, save_model_settings, setting)
 from app.secrets import default_store
 from ui import header
 from ui.worker import Worker
@@ -86,7 +86,11 @@ class ModelsPage(QWidget):
         self.probe_button.setToolTip("Ask the configured model a few questions with known answers and compare its "
                                      "score with Kith's memory answers")
         self.prepare_button = QPushButton("Prepare built-in models")
-        for b in (self.save_button, self.test_button, self.detect_button, self.probe_button, self.prepare_button):
+        self.download_button = QPushButton("Download")
+        self.download_button.setToolTip("Download the mlx-lm model named by its repo id (owner/name), with "
+                                        "checksums; needs a network once")
+        for b in (self.save_button, self.test_button, self.detect_button, self.probe_button, self.download_button,
+                  self.prepare_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         lay.addLayout(buttons)
@@ -104,6 +108,7 @@ class ModelsPage(QWidget):
         self.test_button.clicked.connect(self.test)
         self.prepare_button.clicked.connect(self.prepare)
         self.detect_button.clicked.connect(self.detect)
+        self.download_button.clicked.connect(self.download)
         self.probe_button.clicked.connect(self.probe)
         self.found.activated.connect(self._use_found)
         self._detected_once = False
@@ -146,6 +151,29 @@ class ModelsPage(QWidget):
         self.endpoint_model.setText(model)
         self.answerer.setCurrentIndex(self.answerer.findData("auto"))
         self.status.setText(f"{model} at {base_url}: press Save to use it, Test answers to score it.")
+
+    def download(self) -> None:
+        """Fetch the mlx-lm model whose repo id is in *Local model* (progress bar; checked; then saved as the
+        local model folder)."""
+        repo = self.local_model.text().strip()
+        self.download_button.setEnabled(False)
+        self.progress.setValue(0)
+        self.progress.show()
+        job = self.worker.submit(lambda j: fetch_model(self.settings, repo, lambda st, f: j.report((st, f))),
+                                 name="download-model")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._downloaded)
+        job.failed.connect(lambda m: self._downloaded(None, m))
+
+    def _downloaded(self, path, error: str | None = None) -> None:
+        self.download_button.setEnabled(True)
+        self.progress.hide()
+        if path is None:
+            self.status.setText(f"✗ {self.secrets.mask(error)}")
+            return
+        self.local_model.setText(str(path))
+        self.backend.setCurrentIndex(self.backend.findData("mlx"))
+        self.status.setText(f"Downloaded and checked: {path}. Press Save to use it.")
 
     def probe(self) -> None:
         """Run the QA probe on the edited settings: the model's score beside Kith's memory answers."""

@@ -190,24 +190,33 @@ def resolve_local_model(name_or_path: str) -> Path:
     raise ModelNotFound(f"no model folder at {path}: pick an existing mlx-lm model folder in Settings → Models")
 
 
-def download_model(repo_id: str, progress: Callable[[str, float], None] | None = None) -> Path:
-    """Download an mlx-lm model from the Hugging Face hub (only when the person asks for it).
+def download_model(repo_id: str, progress: Callable[[str, float], None] | None = None, *,
+                   endpoint: str | None = None, cache_dir: str | Path | None = None) -> Path:
+    """Download an mlx-lm model from the Hugging Face hub (only when the person asks for it) and check it.
+
+    Every file is checked against the hub's own checksums (the sha256 of each LFS file — the weights — and
+    the git blob id of each small file); a file that does not match is deleted and the download fails.
 
     Args:
         repo_id: e.g. ``mlx-community/Qwen2.5-1.5B-Instruct-4bit``.
-        progress: ``progress(stage, fraction)`` with fraction of bytes in [0, 1].
+        progress: ``progress(stage, fraction)`` with the fraction of bytes in [0, 1].
+        endpoint: the hub's URL (default ``$HF_ENDPOINT``, read now, else huggingface.co).
+        cache_dir: where to keep it (default: the hub's cache).
 
     Returns:
         the local snapshot directory.
 
     Raises:
-        ModelUnreachable: no network.  ModelNotFound: no such repo.
+        ModelUnreachable: no network.  ModelNotFound: no such repo.  ModelError: a file failed its checksum.
     """
+    import os
+
     import huggingface_hub.constants as hf_constants
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
     from tqdm.auto import tqdm as base_tqdm
 
     report = progress or (lambda stage, frac: None)
+    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
 
     class _Progress(base_tqdm):  # huggingface_hub reports bytes through a tqdm class
         def update(self, n=1):
@@ -216,12 +225,16 @@ def download_model(repo_id: str, progress: Callable[[str, float], None] | None =
                 report(f"downloading {repo_id}", min(1.0, self.n / self.total))
             return out
 
+    patterns = ["*.json", "*.safetensors", "*.py", "*.model", "*.tiktoken", "*.txt", "*.jsonl", "*.jinja"]
     saved = hf_constants.HF_HUB_OFFLINE
     hf_constants.HF_HUB_OFFLINE = False  # Kith runs offline; this one explicit request may go online
     try:
         report(f"downloading {repo_id}", 0.0)
-        path = snapshot_download(repo_id, allow_patterns=["*.json", "*.safetensors", "*.py", "*.model", "*.tiktoken",
-                                                          "*.txt", "*.jsonl", "*.jinja"], tqdm_class=_Progress)
+        path = Path(snapshot_download(repo_id, allow_patterns=patterns, tqdm_class=_Progress, endpoint=endpoint,
+                                      cache_dir=str(cache_dir) if cache_dir else None))
+        report(f"checking {repo_id}", 1.0)
+        info = HfApi(endpoint=endpoint).model_info(repo_id, revision=path.name if len(path.name) == 40 else None,
+                                                   files_metadata=True)
     except Exception as exc:
         name = type(exc).__name__
         if "NotFound" in name or "Repository" in name:
@@ -229,8 +242,45 @@ def download_model(repo_id: str, progress: Callable[[str, float], None] | None =
         raise ModelUnreachable(f"could not download {repo_id}: {exc} (check the network)") from exc
     finally:
         hf_constants.HF_HUB_OFFLINE = saved
+    verify_download(path, info.siblings or [])
     report("done", 1.0)
-    return Path(path)
+    return path
+
+
+def verify_download(folder: Path, siblings) -> int:
+    """Check the files in ``folder`` against the hub's checksums (``siblings`` of ``model_info(files_metadata=
+    True)``): sha256 for LFS files, the git blob id (sha1 of ``"blob <size>\\0" + bytes``) for the others.
+
+    Returns:
+        files checked.
+
+    Raises:
+        ModelError: a file does not match (it is deleted, so a retry downloads it again).
+    """
+    import hashlib
+
+    checked = 0
+    for sib in siblings:
+        f = Path(folder) / sib.rfilename
+        if not f.is_file():
+            continue
+        data = f.read_bytes()
+        lfs = getattr(sib, "lfs", None)
+        if lfs is not None:
+            want, got = lfs.sha256, hashlib.sha256(data).hexdigest()
+        elif getattr(sib, "blob_id", None):
+            want, got = sib.blob_id, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        else:
+            continue
+        if want != got:
+            real = f.resolve()
+            f.unlink(missing_ok=True)
+            if real != f:
+                real.unlink(missing_ok=True)
+            raise ModelError(f"{sib.rfilename} of the download failed its checksum (expected {want[:12]}…, got "
+                             f"{got[:12]}…): it was deleted; try the download again")
+        checked += 1
+    return checked
 
 
 class _JsonCloser:

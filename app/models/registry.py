@@ -254,3 +254,17 @@ def probe_answerers(settings: Any, secrets: Any = None):
     if model is not None and hasattr(model, "load"):
         model.load()
     return run_probe(model)
+
+
+def fetch_model(settings: Any, repo_id: str, progress: Callable[[str, float], None] | None = None) -> Path:
+    """Download the mlx-lm model ``repo_id`` into ``<data folder>/models/hub`` (progress, checksums:
+    ``app.models.llm.download_model``) and return its folder, to be saved as ``chat_model``.
+
+    Raises:
+        ModelError: not a repo id; ModelUnreachable / ModelNotFound / a failed checksum from the download.
+    """
+    from app.models.llm import download_model, looks_like_repo_id
+
+    if not looks_like_repo_id(repo_id):
+        raise ModelError(f"{repo_id!r} is not a Hugging Face repo id (owner/name)")
+    return download_model(repo_id, progress, cache_dir=Path(settings.models_dir) / "hub")

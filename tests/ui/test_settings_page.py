@@ -77,3 +77,17 @@ def test_detect_lists_local_models_and_a_chosen_one_fills_the_form(page, qtbot):
         with qtbot.waitSignal(page.connectionTested, timeout=30_000):
             page.test()
         assert "sk-kith-secret-0123456789abcdef" not in page.status.text() and "cdef" in page.status.text()
+
+
+def test_download_a_model_by_repo_id_with_progress(page, qtbot, monkeypatch):
+    from tests.app.test_model_download import FILES, REPO
+    from tests.helpers.fake_hub import fake_hub
+
+    with fake_hub(REPO, FILES, lfs={"model.safetensors"}) as endpoint:
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        page.local_model.setText(REPO)
+        page.download()
+        qtbot.waitUntil(lambda: "Downloaded" in page.status.text() or "✗" in page.status.text(), timeout=30_000)
+    assert "Downloaded and checked" in page.status.text()
+    assert page.local_model.text().endswith("0123456789abcdef0123456789abcdef01234567")
+    assert page.backend.currentData() == "mlx"
