@@ -314,33 +314,34 @@ def stream_bounded(model, messages, *, max_tokens: int = GROUNDED_MAX_TOKENS, ti
                    cancel: threading.Event | None = None, on_token=None) -> tuple[str, bool, bool]:
     """Stream a bounded reply: returns (text, cancelled, timed_out).  Stops at a stop sequence, at the time
     limit, at ``cancel``, or when the text starts repeating itself."""
-    stop_event = threading.Event()
     pieces: list[str] = []
     t0 = time.monotonic()
     timed_out = False
-    kwargs = dict(max_tokens=max_tokens, cancel=stop_event)
+    kwargs = dict(max_tokens=max_tokens, cancel=cancel)
     if _accepts(model.stream, "stop"):
         kwargs.update(stop=list(GROUNDED_STOP), repetition_penalty=REPETITION_PENALTY)
-    for piece in model.stream(messages, **kwargs):
-        pieces.append(piece)
-        text = "".join(pieces)
-        cut = min((text.find(s) for s in GROUNDED_STOP if s in text), default=-1)
-        if cut >= 0:
-            pieces = [text[:cut]]
-            stop_event.set()
-            break
-        if on_token:
-            on_token(piece)
-        if cancel is not None and cancel.is_set():
-            stop_event.set()
-            break
-        if time.monotonic() - t0 > time_limit:
-            timed_out = True
-            stop_event.set()
-            break
-        if len(text) > 80 and repeats(text):
-            stop_event.set()
-            break
+    gen = model.stream(messages, **kwargs)
+    try:
+        for piece in gen:
+            pieces.append(piece)
+            text = "".join(pieces)
+            cut = min((text.find(s) for s in GROUNDED_STOP if s in text), default=-1)
+            if cut >= 0:
+                pieces = [text[:cut]]
+                break
+            if on_token:
+                on_token(piece)
+            if cancel is not None and cancel.is_set():
+                break
+            if time.monotonic() - t0 > time_limit:
+                timed_out = True
+                break
+            if len(text) > 80 and repeats(text):
+                break
+    finally:
+        close = getattr(gen, "close", None)
+        if close is not None:
+            close()  # stops the model's generation loop too
     return "".join(pieces).strip(), bool(cancel is not None and cancel.is_set()), timed_out
 
 

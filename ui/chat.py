@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QScrollArea, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -282,17 +282,12 @@ class ChatSession:
                 loop.model = model
         self._last_reply_at = datetime.now(timezone.utc)
 
-        by_ref: dict[Any, AskResult] = {}
-        for r in recalled.get("results", []):
-            if isinstance(r, AskResult):
-                by_ref.setdefault(r.record_id, r)
         memories = []
         for m in result.memories:
-            hit = by_ref.get(m.ref)
-            memories.append(hit if hit is not None else
+            memories.append(m.item if isinstance(m.item, AskResult) else
                             AskResult(text=m.text, source=m.source, when=m.when, score=m.score,
                                       record_id=m.ref if isinstance(m.ref, int) else 0))
-        cited = {m.number for m in result.cited} if not result.no_model else set()
+        cited = {m.number for m in result.cited}
         brief, brief_error = None, ""
         if svc is not None:
             try:
@@ -362,9 +357,10 @@ class ResultCard(QFrame):
     """
 
     def __init__(self, index: int, result: AskResult, parent: QWidget | None = None, cited: bool = False,
-                 compact: bool = False):
+                 compact: bool = False, on_open: Callable[[AskResult], Any] | None = None):
         super().__init__(parent)
         self.result = result
+        self.on_open = on_open
         self.cited = cited
         self.setObjectName("citedCard" if cited else "card")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -394,10 +390,15 @@ class ResultCard(QFrame):
             mark.setObjectName("citedMark")
             mark.setToolTip("The reply cites this memory")
             top.addWidget(mark, 0, Qt.AlignmentFlag.AlignTop)
-        score = QLabel(f"{result.score:.3f}" if compact else f"score {result.score:.4f}")
+        score = QLabel(f"{result.relevance:.2f}" if compact else f"relevance {result.relevance:.2f}")
         score.setObjectName("score")
-        score.setToolTip("Reciprocal-rank-fusion score of full-text and meaning search (higher is better)")
+        score.setToolTip("Calibrated relevance: how likely this memory answers the question (0-1)")
         top.addWidget(score, 0, Qt.AlignmentFlag.AlignTop)
+        if on_open is not None and (result.record_id or result.source):
+            self.open_button = QPushButton("Open")
+            self.open_button.setToolTip("Open the source: the message, the photo, the memo's transcript")
+            self.open_button.clicked.connect(lambda: self.on_open(self.result))
+            top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addLayout(top)
 
         if body_text:
@@ -577,6 +578,10 @@ class ChatWidget(QWidget):
         self.stop_button.setToolTip("Stop the reply here (what was written so far is kept)")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
+        esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # Esc stops the reply, like the Stop button
+        esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        esc.activated.connect(self.stop)
+        self.input.installEventFilter(self)  # and in the message box itself, where the focus usually is
         row.addWidget(self.input, 1)
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
@@ -723,6 +728,53 @@ class ChatWidget(QWidget):
         self._job = job
         self._set_busy(True, "Recalling memories\u2026")
         return job
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        """Esc in the message box stops the running reply."""
+        from PySide6.QtCore import QEvent
+
+        if obj is self.input and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape \
+                and self._job is not None:
+            self.stop()
+            return True
+        return super().eventFilter(obj, event)
+
+    def open_source(self, result: AskResult):
+        """Open what a citation rests on: a photo in the system's viewer; a message or a memo's transcript in a
+        window of its own (with its sender, time and file).  Returns the window (None for a photo)."""
+        from PySide6.QtWidgets import QDialog
+
+        from app.operations.ask import record_source
+
+        if result.record_id:
+            try:
+                src = record_source(self._container, result.record_id)
+            except Exception as exc:  # noqa: BLE001 - forgotten meanwhile: say so
+                from ui.worker import describe_error
+
+                self._set_status(f"Cannot open it: {describe_error(exc)}", error=True)
+                return None
+        else:
+            src = {"kind": result.kind, "path": result.source, "subject": result.subject, "sender": result.sender,
+                   "when": result.when, "text": result.text}
+        if src["kind"] == "photo" and open_path(src["path"]):
+            self.last_opened = src
+            return None
+        dlg = QDialog(self)
+        dlg.setWindowTitle(src.get("subject") or f"{src['kind']} from {src.get('sender') or 'unknown'}")
+        lay = QVBoxLayout(dlg)
+        head = QLabel(" \u00b7 ".join(x for x in (src.get("sender") or "", format_when(src.get("when")),
+                                                    src.get("path") or "") if x))
+        head.setWordWrap(True)
+        lay.addWidget(head)
+        body = QTextBrowser()
+        body.setPlainText(src.get("text") or "")
+        lay.addWidget(body, 1)
+        dlg.resize(560, 420)
+        dlg.show()
+        self.last_opened = src
+        self.source_window = dlg
+        return dlg
 
     def stop(self) -> None:
         """Stop the running reply (what was written so far is kept)."""
@@ -987,7 +1039,7 @@ class ChatWidget(QWidget):
         self.memories_hint.setText(f"{len(memories)} recalled for the last message"
                                    + (f", {n_cited} cited by the reply" if n_cited else "") + ", best first.")
         for i, r in enumerate(memories, 1):
-            _add(self._cards, ResultCard(i, r, cited=i in cited, compact=True))
+            _add(self._cards, ResultCard(i, r, cited=i in cited, compact=True, on_open=self.open_source))
         self._cards.addStretch(1)
         self.mem_scroll.verticalScrollBar().setValue(0)
 

@@ -102,3 +102,27 @@ def _hit_result(h, meta) -> AskResult:
     return AskResult(text=text, source=path, when=iso, score=round(h.score, 6), record_id=h.record_id,
                      subject=row.subject, sender=sender, relevance=round(h.relevance, 4), episode_id=h.episode_id,
                      tier=h.tier, record_kind=row.kind)
+
+
+def record_source(c: Container, record_id: int) -> dict:
+    """What a citation opens: the record's own text and where it came from.
+
+    Returns:
+        ``{"record_id", "kind" (email, chat, photo, voice, …), "path" (the source file), "subject", "sender",
+        "when" (ISO UTC or None), "text" (the whole message, or a memo's transcript), "thread"}``.
+
+    Raises:
+        NotFound: no such record (forgotten, or never there).
+    """
+    from core.errors import NotFound
+
+    with c.db.session() as s:
+        row = s.get(Record, record_id)
+        if row is None or getattr(row, "tombstoned_at", None) is not None:
+            raise NotFound(f"record {record_id} is not in memory (it may have been forgotten)")
+        src = s.get(Source, row.source_id)
+        sender = s.get(Entity, row.sender_entity_id) if row.sender_entity_id else None
+        when = ensure_utc(row.sent_at)
+        return {"record_id": row.id, "kind": row.kind, "path": src.path if src else "", "subject": row.subject,
+                "sender": sender.canonical_name if sender else None, "when": when.isoformat() if when else None,
+                "text": row.text, "thread": row.thread}

@@ -149,6 +149,12 @@ def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
     assert chat.banner.isVisibleTo(chat)
     assert "Answers come from your memories" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
     assert chat.transcript()[-1] == ("assistant", res.reply)
+    # a citation opens its source: the whole message, with its sender and time
+    card = [c for c in chat.findChildren(ResultCard) if c.isVisibleTo(chat)][0]
+    qtbot.mouseClick(card.open_button, Qt.MouseButton.LeftButton)
+    assert chat.last_opened["kind"] == "email" and "twice a day" in chat.last_opened["text"]
+    assert chat.source_window.isVisible()
+    chat.source_window.close()
     qtbot.mouseClick(chat.banner_button, Qt.MouseButton.LeftButton)
     assert w.tab_names()[w.tabs.currentIndex()] == "Settings"
 
@@ -187,7 +193,7 @@ def test_loading_model_does_not_freeze_and_stop_keeps_partial(qtbot, qapp, fille
         assert chat.busy.isVisibleTo(chat)
         loading.set()
         qtbot.waitUntil(lambda: chat.transcript()[-1][1] == "Partial ", timeout=30_000)
-        qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.keyClick(chat.input, Qt.Key.Key_Escape)  # Esc stops, like the Stop button
     res = blocker.args[0].result
     assert res.cancelled and res.reply == "Partial"
     assert chat.transcript()[-1] == ("assistant", "Partial")
