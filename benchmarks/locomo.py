@@ -27,7 +27,9 @@ for k = 1, 5, 10, 20, and the p95 latency of one query, embedding included, for
 **Relevance**: each of ``kith``'s top-10 hits has a calibrated relevance; with the configured threshold,
 precision (shown hits that are evidence) and recall (evidence shown) on each split, and, for questions taken
 from another conversation of the same split (nothing in this one answers them), the share answered
-"nothing found".
+"nothing found".  ``--fit`` fits the relevance model on the dev split's hits — those of its own questions
+(evidence or not) and those of the other conversations' questions (all negatives: without them every
+question has an answer and the first hit always looks relevant) — and prints the test split's precision.
 
 **QA** (``--qa``): LoCoMo's token F1 (Maharana et al. 2024, ``task_eval/evaluation.py``: normalised,
 Porter-stemmed tokens; category 1 split on commas, category 3 takes the gold answer before ";") of
@@ -326,6 +328,8 @@ def main() -> None:
                     r = recall(c, q["question"], k=10, exclude_text=q["question"])
                     foreign[sp]["questions"] += 1
                     foreign[sp]["nothing"] += int(not r.shown())
+                    # nothing here answers them: every hit is a negative for the relevance model
+                    feats[sp] += [([h.features[f] for f in FEATURES], False) for h in r.hits[:10]]
             service(c).mem.close()
             c.close()
     splits = [s for s in ("dev", "test") if any(k[0] == s for k in hits)]
