@@ -48,6 +48,12 @@ COVERS = {
     "procedure": "*", "executiontrace": "*", "goal": "*",  # tombstoned or redacted
     "selfvectorsnapshot": "*",                           # corrected by subtraction (bits only, no text)
     "tombstone": "*",                                    # unlearn's marks of purged episodes deleted
+    # the episode lexicon (core/retrieval/lexicon.py): a forgotten turn's rows go at once and its words leave
+    # its neighbours' context windows; a redacted turn is re-indexed from its redacted text; senders left
+    # with no turn leave the speaker table; purge merges the FTS5 segments (optimize)
+    "lexdoc": "*", "lex_speaker": "*", "lex_stats": "*", "episode_lex": "*", "episode_lex_data": "*",
+    "episode_lex_idx": "*", "episode_lex_content": "*", "episode_lex_docsize": "*", "episode_lex_config": "*",
+    "episode_lex_vocab": "*",  # a view of episode_lex's terms (fts5vocab): nothing of its own
 }
 """Tables (``"*"`` = every text column) this store's plan covers (the schema-walking test)."""
 
@@ -295,6 +301,11 @@ def apply(s, mem: EpisodicMemory, op_id: int, sc, red, at=None, selection: Selec
     for i, new in sel.revisions.items():
         upd("beliefrevision", i, new, "belief_revisions_redacted")
     log_event(s, "unlearned", f"forget:{op_id}", reason="forget", **{k: v for k, v in n.items() if v})
+    from core.retrieval import lexicon
+
+    lexicon.remove(conn, sel.episodes)          # their words leave every context window now
+    lexicon.rebuild(conn, sorted(sel.redact))   # re-indexed from the redacted text
+    lexicon.drop_orphan_speakers(conn)
     return n
 
 
@@ -407,6 +418,9 @@ def restore(s, op_id: int, sc) -> list[int]:
 
         old_bits, _ = self_model.current(s)
         self_model._write(s, accum.astype(np.float32), old_bits, f"restore #{op_id}", 0, 0.0)
+    from core.retrieval import lexicon
+
+    lexicon.rebuild(conn, sorted(set(sc.episodes) | set(sc.redact_episodes)))  # back as they were
     log_event(s, "restored", f"forget:{op_id}", episodes=len(sc.episodes), redacted=len(sc.redact_episodes))
     old = set()
     for p in chunks(sc.redact_episodes):

@@ -243,11 +243,29 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
     return done
 
 
+def drop_orphan_speakers(conn) -> int:
+    """Remove the name words of senders no indexed turn has any more (a forgotten person's name must not
+    stay in the speaker table).  Returns rows removed."""
+    got = _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "
+                      "(SELECT DISTINCT speaker FROM lexdoc WHERE speaker IS NOT NULL)")
+    for (who,) in got:
+        _exec(conn, "DELETE FROM lex_speaker WHERE speaker = ?", (who,))
+    return len(got)
+
+
+def optimize(conn) -> None:
+    """Merge the lexicon's FTS5 segments (a removed row's terms stay in older segments until a merge): the
+    purge runs it before ``VACUUM``."""
+    if _rows(conn, "SELECT 1 FROM sqlite_master WHERE name = 'episode_lex'"):
+        _exec(conn, "INSERT INTO episode_lex(episode_lex) VALUES('optimize')")
+
+
 def missing(conn, limit: int | None = None) -> list[int]:
-    """Live episodes with no lexicon row (what ``kith doctor`` repairs with :func:`rebuild`), ascending."""
+    """Live episodes the memory stage has signed but the lexicon lacks (what ``kith doctor`` repairs with
+    :func:`rebuild`), ascending.  Unsigned episodes are still pending: the memory stage indexes them."""
     ensure(conn)
     sql = ("SELECT e.id FROM episode e LEFT JOIN lexdoc d ON d.episode_id = e.id "
-           "WHERE e.tombstoned_at IS NULL AND d.episode_id IS NULL ORDER BY e.id")
+           "WHERE e.tombstoned_at IS NULL AND e.signature_row IS NOT NULL AND d.episode_id IS NULL ORDER BY e.id")
     if limit:
         sql += f" LIMIT {int(limit)}"
     return [r[0] for r in _rows(conn, sql)]

@@ -134,6 +134,6 @@ def forget_restore(conn, op_id: int) -> int:
 def optimize(conn) -> None:
     """Merge every FTS5 index into one b-tree (FTS5 ``'optimize'``): a deleted row's terms stay in the
     older segments until a merge drops them; purge runs this before ``VACUUM``."""
-    for tbl in ("record_fts", "observation_fts"):
+    for tbl in ("record_fts", "observation_fts", "episode_lex"):
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (tbl,)).fetchone():
             conn.execute(f"INSERT INTO {tbl}({tbl}) VALUES('optimize')")
