@@ -170,8 +170,17 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             place, day = (m.group("place").strip() if m else ""), _when(f0)
         same = [n for n, r in turns if _get(r, "record_kind") == "photo" and _when(r) and day
                 and _when(r).date() == day.date() and place.split(",")[0] in (_get(r, "text") or "")]
+        # the photos of that place that day: the shown ones and those the place's facts for the day rest on
+        photos = {_get(r, "record_id") for n, r in turns if n in same}
+        day_facts = photo_facts + [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("events: photos:")]
+        for _n, f in day_facts:
+            if place and place.split(",")[0] in (_get(f, "text") or "") and _when(f) and day \
+                    and _when(f).date() == day.date():
+                photos |= set(_get(f, "evidence") or [])
+        photos.discard(None)
+        photos.discard(0)
         cited = same or [n0]
-        count = f" — {len(same)} photo{'s' if len(same) != 1 else ''}" if same else ""
+        count = f" — {len(photos)} photo{'s' if len(photos) != 1 else ''}" if photos else ""
         who = "You were" if first_person else "Photos taken"
         where = f" in {place}" if place else ""
         on = f" on {day_text(day)}" if day else ""

@@ -88,7 +88,7 @@ def _fact_result(f, source: str, relevance: float) -> AskResult:
     return AskResult(text=text, source=source, when=when.isoformat() if when else None, score=round(f.relevance, 6),
                      kind="fact" if f.current else "history", fact_id=f.fact_id, subject=f"{f.domain}: {f.key}",
                      sender=f.subject, confidence=round(f.confidence, 4), relevance=round(relevance, 4),
-                     record_id=f.evidence[0] if f.evidence else 0)
+                     record_id=f.evidence[0] if f.evidence else 0, evidence=list(f.evidence))
 
 
 def _hit_result(h, meta) -> AskResult:

@@ -109,6 +109,7 @@ class AskResult:
     episode_id: int = 0
     tier: str = ""
     record_kind: str = ""
+    evidence: list = field(default_factory=list)  # a fact's evidence record ids
 
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,

@@ -256,7 +256,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         order = sorted(scores, key=lambda e: -scores[e])
         timings["fuse"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
-        facts, order, rows, added = _facts_and_supersession(cur, order[: max(k, 1) * 2], rows, as_of, qtok)
+        facts, order, rows, added, lift = _facts_and_supersession(cur, order[: max(k, 1) * 2], rows, as_of, qtok)
         order = order[:k]
         timings["facts"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
@@ -273,8 +273,19 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         from core.retrieval.tiers import classify
 
         classify(cur, mem, question, gist_q, hits, rows)
+        by_ep = {h.episode_id: h for h in hits}
+        for new, old in lift.items():  # what replaced a relevant fact answers the same question, now
+            if new in by_ep and old in by_ep and by_ep[old].relevance > by_ep[new].relevance:
+                by_ep[new].relevance = by_ep[old].relevance
+                by_ep[new].features["lifted_from"] = old
         for f in facts:
             f.relevance = max([h.relevance for h in hits if h.record_id in f.evidence] or [0.0])
+        for f in facts:  # the other turns a relevant fact rests on substantiate it: shown with it
+            if f.current:
+                for h in hits:
+                    if h.record_id in f.evidence and h.relevance < f.relevance:
+                        h.relevance = f.relevance
+                        h.features["lifted_by_fact"] = f.fact_id
         timings["relevance"] = (time.perf_counter() - t1) * 1000
     finally:
         raw.close()
@@ -306,10 +317,11 @@ question asks about them (shares a word with them)."""
 def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of, qtok):
     """Attach the facts the hits are evidence for and put current before superseded (seed 002).
 
-    Returns (facts, new order, rows (with any fetched turn), episode ids fetched)."""
+    Returns (facts, new order, rows (with any fetched turn), episode ids fetched, {successor turn: the
+    superseded turn it was placed before})."""
     rids = [rows[e]["record_id"] for e in order if rows[e]["record_id"] is not None]
     if not rids:
-        return [], order, rows, []
+        return [], order, rows, [], {}
     ftomb = "f.tombstoned_at" if _HAS_TOMB["fact"] else "NULL"
     stomb = "en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL"
     sql = ("SELECT ev.record_id, f.id, f.subject_entity_id, en.canonical_name, f.domain, f.category, f.key, "
@@ -377,6 +389,7 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
     # current before superseded: a turn whose attached facts were all superseded goes after the turn
     # that is evidence for their successor
     order = list(order)
+    lift: dict[int, int] = {}
     for e in list(order):
         rid = rows[e]["record_id"]
         fids = by_record.get(rid, [])
@@ -385,6 +398,7 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
         succ_turns = [have[r] for f in fids if f in successors and successors[f] in facts
                       for r in facts[successors[f]].evidence if r in have]
         for s in succ_turns:
+            lift.setdefault(s, e)
             pos = order.index(e)
             if s in order:
                 if order.index(s) > pos:
@@ -397,4 +411,4 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
     ordered = sorted((f for f in facts.values() if set(f.evidence) & shown),
                      key=lambda f: (not f.current, min(order.index(have[r]) for r in f.evidence if r in have
                                                        and have[r] in order)))
-    return ordered, order, rows, added
+    return ordered, order, rows, added, lift
