@@ -293,15 +293,16 @@ def main() -> None:
                     for k in KS:
                         row[k] = len(gold & set(lst[:k])) / len(gold)
                     hits[(sp, sname)].append(row)
+                shown_ids = {h.episode_id for h in res.shown()}
                 for h in res.hits[:10]:
                     label = rec_dia.get(h.record_id) in gold
                     feats[sp].append(([h.features[f] for f in FEATURES], label))
-                    if h.relevance >= CONFIG.relevance.threshold:
+                    if h.episode_id in shown_ids:
                         shown_stats[sp]["shown"] += 1
                         shown_stats[sp]["shown_evidence"] += int(label)
                 shown_stats[sp]["evidence"] += len(gold)
                 shown_stats[sp]["questions"] += 1
-                shown_stats[sp]["nothing"] += int(not any(h.relevance >= CONFIG.relevance.threshold for h in res.hits))
+                shown_stats[sp]["nothing"] += int(not shown_ids)
                 if answerers:
                     top = next((r for r in results if r.kind in ("record", "episode")), None)
                     pred = {"top1": top.text if top else "", "memory": memory_answer_text(c, question, res)}

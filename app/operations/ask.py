@@ -53,8 +53,10 @@ def ask(c: Container, question: str, k: int | None = None, *, as_of: datetime | 
 def results_from(c: Container, res, k: int, min_relevance: float | None = None, facts: bool = True) -> list[AskResult]:
     """:class:`AskResult` rows for a ``core.retrieval.retriever.Retrieval``: the hits at or above the
     threshold (at most ``k``), each current fact just before its first shown evidence, history after it."""
+    from core.retrieval.retriever import is_shown
+
     threshold = CONFIG.relevance.threshold if min_relevance is None else min_relevance
-    shown = [h for h in res.hits if h.relevance >= threshold][:k]
+    shown = [h for h in res.hits if is_shown(h, threshold)][:k]
     if not shown:
         return []
     rids = [h.record_id for h in shown if h.record_id is not None]

@@ -73,6 +73,7 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         cos = cosine.get(h.episode_id, est.get(h.episode_id, 0.0))
         x = features(cov, cos, h.episode_id in lexical, h.episode_id in lexical and h.episode_id in dense, h.rank)
         h.features = dict(zip(("coverage", "cosine", "lexical", "agree", "log_rank"), x))
+        h.features["question_words"] = len(set(query_tokens))
         h.relevance = probability(x, cfg.coef)
 
 

