@@ -85,7 +85,7 @@ def build(home: Path, n: int, seed: int = 0) -> list[str]:
         conn.exec_driver_sql("SELECT 1")
         raw = conn.connection.driver_connection
         raw.executemany("INSERT INTO record(id, source_id, external_id, kind, sender_entity_id, sent_at, text, thread, "
-                        "content_hash, attrs) VALUES (?, 1, ?, 'chat', ?, ?, ?, ?, ?, '{}')",
+                        "content_hash, attrs, pending) VALUES (?, 1, ?, 'chat', ?, ?, ?, ?, ?, '{}', 0)",
                         [(i + 1, f"m{i}", int(senders[i]), when[i].strftime("%Y-%m-%d %H:%M:%S.000000"), texts[i],
                           sessions[i], f"h{i}") for i in range(n)])
         raw.executemany("INSERT INTO episode(id, record_id, text, t_valid, t_recorded, signature_row, gist_row, "

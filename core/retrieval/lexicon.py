@@ -243,14 +243,32 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
     return done
 
 
+def orphan_speakers(conn) -> list[str]:
+    """Senders whose name words are in the speaker table but who have no indexed turn any more."""
+    return [r[0] for r in _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "
+                                      "(SELECT DISTINCT speaker FROM lexdoc WHERE speaker IS NOT NULL)")]
+
+
 def drop_orphan_speakers(conn) -> int:
     """Remove the name words of senders no indexed turn has any more (a forgotten person's name must not
-    stay in the speaker table).  Returns rows removed."""
-    got = _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "
-                      "(SELECT DISTINCT speaker FROM lexdoc WHERE speaker IS NOT NULL)")
-    for (who,) in got:
+    stay in the speaker table).  Returns senders removed."""
+    got = orphan_speakers(conn)
+    for who in got:
         _exec(conn, "DELETE FROM lex_speaker WHERE speaker = ?", (who,))
     return len(got)
+
+
+def rewrite(conn, episode_ids: Iterable[int], cfg: LexiconConfig = CONFIG.lexicon) -> int:
+    """Rewrite the FTS rows of these (indexed) episodes and of their neighbours from ``lexdoc`` as it stands
+    (after its rows were put back by a restore).  Returns FTS rows written."""
+    ids = sorted({int(e) for e in episode_ids})
+    if not ids:
+        return 0
+    have = _rows(conn, f"SELECT episode_id, session, t FROM lexdoc WHERE episode_id IN ({_marks(ids)})", ids)
+    affected = {h[0] for h in have}
+    for eid, session, t in have:
+        affected |= set(_neighbours(conn, session, t, eid, cfg, ids_only=True))
+    return _write_rows(conn, sorted(affected), cfg)
 
 
 def optimize(conn) -> None:
