@@ -179,6 +179,20 @@ def measure(home: Path, vocab: list[str], n: int) -> None:
         t = time.perf_counter()
         ask(c, qs[j])
         adds.append((t_add, (time.perf_counter() - t) * 1000))
+    from core.retrieval import lexicon
+
+    lex_ms = []
+    for j in range(5):  # the lexicon's own share of an addition, in a transaction rolled back
+        raw = c.db.engine.raw_connection()
+        try:
+            t = time.perf_counter()
+            lexicon.add(raw.cursor(), [lexicon.Turn(10 ** 9 + j, f"thread-{(n - 1) // 30}",
+                                                    T0 + timedelta(days=n // 30, minutes=50 + j), "Person 1",
+                                                    f"yet another {vocab[j]} {vocab[j + 3]}")])
+            lex_ms.append((time.perf_counter() - t) * 1000)
+            raw.rollback()
+        finally:
+            raw.close()
     mem.close()
     c.close()
     pa, pd = np.percentile(lat_ask, 95), np.percentile(lat_dense, 95)
@@ -188,7 +202,7 @@ def measure(home: Path, vocab: list[str], n: int) -> None:
     add = np.median([a for a, _ in adds[1:]])  # the first add loads the in-memory index once
     again = np.median([b for _, b in adds])
     print(f"{n:>9,} records: add one episode {add:.1f} ms (first, loading the memory index: {adds[0][0]:.0f} ms), "
-          f"then ask {again:.1f} ms")
+          f"then ask {again:.1f} ms; the lexicon's share {np.median(lex_ms):.1f} ms")
 
 
 def main() -> None:
