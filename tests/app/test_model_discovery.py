@@ -62,3 +62,19 @@ def test_the_qa_probe_scores_the_memory_answerer_and_a_model():
     assert score.n == 4 and 0.5 <= score.memory <= 1.0
     assert score.model is not None and score.model < score.memory and score.fallbacks == 0
     assert "against" in score.describe()
+
+
+def test_the_built_in_model_does_not_answer_by_default(kith_home):
+    from app.models.llm import NoModel
+    from app.models.registry import answerer, build_answer_model
+    from app.settings import Settings
+
+    s = Settings.load()
+    assert (s.chat_backend, s.chat_model, s.chat_answerer) == ("mlx", "", "auto")
+    assert answerer(s) == "memory" and isinstance(build_answer_model(s), NoModel)  # nothing loaded
+    s.chat_model = "/models/Qwen2.5-7B-Instruct-4bit"
+    assert answerer(s) == "model"  # a model the person chose answers (grounded, checked)
+    s.chat_answerer = "memory"
+    assert answerer(s) == "memory"
+    s.chat_backend, s.chat_answerer = "openai", "auto"
+    assert answerer(s) == "model"

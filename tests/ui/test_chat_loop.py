@@ -223,3 +223,29 @@ def test_write_to_drafts_with_writing_help(qtbot, qapp, filled, closer):
     sent = model.calls[-1]
     assert sent[0]["role"] == "system" and "Draft a message" in sent[0]["content"] and ALICE in sent[0]["content"]
     assert sent[-1] == {"role": "user", "content": "ask how the sourdough starter is doing"}
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_the_windows_chat_answers_when_i_was_in_italy_from_memory_by_default(kith_container, corpus):
+    """The chat session the window runs (default settings: the memory answerer, no model loaded)."""
+    from app.operations.ingest import ingest
+    from ui.chat import ChatSession
+
+    ingest(kith_container, [corpus / "photos"])
+    session = ChatSession(kith_container)
+
+    class _Job:
+        cancel_event = threading.Event()
+        shown: list = []
+
+        def report(self, value):
+            if isinstance(value, dict) and value.get("kind") == "text":
+                self.shown.append(value["text"])
+    job = _Job()
+    out = session.turn("when was I in Italy?", None, job)
+    session.close()
+    answer = out.result.reply.split("\n\n")[0]
+    assert answer.startswith("You were in Arezzo, Tuscany, Italy on 22 October 2008 — 2 photos")
+    assert out.result.no_model and job.shown[0] == out.result.reply  # shown at once, whole
+    assert {Path(m.source).name for m in out.memories} >= {"gps_DSCN0010.jpg", "gps_DSCN0040.jpg"}
