@@ -145,25 +145,32 @@ def entities(kind: str | None, as_json: bool) -> None:
 @main.command()
 @click.argument("question")
 @click.option("--k", "k", type=click.IntRange(1, 100), default=None, help="How many results (default 5).")
+@click.option("--as-of", "as_of", default=None, help="Answer as of this date/time (ISO 8601, UTC if no zone).")
+@click.option("--all", "show_all", is_flag=True, help="Also show results below the relevance threshold.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def ask(question: str, k: int | None, as_json: bool) -> None:
-    """Answer QUESTION from memory (no language model): the best matching records with their sources."""
+def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json: bool) -> None:
+    """Answer QUESTION from memory (no language model): the relevant records and facts with their sources.
+
+    Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
+    nothing about that." is the answer.  Superseded facts are shown as history."""
     from app.operations.ask import ask as run
 
+    when = _parse_when(as_of) if as_of else None
     with _container() as c:
         _warn_vectors(c)
         try:
-            results = run(c, question, k)
+            results = run(c, question, k, as_of=when, min_relevance=0.0 if show_all else None)
         except ValueError as exc:
             _fail(str(exc))
     if as_json:
         _emit({"results": [r.to_json() for r in results]})
         return
     if not results:
-        click.echo("Nothing in memory matches. (Has anything been ingested? kith ingest PATH)")
+        click.echo("I found nothing about that." + ("" if show_all else " (--all shows weaker matches)"))
     for i, r in enumerate(results, 1):
         first = " ".join(r.text.split())[:200]
-        click.echo(f"{i}. [{r.score:.4f}] {r.when or 'time unknown'} — {r.source}\n   {first}")
+        label = {"fact": "fact", "history": "history"}.get(r.kind, r.record_kind or r.kind)
+        click.echo(f"{i}. [{r.relevance:.2f}] {label} · {r.when or 'time unknown'} — {r.source}\n   {first}")
 
 
 def _forget_target(ref, source, record_id, fact_id, start, end):
@@ -516,7 +523,9 @@ _register_memory(main)  # kith consolidate, kith learned
 @click.option("--model", "backend", type=click.Choice(["settings", "none"]), default="settings",
               help="'none' answers from memory only, whatever the settings say.")
 def chat(backend: str) -> None:
-    """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends)."""
+    """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends; Ctrl-C stops a reply)."""
+    import threading
+
     from app.loop import ConversationLoop
     from app.models.llm import NoModel
 
@@ -525,16 +534,37 @@ def chat(backend: str) -> None:
         while True:
             try:
                 text = click.prompt("you", default="", show_default=False, prompt_suffix="> ")
-            except (EOFError, click.Abort):
+            except (EOFError, click.Abort, KeyboardInterrupt):
                 break
             if not text.strip():
                 break
             click.echo("kith> ", nl=False)
-            result = loop.turn(text, on_token=lambda piece: click.echo(piece, nl=False))
+            cancel = threading.Event()
+            out: dict = {}
+
+            def run(text=text, cancel=cancel, out=out):
+                try:
+                    out["result"] = loop.turn(text, on_token=lambda piece: click.echo(piece, nl=False), cancel=cancel)
+                except Exception as exc:  # shown below, the chat goes on
+                    out["error"] = exc
+            worker = threading.Thread(target=run, name="kith-chat-turn", daemon=True)
+            worker.start()
+            while worker.is_alive():
+                try:
+                    worker.join(0.1)
+                except KeyboardInterrupt:  # Ctrl-C stops the reply, not the chat
+                    cancel.set()
+                    click.echo(" [stopping]", nl=False)
             click.echo()
-            if not result.no_model:
-                for i, m in enumerate(result.memories, 1):
-                    click.echo(f"   [{i}] {m.line(120)}")
+            if "error" in out:
+                click.echo(f"kith: {out['error']}", err=True)
+                continue
+            result = out["result"]
+            if result.cancelled:
+                click.echo("(stopped)")
+            if not result.no_model and not result.fell_back:
+                for m in result.memories:
+                    click.echo(f"   {m.line(120)}")
 
 
 @main.command()

@@ -47,6 +47,7 @@ class Memory:
     when: str | None = None
     score: float = 0.0
     ref: Any = None
+    item: Any = None  # what recall returned (an AskResult): the memory answerer reads its kind, sender, ...
 
     def line(self, limit: int = MEMORY_CHARS) -> str:
         """``[n] (when; source) text`` with the text clipped to ``limit`` characters."""
@@ -88,6 +89,10 @@ class TurnResult:
         observation: the observer's output this turn (or None).
         observations: the result of the periodic observation run, when it ran this turn.
         warnings: observer/learner/store failures that did not stop the turn.
+        fell_back: the model's answer failed the grounding checks and the memory answer replaced it.
+        note: why it was replaced (or "stopped", "the model ran out of time").
+        raw: the model's own text (also when it was replaced).
+        timed_out: generation hit the time limit.
     """
 
     reply: str
@@ -102,6 +107,10 @@ class TurnResult:
     observation: Any = None
     observations: Any = None
     warnings: list[str] = field(default_factory=list)
+    fell_back: bool = False
+    note: str = ""
+    raw: str = ""
+    timed_out: bool = False
 
 
 def _field(item: Any, *names: str, default=None):
@@ -125,7 +134,7 @@ def to_memories(items: Sequence[Any]) -> list[Memory]:
                           source=str(_field(item, "source", "provenance", default="") or ""),
                           when=_field(item, "when", "t_valid", default=None),
                           score=float(_field(item, "score", default=0.0) or 0.0),
-                          ref=_field(item, "record_id", "id", "ref", default=None)))
+                          ref=_field(item, "record_id", "id", "ref", default=None), item=item))
         if out[-1].when is not None and not isinstance(out[-1].when, str):
             out[-1].when = str(out[-1].when)
     return out
@@ -239,6 +248,10 @@ class ConversationLoop:
         owner: how the system prompt names the person.
         max_reply_tokens: the most tokens per reply (at most a quarter of the model's window is reserved).
         conversation: an id for this conversation (default: its start time).
+        answerer: ``"memory"`` — always the memory answerer; ``"auto"``/``"model"`` — the model when one is
+            available (grounded and checked), else the memory answerer.
+        time_limit: seconds a model reply may take before the memory answer replaces it.
+        owner_name: the owner's name, for "I" in questions (the memory answerer says "You were …").
     """
 
     def __init__(self, model: ChatModel, recall: Callable[[str], Sequence[Any]], *,
@@ -248,8 +261,9 @@ class ConversationLoop:
                  store: Callable[[ChatMessage], Any] | None = None,
                  embed: Callable[[Sequence[str]], np.ndarray] | None = None,
                  make_observations: Callable[[list[dict]], Any] | None = None,
-                 observations_every: int = 5, owner: str = "the person", max_reply_tokens: int = 512,
-                 conversation: str | None = None):
+                 observations_every: int = 5, owner: str = "the person", max_reply_tokens: int = 256,
+                 conversation: str | None = None, answerer: str = "auto", time_limit: float = 30.0,
+                 owner_name: str | None = None):
         self.model = model
         self.recall = recall
         self.brief = brief
@@ -261,6 +275,9 @@ class ConversationLoop:
         self.observations_every = max(1, int(observations_every))
         self.owner = owner
         self.max_reply_tokens = max_reply_tokens
+        self.answerer = answerer
+        self.time_limit = float(time_limit)
+        self.owner_name = owner_name
         self.conversation = conversation or clock.now().strftime("chat-%Y%m%dT%H%M%SZ")
         self.history: list[dict] = []
         self.messages: list[ChatMessage] = []
@@ -269,19 +286,24 @@ class ConversationLoop:
 
     @classmethod
     def for_container(cls, c, model: ChatModel | None = None, **kwargs) -> "ConversationLoop":
-        """A loop wired to a Container: model from settings (unless given), recall = ``ask``,
-        embeddings from the router's ``messages`` encoder, owner name and reply budget from settings."""
-        from app.models.registry import build_chat_model, setting
+        """A loop wired to a Container: the answering model from settings (unless given: ``NoModel`` when the
+        settings' answerer is the memory answerer, ``app.models.registry.answerer``), recall = ``ask`` (with
+        the attention trace queued to the writer), embeddings from the router's ``messages`` encoder, owner
+        name and reply budget from settings."""
+        from app.memory import owner_name
+        from app.models.registry import build_answer_model, setting
         from app.models.router import EmbeddingRouter
         from app.operations.ask import ask
 
         if model is None:
-            model = build_chat_model(c.settings)
+            model = build_answer_model(c.settings)
+        kwargs.setdefault("answerer", "memory" if setting(c.settings, "chat_answerer") == "memory" else "model")
+        kwargs.setdefault("owner_name", c.settings.owner_name or owner_name(c))
         router = EmbeddingRouter.from_settings(c.settings)
         router.register("all-MiniLM-L6-v2", lambda: c.encoder)  # the Container's encoder, loaded on first use
 
         def recall(text: str):
-            return ask(c, text)
+            return ask(c, text, trace=True)
 
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
         _wire_personal(c, kwargs)
@@ -380,25 +402,14 @@ class ConversationLoop:
             brief_obj = self.brief(text) if self.brief is not None else ""
             brief = "" if brief_obj is None else str(brief_obj)
 
-            if not getattr(self.model, "available", False):
-                reply = self.memory_answer(memories)
+            if not getattr(self.model, "available", False) or self.answerer == "memory":
+                reply, cited = self.memory_reply(text, memories)
                 if on_token:
                     on_token(reply)
-                result = TurnResult(reply=reply, memories=memories, cited=list(memories), brief=brief, prompt=[],
+                result = TurnResult(reply=reply, memories=memories, cited=cited, brief=brief, prompt=[],
                                     model="none", no_model=True, observation=observation, warnings=warnings)
             else:
-                msgs, memories, dropped = self.build_prompt(text, brief, memories)
-                pieces: list[str] = []
-                for piece in self.model.stream(msgs, max_tokens=self._reply_budget, cancel=cancel):
-                    pieces.append(piece)
-                    if on_token:
-                        on_token(piece)
-                reply = "".join(pieces).strip()
-                by_number = {m.number: m for m in memories}
-                cited = [by_number[n] for n in cited_numbers(reply) if n in by_number]
-                result = TurnResult(reply=reply, memories=memories, cited=cited, brief=brief, prompt=msgs,
-                                    model=self.model.name, cancelled=bool(cancel and cancel.is_set()),
-                                    dropped=dropped, observation=observation, warnings=warnings)
+                result = self._grounded_turn(text, brief, memories, on_token, cancel, observation, warnings)
 
             self.history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.reply}]
             self._store(text, result, warnings)
@@ -410,12 +421,52 @@ class ConversationLoop:
                     warnings.append(f"observations failed: {type(exc).__name__}: {exc}")
             return result
 
-    def memory_answer(self, memories: list[Memory]) -> str:
-        """The no-model answer: says no model is configured, then each memory with its source and date."""
-        head = prompt_template("no_model").strip()
+    def memory_reply(self, text: str, memories: list[Memory]) -> tuple[str, list[Memory]]:
+        """The memory answerer's reply (``app.answer.memory_answer``): one short direct answer citing the
+        memories it rests on, then the memories as numbered sources; and the cited memories."""
+        from app.answer import NOTHING, memory_answer
+
         if not memories:
-            return f"{head}\n\n{prompt_template('no_model_empty').strip()}"
-        return head + "\n\n" + "\n".join(m.line() for m in memories)
+            return NOTHING, []
+        ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name)
+        by_number = {m.number: m for m in memories}
+        cited = [by_number[n] for n in ans.cited if n in by_number]
+        return ans.text + "\n\nSources:\n" + "\n".join(m.line(limit=200) for m in memories), cited
+
+    def memory_answer(self, memories: list[Memory]) -> str:
+        """The memories as numbered sources (kept for callers that show them without an answer)."""
+        if not memories:
+            return prompt_template("no_model_empty").strip()
+        return "\n".join(m.line() for m in memories)
+
+    def _grounded_turn(self, text, brief, memories, on_token, cancel, observation, warnings) -> "TurnResult":
+        """The model's turn, bounded and grounded: the prompt numbers the memories; the reply must cite them
+        by [n]; one that cites nothing (when memories were given), cites what was not given, repeats itself
+        or runs out of time is replaced by the memory answer, with a note."""
+        from app.answer import check_grounded, stream_bounded
+
+        msgs, memories, dropped = self.build_prompt(text, brief, memories)
+        raw, cancelled, timed_out = stream_bounded(self.model, msgs, max_tokens=self._reply_budget,
+                                                   time_limit=self.time_limit, cancel=cancel, on_token=on_token)
+        cited_n, problem = check_grounded(raw, len(memories))
+        if not memories and problem == "the model's answer cited no evidence":
+            problem = ""  # nothing was recalled: an uncited "I don't know" may stand
+        by_number = {m.number: m for m in memories}
+        note, fell_back, reply = "", False, raw
+        if cancelled:
+            note = "stopped"
+        elif problem or timed_out:
+            note = "the model ran out of time" if timed_out else problem
+            fell_back = True
+            reply, mem_cited = self.memory_reply(text, memories)
+            reply = f"{reply}\n\n(Kith's own answer from memory: {note}.)"
+            if on_token:
+                on_token("\n\n" + reply)
+            cited_n = [m.number for m in mem_cited]
+        cited = [by_number[n] for n in cited_n if n in by_number]
+        return TurnResult(reply=reply, memories=memories, cited=cited, brief=brief, prompt=msgs,
+                          model=self.model.name, cancelled=cancelled, dropped=dropped, observation=observation,
+                          warnings=warnings, fell_back=fell_back, note=note, raw=raw, timed_out=timed_out)
 
     def _store(self, text: str, result: TurnResult, warnings: list[str]) -> None:
         now = clock.now()

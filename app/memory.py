@@ -4,8 +4,8 @@ Hooks (called from app/operations/ingest.py and ask.py):
 
 * :func:`remember_records` — after a batch of Records is written, make (or complete) one
   Episode per record with both HDC signatures and concept postings.
-* :func:`recall` — the tiered cascade (goal-biased, ``as_of``, supersession-filtered),
-  fused by reciprocal rank fusion with the record BM25 (FTS5) and dense (Chroma) rankings.
+* :func:`recall` — Kith's one retriever (``core/retrieval/``) with the question as the owner's third
+  person, encoded once; the attention trace is queued to the writer, never written on the read path.
 
 The :class:`MemoryService` lives on the container (``container.memory`` when wired, else
 created on first use and kept as ``container._memory_service``); its files are
@@ -13,11 +13,8 @@ created on first use and kept as ``container._memory_service``); its files are
 """
 from __future__ import annotations
 
-import math
 import re
 import threading
-from collections import Counter
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
@@ -25,19 +22,13 @@ import numpy as np
 from sqlmodel import select
 
 from core import clock
-from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, speaker_view, stem, third_person
-from core.extraction.time_anchors import find_time_anchors
-from core.memory import goals as goals_mod
+from core.extraction.text import speaker_view, third_person
 from core.memory.episodes import EpisodeDraft, EpisodicMemory
 from core.memory.sensory import SensoryBuffer, SensoryFrame, held_bundle
-from core.memory.recall import Recall, gist_ranking, make_cue, recall as cascade
 from core.memory.working import WorkingMemory
 from core.store import memory_schema  # noqa: F401  (tables registered before the DB is opened)
-from core.store import search
 from core.store.collections import RECORDS
 from core.store.schema import Entity, Episode, Record
-
-POOL = 50
 
 
 class MemoryService:
@@ -82,21 +73,10 @@ class MemoryService:
         return self.perceive([t for t, _ in keep], sigs, explicit=True)
 
     def refresh(self) -> None:
-        """Another process wrote the data folder: re-read the signature files and rebuild the indexes."""
+        """Another process wrote the data folder: re-read the signature files (the memory index is
+        rebuilt on its next use; the episode lexicon lives in SQLite and needs nothing)."""
         with self._lock:
             self.mem.refresh()
-            self._lexicon = None
-
-    def lexicon(self) -> "Lexicon":
-        """The episode-level BM25 index (built on first use, rebuilt when episodes were added or changed)."""
-        with self.c.db.session() as s:
-            key = tuple(s.connection().exec_driver_sql(
-                "SELECT count(*), max(id), max(t_recorded) FROM episode").one())
-        lex = getattr(self, "_lexicon", None)
-        if lex is None or lex.key != key:
-            lex = Lexicon.build(self.c, key)
-            self._lexicon = lex
-        return lex
 
     def context_text(self, rec: Record, speaker: str | None, before: Sequence = (), after: Sequence = ()) -> str:
         """The text a record's gist is embedded from (context chunking, issue #4): the thread's date,
@@ -123,184 +103,6 @@ GIST = {"before": 1, "after": 0, "date": False}
 the date is prefixed.  Measured on the first 3 LoCoMo conversations: ±2 turns with the date gave
 R@10 0.766 (0.778 with ``gist_nb`` = 0) against 0.784 for the previous turn alone — MiniLM's
 single vector blurs when 5 turns share it; the BM25 windows already carry the context."""
-
-
-LEX_STOPWORDS = TEXT_STOPWORDS | search.STOPWORDS
-_TOKEN = re.compile(r"[a-z0-9]+")
-LEX = {"neighbour": 0.5, "span": 3, "decay": 0.5, "gist_nb": 0.3, "prf": 0.0, "prf_docs": 3, "prf_terms": 5,
-       "speaker": True, "dates": True, "k1": 1.2, "b": 0.75, "own_date": 0.5, "own_day": False}
-"""Episode BM25 settings (tuned on LoCoMo, issue #4): the ``span`` turns either side in the same
-session are added to a turn's document at weight ``neighbour`` × ``decay``^(distance − 1) (context
-chunking: 0.5, 0.25, 0.125); ``gist_nb`` is the weight of each adjacent turn's gist cosine in
-``gistw``; ``prf`` the query weight of pseudo-relevance-feedback terms (0 = off: it did not help);
-``speaker``/``dates``: index the sender's name and the month and year that the turn's time
-expressions resolve to; ``own_date``: the weight of the month and year the turn was sent
-(``own_day`` adds the day of the month: no gain)."""
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-
-
-def lex_tokens(text: str) -> list[str]:
-    """BM25 tokens: lower-cased words, stopwords dropped, light-stemmed (``core.extraction.text.stem``)."""
-    out = []
-    for w in _TOKEN.findall(text.lower().replace("’", "'").replace("'s", "")):
-        if w in LEX_STOPWORDS or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append(stem(w))
-    return out
-
-
-def _date_words(text: str, when: datetime | None) -> list[str]:
-    """Words naming the absolute dates a message talks about ("last week" resolved against its own time)."""
-    if when is None:
-        return []
-    out = []
-    for a in find_time_anchors(text, when):
-        out += [_MONTHS[a.day.month - 1], str(a.day.year)]
-    return out
-
-
-class Lexicon:
-    """In-memory Okapi BM25 over episodes (k1 = 1.2, b = 0.75), each document = the turn (with its
-    sender's name and resolved dates) plus its session neighbours at a lower weight."""
-
-    def __init__(self, key, ids: list[int], docs: list[Counter], sessions: list | None = None,
-                 own: list[Counter] | None = None, speakers: list | None = None):
-        self.key = key
-        self.speakers = [frozenset(lex_tokens(w or "")) for w in speakers] if speakers is not None else [frozenset()] * len(ids)
-        self.session = list(sessions) if sessions is not None else [None] * len(ids)
-        self.own = own if own is not None else docs
-        self.ids = np.asarray(ids, dtype=np.int64)
-        self.n = len(ids)
-        self.len = np.array([sum(d.values()) for d in docs], dtype=np.float64)
-        self.avg = float(self.len.mean()) if self.n else 1.0
-        post: dict[str, tuple[list[int], list[float]]] = {}
-        for i, d in enumerate(docs):
-            for t, f in d.items():
-                p = post.setdefault(t, ([], []))
-                p[0].append(i)
-                p[1].append(f)
-        self.post = {t: (np.asarray(a, dtype=np.int64), np.asarray(f)) for t, (a, f) in post.items()}
-
-    @classmethod
-    def build(cls, c, key) -> "Lexicon":
-        with c.db.session() as s:
-            rows = s.connection().exec_driver_sql(
-                "SELECT e.id, e.text, e.session, e.t_valid, en.canonical_name FROM episode e "
-                "LEFT JOIN record r ON r.id = e.record_id LEFT JOIN entity en ON en.id = r.sender_entity_id "
-                "WHERE e.tombstoned_at IS NULL "  # a forgotten turn is no one's context (issue 11)
-                "ORDER BY e.session, e.t_valid, e.id").all()
-        own: list[Counter] = []
-        for eid, txt, sess, tv, who in rows:
-            toks = lex_tokens(txt or "")
-            if LEX["speaker"] and who:
-                toks += lex_tokens(who)
-            when = None if tv is None else clock.ensure_utc(tv if isinstance(tv, datetime) else datetime.fromisoformat(tv))
-            if LEX["dates"] and when is not None:
-                toks += _date_words(txt or "", when)
-            cnt = Counter(toks)
-            if LEX["own_date"] and when is not None:
-                extra = [_MONTHS[when.month - 1], str(when.year)] + ([str(when.day)] if LEX["own_day"] else [])
-                for t in extra:
-                    cnt[t] += LEX["own_date"]
-            own.append(cnt)
-        w, span = LEX["neighbour"], LEX["span"]
-        docs = []
-        for i, r in enumerate(rows):
-            d = Counter(own[i])
-            if w:
-                for j in range(i - span, i + span + 1):
-                    if j != i and 0 <= j < len(rows) and rows[j][2] is not None and rows[j][2] == r[2]:
-                        wj = w * LEX["decay"] ** (abs(j - i) - 1)
-                        for t, f in own[j].items():
-                            d[t] += wj * f
-            docs.append(d)
-        return cls(key, [r[0] for r in rows], docs, [r[2] for r in rows], own, [r[4] for r in rows])
-
-    def speaker_boost(self, question: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """Fused ``(episode id, score)`` re-sorted with the score of every message sent by the first
-        sender the question names (any word of the name) multiplied by 1 + ``SPEAKER_BOOST``: "what
-        does Melanie do …" is mostly answered by Melanie's own messages, and a question's subject is
-        the first person it names ("what did Jon tell Gina …" → Jon).  Unchanged when no sender is
-        named, or when the store has one sender only."""
-        if not SPEAKER_BOOST or not fused:
-            return fused
-        qt = lex_tokens(question)
-        q = set(qt)
-        if not hasattr(self, "_row"):
-            self._row = {int(e): i for i, e in enumerate(self.ids)}
-        who = {sp for sp in self.speakers if sp}
-        hit = {sp: min(qt.index(t) for t in sp & q) for sp in who if sp & q}
-        if not hit or len(who) < 2:
-            return fused
-        first = min(hit, key=lambda sp: (hit[sp], sorted(sp)))
-        f = 1.0 + SPEAKER_BOOST
-        out = [(e, sc * f if (i := self._row.get(e)) is not None and self.speakers[i] == first else sc)
-               for e, sc in fused]
-        return sorted(out, key=lambda kv: -kv[1])
-
-    def _same_as_previous(self) -> np.ndarray:
-        if getattr(self, "_same", None) is None:
-            self._same = np.array([i > 0 and self.session[i] is not None and self.session[i] == self.session[i - 1]
-                                   for i in range(self.n)], dtype=bool)
-        return self._same
-
-    def smoothed_gist(self, mem, gist: np.ndarray, n: int, as_of: datetime | None = None):
-        """Gist cosine of every episode plus ``LEX['gist_nb']`` × its same-session neighbours' (context
-        smoothing: a turn next to relevant turns is likely relevant); best ``n`` (episode id, score)."""
-        from core import hdc
-
-        idx = mem.index
-        rows = np.array([idx.row_of.get(int(e), -1) for e in self.ids], dtype=np.int64)
-        ok = rows >= 0
-        cos = np.full(self.n, -1.0)
-        if ok.any():
-            cos[ok] = np.cos(np.pi * hdc.hamming(gist, mem.gists.rows()[rows[ok]]) / hdc.DIM)
-            ok[ok] = idx.valid_mask(rows[ok], as_of)
-        w = LEX["gist_nb"]
-        sm = cos.copy()
-        same = self._same_as_previous()  # same[i]: rows i-1 and i are one session
-        sm[1:] += np.where(same[1:], w * cos[:-1], 0.0)
-        sm[:-1] += np.where(same[1:], w * cos[1:], 0.0)
-        sm[~ok] = -np.inf
-        order = np.argsort(-sm, kind="stable")[:n]
-        return [(int(self.ids[i]), float(sm[i])) for i in order if np.isfinite(sm[i])]
-
-    def _idf(self, t: str) -> float:
-        p = self.post.get(t)
-        m = 0 if p is None else p[0].size
-        return math.log(1 + (self.n - m + 0.5) / (m + 0.5))
-
-    def _score(self, q: dict[str, float]) -> np.ndarray:
-        k1, b = LEX["k1"], LEX["b"]
-        score = np.zeros(self.n)
-        norm = k1 * (1 - b + b * self.len / self.avg)
-        for t, qw in q.items():
-            p = self.post.get(t)
-            if p is None:
-                continue
-            idx, f = p
-            score[idx] += qw * self._idf(t) * f * (k1 + 1) / (f + norm[idx])
-        return score
-
-    def search(self, query: str, n: int) -> list[tuple[int, float]]:
-        """Best ``n`` episode ids for ``query`` by BM25, best first."""
-        if not self.n:
-            return []
-        q = {t: 1.0 for t in lex_tokens(query)}
-        score = self._score(q)
-        if LEX["prf"] and score.any():  # pseudo-relevance feedback (RM3-like): top docs' rarest terms
-            fb: Counter = Counter()
-            for i in np.argsort(-score, kind="stable")[:LEX["prf_docs"]]:
-                for t in self.own[i]:
-                    if t not in q:
-                        fb[t] += self._idf(t)
-            for t, _ in fb.most_common(LEX["prf_terms"]):
-                q[t] = LEX["prf"]
-            score = self._score(q)
-        top = np.flatnonzero(score > 0)
-        top = top[np.argsort(-score[top], kind="stable")[:n]]
-        return [(int(self.ids[i]), float(score[i])) for i in top]
 
 
 def service(c) -> MemoryService:
@@ -414,162 +216,86 @@ def gist_vectors(c, records: Sequence[Record], vectors: dict[int, np.ndarray] | 
     return names, out
 
 
-@dataclass
-class MemoryHit:
-    """One recalled memory for ask/chat: the episode, its record, its tier and confidence, and why."""
-
-    episode_id: int
-    record_id: int | None
-    text: str
-    when: datetime | None
-    tier: str
-    confidence: float
-    score: float
-    low_confidence: bool
-    provenance: str
-    why: str
-    sources: list[str] = field(default_factory=list)
-
-
-@dataclass
-class MemoryRecall:
-    """Fused hits best first, plus the cascade's own answer (tiers, trace id, beliefs, atoms)."""
-
-    hits: list[MemoryHit]
-    cascade: Recall
-
-
-WEIGHTS = {"lex": 1.0, "dense": 0.5, "gistw": 0.3}
-"""RRF weights per ranking, chosen on LoCoMo (benchmarks/locomo.py --ablations, issue #4): the
-episode BM25 ``lex`` (stemmed, speaker and dates indexed, ±3 same-session turns at 0.5/0.25/0.125:
-context chunking) carries most of the recall; the record vectors (``dense``: each message embedded
-as its sender tells it, in the third person) and the HDC gist ranking of each message with the
-previous one, smoothed over session neighbours (``gistw``), add paraphrase matches.  The record
-FTS5 BM25 (``bm25``) and the structured cascade (``hdc``) each lowered R@10 when added.  The
-cascade still runs: it supplies each hit's tier, confidence, goal bias and the attention trace."""
-
-SPEAKER_BOOST = 1.0
-"""Fused-score bonus of the messages of the first sender a question names
-(:meth:`Lexicon.speaker_boost`, issue #4: LoCoMo R@10 +0.03, most on multi-hop questions)."""
-
-FUSION_K = 5
-"""RRF constant: k = 5 beat the paper's 60 (and 10) when fusing one strong and two weaker rankings
-(LoCoMo R@10 0.797 → 0.801 against k = 10)."""
-
-
-def weighted_rrf(rankings: dict[str, list[int]], weights: dict[str, float], k: int = FUSION_K):
-    """Σ_r w_r / (k + rank_r(d)) (Cormack et al. 2009 with per-ranking weights; a ranking missing
-    from ``weights`` is left out), best first."""
-    scores: dict[int, float] = {}
-    for name, ranking in rankings.items():
-        w = weights.get(name, 0.0)
-        if not w:
-            continue
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + w / (k + rank)
-    return sorted(scores.items(), key=lambda kv: -kv[1])
-
-
 _FIRST_PERSON = re.compile(r"\b(?:[Ii]|me|my|mine|myself)\b", re.IGNORECASE)
 
 
-def owner_view(c, question: str) -> str:
-    """``question`` with the owner's first person in the third ("where did I camp?" → "where did Nic
-    camp?", ``core.extraction.text.third_person``): messages are indexed and embedded as their senders
-    tell them, the owner's included.  Unchanged when it has no first person or no owner is known."""
+def owner_name(c) -> str | None:
+    """The owner's name (one indexed lookup), or None when no owner is known."""
     from core.graph.owner import owner
 
-    if not _FIRST_PERSON.search(question):
-        return question
     with c.db.session() as s:
         me = owner(s)
-        name = me.canonical_name if me is not None else None
+        return me.canonical_name if me is not None else None
+
+
+def owner_view(c, question: str, name: str | None = ...) -> str:
+    """``question`` with the owner's first person in the third ("where did I camp?" → "where did Nic
+    camp?", ``core.extraction.text.third_person``): messages are indexed and embedded as their senders
+    tell them, the owner's included.  Unchanged when it has no first person or no owner is known.
+
+    Args:
+        name: the owner's name when the caller already looked it up (else it is looked up here).
+    """
+    if not _FIRST_PERSON.search(question):
+        return question
+    if name is ...:
+        name = owner_name(c)
     return third_person(question, name) if name else question
 
 
-def rankings(c, question: str, as_of: datetime | None = None, goal_bias: bool = True,
-             session: str | None = None, pool: int = POOL, query_vector: np.ndarray | None = None):
-    """The rankings recall may fuse (episode ids, best first) and the cascade's :class:`Recall`:
-    ``hdc`` (the A→D cascade), ``gist`` (HDC gist nearest neighbours), ``gistw`` (gist cosine smoothed
-    over session neighbours), ``lex`` (episode BM25 with context windows), ``bm25`` and ``dense`` (records)."""
-    svc = service(c)
-    question = owner_view(c, question)
-    qv = c.encoder.encode([question])[0] if query_vector is None else query_vector
-    goal_sig = None
-    if goal_bias:
-        with c.db.session() as s:
-            goal_sig = goals_mod.goal_bundle(s)
-    cue = make_cue(svc.mem, question, qv)
-    res = cascade(svc.mem, cue, k=pool, pool=pool, as_of=as_of, session=session, working=svc.working,
-                  goal_signature=goal_sig)
-    out: dict[str, list[int]] = {"hdc": [m.episode_id for m in res.matches],
-                                 "gist": [e for e, _ in gist_ranking(svc.mem, cue.gist, pool, as_of)]}
-    rec_to_ep: dict[int, int] = {}
-    lexical: list[int] = []
-    dense: list[int] = []
-    with c.db.session() as s:
-        lexical = [rid for rid, _ in search.bm25(s.connection(), question, pool)]
-        if c.vectors.count(RECORDS):
-            dense = [int(i.split(":", 1)[1]) for i, _ in c.vectors.query(RECORDS, qv, pool)]
-        rids = list(dict.fromkeys(lexical + dense))
-        if rids:
-            for eid, rid in s.exec(select(Episode.id, Episode.record_id).where(Episode.record_id.in_(rids))).all():
-                rec_to_ep[rid] = eid
-    idx = svc.mem.index
+def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, query_vector: np.ndarray | None = None,
+           config=None, trace: bool = False, exclude_text: str | None = None):
+    """Answer ``question`` from memory with Kith's one retriever (``core.retrieval.retrieve``).
 
-    def allowed(eid: int) -> bool:
-        r = idx.row_of.get(eid)
-        return r is not None and bool(idx.valid_mask(np.array([r]), as_of)[0])
-    out["bm25"] = [rec_to_ep[r] for r in lexical if r in rec_to_ep and allowed(rec_to_ep[r])]
-    lex = svc.lexicon()
-    out["lex"] = [e for e, _ in lex.search(question, pool) if allowed(e)]
-    if cue.gist is not None:
-        out["gistw"] = [e for e, _ in lex.smoothed_gist(svc.mem, cue.gist, pool, as_of)]
-    out["dense"] = [rec_to_ep[r] for r in dense if r in rec_to_ep and allowed(rec_to_ep[r])]
-    return out, res
-
-
-def recall(c, question: str, k: int = 10, as_of: datetime | None = None, goal_bias: bool = True,
-           session: str | None = None, pool: int = POOL, weights: dict[str, float] | None = None,
-           query_vector: np.ndarray | None = None) -> MemoryRecall:
-    """Answer ``question`` from memory: the rankings of :func:`rankings` fused by weighted RRF
-    (:data:`WEIGHTS`, k = :data:`FUSION_K`) — by default the context-window episode BM25 and the
-    neighbour-smoothed HDC gist ranking.
+    One owner lookup, one encoding (unless ``query_vector`` is given), one Chroma query; nothing is
+    written here.  With ``trace``, seed 001's attention trace and ``recall`` learning event are queued
+    to the writer thread (the chat does; ``kith ask`` does not).
 
     Args:
         c: the container.
-        question: the user's text (non-empty).
-        k: hits returned.
-        as_of: recall as of this UTC time (later and superseded episodes are excluded from every ranking).
-        goal_bias: weight cascade matches by the bundle of active goals.
-        session: chat session id for the working-memory boost.
-        pool: candidates taken from each ranking before fusion.
-        weights: per-ranking RRF weights (default :data:`WEIGHTS`).
-        query_vector: the embedding of ``owner_view(c, question)`` when the caller already has it
-            (``float32 (384,)``).
+        question: the person's text (non-empty).
+        k: hits returned (each with its calibrated relevance; the caller applies the threshold).
+        as_of: recall as of this UTC time.
+        query_vector: the embedding of ``owner_view(c, question)``, ``float32 (384,)``, when the caller has it.
+        config: a ``core.retrieval.config.RetrievalConfig`` (default: the configured one).
+        trace: queue the attention trace to the writer.
+        exclude_text: a text never returned as its own answer (the message being answered).
+
+    Returns:
+        ``core.retrieval.retriever.Retrieval``.
 
     Raises:
         ValueError: the question is empty.
     """
+    from core.retrieval.config import CONFIG
+    from core.retrieval.retriever import retrieve
+
     question = (question or "").strip()
     if not question:
         raise ValueError("recall needs a question")
-    svc = service(c)
-    ranks, res = rankings(c, question, as_of, goal_bias, session, pool, query_vector)
-    by_episode = {m.episode_id: m for m in res.matches}
-    fused = svc.lexicon().speaker_boost(owner_view(c, question), weighted_rrf(ranks, weights or WEIGHTS))[:k]
-    eps = {e.id: e for e in svc.mem.hydrate([eid for eid, _ in fused])}
-    hits = []
-    for eid, score in fused:
-        e = eps.get(eid)
-        if e is None:
-            continue
-        m = by_episode.get(eid)
-        src = [name for name, lst in ranks.items() if eid in lst]
-        hits.append(MemoryHit(eid, e.record_id, e.text, e.t_valid, m.tier if m else "",
-                              m.confidence if m else 0.0, float(score), m.low_confidence if m else True,
-                              e.provenance, m.why if m else "lexical/dense match", src))
-    return MemoryRecall(hits, res)
+    q = owner_view(c, question)
+    qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config or CONFIG,
+                   exclude_text=exclude_text)
+    if trace:
+        c.writer.submit(write_trace, c, res.trace, res.hits[0].tier if res.hits else "")
+    return res
+
+
+def write_trace(c, detail: dict, tier: str) -> int:
+    """Write seed 001's attention trace of one recall and its ``recall`` learning event (writer thread).
+    Returns the trace id."""
+    from core.memory.events import log_event
+    from core.store.memory_schema import AttentionTrace
+
+    with c.db.session() as s:
+        tr = AttentionTrace(query=detail.get("query", "")[:500], session=None, tier_used=tier,
+                            elapsed_ms=float(detail.get("elapsed_ms", 0.0)), detail=detail)
+        s.add(tr)
+        s.flush()
+        log_event(s, "recall", f"trace:{tr.id}", tier=tier, matches=len(detail.get("matches", [])),
+                  as_of=detail.get("as_of"))
+        return tr.id
 
 
 def perceived(c) -> list[dict]:

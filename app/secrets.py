@@ -17,8 +17,10 @@ Usage::
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
+from typing import Iterable
 
 SERVICE = "Kith"
 
@@ -43,6 +45,31 @@ class BackendStatus:
     message: str
 
 
+MASK = "••••"
+_PATTERNS = (
+    re.compile(r"\b(?:sk|pk|rk|sess|key|api[_-]?key)[-_][A-Za-z0-9_\-]{8,}", re.IGNORECASE),  # sk-…, sk-proj-…
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"),                                   # Authorization header
+    re.compile(r"\b[A-Za-z0-9_\-]{40,}\b"),                                                 # long opaque tokens
+)
+
+
+def mask_secrets(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every secret masked: the given values (wherever they occur, also in part of a word) and
+    anything shaped like an API key (``sk-…``, ``Bearer …``, 40+ character tokens) become ``••••`` — the
+    last 4 characters of a known secret are kept, so a person can tell which key was meant.
+
+    Servers echo keys in their error text (an OpenAI-compatible server's 401 "Incorrect API key provided:
+    sk-…"); everything shown in Settings or the chat passes through here.
+    """
+    out = str(text or "")
+    for secret in sorted({x for x in secrets if x and len(x) >= 4}, key=len, reverse=True):
+        out = out.replace(secret, MASK + secret[-4:] if len(secret) >= 12 else MASK)
+    out = _PATTERNS[0].sub(lambda m: MASK + m.group(0)[-4:] if MASK not in m.group(0) else m.group(0), out)
+    out = _PATTERNS[1].sub(lambda m: m.group(1) + MASK, out)
+    out = _PATTERNS[2].sub(lambda m: MASK + m.group(0)[-4:], out)
+    return out
+
+
 def account_for(endpoint: str) -> str:
     """The keyring account name for an endpoint's API key: ``api-key:<base URL without trailing slash>``."""
     return "api-key:" + (endpoint or "default").rstrip("/")
@@ -57,7 +84,15 @@ class SecretStore:
     def __init__(self, service: str = SERVICE):
         self.service = service
         self._session: dict[str, str] = {}
+        self._seen: set[str] = set()  # every key handled in this process, for masking (never written anywhere)
         self._lock = threading.Lock()
+
+    def mask(self, text: str, extra: Iterable[str | None] = ()) -> str:
+        """``text`` with every key this store handled in this process (and ``extra``) masked
+        (:func:`mask_secrets`)."""
+        with self._lock:
+            known = set(self._seen) | set(self._session.values())
+        return mask_secrets(text, known | {x for x in extra if x})
 
     def __repr__(self) -> str:  # never show values
         return f"SecretStore(service={self.service!r}, session_accounts={sorted(self._session)})"
@@ -105,6 +140,8 @@ class SecretStore:
         if not key:
             self.delete_api_key(endpoint)
             return "deleted"
+        with self._lock:
+            self._seen.add(key)
         if self.status().available:
             try:
                 import keyring
@@ -130,9 +167,13 @@ class SecretStore:
         try:
             import keyring
 
-            return keyring.get_password(self.service, account)
+            key = keyring.get_password(self.service, account)
         except Exception:
             return None
+        if key:
+            with self._lock:
+                self._seen.add(key)
+        return key
 
     def delete_api_key(self, endpoint: str) -> None:
         """Forget the key for ``endpoint`` in memory and in the OS keyring (missing keys are fine)."""

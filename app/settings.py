@@ -54,6 +54,8 @@ class Settings:
             (the API key is in the OS keyring, never here).
         chat_context_tokens: context window override in tokens (0 = the model's own).
         chat_max_reply_tokens: most tokens per reply.
+        chat_answerer: ``"auto"`` (a model the person chose answers, grounded and checked; otherwise Kith's
+            memory answerer), ``"memory"`` or ``"model"`` (``app.models.registry.answerer``).
         transcribe_model: ``""`` = automatic (built-in Whisper base where fast enough, else tiny.en);
             ``"base"`` / ``"tiny.en"`` = that built-in model; else an openai-whisper checkpoint path or name.
         embedding_routes: content class (facts, chunks, observations, messages) → encoder name.
@@ -80,7 +82,8 @@ class Settings:
     chat_endpoint: str = "http://127.0.0.1:11434/v1"
     chat_endpoint_model: str = ""
     chat_context_tokens: int = 0
-    chat_max_reply_tokens: int = 512
+    chat_max_reply_tokens: int = 256
+    chat_answerer: str = "auto"
     transcribe_model: str = ""
     embedding_routes: dict = field(default_factory=dict)
     observations_every: int = 5

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QScrollArea, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -35,9 +35,9 @@ EMPTY_MEMORY = "Your memory is empty. Add mail, photos or folders in the Inbox t
 NO_MATCH = ("Nothing in memory matches that. If you have not added anything yet, "
             "drop some files into the Inbox tab first.")
 WELCOME = "Ask about the people, places and things in your archives, e.g. \u201cwhere did we go in June?\u201d"
-NO_MODEL_BANNER = ("<b>No chat model is configured</b> \u2014 Kith answers from your memories alone. "
-                   "To get written answers, choose a model in the <b>Settings</b> tab "
-                   "(the built-in SmolLM2 works offline, or point Kith at Ollama / LM Studio).")
+NO_MODEL_BANNER = ("<b>Answers come from your memories</b> \u2014 short answers Kith checks against what it "
+                   "found, with the sources. For written answers, choose a model in the <b>Settings</b> tab "
+                   "(Detect finds Ollama or LM Studio on this computer).")
 MODEL_FAILED_BANNER = ("<b>The chat model could not be used</b> ({error}) \u2014 this answer comes from your "
                        "memories alone. Check the model in the <b>Settings</b> tab.")
 DEFAULT_DRAFT_REQUEST = "Write a short, friendly message to catch up."
@@ -164,15 +164,15 @@ class ChatSession:
                     report({"kind": "loading", "text": "Loading the chat model\u2026"})
                 model = self.model_factory()
             else:
-                from app.models.registry import build_chat_model
+                from app.models.registry import answerer, build_answer_model
 
-                if report:
+                if report and answerer(self.c.settings) == "model":
                     report({"kind": "loading", "text": "Preparing the chat model (the first time takes a while)\u2026"})
 
                 def progress(stage: str, fraction: float) -> None:
                     if report:
                         report({"kind": "loading", "text": f"Preparing the chat model: {stage} ({fraction:.0%})"})
-                model = build_chat_model(self.c.settings, progress=progress)
+                model = build_answer_model(self.c.settings, progress=progress)
             if getattr(model, "available", False) and hasattr(model, "load"):
                 if report:
                     report({"kind": "loading", "text": f"Loading {Path(str(model.name)).name}\u2026"})
@@ -186,6 +186,31 @@ class ChatSession:
         if self.loop is not None:
             self.loop.model = model
         return model
+
+    def get_draft_model(self, report: Callable[[dict], None] | None = None):
+        """The model that writes drafts ("Write to…"): the configured chat model, the built-in one included
+        (drafting is writing, not answering from memory); NoModel when it cannot be loaded."""
+        from app.models.llm import NoModel
+        from app.models.registry import answerer
+
+        if self.model_factory is not None or answerer(self.c.settings) == "model":
+            return self.get_model(report)
+        if getattr(self, "_draft_model", None) is None or self._model_stale:
+            try:
+                from app.models.registry import build_chat_model
+
+                if report:
+                    report({"kind": "loading", "text": "Preparing the writing model (the first time takes a while)\u2026"})
+                model = build_chat_model(self.c.settings)
+                if getattr(model, "available", False) and hasattr(model, "load"):
+                    model.load()
+            except Exception as exc:  # noqa: BLE001
+                from ui.worker import describe_error
+
+                self.model_error = describe_error(exc)
+                model = NoModel()
+            self._draft_model = model
+        return self._draft_model
 
     # -- personalization -------------------------------------------------------------------
     def personal(self):
@@ -257,17 +282,12 @@ class ChatSession:
                 loop.model = model
         self._last_reply_at = datetime.now(timezone.utc)
 
-        by_ref: dict[Any, AskResult] = {}
-        for r in recalled.get("results", []):
-            if isinstance(r, AskResult):
-                by_ref.setdefault(r.record_id, r)
         memories = []
         for m in result.memories:
-            hit = by_ref.get(m.ref)
-            memories.append(hit if hit is not None else
+            memories.append(m.item if isinstance(m.item, AskResult) else
                             AskResult(text=m.text, source=m.source, when=m.when, score=m.score,
                                       record_id=m.ref if isinstance(m.ref, int) else 0))
-        cited = {m.number for m in result.cited} if not result.no_model else set()
+        cited = {m.number for m in result.cited}
         brief, brief_error = None, ""
         if svc is not None:
             try:
@@ -292,7 +312,7 @@ class ChatSession:
         # name them as the window does rather than "person 12".
         messages[0]["content"] = (messages[0]["content"].replace(f"person {pid}", name)
                                   .replace(f"from the owner to {pid} ", f"from the owner to {name} "))
-        model = self.get_model(job.report)
+        model = self.get_draft_model(job.report)
         if not getattr(model, "available", False):
             guide = [line for line in messages[0]["content"].split("\n\nDraft a message")[0].splitlines()
                      if line.startswith("- ")]
@@ -337,9 +357,10 @@ class ResultCard(QFrame):
     """
 
     def __init__(self, index: int, result: AskResult, parent: QWidget | None = None, cited: bool = False,
-                 compact: bool = False):
+                 compact: bool = False, on_open: Callable[[AskResult], Any] | None = None):
         super().__init__(parent)
         self.result = result
+        self.on_open = on_open
         self.cited = cited
         self.setObjectName("citedCard" if cited else "card")
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -369,10 +390,15 @@ class ResultCard(QFrame):
             mark.setObjectName("citedMark")
             mark.setToolTip("The reply cites this memory")
             top.addWidget(mark, 0, Qt.AlignmentFlag.AlignTop)
-        score = QLabel(f"{result.score:.3f}" if compact else f"score {result.score:.4f}")
+        score = QLabel(f"{result.relevance:.2f}" if compact else f"relevance {result.relevance:.2f}")
         score.setObjectName("score")
-        score.setToolTip("Reciprocal-rank-fusion score of full-text and meaning search (higher is better)")
+        score.setToolTip("Calibrated relevance: how likely this memory answers the question (0-1)")
         top.addWidget(score, 0, Qt.AlignmentFlag.AlignTop)
+        if on_open is not None and (result.record_id or result.source):
+            self.open_button = QPushButton("Open")
+            self.open_button.setToolTip("Open the source: the message, the photo, the memo's transcript")
+            self.open_button.clicked.connect(lambda: self.on_open(self.result))
+            top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addLayout(top)
 
         if body_text:
@@ -552,6 +578,10 @@ class ChatWidget(QWidget):
         self.stop_button.setToolTip("Stop the reply here (what was written so far is kept)")
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
+        esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)  # Esc stops the reply, like the Stop button
+        esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        esc.activated.connect(self.stop)
+        self.input.installEventFilter(self)  # and in the message box itself, where the focus usually is
         row.addWidget(self.input, 1)
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
@@ -699,6 +729,53 @@ class ChatWidget(QWidget):
         self._set_busy(True, "Recalling memories\u2026")
         return job
 
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        """Esc in the message box stops the running reply."""
+        from PySide6.QtCore import QEvent
+
+        if obj is self.input and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape \
+                and self._job is not None:
+            self.stop()
+            return True
+        return super().eventFilter(obj, event)
+
+    def open_source(self, result: AskResult):
+        """Open what a citation rests on: a photo in the system's viewer; a message or a memo's transcript in a
+        window of its own (with its sender, time and file).  Returns the window (None for a photo)."""
+        from PySide6.QtWidgets import QDialog
+
+        from app.operations.ask import record_source
+
+        if result.record_id:
+            try:
+                src = record_source(self._container, result.record_id)
+            except Exception as exc:  # noqa: BLE001 - forgotten meanwhile: say so
+                from ui.worker import describe_error
+
+                self._set_status(f"Cannot open it: {describe_error(exc)}", error=True)
+                return None
+        else:
+            src = {"kind": result.kind, "path": result.source, "subject": result.subject, "sender": result.sender,
+                   "when": result.when, "text": result.text}
+        if src["kind"] == "photo" and open_path(src["path"]):
+            self.last_opened = src
+            return None
+        dlg = QDialog(self)
+        dlg.setWindowTitle(src.get("subject") or f"{src['kind']} from {src.get('sender') or 'unknown'}")
+        lay = QVBoxLayout(dlg)
+        head = QLabel(" \u00b7 ".join(x for x in (src.get("sender") or "", format_when(src.get("when")),
+                                                    src.get("path") or "") if x))
+        head.setWordWrap(True)
+        lay.addWidget(head)
+        body = QTextBrowser()
+        body.setPlainText(src.get("text") or "")
+        lay.addWidget(body, 1)
+        dlg.resize(560, 420)
+        dlg.show()
+        self.last_opened = src
+        self.source_window = dlg
+        return dlg
+
     def stop(self) -> None:
         """Stop the running reply (what was written so far is kept)."""
         if self._job is not None:
@@ -752,12 +829,8 @@ class ChatWidget(QWidget):
 
     @staticmethod
     def reply_text(res) -> str:
-        """What the transcript shows for a turn: the reply; for the memory answer (no model) its first
-        paragraph and one short line per memory (the whole memories are in the inspector)."""
-        if not res.no_model or not res.memories:
-            return res.reply or "(no reply)"
-        head = res.reply.split("\n\n", 1)[0].strip()
-        return head + "\n\n" + "\n".join(m.line(limit=160) for m in res.memories)
+        """What the transcript shows for a turn: the reply (the memory answer is one line, then its sources)."""
+        return res.reply or "(no reply)"
 
     def _on_failed(self, message: str) -> None:
         self._job = None
@@ -966,7 +1039,7 @@ class ChatWidget(QWidget):
         self.memories_hint.setText(f"{len(memories)} recalled for the last message"
                                    + (f", {n_cited} cited by the reply" if n_cited else "") + ", best first.")
         for i, r in enumerate(memories, 1):
-            _add(self._cards, ResultCard(i, r, cited=i in cited, compact=True))
+            _add(self._cards, ResultCard(i, r, cited=i in cited, compact=True, on_open=self.open_source))
         self._cards.addStretch(1)
         self.mem_scroll.verticalScrollBar().setValue(0)
 

@@ -6,12 +6,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.models.registry import BACKENDS, check_connection, prepare_default_models, save_model_settings, setting
+from app.models.registry import (ANSWERERS, BACKENDS, check_connection, detect_local_servers, fetch_model,
+                                 prepare_default_models, probe_answerers, save_model_settings, setting)
 from app.secrets import default_store
 from ui import header
 from ui.worker import Worker
 
 BACKEND_LABELS = {"mlx": "Local (mlx-lm)", "openai": "OpenAI-compatible server", "none": "None (memory only)"}
+ANSWERER_LABELS = {"auto": "Automatic (a model you chose; else Kith's memory answers)",
+                   "memory": "Kith's memory answers (short, checked, with sources)",
+                   "model": "The chat model (grounded, checked)"}
 
 
 class ModelsPage(QWidget):
@@ -25,6 +29,8 @@ class ModelsPage(QWidget):
     saved = Signal()
     connectionTested = Signal(object)
     prepared = Signal(object)
+    detected = Signal(object)
+    probed = Signal(object)
 
     def __init__(self, container, worker: Worker | None = None, secrets=None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -56,6 +62,13 @@ class ModelsPage(QWidget):
         self.speech_model = QLineEdit()
         self.speech_model.setPlaceholderText("automatic: built-in Whisper base, or tiny.en (fast, English only); "
                                              "or a checkpoint / small, ...")
+        self.answerer = QComboBox()
+        for a in ANSWERERS:
+            self.answerer.addItem(ANSWERER_LABELS[a], a)
+        self.found = QComboBox()
+        self.found.setPlaceholderText("press Detect to look for Ollama or LM Studio on this computer")
+        form.addRow("Answers", self.answerer)
+        form.addRow("Found on this computer", self.found)
         form.addRow("Chat model", self.backend)
         form.addRow("Local model", self.local_model)
         form.addRow("Server URL", self.endpoint)
@@ -68,8 +81,16 @@ class ModelsPage(QWidget):
         buttons = QHBoxLayout()
         self.save_button = QPushButton("Save")
         self.test_button = QPushButton("Test connection")
+        self.detect_button = QPushButton("Detect")
+        self.probe_button = QPushButton("Test answers")
+        self.probe_button.setToolTip("Ask the configured model a few questions with known answers and compare its "
+                                     "score with Kith's memory answers")
         self.prepare_button = QPushButton("Prepare built-in models")
-        for b in (self.save_button, self.test_button, self.prepare_button):
+        self.download_button = QPushButton("Download")
+        self.download_button.setToolTip("Download the mlx-lm model named by its repo id (owner/name), with "
+                                        "checksums; needs a network once")
+        for b in (self.save_button, self.test_button, self.detect_button, self.probe_button, self.download_button,
+                  self.prepare_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         lay.addLayout(buttons)
@@ -86,13 +107,103 @@ class ModelsPage(QWidget):
         self.save_button.clicked.connect(self.save)
         self.test_button.clicked.connect(self.test)
         self.prepare_button.clicked.connect(self.prepare)
+        self.detect_button.clicked.connect(self.detect)
+        self.download_button.clicked.connect(self.download)
+        self.probe_button.clicked.connect(self.probe)
+        self.found.activated.connect(self._use_found)
+        self._detected_once = False
         self.load()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Opening the page looks for local servers once (never before: no probing in the background)."""
+        super().showEvent(event)
+        if not self._detected_once:
+            self._detected_once = True
+            self.detect()
+
+    def detect(self, candidates=None) -> None:
+        """Look for Ollama / LM Studio on the loopback interface (in the background) and list their models."""
+        self.detect_button.setEnabled(False)
+        self.status.setText("Looking for model servers on this computer…")
+        args = (candidates,) if candidates is not None else ()
+        job = self.worker.call(detect_local_servers, *args, name="detect-servers")
+        job.finished.connect(self._detected)
+        job.failed.connect(lambda m: self._detected([], m))
+
+    def _detected(self, servers, error: str | None = None) -> None:
+        self.detect_button.setEnabled(True)
+        self.found.clear()
+        for srv in servers or []:
+            for m in srv["models"]:
+                self.found.addItem(f"{srv['name']}: {m}", (srv["base_url"], m))
+        n = self.found.count()
+        self.status.setText(f"✗ {error}" if error else (f"Found {n} model(s): pick one to use it." if n else
+                                                         "No Ollama or LM Studio server is running on this computer."))
+        self.detected.emit(servers or [])
+
+    def _use_found(self, index: int) -> None:
+        data = self.found.itemData(index)
+        if not data:
+            return
+        base_url, model = data
+        self.backend.setCurrentIndex(self.backend.findData("openai"))
+        self.endpoint.setText(base_url)
+        self.endpoint_model.setText(model)
+        self.answerer.setCurrentIndex(self.answerer.findData("auto"))
+        self.status.setText(f"{model} at {base_url}: press Save to use it, Test answers to score it.")
+
+    def download(self) -> None:
+        """Fetch the mlx-lm model whose repo id is in *Local model* (progress bar; checked; then saved as the
+        local model folder)."""
+        repo = self.local_model.text().strip()
+        self.download_button.setEnabled(False)
+        self.progress.setValue(0)
+        self.progress.show()
+        job = self.worker.submit(lambda j: fetch_model(self.settings, repo, lambda st, f: j.report((st, f))),
+                                 name="download-model")
+        job.progress.connect(self._on_progress)
+        job.finished.connect(self._downloaded)
+        job.failed.connect(lambda m: self._downloaded(None, m))
+
+    def _downloaded(self, path, error: str | None = None) -> None:
+        self.download_button.setEnabled(True)
+        self.progress.hide()
+        if path is None:
+            self.status.setText(f"✗ {self.secrets.mask(error)}")
+            return
+        self.local_model.setText(str(path))
+        self.backend.setCurrentIndex(self.backend.findData("mlx"))
+        self.status.setText(f"Downloaded and checked: {path}. Press Save to use it.")
+
+    def probe(self) -> None:
+        """Run the QA probe on the edited settings: the model's score beside Kith's memory answers."""
+        probe = self._probe_settings()
+        self.probe_button.setEnabled(False)
+        self.status.setText("Testing answers…")
+        job = self.worker.call(probe_answerers, probe, secrets=self.secrets, name="probe")
+        job.finished.connect(self._probed)
+        job.failed.connect(lambda m: self._probed(None, m))
+
+    def _probed(self, score, error: str | None = None) -> None:
+        self.probe_button.setEnabled(True)
+        self.status.setText(f"✗ {self.secrets.mask(error)}" if score is None else score.describe())
+        if score is not None:
+            self.probed.emit(score)
+
+    def _probe_settings(self):
+        values = self.values()
+        probe = type("ProbeSettings", (), {})()
+        probe.models_dir = self.settings.models_dir
+        for name, value in values.items():
+            setattr(probe, name, value)
+        return probe
 
     # ----------------------------------------------------------------------------------------------
 
     def load(self) -> None:
         """Show the current settings (never the key itself: only whether one is stored)."""
         self.backend.setCurrentIndex(max(0, self.backend.findData(setting(self.settings, "chat_backend"))))
+        self.answerer.setCurrentIndex(max(0, self.answerer.findData(setting(self.settings, "chat_answerer"))))
         self.local_model.setText(setting(self.settings, "chat_model"))
         self.endpoint.setText(setting(self.settings, "chat_endpoint"))
         self.endpoint_model.setText(setting(self.settings, "chat_endpoint_model"))
@@ -108,7 +219,8 @@ class ModelsPage(QWidget):
         """The model settings as edited."""
         return {"chat_backend": self.backend.currentData(), "chat_model": self.local_model.text().strip(),
                 "chat_endpoint": self.endpoint.text().strip(), "chat_endpoint_model": self.endpoint_model.text().strip(),
-                "chat_context_tokens": self.context.value(), "transcribe_model": self.speech_model.text().strip()}
+                "chat_context_tokens": self.context.value(), "transcribe_model": self.speech_model.text().strip(),
+                "chat_answerer": self.answerer.currentData()}
 
     def _update_enabled(self) -> None:
         http = self.backend.currentData() == "openai"
@@ -149,7 +261,7 @@ class ModelsPage(QWidget):
     def _tested(self, report, error: str | None = None) -> None:
         self.test_button.setEnabled(True)
         if report is None:
-            self.status.setText(f"✗ {error}")
+            self.status.setText(f"✗ {self.secrets.mask(error)}")
             return
         models = f" Models: {', '.join(report.models[:8])}" if report.models else ""
         self.status.setText(("✓ " if report.ok else "✗ ") + report.message + models)

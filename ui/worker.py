@@ -129,8 +129,11 @@ class _Runnable(QRunnable):
 
 
 def describe_error(exc: BaseException) -> str:
-    """A one-line message a person can read for ``exc`` (Kith errors already read well)."""
-    text = str(exc).strip()
+    """A one-line message a person can read for ``exc`` (Kith errors already read well), with any secret
+    masked (``app.secrets``: servers echo API keys in their error text)."""
+    from app.secrets import default_store
+
+    text = default_store().mask(str(exc).strip())
     kind = type(exc).__name__
     if not text:
         return kind

@@ -63,7 +63,8 @@ class ChatModel(Protocol):
     context_window: int
 
     def stream(self, messages: Sequence[Message], *, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
-               json_mode: bool = False, cancel: threading.Event | None = None) -> Iterator[str]:
+               json_mode: bool = False, cancel: threading.Event | None = None, stop: Sequence[str] = (),
+               repetition_penalty: float | None = None) -> Iterator[str]:
         """Yield the reply in pieces (str) as they are generated.
 
         Args:
@@ -72,6 +73,9 @@ class ChatModel(Protocol):
             temperature: 0 is greedy (deterministic).
             json_mode: ask for one JSON object (use :meth:`complete_json` to parse it).
             cancel: when set, generation stops after the current piece (no error).
+            stop: generation ends before the first of these strings (which is not yielded).
+            repetition_penalty: > 1 discourages tokens already generated (CTRL, Keskar et al. 2019); the
+                HTTP backend sends it as ``frequency_penalty = 2·(p − 1)`` capped at 2.
 
         Raises:
             ModelError subclasses (see the module docstring); raised lazily, on iteration.
@@ -186,24 +190,33 @@ def resolve_local_model(name_or_path: str) -> Path:
     raise ModelNotFound(f"no model folder at {path}: pick an existing mlx-lm model folder in Settings → Models")
 
 
-def download_model(repo_id: str, progress: Callable[[str, float], None] | None = None) -> Path:
-    """Download an mlx-lm model from the Hugging Face hub (only when the person asks for it).
+def download_model(repo_id: str, progress: Callable[[str, float], None] | None = None, *,
+                   endpoint: str | None = None, cache_dir: str | Path | None = None) -> Path:
+    """Download an mlx-lm model from the Hugging Face hub (only when the person asks for it) and check it.
+
+    Every file is checked against the hub's own checksums (the sha256 of each LFS file — the weights — and
+    the git blob id of each small file); a file that does not match is deleted and the download fails.
 
     Args:
         repo_id: e.g. ``mlx-community/Qwen2.5-1.5B-Instruct-4bit``.
-        progress: ``progress(stage, fraction)`` with fraction of bytes in [0, 1].
+        progress: ``progress(stage, fraction)`` with the fraction of bytes in [0, 1].
+        endpoint: the hub's URL (default ``$HF_ENDPOINT``, read now, else huggingface.co).
+        cache_dir: where to keep it (default: the hub's cache).
 
     Returns:
         the local snapshot directory.
 
     Raises:
-        ModelUnreachable: no network.  ModelNotFound: no such repo.
+        ModelUnreachable: no network.  ModelNotFound: no such repo.  ModelError: a file failed its checksum.
     """
+    import os
+
     import huggingface_hub.constants as hf_constants
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
     from tqdm.auto import tqdm as base_tqdm
 
     report = progress or (lambda stage, frac: None)
+    endpoint = endpoint or os.environ.get("HF_ENDPOINT") or None
 
     class _Progress(base_tqdm):  # huggingface_hub reports bytes through a tqdm class
         def update(self, n=1):
@@ -212,12 +225,16 @@ def download_model(repo_id: str, progress: Callable[[str, float], None] | None =
                 report(f"downloading {repo_id}", min(1.0, self.n / self.total))
             return out
 
+    patterns = ["*.json", "*.safetensors", "*.py", "*.model", "*.tiktoken", "*.txt", "*.jsonl", "*.jinja"]
     saved = hf_constants.HF_HUB_OFFLINE
     hf_constants.HF_HUB_OFFLINE = False  # Kith runs offline; this one explicit request may go online
     try:
         report(f"downloading {repo_id}", 0.0)
-        path = snapshot_download(repo_id, allow_patterns=["*.json", "*.safetensors", "*.py", "*.model", "*.tiktoken",
-                                                          "*.txt", "*.jsonl", "*.jinja"], tqdm_class=_Progress)
+        path = Path(snapshot_download(repo_id, allow_patterns=patterns, tqdm_class=_Progress, endpoint=endpoint,
+                                      cache_dir=str(cache_dir) if cache_dir else None))
+        report(f"checking {repo_id}", 1.0)
+        info = HfApi(endpoint=endpoint).model_info(repo_id, revision=path.name if len(path.name) == 40 else None,
+                                                   files_metadata=True)
     except Exception as exc:
         name = type(exc).__name__
         if "NotFound" in name or "Repository" in name:
@@ -225,8 +242,45 @@ def download_model(repo_id: str, progress: Callable[[str, float], None] | None =
         raise ModelUnreachable(f"could not download {repo_id}: {exc} (check the network)") from exc
     finally:
         hf_constants.HF_HUB_OFFLINE = saved
+    verify_download(path, info.siblings or [])
     report("done", 1.0)
-    return Path(path)
+    return path
+
+
+def verify_download(folder: Path, siblings) -> int:
+    """Check the files in ``folder`` against the hub's checksums (``siblings`` of ``model_info(files_metadata=
+    True)``): sha256 for LFS files, the git blob id (sha1 of ``"blob <size>\\0" + bytes``) for the others.
+
+    Returns:
+        files checked.
+
+    Raises:
+        ModelError: a file does not match (it is deleted, so a retry downloads it again).
+    """
+    import hashlib
+
+    checked = 0
+    for sib in siblings:
+        f = Path(folder) / sib.rfilename
+        if not f.is_file():
+            continue
+        data = f.read_bytes()
+        lfs = getattr(sib, "lfs", None)
+        if lfs is not None:
+            want, got = lfs.sha256, hashlib.sha256(data).hexdigest()
+        elif getattr(sib, "blob_id", None):
+            want, got = sib.blob_id, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        else:
+            continue
+        if want != got:
+            real = f.resolve()
+            f.unlink(missing_ok=True)
+            if real != f:
+                real.unlink(missing_ok=True)
+            raise ModelError(f"{sib.rfilename} of the download failed its checksum (expected {want[:12]}…, got "
+                             f"{got[:12]}…): it was deleted; try the download again")
+        checked += 1
+    return checked
 
 
 class _JsonCloser:
@@ -256,6 +310,37 @@ class _JsonCloser:
                 if self.depth == 0:
                     return True, text[:i + 1]
         return False, text
+
+
+class _Stopper:
+    """Holds back streamed text that could be the start of a stop sequence; says when one appears."""
+
+    def __init__(self, stop: Sequence[str]):
+        self.stop = [x for x in stop if x]
+        self.held = ""
+
+    def feed(self, text: str) -> tuple[bool, str]:
+        """Returns (stop found, text safe to show now)."""
+        if not self.stop:
+            return False, text
+        buf = self.held + text
+        cuts = [buf.find(x) for x in self.stop if x in buf]
+        if cuts:
+            self.held = ""
+            return True, buf[:min(cuts)]
+        keep = max((len(x) - 1 for x in self.stop), default=0)
+        # hold back a tail that is a prefix of some stop sequence
+        hold = 0
+        for n in range(min(keep, len(buf)), 0, -1):
+            if any(x.startswith(buf[-n:]) for x in self.stop):
+                hold = n
+                break
+        self.held = buf[len(buf) - hold:] if hold else ""
+        return False, buf[:len(buf) - hold] if hold else buf
+
+    def flush(self) -> str:
+        out, self.held = self.held, ""
+        return out
 
 
 class MlxChatModel(_Base):
@@ -333,10 +418,11 @@ class MlxChatModel(_Base):
         return len(self.tokenizer.encode(self._prompt(messages, False), add_special_tokens=False))
 
     def stream(self, messages: Sequence[Message], *, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
-               json_mode: bool = False, cancel: threading.Event | None = None) -> Iterator[str]:
+               json_mode: bool = False, cancel: threading.Event | None = None, stop: Sequence[str] = (),
+               repetition_penalty: float | None = None) -> Iterator[str]:
         self.load()
         from mlx_lm import stream_generate
-        from mlx_lm.sample_utils import make_sampler
+        from mlx_lm.sample_utils import make_logits_processors, make_sampler
 
         prompt = self._prompt(messages, json_mode)
         ids = self._tokenizer.encode(prompt, add_special_tokens=False)
@@ -344,6 +430,8 @@ class MlxChatModel(_Base):
             raise ContextTooLong(f"the prompt takes {len(ids)} tokens and the reply up to {max_tokens}, more than "
                                  f"this model's {self.context_window}-token window: shorten the message or start a "
                                  "new conversation")
+        processors = make_logits_processors(repetition_penalty=repetition_penalty) if repetition_penalty else None
+        stopper = _Stopper(stop)
         with self._gen_lock:
             closer = _JsonCloser() if json_mode else None
             if closer:
@@ -351,7 +439,7 @@ class MlxChatModel(_Base):
                 yield "{"
             try:
                 for r in stream_generate(self._model, self._tokenizer, ids, max_tokens=max_tokens,
-                                         sampler=make_sampler(temp=float(temperature))):
+                                         sampler=make_sampler(temp=float(temperature)), logits_processors=processors):
                     if r.text:
                         if closer:
                             done, text = closer.feed(r.text)
@@ -360,9 +448,16 @@ class MlxChatModel(_Base):
                             if done:  # the JSON object is complete: stop instead of rambling on
                                 return
                         else:
-                            yield r.text
+                            done, text = stopper.feed(r.text)
+                            if text:
+                                yield text
+                            if done:
+                                return
                     if cancel is not None and cancel.is_set():
                         return
+                tail = stopper.flush()
+                if tail:
+                    yield tail
             except ModelError:
                 raise
             except Exception as exc:
@@ -381,11 +476,23 @@ class ConnectionReport:
     models: list[str] = field(default_factory=list)
 
 
-def map_openai_error(exc: BaseException, base_url: str, model: str) -> ModelError:
-    """Map an ``openai`` exception into Kith's ModelError hierarchy, with a message a person can act on.
+def map_openai_error(exc: BaseException, base_url: str, model: str, secrets: Sequence[str | None] = ()) -> ModelError:
+    """Map an ``openai`` exception into Kith's ModelError hierarchy, with a message a person can act on; any
+    secret in the server's text (``secrets`` and anything shaped like a key) is masked
+    (``app.secrets.mask_secrets``).
 
     Returns (does not raise) the mapped error; callers ``raise map_openai_error(e, ...) from e``.
     """
+    err = _map_openai_error(exc, base_url, model)
+    from app.secrets import default_store
+
+    masked = default_store().mask(str(err), secrets)
+    if masked != str(err):
+        err = type(err)(masked)
+    return err
+
+
+def _map_openai_error(exc: BaseException, base_url: str, model: str) -> ModelError:
     import openai
 
     where = base_url or "the OpenAI API"
@@ -445,6 +552,7 @@ class OpenAIChatModel(_Base):
         self.model = model or ""
         self.name = f"{self.model or 'default'} @ {self.base_url or 'api.openai.com'}"
         self.context_window = int(context_window)
+        self._secrets = (api_key,) if api_key else ()  # only to mask it in error text
         self._client = openai.OpenAI(base_url=self.base_url or None, api_key=api_key or "not-needed",
                                      timeout=timeout, max_retries=max_retries)
 
@@ -454,13 +562,17 @@ class OpenAIChatModel(_Base):
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return _estimate_tokens(messages)
 
-    def _create(self, messages, *, max_tokens, temperature, json_mode, stream):
+    def _create(self, messages, *, max_tokens, temperature, json_mode, stream, stop=(), repetition_penalty=None):
         import openai
 
         # An empty model name is omitted from the request: single-model servers (mlx_lm.server, llama.cpp)
         # then use the model they serve (DESIGN.md §2).
         kwargs: dict[str, Any] = dict(model=self.model or openai.omit, messages=list(messages),
                                       max_tokens=max_tokens, temperature=temperature, stream=stream)
+        if stop:
+            kwargs["stop"] = list(stop)[:4]  # the OpenAI API takes at most 4
+        if repetition_penalty and repetition_penalty > 1:
+            kwargs["frequency_penalty"] = min(2.0, 2.0 * (repetition_penalty - 1.0))
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         try:
@@ -472,10 +584,11 @@ class OpenAIChatModel(_Base):
                     return self._client.chat.completions.create(**kwargs)
                 raise
         except openai.OpenAIError as exc:
-            raise map_openai_error(exc, self.base_url, self.model) from exc
+            raise map_openai_error(exc, self.base_url, self.model, self._secrets) from exc
 
     def stream(self, messages: Sequence[Message], *, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
-               json_mode: bool = False, cancel: threading.Event | None = None) -> Iterator[str]:
+               json_mode: bool = False, cancel: threading.Event | None = None, stop: Sequence[str] = (),
+               repetition_penalty: float | None = None) -> Iterator[str]:
         import openai
 
         msgs = _json_messages(messages) if json_mode else list(messages)
@@ -483,7 +596,7 @@ class OpenAIChatModel(_Base):
             raise ContextTooLong(f"the prompt is longer than the configured {self.context_window}-token window of "
                                  f"{self.model}: start a new conversation or raise the window in Settings → Models")
         response = self._create(msgs, max_tokens=max_tokens, temperature=temperature, json_mode=json_mode,
-                                stream=True)
+                                stream=True, stop=stop, repetition_penalty=repetition_penalty)
         try:
             for chunk in response:
                 if not chunk.choices:
@@ -494,7 +607,7 @@ class OpenAIChatModel(_Base):
                 if cancel is not None and cancel.is_set():
                     return
         except openai.OpenAIError as exc:
-            raise map_openai_error(exc, self.base_url, self.model) from exc
+            raise map_openai_error(exc, self.base_url, self.model, self._secrets) from exc
         finally:
             try:
                 response.close()
@@ -508,7 +621,7 @@ class OpenAIChatModel(_Base):
         try:
             return [m.id for m in self._client.models.list()]
         except Exception as exc:  # includes a server answering /models with a non-JSON body (mlx_lm.server)
-            raise map_openai_error(exc, self.base_url, self.model) from exc
+            raise map_openai_error(exc, self.base_url, self.model, self._secrets) from exc
 
     def test_connection(self) -> ConnectionReport:
         """List the server's models and generate one token. Never raises: failures become ``ok=False``."""

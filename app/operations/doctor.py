@@ -208,6 +208,17 @@ def _check_signatures(c: Container, conn) -> Check:
     return ch
 
 
+def _check_lexicon(conn) -> Check:
+    """The episode lexicon (``core/retrieval/lexicon.py``): every live episode indexed, no row for a gone or
+    tombstoned one."""
+    from core.retrieval import lexicon
+
+    ch = Check("lexicon")
+    ch.flag("episodes_missing_from_lexicon", lexicon.missing(conn))
+    ch.flag("lexicon_rows_without_live_episode", lexicon.stale(conn))
+    return ch
+
+
 def _check_episodes(conn) -> Check:
     ch = Check("episodes")
     ch.flag("records_without_episode", _ids(conn, f"SELECT r.id FROM record r LEFT JOIN episode e ON e.record_id = r.id "
@@ -237,7 +248,7 @@ def diagnose(c: Container) -> DoctorReport:
     c.refresh()
     with c.db.engine.connect() as conn:
         checks = [_check_sqlite(conn), _check_fts(conn), *_check_vectors(c, conn), _check_signatures(c, conn),
-                  _check_episodes(conn), _check_ledger(conn)]
+                  _check_episodes(conn), _check_lexicon(conn), _check_ledger(conn)]
     pending = pipeline.pending(c)
     with c.db.engine.connect() as conn:
         if "forget_op" in SQLModel.metadata.tables:  # a forget whose later steps a crash cut short
@@ -311,6 +322,11 @@ def _repair_on_writer(c: Container, found: DoctorReport) -> dict[str, int]:
                     f"FROM record r LEFT JOIN entity e ON e.id = r.sender_entity_id WHERE r.id IN ({part})").all():
                 search.index_record(conn, rid, subject or "", text or "", " ".join(x for x in (name, alias) if x))
         did["fts_rows_indexed"] = len(todo)
+        # the episode lexicon: stale rows out, missing episodes in (their neighbours' windows follow)
+        from core.retrieval import lexicon
+
+        did["lexicon_rows_dropped"] = lexicon.remove(conn, lexicon.stale(conn))
+        did["lexicon_rows_indexed"] = lexicon.rebuild(conn, lexicon.missing(conn))
     # vectors: a lost store is rebuilt; missing vectors are redone; orphans go
     msg = pipeline.check_vector_store(c)
     did["vector_store_rebuilt"] = int(msg is not None)

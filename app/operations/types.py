@@ -96,7 +96,20 @@ class IngestReport:
 
 @dataclass
 class AskResult:
-    """One answer from memory: the record's text, its source file, its time (ISO 8601 UTC or None), RRF score."""
+    """One answer from memory.
+
+    Attributes:
+        text: the record's text, the fact's statement, or (history) what used to be true.
+        source: the source file ('' for none; "chat (…)" for something said to Kith).
+        when: ISO 8601 UTC or None.  score: the fused retrieval score (not comparable across questions).
+        relevance: calibrated P(relevant) in [0, 1] (``core/retrieval/relevance.py``).
+        kind: "record" (a message, photo, memo), "episode" (said in chat), "fact" (current) or "history"
+            (a superseded fact).
+        record_id: the record (for a fact: its first evidence record).  episode_id, fact_id: when known.
+        subject, sender: the record's subject and sender (a fact: "domain: key" and its subject's name).
+        confidence: a fact's confidence.  tier: seed 001's recall tier of a turn (A–D).
+        record_kind: the record's kind (email, chat, photo, voice, …).
+    """
 
     text: str
     source: str
@@ -105,14 +118,20 @@ class AskResult:
     record_id: int = 0
     subject: str | None = None
     sender: str | None = None
-    kind: str = "record"  # "record" (a message, photo, memo) or "fact" (a current fact from the graph)
+    kind: str = "record"
     fact_id: int = 0
     confidence: float | None = None
+    relevance: float = 0.0
+    episode_id: int = 0
+    tier: str = ""
+    record_kind: str = ""
+    evidence: list = field(default_factory=list)  # a fact's evidence record ids
 
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,
-             "subject": self.subject, "sender": self.sender, "record_id": self.record_id}
-        if self.kind == "fact":
+             "subject": self.subject, "sender": self.sender, "record_id": self.record_id,
+             "relevance": self.relevance}
+        if self.kind in ("fact", "history"):
             d.update(fact_id=self.fact_id, confidence=self.confidence)
         return d
 

@@ -226,16 +226,16 @@ class EpisodicMemory:
         self.folder = Path(folder)
         self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
         self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
-        self.index = EpisodeIndex()
+        self._index: EpisodeIndex | None = None
         self._lock = threading.RLock()
-        self.reload()
 
     def refresh(self) -> None:
-        """Re-read both signature files' lengths and rebuild :attr:`index` (another process wrote)."""
+        """Re-read both signature files' lengths; :attr:`index` is rebuilt on its next use (another process
+        wrote)."""
         with self._lock:
             self.structured.refresh()
             self.gists.refresh()
-            self.reload()
+            self._index = None
 
     def align_files(self) -> int:
         """Writer only, under the folder lock: make both signature files whole and the same length.
@@ -264,6 +264,20 @@ class EpisodicMemory:
                 self.structured.repair(n)
                 self.gists.repair(n)
             return n
+
+    @property
+    def index(self) -> EpisodeIndex:
+        """The in-memory index (loaded from SQLite on first use: recall's cascade, consolidation and
+        writers need it; the retriever does not, so a cold ``kith ask`` never pays for it)."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    self.reload()
+        return self._index
+
+    @index.setter
+    def index(self, value: EpisodeIndex) -> None:
+        self._index = value
 
     # ---- loading -----------------------------------------------------------------------------
 
@@ -306,7 +320,7 @@ class EpisodicMemory:
         finally:
             raw.close()
         with self._lock:
-            self.index = idx
+            self._index = idx
 
     # ---- writing -----------------------------------------------------------------------------
 
@@ -360,6 +374,8 @@ class EpisodicMemory:
         gists = hdc.project(np.stack([np.asarray(d.embedding, dtype=np.float32) for d in drafts]))
         if gists.ndim == 1:
             gists = gists[None, :]
+        from core.retrieval import lexicon
+
         with self._lock:
             self.align_files()
             rows = self.structured.append(sigs)
@@ -421,6 +437,9 @@ class EpisodicMemory:
                     if touched:
                         conn.execute(sql("UPDATE concept SET df = df + :i WHERE id = :c"),
                                      [{"i": inc, "c": cid} for cid, inc in touched.items()])
+                    # the episode lexicon (core/retrieval/lexicon.py): these rows and their neighbours' only
+                    lexicon.add(conn, [lexicon.Turn(i, d.session, d.t_valid, d.speaker, d.text)
+                                       for i, d in zip(ids, drafts)])
             except Exception as exc:
                 self.structured.invalidate(rows)
                 self.gists.invalidate(rows)

@@ -35,8 +35,8 @@ from core import hdc
 from core.extraction import extract, normalize_label
 from core.memory.consolidation import MIN_CLUSTER
 from core.memory.episodes import MAX_TERMS, EpisodicMemory, entity_key, structured_signature, term_key
-from core.store.forgetting import (chunks, decode, marks, now_text, put_back, stash_rows_by_ids, stash_values,
-                                   stashed, _insert_stash)
+from core.store.forgetting import (chunks, decode, marks, now_text, put_back, stash_rows, stash_rows_by_ids,
+                                   stash_values, stashed, _insert_stash)
 
 STORE = "memory"
 
@@ -48,6 +48,12 @@ COVERS = {
     "procedure": "*", "executiontrace": "*", "goal": "*",  # tombstoned or redacted
     "selfvectorsnapshot": "*",                           # corrected by subtraction (bits only, no text)
     "tombstone": "*",                                    # unlearn's marks of purged episodes deleted
+    # the episode lexicon (core/retrieval/lexicon.py): a forgotten turn's rows go at once and its words leave
+    # its neighbours' context windows; a redacted turn is re-indexed from its redacted text; senders left
+    # with no turn leave the speaker table; purge merges the FTS5 segments (optimize)
+    "lexdoc": "*", "lex_speaker": "*", "lex_stats": "*", "episode_lex": "*", "episode_lex_data": "*",
+    "episode_lex_idx": "*", "episode_lex_content": "*", "episode_lex_docsize": "*", "episode_lex_config": "*",
+    "episode_lex_vocab": "*",  # a view of episode_lex's terms (fts5vocab): nothing of its own
 }
 """Tables (``"*"`` = every text column) this store's plan covers (the schema-walking test)."""
 
@@ -295,6 +301,17 @@ def apply(s, mem: EpisodicMemory, op_id: int, sc, red, at=None, selection: Selec
     for i, new in sel.revisions.items():
         upd("beliefrevision", i, new, "belief_revisions_redacted")
     log_event(s, "unlearned", f"forget:{op_id}", reason="forget", **{k: v for k, v in n.items() if v})
+    # the episode lexicon: the rows stashed as they are (restore puts them back exactly), then the forgotten
+    # turns' words leave every context window and the redacted turns are re-indexed from their new text
+    from core.retrieval import lexicon
+
+    touched = sorted(set(sel.episodes) | set(sel.redact))
+    stash_rows_by_ids(conn, op_id, STORE, "lexdoc", "episode_id", touched, delete=False)
+    stash_values(conn, op_id, STORE, "lex_stats", {"name": "docs"}, ["value"])
+    lexicon.remove(conn, sel.episodes)
+    lexicon.rebuild(conn, sorted(sel.redact))
+    for who in lexicon.orphan_speakers(conn):  # a forgotten sender's name leaves the speaker table
+        stash_rows(conn, op_id, STORE, "lex_speaker", "speaker = ?", (who,))
     return n
 
 
@@ -396,7 +413,16 @@ def restore(s, op_id: int, sc) -> list[int]:
                                                 "AND signature_row IS NOT NULL", p)]
         conn.execute(f"DELETE FROM conceptposting WHERE episode_id IN ({marks(len(p))})", p)
         conn.execute(f"DELETE FROM episodetriple WHERE episode_id IN ({marks(len(p))})", p)
+    from core.retrieval import lexicon
+
+    lex_ids = sorted(set(sc.episodes) | set(sc.redact_episodes))
+    lexicon.remove(conn, [e for e in lex_ids if conn.execute("SELECT 1 FROM lexdoc WHERE episode_id = ?",
+                                                            (e,)).fetchone()])  # the redacted rows
+    for _k, _t, data, _ in stashed(conn, op_id, STORE, kind="row", tbl="lex_speaker"):
+        vals = dict(zip(data["cols"], (decode(v) for v in data["vals"])))
+        conn.execute("DELETE FROM lex_speaker WHERE token = ? AND speaker = ?", (vals["token"], vals["speaker"]))
     put_back(conn, op_id, STORE)
+    lexicon.rewrite(conn, lex_ids)  # the lexicon rows as they were: FTS rows of these turns and their neighbours
     for _k, _t, data, _ in stashed(conn, op_id, STORE, kind="created", tbl="concept"):
         if not conn.execute("SELECT 1 FROM conceptposting WHERE concept_id = ? LIMIT 1", (data["id"],)).fetchone():
             conn.execute("DELETE FROM concept WHERE id = ?", (data["id"],))

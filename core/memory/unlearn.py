@@ -83,6 +83,10 @@ def unlearn(mem: EpisodicMemory, *, concept: str | None = None, episode_ids=(), 
             sigs = mem.structured.get([mem.index.row_of[e] for e in sorted(ids)])
             snap = self_model.subtract(s, sigs, reason=f"unlearn: {reason}")
             rep.self_vector_drift_bits = snap.drift_bits
+        if ids:  # the episode lexicon forgets them now, their neighbours' context windows too
+            from core.retrieval import lexicon
+
+            lexicon.remove(s.connection(), sorted(ids))
         ev = log_event(s, "unlearned", f"concept:{concept}" if concept else "episodes", reason=reason,
                        episodes=rep.episodes_removed, atoms=rep.atoms_affected, beliefs=rep.beliefs_removed,
                        self_vector_drift_bits=rep.self_vector_drift_bits)
@@ -110,6 +114,10 @@ def restore(mem: EpisodicMemory, episode_ids) -> list[int]:
             s.add(ep)
             back.append(eid)
         if back:
+            from core.retrieval import lexicon
+
+            s.flush()
+            lexicon.rebuild(s.connection(), back)
             log_event(s, "restored", "episodes", episodes=back)
     for eid in back:
         mem.index.alive[mem.index.row_of[eid]] = True

@@ -11,7 +11,7 @@ is no longer retrieved (forgotten without deletion); contradictions resolve by
 decay alone — a contradicting observation is simply stored beside the old one.
 
 Retrieval: top-5 (seed: "Top-5 observations are included in the brief") by
-reciprocal rank fusion (``core.store.search.rrf``) of FTS5 BM25 over the text,
+reciprocal rank fusion (``core.retrieval.fusion.rrf``) of FTS5 BM25 over the text,
 cosine against the current conversation's embedding, and confidence.
 """
 from __future__ import annotations
@@ -23,7 +23,8 @@ import numpy as np
 
 from core.personal import preference
 from core.personal.signals import Ledger, SignalWrite, epoch, spec
-from core.store.search import fts_match_expression, rrf
+from core.retrieval.fusion import rrf
+from core.store.search import fts_match_expression
 
 FORGET_BELOW = 0.1       # not in the seed ("fade below a retrieval threshold"); ≈ 3.3 half-lives ≈ 100 days
 SAME_COSINE = 0.95       # embeddings this close are "the same pattern" (Kith's choice)

@@ -130,6 +130,10 @@ class Database:
 
         ledger = open_ledger(self.path)
         ledger.close()
+        with self.engine.begin() as conn:  # a data folder from before the episode lexicon: index it once
+            from core.retrieval import lexicon
+
+            lexicon.backfill(conn)
 
     def ensure_indexes(self) -> int:
         """Create the indexes of ``schema.EXTRA_DDL`` that are missing (after a repair); returns how many

@@ -209,3 +209,33 @@ class SignatureCompaction(SQLModel, table=True):
     rows_before: int
     rows_after: int
     at: datetime = Field(default_factory=clock.now)
+
+
+class LexDoc(SQLModel, table=True):
+    """The episode lexicon's side table (``core/retrieval/lexicon.py``): each indexed episode's conversation,
+    UTC time (seconds), sender and ``own`` words, so a new turn's neighbours are found and rewritten without
+    touching any other row.  Its FTS5 table ``episode_lex`` is in ``schema.EXTRA_DDL``."""
+
+    __tablename__ = "lexdoc"
+    __table_args__ = (Index("ix_lexdoc_session", "session", "t", "episode_id"),)
+    episode_id: int = Field(primary_key=True)
+    session: Optional[str] = None
+    t: Optional[float] = None
+    speaker: Optional[str] = None
+    own: str = ""
+
+
+class LexSpeaker(SQLModel, table=True):
+    """A word of a sender's name → the sender (the lexicon's speaker boost)."""
+
+    __tablename__ = "lex_speaker"
+    token: str = Field(primary_key=True)
+    speaker: str = Field(primary_key=True)
+
+
+class LexStats(SQLModel, table=True):
+    """Counters of the episode lexicon (``docs``: indexed episodes, for idf)."""
+
+    __tablename__ = "lex_stats"
+    name: str = Field(primary_key=True)
+    value: int = 0

@@ -246,4 +246,8 @@ EXTRA_DDL = [
     # One signature row per episode: two writers appending over each other can never share a row silently.
     text("CREATE UNIQUE INDEX IF NOT EXISTS ux_episode_signature_row ON episode(signature_row) "
          "WHERE signature_row IS NOT NULL"),
+    # The episode lexicon (core/retrieval/lexicon.py): BM25 over context windows, and its vocabulary.
+    text("CREATE VIRTUAL TABLE IF NOT EXISTS episode_lex USING fts5(own, sent, near1, near2, near3, "
+         "tokenize='unicode61 remove_diacritics 0')"),
+    text("CREATE VIRTUAL TABLE IF NOT EXISTS episode_lex_vocab USING fts5vocab(episode_lex, 'col')"),
 ]

@@ -1,18 +1,14 @@
-"""Hybrid search: SQLite FTS5 (BM25) + vectors (ANN), fused by reciprocal rank fusion.
+"""The records' full-text index (SQLite FTS5, BM25) and the stopwords of questions.
 
-RRF (Cormack, Clarke & Büttcher, SIGIR 2009): score(d) = Σ_r 1 / (k + rank_r(d)),
-rank starting at 1, k = 60 as in the paper.  It needs no score calibration
-between BM25 and cosine, which is why it is the fusion here.
+Fusion with other rankings is ``core.retrieval.fusion.rrf`` (the one RRF in Kith).
 """
 from __future__ import annotations
 
 import re
-from typing import Hashable, Iterable, Sequence
+from typing import Sequence
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
-
-RRF_K = 60
 
 # Words too common to help a BM25 query written as a question.
 STOPWORDS = frozenset("""
@@ -82,23 +78,6 @@ def bm25(conn: Connection, question: str, limit: int = 50) -> list[tuple[int, fl
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
-def rrf(rankings: Iterable[Sequence[Hashable]], k: int = RRF_K) -> list[tuple[Hashable, float]]:
-    """Reciprocal rank fusion of several best-first rankings.
-
-    Args:
-        rankings: each a sequence of ids, best first (an id may be missing from some).
-        k: the RRF constant (60, Cormack et al. 2009).
-
-    Returns:
-        (id, fused score) pairs, highest first; ties keep first-seen order.
-    """
-    scores: dict[Hashable, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    return sorted(scores.items(), key=lambda kv: -kv[1])
-
-
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
 
 STORE = "search"
@@ -155,6 +134,6 @@ def forget_restore(conn, op_id: int) -> int:
 def optimize(conn) -> None:
     """Merge every FTS5 index into one b-tree (FTS5 ``'optimize'``): a deleted row's terms stay in the
     older segments until a merge drops them; purge runs this before ``VACUUM``."""
-    for tbl in ("record_fts", "observation_fts"):
+    for tbl in ("record_fts", "observation_fts", "episode_lex"):
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (tbl,)).fetchone():
             conn.execute(f"INSERT INTO {tbl}({tbl}) VALUES('optimize')")

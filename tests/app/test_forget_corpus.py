@@ -187,9 +187,9 @@ def dump(c) -> dict:
     raw = sqlite3.connect(str(c.settings.db_path))
     out: dict = {}
     for (t,) in raw.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"):
-        if t in SKIP_DUMP or t.startswith(("record_fts_", "observation_fts_")):
+        if t in SKIP_DUMP or t.startswith(("record_fts_", "observation_fts_", "episode_lex_")):
             continue
-        cols = "rowid, *" if t in ("record_fts", "observation_fts") else "*"
+        cols = "rowid, *" if t in ("record_fts", "observation_fts", "episode_lex") else "*"
         out[t] = sorted(map(repr, raw.execute(f'SELECT {cols} FROM "{t}"').fetchall()))
     out["learningevent"] = raw.execute("SELECT * FROM learningevent ORDER BY id").fetchall()
     mem = service(c).mem
@@ -228,7 +228,7 @@ def outputs(others: list[str]) -> str:
     from app.operations.graph import search
     from app.personal import personal_service
 
-    texts = [run("ask", q, "--k", "20", "--json").stdout for q in (MAIL_PHRASE, CHAT_PHRASE)]
+    texts = [run("ask", q, "--k", "20", "--all", "--json").stdout for q in (MAIL_PHRASE, CHAT_PHRASE)]
     texts.append(run("search", MAIL, "--k", "20", "--json").stdout)
     for cmd in (["entities"], ["map"], ["learned"], ["review", "all"], ["profile", others[0]]):
         texts.append(run(*cmd, "--json").stdout)

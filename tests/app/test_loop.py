@@ -68,15 +68,39 @@ def test_full_turn_prompt_has_brief_and_memories_and_reply_is_stored():
                                         {"role": "assistant", "content": r.reply}]
 
 
-def test_no_model_answers_from_memory_with_sources():
+def test_no_model_answers_from_memory_briefly_with_sources():
     loop = ConversationLoop(NoModel(), recall=lambda q: MEMORIES)
     r = loop.turn("Where did we go?")
     assert r.no_model and r.model == "none" and r.prompt == []
-    assert "No chat model is configured" in r.reply
-    assert "/mail/2019.mbox" in r.reply and "We flew to Paris" in r.reply
-    assert [m.ref for m in r.cited] == [7, 9]
+    answer, sources = r.reply.split("\n\nSources:\n")
+    assert answer == "We flew to Paris for Anna's birthday in June 2019. [1]"  # the best evidence's sentence
+    assert sources.splitlines()[0].startswith("[1] (2019-06-14; source: /mail/2019.mbox) We flew to Paris")
+    assert [m.ref for m in r.cited] == [7]
     empty = ConversationLoop(NoModel(), recall=lambda q: []).turn("Anything?")
-    assert "No chat model is configured" in empty.reply and "Nothing in memory" in empty.reply
+    assert empty.reply == "I found nothing about that." and empty.cited == []
+
+
+def test_a_model_that_repeats_itself_or_cites_nothing_is_replaced_by_the_memory_answer():
+    looping = ScriptedModel(reply="I'm not here to tell you what you want to know. " * 12)
+    r = ConversationLoop(looping, recall=lambda q: MEMORIES).turn("Where did we go?")
+    assert r.fell_back and r.note == "the model repeated itself"
+    assert r.reply.startswith("We flew to Paris for Anna's birthday in June 2019. [1]")
+    assert r.reply.endswith("(Kith's own answer from memory: the model repeated itself.)")
+    assert r.raw.count("I'm not here") < 12  # generation was cut once it started repeating
+    uncited = ConversationLoop(ScriptedModel(reply="Paris, I think."), recall=lambda q: MEMORIES).turn("Where?")
+    assert uncited.fell_back and uncited.note == "the model's answer cited no evidence"
+    made_up = ConversationLoop(ScriptedModel(reply="Rome [7]."), recall=lambda q: MEMORIES).turn("Where?")
+    assert made_up.fell_back and made_up.note == "the model cited evidence it was not given"
+    slow = ConversationLoop(ScriptedModel(), recall=lambda q: MEMORIES, time_limit=0.0).turn("Where did we go?")
+    assert slow.fell_back and slow.timed_out and slow.note == "the model ran out of time"
+    fine = ConversationLoop(ScriptedModel(), recall=lambda q: MEMORIES).turn("Where did we go?")
+    assert not fine.fell_back and fine.reply == "You went to Paris [1], and Anna prefers the Orsay [2]."
+
+
+def test_memory_answerer_setting_keeps_the_model_quiet():
+    model = ScriptedModel()
+    r = ConversationLoop(model, recall=lambda q: MEMORIES, answerer="memory").turn("Where did we go?")
+    assert r.no_model and model.prompts == []
 
 
 def test_context_is_trimmed_never_overflowed():
@@ -122,7 +146,7 @@ def test_helpers():
 def test_for_container_uses_ask_and_no_model(container):
     loop = ConversationLoop.for_container(container, model=NoModel())
     r = loop.turn("Where is Anna?")
-    assert r.no_model and "Nothing in memory" in r.reply
+    assert r.no_model and r.reply == "I found nothing about that."
 
 
 def test_container_loop_keeps_turns_as_messages_and_the_persons_turns_as_episodes(kith_home):

@@ -237,3 +237,26 @@ def test_doctor_finds_and_repairs_torn_shared_and_missing_rows(container, tmp_pa
     mem = service(container).mem
     sig, _ = mem.signatures(ids)
     assert np.asarray(sig).any(axis=1).all()  # each of the three has its own, non-zero signature again
+
+
+def test_doctor_finds_and_repairs_the_episode_lexicon(container, tmp_path):
+    """Episodes missing from the lexicon and rows of gone episodes are found and repaired row by row."""
+    from app.operations.doctor import diagnose, repair
+    from app.operations.ingest import ingest
+    from core.retrieval import lexicon
+
+    ingest(container, [write_whatsapp(tmp_path / "chat.txt", 12, ["Ann A", "Bo B"], seed=3)])
+    con = sqlite3.connect(container.settings.db_path)
+    ids = [r[0] for r in con.execute("SELECT id FROM episode ORDER BY id")]
+    assert lexicon.missing(con) == [] and len(ids) == 12
+    con.execute("DELETE FROM lexdoc WHERE episode_id IN (?, ?)", ids[:2])
+    con.execute("DELETE FROM episode_lex WHERE rowid IN (?, ?)", ids[:2])
+    con.execute("INSERT INTO lexdoc(episode_id, session, t, speaker, own) VALUES (9999, 's', 0, 'X', 'orphan')")
+    con.commit()
+    probs = {ch.name: ch.problems for ch in diagnose(container).checks}
+    assert probs["lexicon"] == {"episodes_missing_from_lexicon": 2, "lexicon_rows_without_live_episode": 1}
+    fixed = repair(container)
+    assert fixed.ok, fixed.to_json()
+    assert fixed.repaired["lexicon_rows_indexed"] == 2 and fixed.repaired["lexicon_rows_dropped"] == 1
+    assert sorted(r[0] for r in con.execute("SELECT episode_id FROM lexdoc")) == ids
+    con.close()

@@ -30,11 +30,15 @@ def test_locomo_script_scores_a_small_conversation(tmp_path):
                {"question": "An adversarial one", "answer": "", "evidence": ["D1:3"], "category": 5}]}
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps([conv]))
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "locomo.py"), str(path)],
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "locomo.py"), str(path), "--qa", "--foreign", "0"],
                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "1 conversations, 3 questions (categories 1-4)" in out.stdout  # category 5 is left out
-    lines = {ln.split()[0]: ln for ln in out.stdout.splitlines() if re.match(r"^(kith|bm25|dense|vectors) R@1=", ln)}
-    assert set(lines) == {"kith", "bm25", "dense", "vectors"}
-    # each question names its answer's words: Kith's recall puts the evidence turn first for all three
+    assert "[test] 1 conversations, 3 questions" in out.stdout  # "tiny" is not a dev conversation
+    lines = {ln.split()[1]: ln for ln in out.stdout.splitlines()
+             if re.match(r"^\[test\] (kith|bm25|dense|minilm) R@1=", ln)}
+    assert set(lines) == {"kith", "bm25", "dense", "minilm"}
+    # each question names its answer's words: the ingested chat's turns come back first for all three
     assert re.search(r"kith R@1=1\.000 R@5=1\.000 R@10=1\.000 R@20=1\.000 p95=\d+\.\d ms", lines["kith"])
+    assert re.search(r"\[test\] p95 kith [\d.]+ ms vs dense [\d.]+ ms: [\d.]+×", out.stdout)
+    assert re.search(r"\[test\] QA memory F1=[\d.]+ \(n=3\)", out.stdout)

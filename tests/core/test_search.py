@@ -1,19 +1,8 @@
-"""FTS5 BM25 + reciprocal rank fusion, on a real SQLite file."""
+"""The records' FTS5 BM25, on a real SQLite file."""
 from __future__ import annotations
-
-import pytest
 
 from core.store import search
 from core.store.db import Database
-
-
-def test_rrf_matches_hand_computed_scores():
-    fused = dict(search.rrf([["a", "b", "c"], ["b", "d"]], k=60))
-    assert fused["a"] == pytest.approx(1 / 61)
-    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
-    assert fused["c"] == pytest.approx(1 / 63)
-    assert fused["d"] == pytest.approx(1 / 62)
-    assert [i for i, _ in search.rrf([["a", "b", "c"], ["b", "d"]])][:2] == ["b", "a"]
 
 
 def test_query_terms_drop_stopwords_and_repeats():

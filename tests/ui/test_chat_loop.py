@@ -142,13 +142,19 @@ def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
     with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
         chat.ask("sourdough starter")
     res = blocker.args[0].result
-    assert res.no_model and "No chat model is configured" in res.reply
-    assert "sourdough" in res.reply.lower()  # the memory answer lists the memories
+    answer, sources = res.reply.split("\n\nSources:\n")
+    # a short direct answer (the best evidence's sentence, cited), then the sources
+    assert res.no_model and answer == "Sourdough starter feeding schedule [1]"
+    assert "kitchen.mbox" in sources and "twice a day" in sources
     assert chat.banner.isVisibleTo(chat)
-    assert "No chat model is configured" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
-    shown = chat.transcript()[-1]
-    assert shown[0] == "assistant" and shown[1].startswith(res.reply.split("\n\n")[0])
-    assert "kitchen.mbox" in shown[1] and len(shown[1]) <= len(res.reply)
+    assert "Answers come from your memories" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
+    assert chat.transcript()[-1] == ("assistant", res.reply)
+    # a citation opens its source: the whole message, with its sender and time
+    card = [c for c in chat.findChildren(ResultCard) if c.isVisibleTo(chat)][0]
+    qtbot.mouseClick(card.open_button, Qt.MouseButton.LeftButton)
+    assert chat.last_opened["kind"] == "email" and "twice a day" in chat.last_opened["text"]
+    assert chat.source_window.isVisible()
+    chat.source_window.close()
     qtbot.mouseClick(chat.banner_button, Qt.MouseButton.LeftButton)
     assert w.tab_names()[w.tabs.currentIndex()] == "Settings"
 
@@ -187,7 +193,7 @@ def test_loading_model_does_not_freeze_and_stop_keeps_partial(qtbot, qapp, fille
         assert chat.busy.isVisibleTo(chat)
         loading.set()
         qtbot.waitUntil(lambda: chat.transcript()[-1][1] == "Partial ", timeout=30_000)
-        qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.keyClick(chat.input, Qt.Key.Key_Escape)  # Esc stops, like the Stop button
     res = blocker.args[0].result
     assert res.cancelled and res.reply == "Partial"
     assert chat.transcript()[-1] == ("assistant", "Partial")
@@ -217,3 +223,29 @@ def test_write_to_drafts_with_writing_help(qtbot, qapp, filled, closer):
     sent = model.calls[-1]
     assert sent[0]["role"] == "system" and "Draft a message" in sent[0]["content"] and ALICE in sent[0]["content"]
     assert sent[-1] == {"role": "user", "content": "ask how the sourdough starter is doing"}
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_the_windows_chat_answers_when_i_was_in_italy_from_memory_by_default(kith_container, corpus):
+    """The chat session the window runs (default settings: the memory answerer, no model loaded)."""
+    from app.operations.ingest import ingest
+    from ui.chat import ChatSession
+
+    ingest(kith_container, [corpus / "photos"])
+    session = ChatSession(kith_container)
+
+    class _Job:
+        cancel_event = threading.Event()
+        shown: list = []
+
+        def report(self, value):
+            if isinstance(value, dict) and value.get("kind") == "text":
+                self.shown.append(value["text"])
+    job = _Job()
+    out = session.turn("when was I in Italy?", None, job)
+    session.close()
+    answer = out.result.reply.split("\n\n")[0]
+    assert answer.startswith("You were in Arezzo, Tuscany, Italy on 22 October 2008 — 2 photos")
+    assert out.result.no_model and job.shown[0] == out.result.reply  # shown at once, whole
+    assert {Path(m.source).name for m in out.memories} >= {"gps_DSCN0010.jpg", "gps_DSCN0040.jpg"}

@@ -59,3 +59,35 @@ def test_prepare_shows_progress(page, qtbot, monkeypatch):
     with qtbot.waitSignal(page.prepared, timeout=30_000):
         page.prepare_button.click()
     assert "Built-in models ready" in page.status.text() and page.prepare_button.isEnabled()
+
+
+def test_detect_lists_local_models_and_a_chosen_one_fills_the_form(page, qtbot):
+    from tests.helpers.servers import model_server
+
+    with model_server() as port:
+        with qtbot.waitSignal(page.detected, timeout=20_000):
+            page.detect([("Ollama", port, "/api/tags")])
+        assert [page.found.itemText(i) for i in range(page.found.count())] == ["Ollama: llama3.2:3b",
+                                                                             "Ollama: qwen2.5:7b"]
+        page.found.activated.emit(1)
+        assert page.backend.currentData() == "openai" and page.endpoint_model.text() == "qwen2.5:7b"
+        assert page.endpoint.text() == f"http://127.0.0.1:{port}/v1"
+        # a server that echoes the key in its 401: the page never shows it
+        page.api_key.setText("sk-kith-secret-0123456789abcdef")
+        with qtbot.waitSignal(page.connectionTested, timeout=30_000):
+            page.test()
+        assert "sk-kith-secret-0123456789abcdef" not in page.status.text() and "cdef" in page.status.text()
+
+
+def test_download_a_model_by_repo_id_with_progress(page, qtbot, monkeypatch):
+    from tests.app.test_model_download import FILES, REPO
+    from tests.helpers.fake_hub import fake_hub
+
+    with fake_hub(REPO, FILES, lfs={"model.safetensors"}) as endpoint:
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        page.local_model.setText(REPO)
+        page.download()
+        qtbot.waitUntil(lambda: "Downloaded" in page.status.text() or "✗" in page.status.text(), timeout=30_000)
+    assert "Downloaded and checked" in page.status.text()
+    assert page.local_model.text().endswith("0123456789abcdef0123456789abcdef01234567")
+    assert page.backend.currentData() == "mlx"

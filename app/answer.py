@@ -1,0 +1,461 @@
+"""Answers: the memory answerer (Kith's default), the grounded model path, and the QA probe.
+
+**The memory answerer** writes a short, direct answer from what ``ask`` shows (current facts and the best
+evidence, relevance above the threshold), then cites it — no model, nothing unchecked:
+
+* *when* — a photo's place and day, grouped ("You were in Arezzo, Tuscany, Italy on 22 October 2008 —
+  2 photos"); else the day the best message's own time expression resolves to ("yesterday" → the day
+  before it was sent; "last week" → "the week before 9 June 2023"), else the day it was sent;
+* *where* — a current fact about a place (with what it superseded: "Rosa Vidal lives in Madrid (since
+  June 2023; before that she lived in Berlin until June 2023)"), a photo's place, else the best sentence;
+* *who* — a fact about a relation, the sender of the best message, or a person it names;
+* anything else — the sentence of the best evidence that shares the most words with the question, told
+  in the third person ("Caroline researched adoption agencies").
+
+"I found nothing about that." when nothing clears the threshold.
+
+**The grounded path** (a model the person chose): the prompt numbers the evidence, the model must cite it
+as [n]; generation is bounded (max tokens, repetition penalty, stop sequences, a time limit, cancel); an
+answer that cites nothing, cites what was not given, or repeats itself is replaced by the memory answer,
+with a note saying so.
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Sequence
+
+from core import clock
+from core.extraction.text import third_person
+from core.extraction.time_anchors import find_time_anchors
+from core.retrieval import lexicon
+
+NOTHING = "I found nothing about that."
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_FILLER = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ah|hey|hi|well|so|haha|lol|omg|thanks|thank you|"
+                     r"that's (?:great|awesome|cool|amazing)|congrats)[,!.\s]+)+", re.IGNORECASE)
+_PHOTO_AT = re.compile(r"\bat (?P<place>[^\n]+?)(?: with [^\n]*)?$")
+
+
+def question_kind(question: str) -> str:
+    """``when`` | ``where`` | ``who`` | ``what`` (everything else) from the question's first wh-word."""
+    q = question.strip().lower()
+    m = re.search(r"\b(when|what time|what year|what date|which year|which month|how long ago|where|who|whom|whose)\b", q)
+    if not m:
+        return "what"
+    w = m.group(1)
+    if w in ("where",):
+        return "where"
+    if w in ("who", "whom", "whose"):
+        return "who"
+    return "when"
+
+
+def day_text(d: date | datetime) -> str:
+    """``"7 May 2023"``."""
+    return f"{d.day} {d:%B %Y}"
+
+
+def when_phrase(text: str, sent: datetime | None) -> str:
+    """When a message says something happened: its first time expression resolved against the time it was
+    sent (coarse ones kept coarse: "last week" → "the week before 9 June 2023", "last year" → "2022"),
+    else the day it was sent; "" when it has no time."""
+    if sent is None:
+        return ""
+    sent = clock.ensure_utc(sent)
+    for a in find_time_anchors(text or "", sent):
+        p = a.phrase.lower()
+        if re.search(r"\b(?:last|past) (?:week|weekend)\b", p):
+            return f"the {'weekend' if 'weekend' in p else 'week'} before {day_text(sent)}"
+        if re.search(r"\b(?:next) (?:week|weekend)\b", p):
+            return f"the {'weekend' if 'weekend' in p else 'week'} after {day_text(sent)}"
+        if re.search(r"\b(?:last|this|next) year\b|\byears? ago\b", p):
+            return str(a.day.year)
+        if re.search(r"\b(?:last|this|next) month\b|\bmonths? ago\b", p):
+            return f"{a.day:%B %Y}"
+        return day_text(a.day)
+    return day_text(sent)
+
+
+@dataclass
+class MemoryAnswer:
+    """The memory answerer's reply: ``text`` (one short line, with [n] citations), ``cited`` (1-based numbers
+    of the results it rests on), ``kind`` (question kind), ``nothing`` (nothing relevant was found)."""
+
+    text: str
+    cited: list[int] = field(default_factory=list)
+    kind: str = "what"
+    nothing: bool = False
+
+    def plain(self) -> str:
+        """The answer without its [n] markers (what the QA benchmark scores)."""
+        return re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", self.text).strip()
+
+
+def _get(item: Any, name: str, default=None):
+    if isinstance(item, dict):
+        return item.get(name, default)
+    return getattr(item, name, default)
+
+
+def _when(item) -> datetime | None:
+    w = _get(item, "when")
+    if isinstance(w, str):
+        try:
+            return clock.ensure_utc(datetime.fromisoformat(w))
+        except ValueError:
+            return None
+    return clock.ensure_utc(w) if isinstance(w, datetime) else None
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
+
+
+def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30) -> str:
+    """The sentence of ``text`` sharing the most question words (ties: the earliest), filler words cut, told in
+    the third person when the speaker is known, at most ``limit`` words."""
+    q = set(lexicon.tokens(question))
+    sents = _sentences(text) or [text or ""]
+    scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
+    best = max(scored)[2]
+    best = _FILLER.sub("", best).strip() or best
+    if speaker:
+        best = third_person(best, speaker)
+    words = best.split()
+    if len(words) > limit:
+        best = " ".join(words[:limit]) + " …"
+    return best[:1].upper() + best[1:]
+
+
+def _fact_body(statement: str) -> str:
+    return re.sub(r"^As of [^,]+, ", "", statement or "").strip().rstrip(".")
+
+
+def memory_answer(question: str, results: Sequence[Any], owner: str | None = None) -> MemoryAnswer:
+    """Kith's default answer to ``question`` from ``results`` (``AskResult``-like, best first, already above
+    the relevance threshold), citing them by their 1-based position.
+
+    Args:
+        question: the person's question, as they wrote it.
+        results: what ``ask`` showed (records, chat episodes, current facts, history).
+        owner: the owner's name ("I" in the question), or None.
+
+    Returns:
+        :class:`MemoryAnswer`; ``nothing`` with :data:`NOTHING` when ``results`` is empty.
+    """
+    kind = question_kind(question)
+    if not results:
+        return MemoryAnswer(NOTHING, [], kind, True)
+    items = list(enumerate(results, 1))
+    first_person = bool(_FIRST_PERSON.search(question))
+    turns = [(n, r) for n, r in items if _get(r, "kind") in ("record", "episode")]
+    facts = [(n, r) for n, r in items if _get(r, "kind") == "fact"]
+    history = [(n, r) for n, r in items if _get(r, "kind") == "history"]
+
+    # photos: a place and a day (their facts are "places: photographed:DAY" about the place)
+    photo_facts = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("places: photographed:")]
+    top_turn = turns[0][1] if turns else None
+    if kind in ("when", "where") and (photo_facts or (top_turn is not None and _get(top_turn, "record_kind") == "photo")):
+        if photo_facts:
+            n0, f0 = photo_facts[0]
+            place, day = _get(f0, "sender") or "", _when(f0)
+        else:
+            n0, f0 = turns[0]
+            m = _PHOTO_AT.search(_get(f0, "text") or "")
+            place, day = (m.group("place").strip() if m else ""), _when(f0)
+        same = [n for n, r in turns if _get(r, "record_kind") == "photo" and _when(r) and day
+                and _when(r).date() == day.date() and place.split(",")[0] in (_get(r, "text") or "")]
+        # the photos of that place that day: the shown ones and those the place's facts for the day rest on
+        photos = {_get(r, "record_id") for n, r in turns if n in same}
+        day_facts = photo_facts + [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("events: photos:")]
+        for _n, f in day_facts:
+            if place and place.split(",")[0] in (_get(f, "text") or "") and _when(f) and day \
+                    and _when(f).date() == day.date():
+                photos |= set(_get(f, "evidence") or [])
+        photos.discard(None)
+        photos.discard(0)
+        cited = same or [n0]
+        count = f" — {len(photos)} photo{'s' if len(photos) != 1 else ''}" if photos else ""
+        who = "You were" if first_person else "Photos taken"
+        where = f" in {place}" if place else ""
+        on = f" on {day_text(day)}" if day else ""
+        return MemoryAnswer(f"{who}{where}{on}{count} {_cite(cited)}", cited, kind)
+
+    if kind == "where":
+        places = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("places:")]
+        if places:
+            n0, f0 = places[0]
+            since = _when(f0)
+            body = _fact_body(_get(f0, "text"))
+            before = [(n, h) for n, h in history if _get(h, "sender") == _get(f0, "sender")
+                      and str(_get(h, "subject")).split(":")[0] == str(_get(f0, "subject")).split(":")[0]]
+            extra = f" (since {since:%B %Y}" if since else " ("
+            if before:
+                extra += ("; " if since else "") + "before that: " + "; ".join(_get(h, "text") for _, h in before)
+            extra = extra + ")" if extra.strip(" (") else ""
+            cited = [n0] + [n for n, _ in before]
+            return MemoryAnswer(f"{body}{extra} {_cite(cited)}", cited, kind)
+
+    if kind == "who" and facts:
+        rel = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith(("relationships:", "family:"))
+               and "correspondence" not in str(_get(r, "subject"))]
+        if rel:
+            n0, f0 = rel[0]
+            return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
+
+    if not turns:  # only facts: the best current one (or history) is the answer
+        n0, f0 = (facts or history)[0]
+        return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
+
+    n0, t0 = turns[0]
+    speaker = _get(t0, "sender") or (owner if _get(t0, "kind") == "episode" else None)
+    text = _get(t0, "text") or ""
+    if kind == "when":
+        when = when_phrase(best_sentence(question, text), _when(t0)) or when_phrase(text, _when(t0))
+        if when:
+            return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
+    if kind == "who" and speaker and not set(lexicon.tokens(speaker)) & set(lexicon.tokens(question)):
+        return MemoryAnswer(f"{speaker} {_cite([n0])}", [n0], kind)
+    return MemoryAnswer(f"{best_sentence(question, text, speaker)} {_cite([n0])}", [n0], kind)
+
+
+def _cite(numbers: Sequence[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def memory_answer_text(c, question: str, res, k: int | None = None) -> str:
+    """The memory answer (without citation marks) for a ``Retrieval`` of ``question`` — what the chat would
+    say first; used by the QA benchmark."""
+    from app.memory import owner_name
+    from app.operations.ask import results_from
+
+    results = results_from(c, res, k or c.settings.ask_k)
+    return memory_answer(question, results, owner_name(c)).plain()
+
+
+# ------------------------------------------------------------------------------------------ repeats
+
+
+def repeats(text: str, run: int = 6) -> bool:
+    """True when ``text`` repeats itself: a sentence of ≥ 4 words twice, or any ``run``-word sequence twice."""
+    sents = [" ".join(s.lower().split()) for s in _sentences(text)]
+    long = [s for s in sents if len(s.split()) >= 4]
+    if len(long) != len(set(long)):
+        return True
+    words = re.findall(r"\w+", text.lower())
+    seen = set()
+    for i in range(len(words) - run + 1):
+        g = tuple(words[i:i + run])
+        if g in seen:
+            return True
+        seen.add(g)
+    return False
+
+
+# ------------------------------------------------------------------------------------------ grounded model
+
+GROUNDED_STOP = ("\n\nQuestion:", "\nQuestion:", "<|im_end|>", "<|endoftext|>", "\n\n\n")
+GROUNDED_MAX_TOKENS = 96
+GROUNDED_TIME_LIMIT_S = 30.0
+REPETITION_PENALTY = 1.3
+"""Bounds of a grounded answer: at most 96 tokens (a direct answer is one or two sentences), stop
+sequences, 30 s wall clock, and a repetition penalty of 1.3 (Keskar et al. 2019's CTRL penalty; 1.2-1.3
+is the usual range) — SmolLM2-135M otherwise loops ("I'm not here to tell you…" twelve times, issue 14)."""
+
+
+@dataclass
+class GroundedAnswer:
+    """A model's answer after checking: ``text`` (what is shown), ``cited`` (evidence numbers it cites),
+    ``fell_back`` (True when the memory answer replaced it), ``note`` (why), ``raw`` (the model's text),
+    ``cancelled``, ``timed_out``."""
+
+    text: str
+    cited: list[int]
+    fell_back: bool
+    note: str = ""
+    raw: str = ""
+    cancelled: bool = False
+    timed_out: bool = False
+
+
+def grounded_messages(question: str, results: Sequence[Any], owner: str | None = None, today: date | None = None,
+                      brief: str = "") -> list[dict]:
+    """The prompt: numbered evidence (date; who; text), the rule to answer only from it and cite [n]."""
+    from app.models.llm import prompt_template
+
+    lines = []
+    for n, r in enumerate(results, 1):
+        w = _when(r)
+        who = _get(r, "sender") or ""
+        text = " ".join(str(_get(r, "text") or "").split())[:500]
+        meta = "; ".join(x for x in (day_text(w) if w else "", who) if x)
+        lines.append(f"[{n}] ({meta}) {text}" if meta else f"[{n}] {text}")
+    system = prompt_template("grounded").format(owner=owner or "the person",
+                                                today=(today or clock.now().date()).isoformat(),
+                                                evidence="\n".join(lines) or "(none)",
+                                                brief=(f"\nHow {owner or 'the person'} likes to be answered:\n{brief}\n"
+                                                       if brief.strip() else ""))
+    return [{"role": "system", "content": system.strip()}, {"role": "user", "content": question.strip()}]
+
+
+def check_grounded(reply: str, n_evidence: int) -> tuple[list[int], str]:
+    """The evidence numbers a reply cites, and why it must be replaced ('' when it may stand)."""
+    from app.loop import cited_numbers
+
+    cited = cited_numbers(reply)
+    if not reply.strip():
+        return [], "the model wrote nothing"
+    if repeats(reply):
+        return cited, "the model repeated itself"
+    if not cited:
+        return [], "the model's answer cited no evidence"
+    if any(n < 1 or n > n_evidence for n in cited):
+        return cited, "the model cited evidence it was not given"
+    return cited, ""
+
+
+def stream_bounded(model, messages, *, max_tokens: int = GROUNDED_MAX_TOKENS, time_limit: float = GROUNDED_TIME_LIMIT_S,
+                   cancel: threading.Event | None = None, on_token=None) -> tuple[str, bool, bool]:
+    """Stream a bounded reply: returns (text, cancelled, timed_out).  Stops at a stop sequence, at the time
+    limit, at ``cancel``, or when the text starts repeating itself."""
+    pieces: list[str] = []
+    t0 = time.monotonic()
+    timed_out = False
+    kwargs = dict(max_tokens=max_tokens, cancel=cancel)
+    if _accepts(model.stream, "stop"):
+        kwargs.update(stop=list(GROUNDED_STOP), repetition_penalty=REPETITION_PENALTY)
+    gen = model.stream(messages, **kwargs)
+    try:
+        for piece in gen:
+            pieces.append(piece)
+            text = "".join(pieces)
+            cut = min((text.find(s) for s in GROUNDED_STOP if s in text), default=-1)
+            if cut >= 0:
+                pieces = [text[:cut]]
+                break
+            if on_token:
+                on_token(piece)
+            if cancel is not None and cancel.is_set():
+                break
+            if time.monotonic() - t0 > time_limit:
+                timed_out = True
+                break
+            if len(text) > 80 and repeats(text):
+                break
+    finally:
+        close = getattr(gen, "close", None)
+        if close is not None:
+            close()  # stops the model's generation loop too
+    return "".join(pieces).strip(), bool(cancel is not None and cancel.is_set()), timed_out
+
+
+def _accepts(fn, name: str) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def grounded_answer(model, question: str, results, c=None, *, owner: str | None = None, cancel=None,
+                    on_token=None, brief: str = "") -> GroundedAnswer:
+    """Answer ``question`` with ``model`` from the evidence ``results`` (``AskResult`` list, or a ``Retrieval``
+    with ``c`` given), checked: an answer that cites nothing, cites evidence it was not given, or repeats
+    itself is replaced by the memory answer, with a note."""
+    if not isinstance(results, (list, tuple)):
+        from app.memory import owner_name
+        from app.operations.ask import results_from
+
+        owner = owner if owner is not None else owner_name(c)
+        results = results_from(c, results, c.settings.ask_k)
+    fallback = memory_answer(question, results, owner)
+    if not results:
+        return GroundedAnswer(fallback.text, [], True, "nothing relevant was found")
+    msgs = grounded_messages(question, results, owner, brief=brief)
+    raw, cancelled, timed_out = stream_bounded(model, msgs, cancel=cancel, on_token=on_token)
+    cited, problem = check_grounded(raw, len(results))
+    if cancelled and raw:
+        return GroundedAnswer(raw, cited, False, "stopped", raw, cancelled=True)
+    if problem or timed_out:
+        note = problem or "the model ran out of time"
+        return GroundedAnswer(fallback.text, fallback.cited, True, note, raw, cancelled, timed_out)
+    return GroundedAnswer(raw, cited, False, "", raw)
+
+
+# ------------------------------------------------------------------------------------------ QA probe
+
+PROBE = (
+    {"question": "When did Ana adopt her kitten?", "answer": "7 May 2023", "evidence": [
+        {"text": "I adopted a tabby kitten yesterday! Her name is Miso.", "sender": "Ana", "when": "2023-05-08T13:00:00+00:00"},
+        {"text": "Lovely. I am training for the Boston marathon.", "sender": "Ben", "when": "2023-05-08T13:01:00+00:00"}]},
+    {"question": "Which marathon is Ben training for?", "answer": "the Boston marathon", "evidence": [
+        {"text": "Lovely. I am training for the Boston marathon.", "sender": "Ben", "when": "2023-05-08T13:01:00+00:00"},
+        {"text": "Good luck with the running.", "sender": "Ana", "when": "2023-05-08T13:02:00+00:00"}]},
+    {"question": "Where did Ben's sister move?", "answer": "Lisbon", "evidence": [
+        {"text": "My sister Clara moved to Lisbon last month.", "sender": "Ben", "when": "2023-06-20T10:00:00+00:00"},
+        {"text": "I started pottery classes on Tuesdays.", "sender": "Ana", "when": "2023-06-20T10:01:00+00:00"}]},
+    {"question": "What class did Ana start?", "answer": "pottery classes", "evidence": [
+        {"text": "I started pottery classes on Tuesdays.", "sender": "Ana", "when": "2023-06-20T10:01:00+00:00"},
+        {"text": "My sister Clara moved to Lisbon last month.", "sender": "Ben", "when": "2023-06-20T10:00:00+00:00"}]},
+)
+"""A small QA probe (made up here, LoCoMo-style): each question with its evidence and gold answer."""
+
+
+@dataclass
+class ProbeScore:
+    """Token F1 of the memory answerer and of a model on :data:`PROBE` (0..1), and the model's fallbacks."""
+
+    memory: float
+    model: float | None
+    fallbacks: int
+    n: int
+    detail: list[dict] = field(default_factory=list)
+
+    def describe(self) -> str:
+        if self.model is None:
+            return f"QA probe: memory answers F1 {self.memory:.2f} ({self.n} questions)."
+        return (f"QA probe: this model F1 {self.model:.2f} against {self.memory:.2f} for Kith's memory answers "
+                f"({self.n} questions; {self.fallbacks} of its answers failed the checks).")
+
+
+def token_f1(prediction: str, truth: str) -> float:
+    """SQuAD/LoCoMo-style token F1 (lower case, punctuation and articles dropped; Kith's light stemmer)."""
+    from collections import Counter
+
+    from core.extraction.text import stem
+
+    def toks(s):
+        s = re.sub(r"[^\w\s]", " ", s.lower())
+        return [stem(w) for w in s.split() if w not in ("a", "an", "the", "and")]
+    p, g = toks(prediction), toks(truth)
+    same = sum((Counter(p) & Counter(g)).values())
+    if not same:
+        return 0.0
+    prec, rec = same / len(p), same / len(g)
+    return 2 * prec * rec / (prec + rec)
+
+
+def run_probe(model=None, cancel: threading.Event | None = None) -> ProbeScore:
+    """Score the memory answerer (and ``model`` through the grounded path, when given) on :data:`PROBE`."""
+    mem_f1, mod_f1, fallbacks, detail = [], [], 0, []
+    for item in PROBE:
+        ev = [dict(e, kind="record") for e in item["evidence"]]
+        m = memory_answer(item["question"], ev)
+        mem_f1.append(token_f1(m.plain(), item["answer"]))
+        row = {"question": item["question"], "memory": m.plain()}
+        if model is not None:
+            g = grounded_answer(model, item["question"], ev, cancel=cancel)
+            fallbacks += int(g.fell_back)
+            text = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]", "", g.text)
+            mod_f1.append(token_f1(text, item["answer"]))
+            row.update(model=g.raw, fell_back=g.fell_back)
+        detail.append(row)
+    avg = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    return ProbeScore(avg(mem_f1), avg(mod_f1) if model is not None else None, fallbacks, len(PROBE), detail)

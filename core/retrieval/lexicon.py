@@ -1,0 +1,432 @@
+"""The episode lexicon: a persistent, incremental BM25 index over context windows (SQLite FTS5).
+
+Every live episode has one FTS5 row (rowid = episode id) with five columns:
+
+* ``own``   — the turn's words (:func:`tokens`: lower-cased, stopwords dropped, light-stemmed), its
+  sender's name, and the month and year its own time expressions resolve to ("last week" → "april 2023");
+* ``sent``  — the month and year it was sent;
+* ``near1``, ``near2``, ``near3`` — the ``own`` words of the turns 1, 2 and 3 positions away in the same
+  conversation (``Episode.session``, ordered by time, at most ``near_gap_s`` apart): context chunking.
+
+The query is an OR of the question's tokens, ranked by FTS5's ``bm25()`` (Robertson & Zaragoza 2009,
+k1 = 1.2, b = 0.75) with column weights ``1, sent_weight, *near``: FTS5 adds a term's column
+frequencies times their weights before saturation, so a neighbour's word counts as a fraction of an
+occurrence (BM25F-like).
+
+A side table ``lexdoc`` keeps each episode's conversation, time, sender and ``own`` words, so adding an
+episode rewrites only its own row and the rows of its (at most 2 × 3) neighbours: the cost of an
+addition does not grow with the archive.  ``lex_speaker`` maps name words to senders (the speaker
+boost); ``lex_stats`` counts documents (idf for the relevance features).
+
+Writers: :func:`add` (from ``EpisodicMemory.store_many``, inside its transaction), :func:`remove`
+(tombstoning, forgetting), :func:`rebuild` / :func:`missing` (``kith doctor``).  Readers:
+:func:`search`, :func:`docs`, :func:`speakers_named`, :func:`doc_freqs`.
+
+Every function takes a connection: a ``sqlite3.Connection`` or an SQLAlchemy ``Connection``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterable, Sequence
+
+from core import clock
+from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, stem
+from core.extraction.time_anchors import find_time_anchors
+from core.retrieval.config import CONFIG, LexiconConfig
+from core.store.search import STOPWORDS as SEARCH_STOPWORDS
+
+STOPWORDS = TEXT_STOPWORDS | SEARCH_STOPWORDS
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+COLUMNS = ("own", "sent", "near1", "near2", "near3")
+
+DDL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS episode_lex USING fts5(own, sent, near1, near2, near3, "
+    "tokenize='unicode61 remove_diacritics 0')",
+    "CREATE TABLE IF NOT EXISTS lexdoc (episode_id INTEGER PRIMARY KEY, session TEXT, t FLOAT, "
+    "speaker TEXT, own TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS ix_lexdoc_session ON lexdoc(session, t, episode_id)",
+    "CREATE TABLE IF NOT EXISTS lex_speaker (token TEXT NOT NULL, speaker TEXT NOT NULL, "
+    "PRIMARY KEY (token, speaker)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS lex_stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS episode_lex_vocab USING fts5vocab(episode_lex, 'col')",
+)
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 tokens of ``text``: lower-cased words (any script), stopwords and 1-letter words dropped,
+    light-stemmed (``core.extraction.text.stem``), in order, repeats kept."""
+    out = []
+    for w in _TOKEN.findall((text or "").lower().replace("’", "'").replace("'s", "")):
+        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
+            continue
+        out.append(stem(w))
+    return out
+
+
+def date_words(text: str, when: datetime | None) -> list[str]:
+    """The month and year of every time expression in ``text``, resolved against ``when`` (the message's
+    own time, UTC): "I went there last month" sent 8 May 2023 → ``["april", "2023"]``."""
+    if when is None:
+        return []
+    out = []
+    for a in find_time_anchors(text, when):
+        out += [MONTHS[a.day.month - 1], str(a.day.year)]
+    return out
+
+
+def own_tokens(text: str, speaker: str | None, when: datetime | None, cfg: LexiconConfig = CONFIG.lexicon) -> list[str]:
+    """The ``own`` column of a turn: its tokens, its sender's name tokens, its resolved dates."""
+    out = tokens(text)
+    if cfg.speaker and speaker:
+        out += tokens(speaker)
+    if cfg.dates and when is not None:
+        out += date_words(text or "", when)
+    return out
+
+
+def _sent(when: float | None) -> str:
+    if when is None:
+        return ""
+    d = datetime.fromtimestamp(when, tz=timezone.utc)
+    return f"{MONTHS[d.month - 1]} {d.year}"
+
+
+# ---------------------------------------------------------------------------------------- connections
+
+
+def _rows(conn, sql: str, params: Sequence = ()) -> list[tuple]:
+    if hasattr(conn, "exec_driver_sql"):
+        return [tuple(r) for r in conn.exec_driver_sql(sql, tuple(params)).fetchall()]
+    return conn.execute(sql, tuple(params)).fetchall()
+
+
+def _exec(conn, sql: str, params: Sequence = ()) -> None:
+    if hasattr(conn, "exec_driver_sql"):
+        conn.exec_driver_sql(sql, tuple(params))
+    else:
+        conn.execute(sql, tuple(params))
+
+
+def _many(conn, sql: str, rows: list[tuple]) -> None:
+    if not rows:
+        return
+    if hasattr(conn, "exec_driver_sql"):
+        conn.exec_driver_sql(sql, rows)
+    else:
+        conn.executemany(sql, rows)
+
+
+def ensure(conn) -> bool:
+    """Create the lexicon's tables if any is missing (``Database`` normally has: ``memory_schema.LexDoc`` …
+    and ``schema.EXTRA_DDL``); writes nothing when they exist.  Returns True when some were created."""
+    have = {r[0] for r in _rows(conn, "SELECT name FROM sqlite_master WHERE name IN "
+                                      "('lexdoc', 'lex_speaker', 'lex_stats', 'episode_lex', 'episode_lex_vocab')")}
+    if len(have) == 5:
+        return False
+    for ddl in DDL:
+        _exec(conn, ddl)
+    return True
+
+
+def backfill(conn) -> int:
+    """Index every live episode when the lexicon is empty but episodes exist (a data folder from before the
+    lexicon: once, at migration).  Returns episodes indexed."""
+    if _rows(conn, "SELECT 1 FROM lexdoc LIMIT 1") or not _rows(conn, "SELECT 1 FROM episode LIMIT 1"):
+        return 0
+    return rebuild(conn)
+
+
+def _ts(when) -> float | None:
+    if when is None:
+        return None
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    return clock.ensure_utc(when).timestamp()
+
+
+# ---------------------------------------------------------------------------------------- writing
+
+
+@dataclass
+class Turn:
+    """What the lexicon needs of an episode: id, conversation, UTC time, sender name, text."""
+
+    episode_id: int
+    session: str | None
+    when: datetime | None
+    speaker: str | None
+    text: str
+
+
+def add(conn, turns: Sequence[Turn], cfg: LexiconConfig = CONFIG.lexicon) -> int:
+    """Index new (or changed) episodes and refresh their neighbours' rows.
+
+    Cost: O(len(turns) × (1 + 2·span)) row writes and indexed lookups, whatever the archive's size.
+
+    Args:
+        conn: a connection inside the caller's transaction (the episode rows' own).
+        turns: the episodes (live ones; an id already indexed is replaced).
+
+    Returns:
+        FTS rows written (the turns' own and their neighbours').
+    """
+    if not turns:
+        return 0
+    rows = []
+    spk = set()
+    for t in turns:
+        own = own_tokens(t.text, t.speaker, clock.ensure_utc(t.when) if t.when else None, cfg)
+        rows.append((t.episode_id, t.session, _ts(t.when), t.speaker, " ".join(own)))
+        if t.speaker:
+            spk |= {(w, t.speaker) for w in tokens(t.speaker)}
+    ids = [r[0] for r in rows]
+    new = len(ids) - len(_rows(conn, f"SELECT episode_id FROM lexdoc WHERE episode_id IN ({_marks(ids)})", ids))
+    _many(conn, "INSERT OR REPLACE INTO lexdoc(episode_id, session, t, speaker, own) VALUES (?, ?, ?, ?, ?)", rows)
+    _many(conn, "INSERT OR IGNORE INTO lex_speaker(token, speaker) VALUES (?, ?)", sorted(spk))
+    _bump(conn, new)
+    affected = set(ids)
+    for eid, session, t, _s, _o in rows:
+        affected |= set(_neighbours(conn, session, t, eid, cfg, ids_only=True))
+    return _write_rows(conn, sorted(affected), cfg)
+
+
+def remove(conn, episode_ids: Iterable[int], cfg: LexiconConfig = CONFIG.lexicon) -> int:
+    """Take episodes out of the lexicon (tombstoned or forgotten) and rewrite their neighbours' rows, so
+    no document keeps a removed turn's words.  Returns the rows removed."""
+    ids = sorted({int(e) for e in episode_ids})
+    if not ids:
+        return 0
+    gone = _rows(conn, f"SELECT episode_id, session, t FROM lexdoc WHERE episode_id IN ({_marks(ids)})", ids)
+    if not gone:
+        return 0
+    affected: set[int] = set()
+    for eid, session, t in gone:
+        affected |= set(_neighbours(conn, session, t, eid, cfg, ids_only=True))
+    gids = [g[0] for g in gone]
+    _many(conn, "DELETE FROM episode_lex WHERE rowid = ?", [(e,) for e in gids])
+    _many(conn, "DELETE FROM lexdoc WHERE episode_id = ?", [(e,) for e in gids])
+    _bump(conn, -len(gids))
+    _write_rows(conn, sorted(affected - set(gids)), cfg)
+    return len(gids)
+
+
+def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig = CONFIG.lexicon,
+            batch: int = 2000) -> int:
+    """(Re)index the given episodes from the Episode rows (``None``: every live episode — a repair or a
+    migration, never part of an ordinary addition).  Tombstoned ids are removed instead.
+
+    Returns:
+        Episodes indexed.
+    """
+    ensure(conn)
+    if episode_ids is None:
+        wanted = [r[0] for r in _rows(conn, "SELECT id FROM episode WHERE tombstoned_at IS NULL ORDER BY id")]
+    else:
+        wanted = sorted({int(e) for e in episode_ids})
+    done = 0
+    for i in range(0, len(wanted), batch):
+        chunk = wanted[i:i + batch]
+        got = _rows(conn, (
+            "SELECT e.id, e.session, e.t_valid, en.canonical_name, e.text, e.tombstoned_at FROM episode e "
+            "LEFT JOIN record r ON r.id = e.record_id LEFT JOIN entity en ON en.id = r.sender_entity_id "
+            f"WHERE e.id IN ({_marks(chunk)})"), chunk)
+        dead = [g[0] for g in got if g[5] is not None] + sorted(set(chunk) - {g[0] for g in got})
+        remove(conn, dead, cfg)
+        live = [Turn(g[0], g[1], _dt(g[2]), g[3] or _chat_speaker(conn, g[0]), g[4] or "") for g in got if g[5] is None]
+        add(conn, live, cfg)
+        done += len(live)
+    return done
+
+
+def orphan_speakers(conn) -> list[str]:
+    """Senders whose name words are in the speaker table but who have no indexed turn any more."""
+    return [r[0] for r in _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "
+                                      "(SELECT DISTINCT speaker FROM lexdoc WHERE speaker IS NOT NULL)")]
+
+
+def drop_orphan_speakers(conn) -> int:
+    """Remove the name words of senders no indexed turn has any more (a forgotten person's name must not
+    stay in the speaker table).  Returns senders removed."""
+    got = orphan_speakers(conn)
+    for who in got:
+        _exec(conn, "DELETE FROM lex_speaker WHERE speaker = ?", (who,))
+    return len(got)
+
+
+def rewrite(conn, episode_ids: Iterable[int], cfg: LexiconConfig = CONFIG.lexicon) -> int:
+    """Rewrite the FTS rows of these (indexed) episodes and of their neighbours from ``lexdoc`` as it stands
+    (after its rows were put back by a restore).  Returns FTS rows written."""
+    ids = sorted({int(e) for e in episode_ids})
+    if not ids:
+        return 0
+    have = _rows(conn, f"SELECT episode_id, session, t FROM lexdoc WHERE episode_id IN ({_marks(ids)})", ids)
+    affected = {h[0] for h in have}
+    for eid, session, t in have:
+        affected |= set(_neighbours(conn, session, t, eid, cfg, ids_only=True))
+    return _write_rows(conn, sorted(affected), cfg)
+
+
+def optimize(conn) -> None:
+    """Merge the lexicon's FTS5 segments (a removed row's terms stay in older segments until a merge): the
+    purge runs it before ``VACUUM``."""
+    if _rows(conn, "SELECT 1 FROM sqlite_master WHERE name = 'episode_lex'"):
+        _exec(conn, "INSERT INTO episode_lex(episode_lex) VALUES('optimize')")
+
+
+def missing(conn, limit: int | None = None) -> list[int]:
+    """Live episodes the memory stage has signed but the lexicon lacks (what ``kith doctor`` repairs with
+    :func:`rebuild`), ascending.  Unsigned episodes are still pending: the memory stage indexes them."""
+    ensure(conn)
+    sql = ("SELECT e.id FROM episode e LEFT JOIN lexdoc d ON d.episode_id = e.id "
+           "WHERE e.tombstoned_at IS NULL AND e.signature_row IS NOT NULL AND d.episode_id IS NULL ORDER BY e.id")
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return [r[0] for r in _rows(conn, sql)]
+
+
+def stale(conn, limit: int | None = None) -> list[int]:
+    """Lexicon rows whose episode is gone or tombstoned (doctor removes them with :func:`remove`)."""
+    ensure(conn)
+    sql = ("SELECT d.episode_id FROM lexdoc d LEFT JOIN episode e ON e.id = d.episode_id "
+           "WHERE e.id IS NULL OR e.tombstoned_at IS NOT NULL ORDER BY d.episode_id")
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return [r[0] for r in _rows(conn, sql)]
+
+
+def _chat_speaker(conn, episode_id: int) -> str | None:
+    """The speaker of an episode with no record (said in chat): the speaker concept posted on it."""
+    got = _rows(conn, "SELECT c.label FROM conceptposting p JOIN concept c ON c.id = p.concept_id "
+                      "WHERE p.episode_id = ? AND p.role = 'speaker' LIMIT 1", (episode_id,))
+    return got[0][0] if got else None
+
+
+def _dt(v) -> datetime | None:
+    if v is None:
+        return None
+    return clock.ensure_utc(v if isinstance(v, datetime) else datetime.fromisoformat(str(v)))
+
+
+def _marks(ids: Sequence) -> str:
+    return ",".join("?" * len(ids))
+
+
+def _bump(conn, n: int) -> None:
+    if n:
+        _exec(conn, "INSERT INTO lex_stats(name, value) VALUES ('docs', ?) "
+                    "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", (n,))
+
+
+def _neighbours(conn, session, t, eid, cfg: LexiconConfig, ids_only=False):
+    """The live turns up to ``len(cfg.near)`` positions before and after (session, t, eid), nearest first:
+    ``[(distance, episode id, own)]`` (or ids only)."""
+    span = len(cfg.near)
+    if session is None or t is None or not span:
+        return []
+    before = _rows(conn, "SELECT episode_id, t, own FROM lexdoc WHERE session = ? AND (t, episode_id) < (?, ?) "
+                         "ORDER BY t DESC, episode_id DESC LIMIT ?", (session, t, eid, span))
+    after = _rows(conn, "SELECT episode_id, t, own FROM lexdoc WHERE session = ? AND (t, episode_id) > (?, ?) "
+                        "ORDER BY t, episode_id LIMIT ?", (session, t, eid, span))
+    out = []
+    for side in (before, after):
+        for d, (nid, nt, own) in enumerate(side, 1):
+            if abs(nt - t) > cfg.near_gap_s:
+                break
+            out.append(nid if ids_only else (d, nid, own))
+    return out
+
+
+def _write_rows(conn, ids: list[int], cfg: LexiconConfig) -> int:
+    if not ids:
+        return 0
+    docs = {r[0]: r[1:] for r in _rows(conn, f"SELECT episode_id, session, t, own FROM lexdoc "
+                                             f"WHERE episode_id IN ({_marks(ids)})", ids)}
+    out = []
+    for eid in ids:
+        if eid not in docs:
+            continue
+        session, t, own = docs[eid]
+        near = [[] for _ in cfg.near]
+        for d, _nid, nown in _neighbours(conn, session, t, eid, cfg):
+            near[d - 1].append(nown)
+        cols = [own, _sent(t)] + [" ".join(x) for x in near] + [""] * (3 - len(near))
+        out.append((eid, *cols[:5]))
+    _many(conn, "DELETE FROM episode_lex WHERE rowid = ?", [(r[0],) for r in out])
+    _many(conn, "INSERT INTO episode_lex(rowid, own, sent, near1, near2, near3) VALUES (?, ?, ?, ?, ?, ?)", out)
+    return len(out)
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+def match_expression(query_tokens: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression OR-ing the (distinct) tokens, each quoted; None when there are none."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in uniq)
+
+
+def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFIG.lexicon) -> list[tuple[int, float]]:
+    """The best ``n`` episodes for the tokens by BM25 over the five columns: ``[(episode id, score > 0)]``,
+    best first (FTS5's ``bm25()`` is negated so higher is better)."""
+    expr = match_expression(query_tokens)
+    if expr is None:
+        return []
+    weights = ", ".join(f"{w:g}" for w in (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near)))))
+    rows = _rows(conn, f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
+                       "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (expr, int(n)))
+    return [(int(r[0]), -float(r[1])) for r in rows]
+
+
+def docs(conn, episode_ids: Sequence[int]) -> dict[int, tuple[str | None, str]]:
+    """``{episode id: (speaker, own words)}`` for the indexed ones among ``episode_ids``."""
+    ids = list(episode_ids)
+    if not ids:
+        return {}
+    return {r[0]: (r[1], r[2]) for r in _rows(conn, f"SELECT episode_id, speaker, own FROM lexdoc "
+                                                    f"WHERE episode_id IN ({_marks(ids)})", ids)}
+
+
+def doc_count(conn) -> int:
+    """Documents in the lexicon."""
+    got = _rows(conn, "SELECT value FROM lex_stats WHERE name = 'docs'")
+    return int(got[0][0]) if got else 0
+
+
+def doc_freqs(conn, query_tokens: Sequence[str]) -> dict[str, int]:
+    """How many turns hold each token in their ``own`` column."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return {}
+    got = {r[0]: int(r[1]) for r in _rows(conn, f"SELECT term, doc FROM episode_lex_vocab WHERE col = 'own' "
+                                                f"AND term IN ({_marks(uniq)})", uniq)}
+    return {t: got.get(t, 0) for t in uniq}
+
+
+def idf(df: int, n: int) -> float:
+    """BM25's idf, ``ln(1 + (n − df + 0.5) / (df + 0.5))`` (Robertson & Zaragoza 2009; always > 0)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def speakers_named(conn, query_tokens: Sequence[str]) -> list[str]:
+    """Senders whose name words occur in the question, in the order the question first names them."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return []
+    got = _rows(conn, f"SELECT token, speaker FROM lex_speaker WHERE token IN ({_marks(uniq)})", uniq)
+    first: dict[str, int] = {}
+    for tok, who in got:
+        pos = uniq.index(tok)
+        first[who] = min(first.get(who, pos), pos)
+    return sorted(first, key=lambda w: (first[w], w))
+
+
+def several_speakers(conn) -> bool:
+    """True when the lexicon holds turns from at least two senders."""
+    return len(_rows(conn, "SELECT DISTINCT speaker FROM lex_speaker LIMIT 2")) >= 2

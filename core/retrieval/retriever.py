@@ -1,0 +1,426 @@
+"""The one retriever: a question in, ranked evidence and the facts it supports out.
+
+``ask``, the chat (terminal and window) and the benchmarks all call :func:`retrieve` (through
+``app.memory.recall``).  Query-time work is done once: the caller encodes the question once (as the
+owner's third person, ``app.memory.owner_view``: one owner lookup), the retriever queries Chroma once
+and SQLite through one connection, and writes nothing — the attention trace it returns is written
+by the caller's writer thread.
+
+Steps:
+
+1. **Rankings** (each computed only when its weight in :data:`~core.retrieval.config.CONFIG` is > 0):
+   ``lex`` — the episode lexicon (FTS5 BM25 over context windows, ``core/retrieval/lexicon.py``);
+   ``dense`` — Chroma's nearest record vectors; ``gist`` — the HDC gist signatures (seed 001).
+2. **Fusion**: weighted reciprocal rank fusion (``core/retrieval/fusion.py``).
+3. **Boosts**: the messages of the first sender the question names (× (1 + speaker_boost)); seed
+   001's goal bias against the active goals.
+4. **Filters** on the hydrated rows: tombstoned episodes, records, entities and facts; ``as_of``
+   (valid and recorded by then, not yet superseded); questions asked in chat are never evidence.
+5. **Current before superseded**: a turn whose facts were all superseded (seed 002) is placed after the
+   turn that supersedes them (fetched when it was not found), and the facts are attached: current ones
+   as answers, superseded ones as history.
+6. **Relevance**: each hit's calibrated relevance (``core/retrieval/relevance.py``) and seed 001's tier
+   and confidence (``core/retrieval/tiers.py``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Sequence
+
+import numpy as np
+
+from core import clock, hdc
+from core.retrieval import lexicon, relevance as rel
+from core.retrieval.config import CONFIG, RetrievalConfig
+from core.retrieval.fusion import rrf
+from core.store.collections import RECORDS
+from core.store.schema import Entity, Fact, Record
+
+_HAS_TOMB = {name: "tombstoned_at" in model.__table__.columns
+             for name, model in (("record", Record), ("fact", Fact), ("entity", Entity))}
+
+
+@dataclass
+class Hit:
+    """One retrieved turn (an episode: a message, photo, memo, or something said in chat).
+
+    Attributes:
+        episode_id / record_id: the episode and its record (None for chat statements).
+        text, when (UTC), session, provenance, speaker (sender's name or None), kind (record kind or "chat").
+        score: the fused score after boosts.  rank: 1-based position.
+        relevance: calibrated P(evidence) in [0, 1].  features: what it was computed from.
+        sources: the rankings that found it (``lex``, ``dense``, ``gist``, ``supersedes``).
+        tier, confidence, low_confidence, why: seed 001's cascade labels for the hit.
+        facts: ids of the attached facts this turn is evidence for.
+    """
+
+    episode_id: int
+    record_id: int | None
+    text: str
+    when: datetime | None
+    session: str | None
+    provenance: str
+    speaker: str | None
+    kind: str
+    score: float
+    rank: int = 0
+    relevance: float = 0.0
+    features: dict = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+    tier: str = "D"
+    confidence: float = 0.0
+    low_confidence: bool = True
+    why: str = ""
+    facts: list[int] = field(default_factory=list)
+
+
+@dataclass
+class FactHit:
+    """A fact attached to the hits: ``current`` ones answer, superseded ones are history.
+
+    Attributes:
+        fact_id, subject_id, subject (name), domain, category, key, value, statement, confidence.
+        valid_from / valid_to: UTC validity (``valid_to`` set once superseded).
+        current: True when it holds now (or at ``as_of``).  superseded_by: the fact that replaced it.
+        evidence: record ids it rests on.  relevance: the best relevance among its evidence hits.
+    """
+
+    fact_id: int
+    subject_id: int
+    subject: str
+    domain: str
+    category: str
+    key: str
+    value: str
+    statement: str
+    confidence: float
+    valid_from: datetime | None
+    valid_to: datetime | None
+    current: bool
+    superseded_by: int | None
+    evidence: list[int] = field(default_factory=list)
+    relevance: float = 0.0
+
+
+@dataclass
+class Retrieval:
+    """What :func:`retrieve` found: ``hits`` best first (all of them: the caller applies the relevance
+    threshold), ``facts`` (current first), ``rankings`` (ids per ranking), ``trace`` (for the attention
+    trace), ``timings`` (ms per step)."""
+
+    question: str
+    hits: list[Hit]
+    facts: list[FactHit]
+    rankings: dict[str, list[int]]
+    trace: dict
+    timings: dict[str, float]
+
+    def shown(self, threshold: float | None = None) -> list[Hit]:
+        """The hits shown: at or above the relevance threshold (default: the configured one), or in seed
+        001's exact tier A (the turn holds every concept of the question)."""
+        t = CONFIG.relevance.threshold if threshold is None else threshold
+        return [h for h in self.hits if is_shown(h, t)]
+
+
+def is_shown(hit: Hit, threshold: float) -> bool:
+    """Whether a hit is shown: relevance ≥ ``threshold``; or, unless the threshold is 0 or 1, an exact match
+    — seed 001's tier A, or a turn holding every word of a question of two words or more (the relevance model
+    was fitted on chit-chat, where shared words say little; a message with all of them is relevant)."""
+    if hit.relevance >= threshold:
+        return True
+    if not 0.0 < threshold < 1.0:
+        return False
+    return hit.tier == "A" or (hit.features.get("coverage", 0.0) >= 1.0 and hit.features.get("question_words", 0) >= 2)
+
+
+def _marks(ids: Sequence) -> str:
+    return ",".join("?" * len(ids))
+
+
+def _dt(v) -> datetime | None:
+    if v is None:
+        return None
+    return clock.ensure_utc(v if isinstance(v, datetime) else datetime.fromisoformat(str(v)))
+
+
+_EP_SQL = (
+    "SELECT e.id, e.record_id, e.text, e.t_valid, e.t_recorded, e.session, e.provenance, e.superseded_by, "
+    "e.signature_row, r.kind, en.canonical_name, {rtomb}, {etomb}, sup.t_valid "
+    "FROM episode e LEFT JOIN record r ON r.id = e.record_id "
+    "LEFT JOIN entity en ON en.id = r.sender_entity_id "
+    "LEFT JOIN episode sup ON sup.id = e.superseded_by "
+    "WHERE e.id IN ({marks}) AND e.tombstoned_at IS NULL")
+
+
+def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]:
+    """Episode rows for ``ids`` that recall may return (live, as of ``as_of``, not superseded)."""
+    if not ids:
+        return {}
+    sql = _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
+                         etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", marks=_marks(ids))
+    t = clock.ensure_utc(as_of) if as_of is not None else None
+    out = {}
+    for (eid, rid, text, tv, tr, session, prov, sup_by, row, kind, sender, rtomb, etomb, sup_t) in \
+            cur.execute(sql, list(ids)):
+        if rtomb is not None or etomb is not None:
+            continue
+        if (prov or "").endswith("#question"):  # a question asked in chat is never an answer
+            continue
+        tv, tr = _dt(tv), _dt(tr)
+        if t is not None:  # valid time: what was true then (Kith may have learned it later)
+            if tv is not None and tv > t:
+                continue
+            if sup_by is not None and sup_t is not None and _dt(sup_t) <= t:
+                continue
+        elif sup_by is not None:
+            continue
+        out[eid] = {"record_id": rid, "text": text or "", "when": tv, "session": session, "provenance": prov or "",
+                    "row": row, "kind": kind or "chat", "speaker": sender}
+    return out
+
+
+def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
+             config: RetrievalConfig = CONFIG, exclude_text: str | None = None) -> Retrieval:
+    """Retrieve evidence for ``question``.
+
+    Args:
+        db: the ``core.store.db.Database``.
+        vectors: the ``core.store.vectors.VectorStore`` (queried once, collection ``records``).
+        mem: the ``core.memory.episodes.EpisodicMemory`` (signature files; its index only for ``gist``).
+        question: the question as the owner's third person (``app.memory.owner_view``), non-empty.
+        vector: its embedding, ``float32 (384,)``, unit length.
+        k: hits returned (all relevances; the caller shows those above the threshold).
+        as_of: answer as of this UTC time, in valid time (turns from later, and turns and facts superseded
+            by then, are left out; facts true then are current).
+        config: the retrieval configuration (default :data:`CONFIG`).
+        exclude_text: a text never returned as its own answer (the message being answered).
+
+    Returns:
+        :class:`Retrieval`.
+
+    Raises:
+        ValueError: the question is empty.
+    """
+    question = (question or "").strip()
+    if not question:
+        raise ValueError("retrieve needs a question")
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    w = config.weights
+    pool = config.pool
+    qtok = lexicon.tokens(question)
+    rankings: dict[str, list[int]] = {}
+    cosine: dict[int, float] = {}  # episode id → dense cosine
+    raw = db.engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        if w.get("lex", 0):
+            rankings["lex"] = [e for e, _ in lexicon.search(cur, qtok, pool, config.lexicon)]
+        timings["lex"] = (time.perf_counter() - t0) * 1000
+        if w.get("dense", 0):
+            t1 = time.perf_counter()
+            dense = [(int(i.split(":", 1)[1]), 1.0 - float(d)) for i, d in vectors.query(RECORDS, vector, pool)]
+            rid_ep = {}
+            if dense:
+                rids = [r for r, _ in dense]
+                rid_ep = dict(cur.execute(f"SELECT record_id, id FROM episode WHERE record_id IN ({_marks(rids)})",
+                                          rids).fetchall())
+            rankings["dense"] = []
+            for rid, cos in dense:
+                e = rid_ep.get(rid)
+                if e is not None:
+                    rankings["dense"].append(e)
+                    cosine[e] = cos
+            timings["dense"] = (time.perf_counter() - t1) * 1000
+        gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
+        if w.get("gist", 0):
+            from core.memory.recall import gist_ranking
+
+            t1 = time.perf_counter()
+            rankings["gist"] = [e for e, _ in gist_ranking(mem, gist_q, pool, as_of)]
+            timings["gist"] = (time.perf_counter() - t1) * 1000
+        t1 = time.perf_counter()
+        fused = rrf(rankings, w, k=config.fusion_k)
+        cand = [e for e, _ in fused[: max(pool, 3 * k)]]
+        rows = _hydrate(cur, cand, as_of)
+        if exclude_text:
+            ex = exclude_text.strip().casefold()
+            rows = {e: r for e, r in rows.items() if r["text"].strip().casefold() != ex}
+        scores = {e: s for e, s in fused if e in rows}
+        # the first sender the question names: their own messages answer "what does Melanie do …"
+        boosted = None
+        if config.speaker_boost and scores:
+            named = lexicon.speakers_named(cur, qtok)
+            if named and lexicon.several_speakers(cur):
+                boosted = named[0]
+                for e in scores:
+                    if rows[e]["speaker"] == boosted:
+                        scores[e] *= 1.0 + config.speaker_boost
+        goal_sig = _goal_bundle(cur)
+        if goal_sig is not None and config.goal_bias_weight and scores:
+            es = [e for e in scores if rows[e]["row"] is not None]
+            if es:
+                sims = hdc.similarity(goal_sig, mem.structured.get([rows[e]["row"] for e in es]))
+                for e, sim in zip(es, np.atleast_1d(sims)):
+                    scores[e] *= 1.0 + config.goal_bias_weight * max(0.0, 2.0 * (float(sim) - 0.5))
+        order = sorted(scores, key=lambda e: -scores[e])
+        timings["fuse"] = (time.perf_counter() - t1) * 1000
+        t1 = time.perf_counter()
+        facts, order, rows, added, lift = _facts_and_supersession(cur, order[: max(k, 1) * 2], rows, as_of, qtok)
+        order = order[:k]
+        timings["facts"] = (time.perf_counter() - t1) * 1000
+        t1 = time.perf_counter()
+        found = {e: tuple(name for name, lst in rankings.items() if e in lst) for e in order}
+        for e in added:
+            found[e] = found.get(e, ()) + ("supersedes",)
+        hits = [Hit(e, rows[e]["record_id"], rows[e]["text"], rows[e]["when"], rows[e]["session"],
+                    rows[e]["provenance"], rows[e]["speaker"], rows[e]["kind"], float(scores.get(e, 0.0)), i,
+                    sources=found[e]) for i, e in enumerate(order, 1)]
+        for h in hits:
+            h.facts = [f.fact_id for f in facts if h.record_id is not None and h.record_id in f.evidence]
+        rel.score_hits(cur, mem, hits, rows, qtok, gist_q, cosine, set(rankings.get("lex", [])),
+                       set(rankings.get("dense", [])), config.relevance)
+        from core.retrieval.tiers import classify
+
+        classify(cur, mem, question, gist_q, hits, rows)
+        by_ep = {h.episode_id: h for h in hits}
+        for new, old in lift.items():  # what replaced a relevant fact answers the same question, now
+            if new in by_ep and old in by_ep and by_ep[old].relevance > by_ep[new].relevance:
+                by_ep[new].relevance = by_ep[old].relevance
+                by_ep[new].features["lifted_from"] = old
+        for f in facts:
+            f.relevance = max([h.relevance for h in hits if h.record_id in f.evidence] or [0.0])
+        for f in facts:  # the other photos of a relevant visit substantiate it: shown with it
+            if f.current and f.domain in ("places", "events"):
+                for h in hits:
+                    if h.record_id in f.evidence and h.relevance < f.relevance:
+                        h.relevance = f.relevance
+                        h.features["lifted_by_fact"] = f.fact_id
+        timings["relevance"] = (time.perf_counter() - t1) * 1000
+    finally:
+        raw.close()
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    trace = {"query": question[:500], "as_of": as_of.isoformat() if as_of else None,
+             "rankings": {n: lst[:10] for n, lst in rankings.items()}, "speaker_boost": boosted,
+             "matches": [{"episode": h.episode_id, "tier": h.tier, "confidence": round(h.confidence, 4),
+                          "relevance": round(h.relevance, 4), "score": round(h.score, 6), "why": h.why}
+                         for h in hits], "elapsed_ms": round(timings["total"], 3)}
+    return Retrieval(question, hits, facts, rankings, trace, timings)
+
+
+def _goal_bundle(cur) -> np.ndarray | None:
+    """The bundle of the active goals' signatures (seed 001), or None when no goal is active."""
+    try:
+        sigs = [r[0] for r in cur.execute("SELECT signature FROM goal WHERE state = 'active'").fetchall() if r[0]]
+    except Exception:  # the goal table is created with the memory tables; absent in a bare store
+        return None
+    if not sigs:
+        return None
+    return hdc.bundle(np.stack([np.frombuffer(s, dtype=np.uint8) for s in sigs]))
+
+
+_META_CATEGORIES = frozenset({"correspondence", "contact"})
+"""Facts every message is evidence for (who wrote to whom, which address): attached only when the
+question asks about them (shares a word with them)."""
+
+
+def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of, qtok):
+    """Attach the facts the hits are evidence for and put current before superseded (seed 002).
+
+    Returns (facts, new order, rows (with any fetched turn), episode ids fetched, {successor turn: the
+    superseded turn it was placed before})."""
+    rids = [rows[e]["record_id"] for e in order if rows[e]["record_id"] is not None]
+    if not rids:
+        return [], order, rows, [], {}
+    ftomb = "f.tombstoned_at" if _HAS_TOMB["fact"] else "NULL"
+    stomb = "en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL"
+    sql = ("SELECT ev.record_id, f.id, f.subject_entity_id, en.canonical_name, f.domain, f.category, f.key, "
+           f"f.value, f.statement, f.confidence, f.valid_from, f.valid_to, f.superseded_by, {ftomb}, {stomb} "
+           "FROM evidence ev JOIN fact f ON f.id = ev.fact_id JOIN entity en ON en.id = f.subject_entity_id "
+           "WHERE ev.record_id IN ({})")
+    q = set(qtok)
+    facts: dict[int, object] = {}
+    by_record: dict[int, list[int]] = {}
+    t = clock.ensure_utc(as_of) if as_of is not None else None
+
+    def load(record_ids):
+        for (rid, fid, sid, sname, dom, cat, key, val, stmt, conf, vf, vt, sup, ftb, stb) in \
+                cur.execute(sql.format(_marks(record_ids)), list(record_ids)).fetchall():
+            if ftb is not None or stb is not None:
+                continue
+            vf, vt = _dt(vf), _dt(vt)
+            if t is not None and vf is not None and vf > t:
+                continue
+            if cat in _META_CATEGORIES and not (q & set(lexicon.tokens(f"{key} {val} {stmt}")) - set(lexicon.tokens(sname))):
+                continue
+            current = sup is None if t is None else (vt is None or vt > t)
+            f = facts.get(fid)
+            if f is None:
+                f = facts[fid] = FactHit(fid, sid, sname, dom, cat, key, val, stmt, float(conf), vf, vt, current,
+                                         sup)
+            if rid not in f.evidence:
+                f.evidence.append(rid)
+            by_record.setdefault(rid, []).append(fid)
+    load(rids)
+    # follow each superseded fact to the one that holds now (or at as_of), and its evidence
+    added: list[int] = []
+    successors: dict[int, int] = {}
+    for f in list(facts.values()):
+        if f.current or f.superseded_by is None:
+            continue
+        nxt, seen = f.superseded_by, {f.fact_id}
+        while nxt is not None and nxt not in seen:
+            seen.add(nxt)
+            row = cur.execute("SELECT id, superseded_by, valid_to FROM fact WHERE id = ?", (nxt,)).fetchone()
+            if row is None:
+                nxt = None
+                break
+            vt = _dt(row[2])
+            if (t is None and row[1] is None) or (t is not None and (vt is None or vt > t)):
+                break
+            nxt = row[1]
+        if nxt is None:
+            continue
+        successors[f.fact_id] = nxt
+        if nxt not in facts:
+            ev = [r[0] for r in cur.execute("SELECT record_id FROM evidence WHERE fact_id = ?", (nxt,)).fetchall()]
+            if ev:
+                load(ev)
+    # the turns that are evidence of a current successor, fetched when recall did not find them
+    need = {r for fid in successors.values() if fid in facts for r in facts[fid].evidence}
+    have = {rows[e]["record_id"]: e for e in rows}
+    missing = sorted(need - set(have))
+    if missing:
+        eps = [r[0] for r in cur.execute(f"SELECT id FROM episode WHERE record_id IN ({_marks(missing)})",
+                                         missing).fetchall()]
+        more = _hydrate(cur, eps, as_of)
+        rows = {**rows, **more}
+        have.update({r["record_id"]: e for e, r in more.items()})
+    # current before superseded: a turn that is evidence of a superseded fact goes after the turn that is
+    # evidence for its successor
+    order = list(order)
+    lift: dict[int, int] = {}
+    for e in list(order):
+        rid = rows[e]["record_id"]
+        fids = [f for f in by_record.get(rid, []) if not facts[f].current]
+        if not fids:
+            continue
+        succ_turns = [have[r] for f in fids if f in successors and successors[f] in facts
+                      for r in facts[successors[f]].evidence if r in have]
+        for s in succ_turns:
+            lift.setdefault(s, e)
+            pos = order.index(e)
+            if s in order:
+                if order.index(s) > pos:
+                    order.remove(s)
+                    order.insert(pos, s)
+            else:
+                order.insert(pos, s)
+                added.append(s)
+    shown = {rows[e]["record_id"] for e in order}
+    ordered = sorted((f for f in facts.values() if set(f.evidence) & shown),
+                     key=lambda f: (not f.current, min(order.index(have[r]) for r in f.evidence if r in have
+                                                       and have[r] in order)))
+    return ordered, order, rows, added, lift

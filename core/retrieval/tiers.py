@@ -1,0 +1,76 @@
+"""Seed 001's tiers for retrieved turns: what the tiered cascade (``core/memory/recall.py``) would say of
+each hit — A exact, B structured similarity, C gist, D nearest — with its confidence band, computed for
+the hits alone.
+
+The cascade's own ranking did not earn a weight in the fusion (LoCoMo dev: adding it lowered R@10), so
+it no longer runs on every question; it supplies what it is for: each hit's tier and confidence.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from core import hdc
+from core.extraction import extract, normalize_label
+from core.memory.episodes import entity_key, term_key
+from core.memory.recall import B_BAND, B_MIN_SIM, C_BAND, C_MIN_COS, D_MAX, _band, _ngrams, make_cue
+
+
+def cue_for(cur, question: str):
+    """Seed 001's cue for ``question`` (``core.memory.recall.make_cue``), looking up only the concepts
+    the question could name (its 1–3-grams, entities and terms) instead of loading every concept."""
+    ex = extract(question)
+    keys = {entity_key(g) for g in _ngrams(question)} | {entity_key(normalize_label(e)) for e in ex.entities}
+    keys |= {term_key(t) for t in ex.terms}
+    keys = sorted(keys)
+    known = {}
+    for i in range(0, len(keys), 500):
+        part = keys[i:i + 500]
+        known.update(dict(cur.execute(f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN "
+                                      f"({','.join('?' * len(part))})", part).fetchall()))
+    return make_cue(SimpleNamespace(index=SimpleNamespace(concepts=known)), question, None)
+
+
+def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict) -> None:
+    """Set ``tier``, ``confidence``, ``low_confidence`` and ``why`` on each hit (in place), with the
+    cascade's thresholds and bands (``core.memory.recall``)."""
+    if not hits:
+        return
+    cue = cue_for(cur, question)
+    ids = [h.episode_id for h in hits]
+    posted: dict[int, set[int]] = {}
+    if cue.concept_ids and not cue.unknown:
+        marks = ",".join("?" * len(ids))
+        cmarks = ",".join("?" * len(cue.concept_ids))
+        for eid, cid in cur.execute(f"SELECT episode_id, concept_id FROM conceptposting WHERE episode_id IN "
+                                    f"({marks}) AND concept_id IN ({cmarks})", ids + list(cue.concept_ids)):
+            posted.setdefault(eid, set()).add(cid)
+    want = set(cue.concept_ids)
+    sig_rows = [rows[h.episode_id]["row"] for h in hits]
+    ok = [r is not None and r < len(mem.structured) for r in sig_rows]
+    sims, coss = {}, {}
+    if any(ok):
+        good = [r for r, g in zip(sig_rows, ok) if g]
+        s = np.atleast_1d(hdc.similarity(cue.structured, mem.structured.get(good)))
+        c = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, mem.gists.get(good))) / hdc.DIM)
+        j = 0
+        for h, g in zip(hits, ok):
+            if g:
+                sims[h.episode_id], coss[h.episode_id] = float(s[j]), float(c[j])
+                j += 1
+    for h in hits:
+        sim, cos = sims.get(h.episode_id, 0.0), coss.get(h.episode_id, 0.0)
+        if want and posted.get(h.episode_id, set()) >= want:
+            h.tier, h.confidence, h.low_confidence = "A", 1.0, False
+            h.why = f"indexed under every cue concept ({len(want)})"
+        elif sim >= B_MIN_SIM:
+            h.tier, h.confidence, h.low_confidence = "B", _band(sim, B_MIN_SIM, 1.0, B_BAND), False
+            h.why = f"structured similarity {sim:.3f}"
+        elif cos >= C_MIN_COS:
+            h.tier, h.confidence, h.low_confidence = "C", _band(cos, C_MIN_COS, 1.0, C_BAND), False
+            h.why = f"gist cosine ≈ {cos:.2f}"
+        else:
+            h.tier, h.confidence, h.low_confidence = "D", D_MAX * max(cos, 0.0), True
+            h.why = f"nearest by gist, cosine ≈ {cos:.2f}"
+        h.why += " · found by " + (", ".join(h.sources) or "fusion")
