@@ -609,6 +609,9 @@ def _finish_purge_on_writer(c: Container) -> dict:
     with svc._lock:
         dropped = memory.compact(svc.mem)
     kept = {name: c.vectors.rebuild(name) for name in (RECORDS, FACTS)}
+    # Close the client first: an index of a deleted collection still in its memory can be written back to
+    # disk when the client lets it go (seen, rarely: a purged vector back in a recreated segment folder).
+    c.vectors.close()
     segments = c.vectors.drop_orphan_segments()
     c.vectors.vacuum()
     _vacuum(c)  # before the ops are marked done: a crash here leaves them "purging", so resume_pending vacuums again
