@@ -487,8 +487,52 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
 
 
 def _people_text(rec) -> str:
+    card = (rec.attrs or {}).get("card") if rec.kind == "contact" else None
+    if isinstance(card, dict):  # a contact card: every name it gives the person (FTS "people" column)
+        return " ".join(dict.fromkeys([*card.get("names", []), *card.get("nicknames", [])])).strip()
     parties = ([rec.sender] if rec.sender else [])
     return " ".join(filter(None, ((p.name or "") + " " + (p.address or "") for p in parties))).strip()
+
+
+def card_facts(rec, record_id: int, entity_id: int, name: str) -> list:
+    """The facts a contact card states about its person (``attrs["card"]``, ``ingestors/contacts.py``):
+    employer and job title (domain ``work``, category ``employment``), department, and birthday
+    (``identity``/``birthday``, ``"YYYY-MM-DD"`` or ``"--MM-DD"``), each "as of" the card's ``REV`` or the
+    file's export time, with confidence 0.9 (the person's own address book; seed 002's facts pipeline
+    dedupes and supersedes them as any other: an edited card's new employer supersedes the old one).
+
+    Returns:
+        ``core.graph.facts.FactDraft`` items (none for an organisation's card).
+    """
+    from datetime import datetime
+
+    from core.graph.facts import FactDraft, as_of_statement
+
+    card = (rec.attrs or {}).get("card") or {}
+    if card.get("kind") == "organisation":
+        return []
+    try:
+        when = datetime.fromisoformat(card["as_of"]) if card.get("as_of") else None
+    except ValueError:
+        when = None
+    where = f"contact card {card.get('contact_id', '')}"
+    out = []
+
+    def add(category: str, key: str, value: str, sentence: str, excerpt: str, domain: str = "work") -> None:
+        out.append(FactDraft(subject_id=entity_id, domain=domain, category=category, key=key, value=value,
+                             statement=as_of_statement(when, sentence), confidence=0.9, valid_from=when,
+                             record_id=record_id, excerpt=f"{excerpt} ({where})"))
+    if card.get("org"):
+        add("employment", "employer", card["org"], f"{name} works at {card['org']}.", f"ORG: {card['org']}")
+    if card.get("title"):
+        add("employment", "title", card["title"], f"{name}'s job title is {card['title']}.", f"TITLE: {card['title']}")
+    if card.get("department"):
+        add("employment", "department", card["department"], f"{name} works in {card['department']}.",
+            f"ORG: {card.get('org', '')}; {card['department']}")
+    if card.get("birthday"):
+        b = card["birthday"]
+        add("birthday", "birthday", b, f"{name}'s birthday is {b.lstrip('-')}.", f"BDAY: {b}", domain="identity")
+    return out
 
 
 class EntityCache:
@@ -509,8 +553,9 @@ class EntityCache:
 def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | None,
                  names=None, extractor=None, recipients: Sequence[tuple[int, str]] = (),
                  repeating: list | None = None, entities: EntityCache | None = None) -> None:
-    """Deterministic facts: a sender's email address; a photo taken at a place; and what the text says
-    about its writer, their relatives and named people (core/extraction/personal_facts.py).
+    """Deterministic facts: a sender's email address; a photo taken at a place; what the text says
+    about its writer, their relatives and named people (core/extraction/personal_facts.py); and what a
+    contact card states about its person (:func:`card_facts`).
 
     ``repeating``: when given, the facts every message repeats (who wrote to whom, a sender's address)
     are appended to it as drafts, for the caller to write once per batch (``core.graph.facts.write_facts``)."""
@@ -526,6 +571,11 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
 
     entities = entities or EntityCache(s)
     speaker = entities.get(sender_id)
+    if rec.kind == "contact":  # a card states facts in fields, not sentences: no text extraction
+        if speaker is not None:
+            for draft in card_facts(rec, record_id, speaker.id, speaker.canonical_name):
+                write_fact(s, draft)
+        return
     if rec.text and rec.kind != "photo":
         candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))

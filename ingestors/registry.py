@@ -31,6 +31,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.telegram", "TelegramIngestor"),
     ("ingestors.messenger", "MessengerIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
+    ("ingestors.contacts", "VCardIngestor"),
 )
 _ingestors: list[Ingestor] | None = None
 

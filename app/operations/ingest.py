@@ -32,6 +32,7 @@ from ingestors.registry import expand_inputs, ingestor_for, read_head, unsupport
 
 ProgressFn = Callable[[IngestProgress], None]
 GMAIL_FILTERED = frozenset({"spam", "trash", "category promotions"})
+ADDRESS_BOOK_SUFFIXES = frozenset({".vcf", ".vcard"})  # read first (ingestors/contacts.py)
 
 
 def _file_hash(path: Path) -> str:
@@ -174,7 +175,7 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
     Args:
         c: the services.
         paths: files, folders (walked recursively; hidden files skipped) and zip archives (read like
-            folders, member by member: ``ingestors.archives``).  A path that is missing, unreadable or a
+            folders, member by member: ``ingestors.archives``).  Address books (``.vcf``) are read first.  A path that is missing, unreadable or a
             symbolic link loop is one error in the report; the others are still read.
         progress: called after each batch and each file with an :class:`IngestProgress`.
         cancel: when set, the import stops after the current batch; what was written stays.
@@ -189,6 +190,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
     """
     report = IngestReport()
     files, problems = expand_inputs(paths)  # absolute: sources are cited by absolute path
+    # Address books first: every message after them resolves against the person's own contact cards
+    # (a card read later still joins what came before: core.graph.contacts).
+    files.sort(key=lambda p: p.suffix.lower() not in ADDRESS_BOOK_SUFFIXES)
     report.errors += [IngestError(given, reason) for given, reason in problems]
     _quarantine(c, report.errors)
     total = [len(files)]

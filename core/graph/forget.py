@@ -302,7 +302,95 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
             (eps if mentions == "remove" else red_eps).add(int(row[0]))
     sc.episodes = sorted(eps)
     sc.redact_episodes = sorted(red_eps - eps)
+    sc.card_aliases, sc.card_marks, sc.card_names = card_leftovers(conn, sc, region)
     return sc, red
+
+
+def _card(attrs) -> dict:
+    try:
+        card = json.loads(attrs).get("card") if isinstance(attrs, str) else (attrs or {}).get("card")
+    except (TypeError, ValueError):
+        return {}
+    return card if isinstance(card, dict) else {}
+
+
+def card_leftovers(conn, sc: Scope, region: str = "US") -> tuple[list[int], dict, dict]:
+    """What removed contact cards (records of kind ``contact``) leave on entities that stay.
+
+    A card's names, nicknames, identifiers and contact id are aliases of its entity marked ``Alias.card``
+    (``core.graph.contacts``).  When the card goes but its entity stays (a source, range or record target),
+    an alias marked with a removed card is deleted unless the entity still uses it — a record that stays was
+    linked through it — or a card that stays lists it too (then it keeps or takes that card's mark).  The
+    entity's canonical name falls back from the removed card's name to a name (else an address) it keeps.
+
+    Returns:
+        (alias ids to delete, alias id → new ``card`` mark or None, entity id → ``{"name", "card_names"}``);
+        ids as strings in the dicts (JSON).
+    """
+    from core.graph.contacts import card_identifiers
+    from core.graph.entities import normalize_alias, normalize_name
+
+    removed = set(sc.records)
+    gone = set(sc.all_entities)
+    cards: dict[int, dict[str, dict]] = {}  # entity → removed contact id → card
+    for part in chunks(sorted(removed)):
+        for eid, attrs in conn.execute(f"SELECT sender_entity_id, attrs FROM record WHERE kind = 'contact' AND id IN "
+                                       f"({marks(len(part))})", part):
+            card = _card(attrs)
+            if eid is None or eid in gone or not card.get("contact_id"):
+                continue
+            cards.setdefault(int(eid), {})[str(card["contact_id"]).strip().casefold()] = card
+    delete: list[int] = []
+    remark: dict = {}
+    names: dict = {}
+    for eid, lost in sorted(cards.items()):
+        keys: dict[tuple[str, str], str] = {}  # (kind, normalized) → contact id of a card that stays
+        shown: set[str] = set()
+        for rid, attrs in conn.execute("SELECT id, attrs FROM record WHERE kind = 'contact' AND tombstoned_at IS NULL "
+                                       "AND sender_entity_id = ?", (eid,)):
+            card = _card(attrs)
+            if rid in removed or not card.get("contact_id"):
+                continue
+            cid = str(card["contact_id"]).strip().casefold()
+            lost.pop(cid, None)
+            for kind, _, norm in card_identifiers(card, region)[0]:
+                keys.setdefault((kind, norm), cid)
+            for kind, values in (("name", card.get("names", [])), ("nickname", card.get("nicknames", []))):
+                for v in values:
+                    keys.setdefault((kind, normalize_alias(kind, v) or ""), cid)
+            keys.setdefault(("contact", cid), cid)
+            if card.get("name"):
+                shown.add(normalize_name(card["name"]))
+        if not lost:
+            continue
+        used = {int(a) for r, a in conn.execute(
+            "SELECT re.record_id, re.alias_id FROM recordentity re JOIN record r ON r.id = re.record_id "
+            "WHERE re.entity_id = ? AND re.alias_id IS NOT NULL AND r.tombstoned_at IS NULL", (eid,)) if r not in removed}
+        rows = conn.execute(f"SELECT id, kind, value, normalized, card FROM alias WHERE entity_id = ? AND card IN "
+                            f"({marks(len(lost))})", (eid, *sorted(lost))).fetchall()
+        dropped_names: set[str] = set()
+        for aid, kind, value, norm, _card_id in rows:
+            if (kind, norm) in keys:
+                remark[str(aid)] = keys[(kind, norm)]
+            elif aid in used and kind != "contact":
+                remark[str(aid)] = None
+            else:
+                delete.append(int(aid))
+                if kind == "name":
+                    dropped_names.add(norm)
+        row = conn.execute("SELECT canonical_name, attrs FROM entity WHERE id = ?", (eid,)).fetchone()
+        canonical, attrs = row[0], json.loads(row[1]) if row[1] else {}
+        lost_shown = {normalize_name(c["name"]) for c in lost.values() if c.get("name")}
+        new_name = canonical
+        if normalize_name(canonical) in (lost_shown | dropped_names) - shown:
+            kept = conn.execute(f"SELECT value FROM alias WHERE entity_id = ? AND kind IN ('name', 'phone', 'email', "
+                                f"'handle') AND id NOT IN ({marks(len(delete)) if delete else 'NULL'}) ORDER BY "
+                                f"kind = 'name' DESC, id", (eid, *delete)).fetchone()
+            new_name = kept[0] if kept else canonical
+        kept_names = sorted(shown)
+        if new_name != canonical or sorted(attrs.get("card_names", [])) != kept_names:
+            names[str(eid)] = {"name": new_name, "card_names": kept_names}
+    return sorted(set(delete)), remark, names
 
 
 # ---- the selection both plan and apply use --------------------------------------------------------
@@ -332,7 +420,8 @@ class Selection:
         red: dict[str, int] = {}
         for tbl, *_ in self.redact:
             red[tbl] = red.get(tbl, 0) + 1
-        out = {"entities": len(self.entities), "aliases": self.aliases, "records": len(sc.records),
+        out = {"entities": len(self.entities), "aliases": self.aliases + len(sc.card_aliases),
+               "records": len(sc.records),
                "record_links": self.record_links, "facts": len(sc.facts), "fact_links": self.fact_links,
                "evidence": self.evidence, "facts_reactivated": len(self.reactivate),
                "facts_weakened": len(self.weaken), "merge_candidates": len(self.merge_candidates),
@@ -475,6 +564,21 @@ def apply(conn, op_id: int, sc: Scope, red: Redactor | None, at=None) -> dict[st
         add("facts_weakened", conn.execute("UPDATE fact SET evidence_count = max(0, evidence_count - ?) WHERE id = ?",
                                            (lost, fid)).rowcount)
     add("merge_candidates", stash_rows_by_ids(conn, op_id, STORE, "mergecandidate", "id", sel.merge_candidates))
+    # what removed contact cards gave entities that stay (card_leftovers)
+    add("aliases", stash_rows_by_ids(conn, op_id, STORE, "alias", "id", sc.card_aliases))
+    for aid, mark in sorted(sc.card_marks.items()):
+        stash_values(conn, op_id, STORE, "alias", {"id": int(aid)}, ["card"])
+        conn.execute("UPDATE alias SET card = ? WHERE id = ?", (mark, int(aid)))
+    for eid, new in sorted(sc.card_names.items()):
+        row = stash_values(conn, op_id, STORE, "entity", {"id": int(eid)}, ["canonical_name", "attrs"])
+        if row is None:
+            continue
+        attrs = json.loads(row["attrs"]) if row["attrs"] else {}
+        attrs["card_names"] = new["card_names"]
+        if not new["card_names"]:
+            attrs.pop("card_names")
+        conn.execute("UPDATE entity SET canonical_name = ?, attrs = ? WHERE id = ?",
+                     (new["name"], json.dumps(attrs), int(eid)))
     add("sources", len(sc.sources))
     for tbl, keycol, key, new in sel.redact:
         k = _key(keycol, key)

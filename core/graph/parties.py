@@ -15,6 +15,12 @@ ingestor made it (duck-typed: ``sender``/``recipients`` parties with ``name``, `
   ``From:``, the author is ``X-Original-From``, else ``Reply-To`` (when it is not the list), else the
   display name without its "via List" tail.  A From address that :data:`SHARED_ADDRESS_NAMES` mutually
   unrelated names write from is a shared mailbox: a group too; each writer is then resolved by name.
+* **Contact cards** (``rec.kind == "contact"``, ``attrs["card"]``) resolve through
+  :func:`core.graph.contacts.resolve_card`: the card's entity is the record's sender (role ``from``, signal
+  ``contact``), so it is what the card speaks for, and what a forget of that person takes with it.
+* **Names the phone's address book gave**: a chat sender shown by name with no address whose address kind
+  is ``phone`` (WhatsApp and Signal show saved contacts by their card's name) is resolved with
+  ``attrs["named_by"] = "address book"``: the one contact card with that name is them.
 * **Other parties of one record are never merged by name** with each other (resolution's
   :class:`~core.graph.resolution.Context` ``apart``), and names are looked up first among those who
   took part in the same thread.
@@ -31,8 +37,8 @@ from core import clock
 from core.extraction.signature import signature_phones
 from core.graph.entities import looks_like_group_name, name_tokens, normalize_email
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
-from core.graph.resolution import (FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias, bigram_similarity,
-                                   resolve)
+from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
+                                   bigram_similarity, resolve)
 from core.store.schema import Alias, Entity, MergeCandidate, RecordEntity
 
 SHARED_ADDRESS_NAMES = 3  # this many mutually unrelated display names on one From address: a shared mailbox
@@ -157,6 +163,13 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
     """
     index = index or NameIndex()
     out = Parties()
+    if rec.kind == "contact" and isinstance((rec.attrs or {}).get("card"), dict):
+        from core.graph.contacts import resolve_card
+
+        card = resolve_card(s, rec.attrs["card"], region, index, owner_name, owner_emails)
+        out.sender_id = out.sender_identity_id = card.entity.id
+        out.links.append(Link(card.entity.id, "from", "contact", 1.0, card.alias_id))
+        return out
     ctx = Context(thread=getattr(rec, "thread", None))
     attrs = rec.attrs or {}
     lists = list_addresses(attrs) if rec.kind == "email" else set()
@@ -183,9 +196,10 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             if e is not None and e.tombstoned_at is None and e.kind == "person" and e.id not in ctx.apart:
                 alias = s.get(Alias, hit[1]) if hit[1] else None
                 index.note_member(s, ctx.thread, e.id, name)
-                return Resolution(e, False, alias.kind if alias is not None else "handle", 1.0, matched_id=e.id,
-                                  alias_id=hit[1], identity_id=hit[2])
-        res = resolve(s, "person", name, address, address_kind, region, index=index, context=ctx)
+                signal = ("contact" if alias.card else alias.kind) if alias is not None else "handle"
+                return Resolution(e, False, signal, 1.0, matched_id=e.id, alias_id=hit[1], identity_id=hit[2])
+        named = {"named_by": ADDRESS_BOOK} if name and not address and address_kind == "phone" else None
+        res = resolve(s, "person", name, address, address_kind, region, attrs=named, index=index, context=ctx)
         if cache is not None and address and res.entity.kind == "person":
             cache[key] = (res.entity.id, res.alias_id, res.identity_id or res.entity.id)
         return res

@@ -5,10 +5,16 @@
 | Phone number      | definitive  | merge, upgrade a phone-only name                                  |
 | Contact id        | definitive  | merge                                                             |
 | Email / handle    | definitive  | merge (an address names one entity, whatever its kind)            |
+| On a contact card | definitive  | an identifier a card lists → the card's entity (signal contact)   |
+| Address-book name | definitive  | a chat name shown from the phone's address book (WhatsApp) equal  |
+|                   |             | to the name of exactly one contact card → that card's entity      |
 | Thread            | definitive  | the same name already wrote in this chat/thread → that participant|
-| Exact name        | definitive  | merge (case-insensitive) — **full names only** (issue 13)         |
+| Exact name        | definitive  | merge (case-insensitive) — **full names only** (issue 13); a name |
+|                   |             | two or more contact cards share is a suggestion (card_name)       |
 | Alias match       | definitive  | merge (nicknames, emails, handles) — full names only              |
 | First name + org domain | definitive | a bare name corroborated by a shared company mail domain    |
+| Address spells the name | definitive | "Anna" <elliott.anna@…>, or no name at <anna.elliott@…>: the  |
+|                   |             | one person called "Anna Elliott" (held when both have addresses)  |
 | Bare name, no identifiers | definitive | "Mom" in two chats exported from one phone             |
 | Bare first name / nickname across identifiers | 0.60 | new entity + a merge suggestion      |
 | Fuzzy name (high) | ≥ 0.85      | merge (character-bigram similarity) — full names, ≤ 1 identified  |
@@ -33,6 +39,10 @@ log, so the person can see it in the profile and undo it.  When both sides had t
 the merge is *held*: facts from the second identity stay on it (supersession across the two identities
 waits) until the person confirms the merge (:func:`core.graph.merge.confirm`).
 
+Contact cards (``core/graph/contacts.py``) are the person's own statement of who is who: every name and
+identifier on a card is an alias of the card's entity with ``Alias.card`` set, so a party whose
+identifier a card lists resolves to it with signal ``contact``; two cards are never merged by name.
+
 Bigram similarity is the Dice coefficient over each word's character bigrams
 with a space padded on both sides of the word (so ``"jon"`` → ``" j", "jo",
 "on", "n "``): "Jon Smith" vs "John Smith" = 2·9 / (10 + 11) = 0.857.
@@ -42,6 +52,7 @@ Every decision is returned with the signal that made it and its score.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
@@ -49,6 +60,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, name_tokens,
+                                 normalize_email,
                                  normalize_alias, normalize_name, person_display_name, sender_type,
                                  strip_decorations)
 from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
@@ -68,7 +80,15 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "fuzzy_review": f"{FUZZY_REVIEW}–{FUZZY_MERGE}", "decoration": "suggestion", "same_surname": f"{SAME_SURNAME}: never",
     "same_chat": "never (two parties of one chat)", "new": "—",
     "signature_phone": "definitive (their own signature)", "nickname": f"≥ {FUZZY_MERGE} (nickname forms)",
+    "card_name": "suggestion (several contact cards have this name)",
+    "address_name": "definitive (the address spells the full name)",
 }
+CARD_NAMES = "card_names"
+"""``Entity.attrs[CARD_NAMES]``: the normalised display names (``FN``) of the contact cards joined to an entity —
+the name an address book shows them by (a card's ``N`` is also a name alias, but not what a phone displays)."""
+ADDRESS_BOOK = "address book"
+"""``Entity.attrs["named_by"]`` of a person created from a chat name the phone's address book gave (a WhatsApp
+export shows a saved contact by the name on their card): a contact card with that name joins it later."""
 
 
 @dataclass(frozen=True)
@@ -309,18 +329,36 @@ def clean_name(name: str | None) -> str | None:
     return name or None
 
 
-def add_alias(s: Session, entity: Entity, kind: str, value: str, region: str = "US") -> Alias | None:
-    """Attach an alias to ``entity`` unless it already has it; returns the new row or None."""
+def add_alias(s: Session, entity: Entity, kind: str, value: str, region: str = "US",
+              card: str | None = None) -> Alias | None:
+    """Attach an alias to ``entity`` unless it already has it; returns the new row or None.
+
+    ``card``: the normalised contact id of the address-book card that lists it (``Alias.card``); an
+    alias the entity already has is marked with it (when it had no card yet) and None is returned."""
     norm = normalize_alias(kind, value, region)
     if not norm:
         return None
     exists = s.exec(select(Alias).where(Alias.entity_id == entity.id, Alias.kind == kind,
                                         Alias.normalized == norm)).first()
     if exists:
+        if card and not exists.card:
+            exists.card = card
+            s.add(exists)
         return None
-    alias = Alias(entity_id=entity.id, kind=kind, value=value.strip(), normalized=norm, origin_id=entity.id)
+    alias = Alias(entity_id=entity.id, kind=kind, value=value.strip(), normalized=norm, origin_id=entity.id,
+                  card=card)
     s.add(alias)
     return alias
+
+
+def card_entities(s: Session, kind: str, normalized: str, entity_kind: str = "person") -> list[Entity]:
+    """Live entities of ``entity_kind`` whose contact card lists alias (``kind``, ``normalized``), by id."""
+    ids = s.exec(select(Alias.entity_id).where(Alias.kind == kind, Alias.normalized == normalized,
+                                               Alias.card.is_not(None))).all()
+    if not ids:
+        return []
+    return list(s.exec(select(Entity).where(Entity.id.in_(set(ids)), Entity.kind == entity_kind,
+                                            Entity.tombstoned_at.is_(None)).order_by(Entity.id)).all())
 
 
 def _addresses(s: Session, entity_id: int) -> dict[str, set[str]]:
@@ -435,12 +473,33 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         hit = _by_address(s, address_kind, addr_norm, kind)
         if hit is not None:
             found, alias = hit
+            if alias.card:  # the person's own address book lists it (seed 002: contact id, definitive)
+                return _attach(s, found, "contact", 1.0, name, address, address_kind, contact_id, region, index,
+                               ctx, matched_alias=alias, reason=f"{address} is on the contact card of "
+                               f"{found.canonical_name}")
             return _attach(s, found, address_kind, 1.0, name, address, address_kind, contact_id, region, index, ctx,
                            matched_alias=alias)
     if not name:
+        if kind == "person" and address_kind == "email" and addr_norm:
+            found = _address_name(s, None, address, addr_norm, contact_id, region, attrs, index, ctx)
+            if found is not None:
+                return found
         return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx)
     norm = normalize_name(name)
     mine = _addresses_of_mention(address_kind, addr_norm, contact_id)
+
+    # 1b. a chat name the phone's address book gave (WhatsApp shows a saved contact by their card's name):
+    #     the one contact card with exactly that name
+    #     (a card that shows another name is not them: the chat would have shown that one)
+    shown_otherwise: set[int] = set()
+    if kind == "person" and not addr_norm and not contact_id and attrs.get("named_by") == ADDRESS_BOOK:
+        cards = [e for e in card_entities(s, "name", norm) if e.id not in ctx.apart]
+        shown = [e for e in cards if norm in (e.attrs or {}).get(CARD_NAMES, ())]
+        shown_otherwise = {e.id for e in cards} - {e.id for e in shown}
+        if len(shown) == 1:
+            return _attach(s, shown[0], "contact", 1.0, name, None, address_kind, None, region, index, ctx,
+                           reason=f"{name!r} is the name of {shown[0].canonical_name}'s contact card, and this "
+                           "chat shows names from the address book", name_known=True)
 
     # 2. the same name already took part in this thread
     if ctx.thread and kind == "person":
@@ -451,14 +510,28 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
             return _join(s, live[0], "thread", 1.0, f"{name!r} already wrote in this thread", name, address,
                          address_kind, contact_id, region, attrs, index, ctx, mine)
 
+    # 2b. a bare first name whose address spells a full name ("Anna" <elliott.anna@…>)
+    if kind == "person" and address_kind == "email" and addr_norm and not is_full_name(name):
+        found = _address_name(s, name, address, addr_norm, contact_id, region, attrs, index, ctx)
+        if found is not None:
+            return found
+
     # 3. exact name, then nickname/email/handle alias
     for alias_kinds, signal in ((("name",), "exact_name"), (("nickname", "email", "handle"), "alias")):
-        cands = [e for e in _by_names(s, alias_kinds, norm, kind) if e.id not in ctx.apart]
+        cands = [e for e in _by_names(s, alias_kinds, norm, kind) if e.id not in ctx.apart | shown_otherwise]
         if not cands:
             continue
         if kind != "person":
             return _attach(s, cands[0], signal, 1.0, name, address, address_kind, contact_id, region, index, ctx)
         if is_full_name(name):
+            if signal == "exact_name":
+                cards = [e for e in card_entities(s, "name", norm) if e.id not in ctx.apart]
+                if len(cards) >= 2 and not any(_shares(mine, _addresses(s, e.id)) for e in cards):
+                    return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                                   suggest=(cards[0].id, "card_name", BARE_NAME,
+                                            f"{len(cards)} contact cards are called {name!r} "
+                                            f"({', '.join(e.canonical_name for e in cards)}); "
+                                            f"{_identifier_note(s, cards[0].id, mine)}"))
             best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
             return _join(s, best, signal, 1.0, f"same full name {name!r}", name, address, address_kind,
                          contact_id, region, attrs, index, ctx, mine)
@@ -538,6 +611,62 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
     return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx)
 
 
+def address_full_names(address: str, name: str | None = None) -> list[str]:
+    """Full names an email address spells, for a sender shown by a bare first name or by no name at all.
+
+    The local part (before ``+``, trailing digits dropped) is split at ``.``, ``_`` and ``-``.  With a bare
+    first name F: ``f.last``/``last.f`` → "F Last"; one word ``flast…`` that starts with F → "F Last", or
+    starts with F's initial → "F Last" (``aelliott`` for "Anna": "Anna Elliott").  With no name: two words
+    → "W1 W2" and "W2 W1".  Only letters; every word at least two letters.  ``[]`` when it spells none.
+    """
+    local = normalize_email(address).split("@", 1)[0].split("+", 1)[0]
+    local = re.sub(r"\d+$", "", local)
+    words = [w for w in re.split(r"[._-]+", local) if w]
+    if not words or not all(w.isalpha() and len(w) >= 2 for w in words):
+        return []
+    if name:
+        given = name_tokens(name)
+        if len(given) != 1 or not given[0].isalpha():
+            return []
+        first = given[0]
+        if len(words) == 2 and first in words:
+            return [f"{first} {words[1] if words[0] == first else words[0]}"]
+        if len(words) == 1:
+            w = words[0]
+            if w.startswith(first) and len(w) - len(first) >= 2:
+                return [f"{first} {w[len(first):]}"]
+            if w[0] == first[0] and len(w) >= 4 and not w.startswith(first):
+                return [f"{first} {w[1:]}"]
+        return []
+    if len(words) == 2:
+        return [f"{words[0]} {words[1]}", f"{words[1]} {words[0]}"]
+    return []
+
+
+def _address_name(s: Session, name: str | None, address: str, addr_norm: str, contact_id: str | None, region: str,
+                  attrs: dict, index: NameIndex, ctx: Context) -> Resolution | None:
+    """The address-spells-the-name row (module doc): the one live person (not the owner, not another party of
+    this record) whose exact full name the address spells, joined like an exact full-name match; several
+    (or several contact cards) → a suggestion; none → None (the cascade goes on)."""
+    found: dict[int, tuple[Entity, str]] = {}
+    for full in address_full_names(address, name):
+        for e in _by_names(s, ("name",), normalize_name(full), "person"):
+            if e.id not in ctx.apart and not e.is_owner:
+                found.setdefault(e.id, (e, full))
+    if not found:
+        return None
+    mine = _addresses_of_mention("email", addr_norm, contact_id)
+    shown = name or address
+    if len(found) > 1:
+        (e, full), *_ = found.values()
+        return _create(s, "person", name, address, "email", contact_id, region, attrs, index, ctx,
+                       suggest=(e.id, "first_name", BARE_NAME, f"{shown!r}: the address spells a name "
+                                f"{len(found)} people have ({full!r}); {_identifier_note(s, e.id, mine)}"))
+    (e, full), = found.values()
+    return _join(s, e, "address_name", 1.0, f"{shown!r}: the address {address} spells the full name {full!r}",
+                 name or full.title(), address, "email", contact_id, region, attrs, index, ctx, mine)
+
+
 def _addresses_of_mention(address_kind: str, addr_norm: str | None, contact_id: str | None) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     if addr_norm:
@@ -603,20 +732,22 @@ def _late_join(s: Session, found: Entity, name: str, index: NameIndex, ctx: Cont
 
 
 def merge_by_rule(s: Session, survivor: Entity, other: Entity, signal: str, score: float, reason: str,
-                  index: NameIndex | None = None) -> MergeCandidate | None:
+                  index: NameIndex | None = None, hold: bool | None = None) -> MergeCandidate | None:
     """Kith merges two existing entities because a definitive rule now applies (new evidence arrived).
 
     A pending suggestion for the pair becomes this merge; a decision to keep them apart (rejected by the
     person, kept separate, or unmerged) wins and nothing happens (returns None).  The merge is held (facts
-    of ``other`` wait on it) when both have identifiers of their own.
+    of ``other`` wait on it) when both have identifiers of their own and share none, unless ``hold`` says
+    otherwise (a contact card joining what it lists is the person's own word: never held).
     """
     from core.graph.merge import merge
 
     mc = _pair_decided(s, survivor.id, other.id)
     if mc is not None and mc.status != "pending":
         return None
-    mine, theirs = _addresses(s, survivor.id), _addresses(s, other.id)
-    hold = bool(mine) and bool(theirs) and not _shares(mine, theirs)
+    if hold is None:
+        mine, theirs = _addresses(s, survivor.id), _addresses(s, other.id)
+        hold = bool(mine) and bool(theirs) and not _shares(mine, theirs)
     if mc is None:
         mc = MergeCandidate(a_id=survivor.id, b_id=other.id, score=score)
     else:

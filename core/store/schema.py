@@ -34,7 +34,7 @@ class Entity(SQLModel, table=True):
 
 
 class Alias(SQLModel, table=True):
-    """Another way to name an entity: a name, nickname, phone (E.164), email, handle.
+    """Another way to name an entity: a name, nickname, phone (E.164), email, handle, contact (a card's id).
 
     ``normalized`` is the matching key (emails case-folded, phones in E.164,
     names case-folded with whitespace collapsed); one (kind, normalized) pair
@@ -49,6 +49,9 @@ class Alias(SQLModel, table=True):
     value: str
     normalized: str
     origin_id: Optional[int] = None  # the entity it was first attached to; stays when a merge moves the alias
+    card: Optional[str] = None
+    """The contact id of the address-book card (vCard) that lists this name or identifier; None when no card
+    does.  A party whose identifier is on a card resolves to the card's entity with signal ``contact``."""
 
 
 class MergeCandidate(SQLModel, table=True):
