@@ -155,7 +155,8 @@ def confirm_merge(c: Container, review_id: int) -> ReviewItem:
 
 @dataclass
 class AliasWhy:
-    """One alias and how it came to this entity: ``how`` is "its own" or "merged: <reason>" (decision id)."""
+    """One alias and how it came to this entity: ``how`` is "its own" or "merged: <reason>" (decision id), with
+    "; on contact card <contact id>" when an address-book card lists it."""
 
     kind: str
     value: str
@@ -240,8 +241,10 @@ def why_one(c: Container, entity_id: int) -> IdentityWhy:
         aliases = []
         for a in s.exec(select(Alias).where(Alias.entity_id == e.id).order_by(Alias.kind, Alias.id)).all():
             mc = losers.get(a.origin_id) if a.origin_id not in (None, e.id) else None
-            aliases.append(AliasWhy(a.kind, a.value, f"merged: {mc.reason}" if mc else "its own",
-                                    mc.id if mc else None))
+            how = f"merged: {mc.reason}" if mc else "its own"
+            if a.card:
+                how += f"; on contact card {a.card}"
+            aliases.append(AliasWhy(a.kind, a.value, how, mc.id if mc else None))
         counts: Counter = Counter()
         alias_value = {a.id: a.value for a in s.exec(select(Alias).where(Alias.entity_id == e.id)).all()}
         for link in s.exec(select(RecordEntity).where(RecordEntity.entity_id == e.id)).all():

@@ -159,7 +159,14 @@ def test_a_number_only_chat_sender_becomes_the_named_contact(container, tmp_path
             assert (mc.signal, mc.threshold, mc.decided_by) == ("contact", "definitive", "kith")
             assert mc.reason == "+1 617 555 0101 is on the contact card of Anna Greene"
             assert not mc.detail["hold"]
+    from app.operations.review import why_one
+
+    why = why_one(container, anna.id)  # the "why is this one person" panel
+    assert ("phone", "+16175550101") in {(a.kind, a.value.replace(" ", "").replace("-", "")) for a in why.aliases}
+    assert all("on contact card anna-1" in a.how for a in why.aliases)
+    assert {(x.signal, x.count) for x in why.links} >= {("contact", 1)}
     if not card_first:
+        assert [(d.signal, d.status, d.actions) for d in why.decisions] == [("contact", "merged", ["confirm", "unmerge"])]
         from app.operations.review import undo_merge
 
         undo_merge(container, mc.id)
