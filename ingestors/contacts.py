@@ -34,10 +34,12 @@ The record (the person's own statement of who is who, seed 002's "contact id" ro
   facts are "as of").
 * ``text``: the card in plain sentences (name, nicknames, work, birthday, phones, emails, handles,
   postal address, note) — what full-text search, vectors and the memory's episode are made from.
-* ``subject``: ``"Contact: <name>"``; ``sent_at``: the card's ``REV`` (None when it has none: a card is
-  not a message, and a date invented at import would make a re-import look new); no sender, recipients
-  or thread (no conversation is learnt from a card).
-* ``notes``: what was read leniently (a birthday that is not a date, a duplicate UID, a group card).
+* ``subject``: None (the text's first line, ``"Contact card: <name>."``, says what it is).
+* ``sent_at``: the card's ``REV``; None when it has none (a card is not a message, and a date invented at
+  import would make a re-import look new).  No sender, recipients or thread: no conversation is learnt
+  from a card (``core.graph.parties`` makes the card's entity the record's sender).
+* ``notes``: what was read leniently (a birthday or an email that is not one, a duplicate UID, a file that
+  is not UTF-8).  A contact group (``KIND:group``) is not a person: a :class:`~ingestors.base.RecordError`.
 """
 from __future__ import annotations
 
@@ -470,7 +472,7 @@ class VCardIngestor:
             card["card_number"] = number
             rev = datetime.fromisoformat(card["rev"]) if card["rev"] else None
             yield Record(source_path=str(path), external_id=f"card {contact_id}", kind="contact",
-                         text=card_text(card), sent_at=rev, subject=f"Contact: {card['name'] or contact_id}",
+                         text=card_text(card), sent_at=rev, subject=None,
                          attrs={"card": card}, notes=notes)
         if not found:
             raise InputError(str(path), "no contact cards in this file (no BEGIN:VCARD)")

@@ -71,6 +71,9 @@ def card_identifiers(card: dict, region: str = "US") -> tuple[list[tuple[str, st
     notes: list[str] = []
     for p in card.get("phones", []):
         value = p["value"]
+        if not any(ch.isdigit() for ch in value):
+            notes.append(f"{value!r} is not a phone number: not an alias")
+            continue
         if person and sender_type(value, "phone") is not None:
             notes.append(f"{value} is an SMS short code or sender ID, not a person's number: not an alias")
             continue

@@ -288,3 +288,36 @@ def test_me_as_a_recipient_is_the_owner(s):
                               owner_name="Nic Owner")
     me = s.get(Entity, parties.links[1].entity_id)
     assert me.is_owner and me.canonical_name == "Nic Owner"
+
+
+def test_the_full_name_an_address_spells():
+    from core.graph.resolution import address_full_names
+
+    assert address_full_names("elliott.anna@yahoo.com", "Anna") == ["anna elliott"]
+    assert address_full_names("anna.elliott@x.example", "Anna") == ["anna elliott"]
+    assert address_full_names("kenjidavis75@yahoo.com", "Kenji") == ["kenji davis"]
+    assert address_full_names("aelliott@wayne.example", "Anna") == ["anna elliott"]
+    assert address_full_names("samantha.thompson@yahoo.com") == ["samantha thompson", "thompson samantha"]
+    assert address_full_names("anna@x.example", "Anna") == []          # only the first name: nothing more
+    assert address_full_names("b.smith@x.example", "Anna") == []       # not her first name
+    assert address_full_names("info42x@x.example") == []               # one word, no name given
+    assert address_full_names("anna.elliott@x.example", "Anna Elliott") == []  # a full name needs no help
+
+
+def test_a_bare_first_name_whose_address_spells_one_persons_full_name_joins_them(s):
+    anna = resolve(s, "person", "Anna Elliott", "anna@wayne.example")
+    res = resolve(s, "person", "Anna", "elliott.anna@yahoo.com")
+    assert (res.entity.id, res.signal) == (anna.entity.id, "address_name")
+    mc = s.get(MergeCandidate, res.merge_id)
+    assert mc.reason == "'Anna': the address elliott.anna@yahoo.com spells the full name 'anna elliott'"
+    assert mc.detail["hold"]  # two identifiers of their own: facts wait for the person's word
+    bare = resolve(s, "person", None, "anna.elliott@gmx.de")  # no display name at all
+    assert (bare.entity.id, bare.signal) == (anna.entity.id, "address_name")
+    # two people with that name (two parties of one message are never merged): only a suggestion
+    first = resolve(s, "person", "Omar Haddad", "omar@north.example")
+    second = resolve(s, "person", "Omar Haddad", "+1 206 555 0100", "phone", context=Context(apart={first.entity.id}))
+    assert second.entity.id != first.entity.id
+    res = resolve(s, "person", "Omar", "haddad.omar@yahoo.com")
+    assert res.created and (res.signal, res.score) == ("first_name", 0.6)
+    assert res.matched_id in {first.entity.id, second.entity.id}
+    assert s.get(MergeCandidate, res.review_id).status == "pending"
