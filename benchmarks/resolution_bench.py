@@ -683,6 +683,8 @@ def main() -> None:
     for line in full["wrong"]:
         print(line)
     print(f"wrong merges without the address book: {len(without['wrong'])}")
+    for line in without["wrong"]:
+        print(line)
 
 
 if __name__ == "__main__":
