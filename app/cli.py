@@ -154,9 +154,11 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
     Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
     nothing about that." is the answer.  Superseded facts are shown as history."""
     from app.operations.ask import ask as run
+    from app.operations.warmup import prepare_ask
 
     when = _parse_when(as_of) if as_of else None
     with _container() as c:
+        prepare_ask(c)  # the encoder loads while Chroma opens
         _warn_vectors(c)
         try:
             results = run(c, question, k, as_of=when, min_relevance=0.0 if show_all else None)

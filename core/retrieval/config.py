@@ -85,6 +85,9 @@ class RetrievalConfig:
             question names (issue #4; dev R@10: 0 → 0.821, 1 → 0.839, 2 → 0.835, 4 → 0.820).
         goal_bias_weight: seed 001's goal bias, ``× (1 + w·max(0, 2·(sim − 0.5)))`` against the bundle
             of active goals (0 when there are none).
+        parallel: run the question-only lookups (:func:`core.retrieval.retriever.lexical`) while the question is
+            encoded, and the Chroma query while the gist signatures are scanned, on two helper threads (SQLite,
+            numpy's kernels and Chroma's index release the GIL); False runs every step in turn.
         lexicon / relevance: see :class:`LexiconConfig`, :class:`RelevanceConfig`.
     """
 
@@ -93,6 +96,7 @@ class RetrievalConfig:
     weights: Mapping[str, float] = field(default_factory=lambda: _frozen({"lex": 1.0, "dense": 0.5, "gist": 0.3}))
     speaker_boost: float = 1.0
     goal_bias_weight: float = 0.5
+    parallel: bool = True
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
 
