@@ -80,7 +80,7 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
                 if f.fact_id in placed:
                     continue
                 placed.add(f.fact_id)
-                out.append(_fact_result(f, meta.get(h.record_id, (None, ""))[1], h.relevance))
+                out.append(_fact_result(f, meta.get(h.record_id, (None, ""))[1], h.relevance, h.record_id))
         out.append(_hit_result(h, meta.get(h.record_id)))
     return out
 
@@ -94,13 +94,16 @@ class _Row:
         self.kind, self.subject, self.text = kind, subject, text
 
 
-def _fact_result(f, source: str, relevance: float) -> AskResult:
+def _fact_result(f, source: str, relevance: float, shown_with: int | None = None) -> AskResult:
+    """A fact as shown just before the turn ``shown_with`` (one of its evidence records): that record is the one it
+    cites (``record_id``; all of them in ``evidence``), so the fact and the turn beside it are one source."""
     when = ensure_utc(f.valid_from)
     text = f.statement if f.current else history_statement(f.statement, f.valid_to)
     return AskResult(text=text, source=source, when=when.isoformat() if when else None, score=round(f.relevance, 6),
                      kind="fact" if f.current else "history", fact_id=f.fact_id, subject=f"{f.domain}: {f.key}",
                      sender=f.subject, confidence=round(f.confidence, 4), relevance=round(relevance, 4),
-                     record_id=f.evidence[0] if f.evidence else 0, evidence=list(f.evidence))
+                     record_id=shown_with if shown_with in f.evidence else (f.evidence[0] if f.evidence else 0),
+                     evidence=list(f.evidence))
 
 
 def _hit_result(h, meta) -> AskResult:
