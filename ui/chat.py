@@ -146,6 +146,7 @@ class ChatSession:
         self._model_stale = False
         self._last_reply_at: datetime | None = None
         self._resume: tuple | None = None
+        self._fresh = False
         self._lock = threading.Lock()
 
     # -- model ---------------------------------------------------------------------------
@@ -236,6 +237,9 @@ class ChatSession:
         from app.loop import ConversationLoop
 
         model = self.get_model(report)
+        if self._fresh:  # "New conversation" was pressed since the last turn
+            self._fresh = False
+            self.new_conversation()
         if self.loop is None:
             self.loop = ConversationLoop.for_container(self.c, model=model)
             if self._resume is not None:
@@ -248,6 +252,7 @@ class ChatSession:
         (worker thread): the current one's personalization session is closed first."""
         from app.operations.conversations import history
 
+        self._fresh = False
         if self.loop is not None and self.loop.conversation == conversation.info.id:
             return
         self.new_conversation()
@@ -343,6 +348,12 @@ class ChatSession:
             pieces.append(piece)
             job.report({"kind": "text", "text": "".join(pieces)})
         return DraftOutcome(name, "".join(pieces).strip(), False, "", job.cancelled)
+
+    def request_new(self) -> None:
+        """From the UI thread: the next turn starts a new conversation (the current one is closed then, on the
+        worker, before that turn — never after it, as a job of its own could be)."""
+        self._resume = None
+        self._fresh = True
 
     def new_conversation(self) -> None:
         """Forget the conversation so far (worker thread): close the personalization session."""
@@ -1124,7 +1135,7 @@ class ChatWidget(QWidget):
         """Start over: an empty transcript and a fresh conversation history."""
         if self._job is not None:
             return
-        self._worker.call(self.session.new_conversation, name="new-conversation")
+        self.session.request_new()
         self.conversation_id = None
         self.conversation_list.clearSelection()
         self.bubbles.clear()
