@@ -19,11 +19,9 @@ from core.retrieval import lexicon
 from core.retrieval.config import FEATURES, RelevanceConfig
 
 
-def features(coverage: float, cosine: float, lexical: bool, agree: bool, rank: int,
-             score_ratio: float = 1.0) -> list[float]:
+def features(coverage: float, cosine: float, lexical: bool, agree: bool, rank: int) -> list[float]:
     """The feature vector in :data:`FEATURES` order."""
-    return [float(coverage), float(cosine), float(bool(lexical)), float(bool(agree)), math.log(max(1, rank)),
-            float(score_ratio)]
+    return [float(coverage), float(cosine), float(bool(lexical)), float(bool(agree)), math.log(max(1, rank))]
 
 
 def probability(x: Sequence[float], coef: Sequence[float]) -> float:
@@ -76,13 +74,11 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         for h, good in zip(need, ok):
             if good:
                 est[h.episode_id] = float(np.cos(np.pi * next(it) / hdc.DIM))
-    top = max((h.score for h in hits), default=0.0)
     for h in hits:
         doc = set((docs.get(h.episode_id, (None, ""))[1] or "").split())
         cov = coverage(query_tokens, doc, idfs)
         cos = cosine.get(h.episode_id, est.get(h.episode_id, 0.0))
-        x = features(cov, cos, h.episode_id in lexical, h.episode_id in lexical and h.episode_id in dense, h.rank,
-                     h.score / top if top > 0 else 0.0)
+        x = features(cov, cos, h.episode_id in lexical, h.episode_id in lexical and h.episode_id in dense, h.rank)
         h.features = dict(zip(FEATURES, x))
         h.features["question_words"] = len(set(query_tokens))
         h.relevance = probability(x, cfg.coef)
