@@ -154,9 +154,11 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
     Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
     nothing about that." is the answer.  Superseded facts are shown as history."""
     from app.operations.ask import ask as run
+    from app.operations.warmup import prepare_ask
 
     when = _parse_when(as_of) if as_of else None
     with _container() as c:
+        prepare_ask(c)  # the encoder loads while Chroma opens
         _warn_vectors(c)
         try:
             results = run(c, question, k, as_of=when, min_relevance=0.0 if show_all else None)
@@ -522,15 +524,31 @@ _register_memory(main)  # kith consolidate, kith learned
 @main.command()
 @click.option("--model", "backend", type=click.Choice(["settings", "none"]), default="settings",
               help="'none' answers from memory only, whatever the settings say.")
-def chat(backend: str) -> None:
-    """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends; Ctrl-C stops a reply)."""
+@click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[ID]",
+              help="Continue a kept conversation (the newest without an ID; `kith conversations` lists them).")
+def chat(backend: str, resume: str | None) -> None:
+    """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends; Ctrl-C stops a reply).
+    Every conversation is kept in the data folder (`kith conversations`)."""
     import threading
+    import time
 
     from app.loop import ConversationLoop
     from app.models.llm import NoModel
 
     with _container() as c:
         loop = ConversationLoop.for_container(c, model=NoModel() if backend == "none" else None)
+        if resume is not None:
+            from app.operations.conversations import history, resolve
+
+            try:
+                conv = resolve(c, resume)
+            except KithError as exc:
+                _fail(str(exc))
+            loop.resume(conv.info.id, history(conv), conv.info.partner_id)
+            click.echo(f"Continuing \u201c{conv.info.title}\u201d ({conv.info.id}, {conv.info.turns} messages)")
+            for t in conv.turns[-4:]:
+                first = t.text.split("\n\nSources:\n", 1)[0]
+                click.echo(f"{'you' if t.role == 'user' else 'kith'}> {first}")
         while True:
             try:
                 text = click.prompt("you", default="", show_default=False, prompt_suffix="> ")
@@ -542,19 +560,25 @@ def chat(backend: str) -> None:
             cancel = threading.Event()
             out: dict = {}
 
-            def run(text=text, cancel=cancel, out=out):
+            done = threading.Event()
+
+            def run(text=text, cancel=cancel, out=out, done=done):
                 try:
                     out["result"] = loop.turn(text, on_token=lambda piece: click.echo(piece, nl=False), cancel=cancel)
                 except Exception as exc:  # shown below, the chat goes on
                     out["error"] = exc
-            worker = threading.Thread(target=run, name="kith-chat-turn", daemon=True)
-            worker.start()
-            while worker.is_alive():
+                finally:
+                    done.set()
+            threading.Thread(target=run, name="kith-chat-turn", daemon=True).start()
+            # Wait in short sleeps, not Thread.join: a KeyboardInterrupt inside join can leave the thread marked
+            # as stopped while it still runs (CPython bpo-45274), and the reply would be read before it exists.
+            while not done.is_set():
                 try:
-                    worker.join(0.1)
+                    time.sleep(0.05)
                 except KeyboardInterrupt:  # Ctrl-C stops the reply, not the chat
-                    cancel.set()
-                    click.echo(" [stopping]", nl=False)
+                    if not cancel.is_set():
+                        cancel.set()
+                        click.echo(" [stopping]", nl=False)
             click.echo()
             if "error" in out:
                 click.echo(f"kith: {out['error']}", err=True)
@@ -565,6 +589,79 @@ def chat(backend: str) -> None:
             if not result.no_model and not result.fell_back:
                 for m in result.memories:
                     click.echo(f"   {m.line(120)}")
+        if loop.turns:
+            click.echo(f"(kept as {loop.conversation}; `kith chat --resume {loop.conversation}` continues it)",
+                       err=True)
+
+
+@main.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+def conversations(ctx, as_json: bool) -> None:
+    """The chat conversations kept in the data folder, the most recent first (`show`, `rename`, `delete`)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from app.operations.conversations import list_conversations
+
+    with _container() as c:
+        rows = list_conversations(c)
+    if as_json:
+        _emit({"conversations": [r.to_json() for r in rows]})
+        return
+    if not rows:
+        click.echo("No conversations kept yet (`kith chat` starts one).")
+    for r in rows:
+        who = f" \u00b7 with {r.partner}" if r.partner else ""
+        click.echo(f"{r.id}  {r.updated_at:%Y-%m-%d %H:%M}  {r.turns:3d} messages{who}  {r.title}")
+
+
+@conversations.command(name="show")
+@click.argument("conversation_id", required=False, default="")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def conversations_show(conversation_id: str, as_json: bool) -> None:
+    """Print a kept conversation (the newest without an ID)."""
+    from app.operations.conversations import resolve
+
+    with _container() as c:
+        try:
+            conv = resolve(c, conversation_id)
+        except KithError as exc:
+            _fail(str(exc))
+    if as_json:
+        _emit(conv.to_json())
+        return
+    click.echo(f"{conv.info.title} ({conv.info.id})")
+    for t in conv.turns:
+        click.echo(f"{'you' if t.role == 'user' else 'kith'}> {t.text}")
+
+
+@conversations.command(name="rename")
+@click.argument("conversation_id")
+@click.argument("title")
+def conversations_rename(conversation_id: str, title: str) -> None:
+    """Give a conversation your own title."""
+    from app.operations.conversations import rename
+
+    with _container() as c:
+        try:
+            info = rename(c, conversation_id, title)
+        except (KithError, ValueError) as exc:
+            _fail(str(exc))
+    click.echo(f"{info.id}: {info.title}")
+
+
+@conversations.command(name="delete")
+@click.argument("conversation_id")
+def conversations_delete(conversation_id: str) -> None:
+    """Delete a conversation's transcript (what you told Kith in it stays in memory until you forget it)."""
+    from app.operations.conversations import delete
+
+    with _container() as c:
+        try:
+            n = delete(c, conversation_id)
+        except KithError as exc:
+            _fail(str(exc))
+    click.echo(f"Deleted {conversation_id} ({n} messages).")
 
 
 @main.command()

@@ -40,6 +40,7 @@ class Container:
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
         self._encoder_lock = threading.Lock()
+        self._vectors_lock = threading.Lock()  # apart from the encoder's: both may be opened at once
         self._vectors: VectorStore | None = None
         self._transcriber = None
         self._fact_extractor = None
@@ -108,7 +109,7 @@ class Container:
     def vectors(self) -> VectorStore:
         """The Chroma store, opened on first use (importing Chroma takes a few seconds)."""
         if self._vectors is None:
-            with self._encoder_lock:
+            with self._vectors_lock:
                 if self._vectors is None:
                     self._vectors = VectorStore(self.settings.chroma_path,
                                                 encode=lambda texts: self.encoder.encode(texts),

@@ -113,6 +113,14 @@ class TurnResult:
     timed_out: bool = False
 
 
+def new_conversation_id(at: datetime | None = None) -> str:
+    """A new conversation's id: ``chat-YYYYMMDDTHHMMSSZ-xxxxxx`` (UTC start time and 24 random bits, so two
+    conversations started in the same second differ)."""
+    import secrets
+
+    return (clock.ensure_utc(at) or clock.now()).strftime("chat-%Y%m%dT%H%M%SZ-") + secrets.token_hex(3)
+
+
 def _field(item: Any, *names: str, default=None):
     for name in names:
         if isinstance(item, dict) and name in item:
@@ -252,6 +260,8 @@ class ConversationLoop:
             available (grounded and checked), else the memory answerer.
         time_limit: seconds a model reply may take before the memory answer replaces it.
         owner_name: the owner's name, for "I" in questions (the memory answerer says "You were …").
+        keep: ``keep(loop, text, result)`` after each turn: keeps the conversation across restarts
+            (``for_container``: ``app.operations.conversations.keep_turn``); a failure is a warning.
     """
 
     def __init__(self, model: ChatModel, recall: Callable[[str], Sequence[Any]], *,
@@ -263,7 +273,7 @@ class ConversationLoop:
                  make_observations: Callable[[list[dict]], Any] | None = None,
                  observations_every: int = 5, owner: str = "the person", max_reply_tokens: int = 256,
                  conversation: str | None = None, answerer: str = "auto", time_limit: float = 30.0,
-                 owner_name: str | None = None):
+                 owner_name: str | None = None, keep: Callable[["ConversationLoop", str, "TurnResult"], Any] | None = None):
         self.model = model
         self.recall = recall
         self.brief = brief
@@ -278,7 +288,9 @@ class ConversationLoop:
         self.answerer = answerer
         self.time_limit = float(time_limit)
         self.owner_name = owner_name
-        self.conversation = conversation or clock.now().strftime("chat-%Y%m%dT%H%M%SZ")
+        self.conversation = conversation or new_conversation_id()
+        self.keep = keep
+        self.partner_id: int | None = None  # the person the conversation is with (kept with it; None: the owner)
         self.history: list[dict] = []
         self.messages: list[ChatMessage] = []
         self.turns = 0
@@ -306,11 +318,27 @@ class ConversationLoop:
             return ask(c, text, trace=True)
 
         kwargs.setdefault("embed", lambda texts: router.encode("messages", texts))
+
+        def keep(loop: "ConversationLoop", text: str, result: "TurnResult") -> None:
+            from app.operations.conversations import keep_turn
+
+            keep_turn(c, loop.conversation, text, result, partner_id=loop.partner_id)
+        kwargs.setdefault("keep", keep)
         _wire_personal(c, kwargs)
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
         kwargs.setdefault("observations_every", int(setting(c.settings, "observations_every")))
         return cls(model, kwargs.pop("recall", recall), **kwargs)
+
+    def resume(self, conversation: str, history: Sequence[dict], partner_id: int | None = None) -> None:
+        """Continue a kept conversation (``kith chat --resume``, the window's conversation list): its id, its
+        messages as ``[{"role", "content"}]`` (oldest first: ``app.operations.conversations.history``) and the
+        person it was with."""
+        with self._lock:
+            self.conversation = conversation
+            self.history = [{"role": m["role"], "content": m["content"]} for m in history]
+            self.turns = sum(1 for m in self.history if m["role"] == "user")
+            self.partner_id = partner_id
 
     # ------------------------------------------------------------------------------------------ prompt
 
@@ -413,6 +441,11 @@ class ConversationLoop:
 
             self.history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.reply}]
             self._store(text, result, warnings)
+            if self.keep is not None:
+                try:
+                    self.keep(self, text, result)
+                except Exception as exc:  # the answer stands even when it could not be kept
+                    warnings.append(f"keeping the conversation failed: {type(exc).__name__}: {exc}")
             self.turns += 1
             if self.make_observations is not None and self.turns % self.observations_every == 0:
                 try:

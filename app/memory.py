@@ -220,12 +220,15 @@ _FIRST_PERSON = re.compile(r"\b(?:[Ii]|me|my|mine|myself)\b", re.IGNORECASE)
 
 
 def owner_name(c) -> str | None:
-    """The owner's name (one indexed lookup), or None when no owner is known."""
-    from core.graph.owner import owner
-
-    with c.db.session() as s:
-        me = owner(s)
-        return me.canonical_name if me is not None else None
+    """The owner's name (one indexed lookup, raw SQL: no ORM statement to compile on a cold ``kith ask``), or
+    None when no owner is known."""
+    raw = c.db.engine.raw_connection()
+    try:
+        row = raw.cursor().execute("SELECT canonical_name FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
+                                   "ORDER BY id LIMIT 1").fetchone()
+    finally:
+        raw.close()
+    return row[0] if row else None
 
 
 def owner_view(c, question: str, name: str | None = ...) -> str:
@@ -273,10 +276,14 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
     question = (question or "").strip()
     if not question:
         raise ValueError("recall needs a question")
+    from core.retrieval.retriever import lexical, pool
+
+    config = config or CONFIG
     q = owner_view(c, question)
+    lex = pool().submit(lexical, c.db, q, config) if config.parallel else None  # looked up while q is encoded
     qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config or CONFIG,
-                   exclude_text=exclude_text)
+    res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
+                   exclude_text=exclude_text, prefetched=lex)
     if trace:
         c.writer.submit(write_trace, c, res.trace, res.hits[0].tier if res.hits else "")
     return res

@@ -93,10 +93,12 @@ def build(home: Path, n: int, seed: int = 0) -> list[str]:
                         "'synthetic', 1.0)",
                         [(i + 1, i + 1, texts[i], when[i].strftime("%Y-%m-%d %H:%M:%S.000000"), i, i, sessions[i])
                          for i in range(n)])
-    for name in ("signatures.dat", "gists.dat"):
-        with open(mem_dir / name, "wb") as f:
+    for name in ("signatures.dat", "gists.dat"):  # each with its sketch file, as SignatureFile.append writes them
+        with open(mem_dir / name, "wb") as f, open(mem_dir / (name + ".sketch"), "wb") as sk:
             for s in range(0, n, 50_000):
-                f.write(rng.integers(0, 256, (min(n, s + 50_000) - s, 1024), dtype=np.uint8).tobytes())
+                rows = rng.integers(0, 256, (min(n, s + 50_000) - s, 1024), dtype=np.uint8)
+                f.write(rows.tobytes())
+                sk.write(np.ascontiguousarray(rows[:, :32]).tobytes())
     t_rows = time.perf_counter() - t
     t = time.perf_counter()
     for s in range(0, n, 5000):

@@ -21,8 +21,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QScrollArea, QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSizePolicy,
+                               QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.operations.types import AskResult
 from ui import format_when, header, section
@@ -114,6 +115,7 @@ class TurnOutcome:
     brief: dict | None = None          # the partner's brief (Brief.to_json()) or None
     brief_error: str = ""
     model_error: str = ""              # why the model was not used (load/stream failure), "" if it was
+    conversation: str = ""             # the conversation's id (kept in the data folder)
 
 
 @dataclass
@@ -143,6 +145,8 @@ class ChatSession:
         self._personal = None
         self._model_stale = False
         self._last_reply_at: datetime | None = None
+        self._resume: tuple | None = None
+        self._fresh = False
         self._lock = threading.Lock()
 
     # -- model ---------------------------------------------------------------------------
@@ -233,9 +237,26 @@ class ChatSession:
         from app.loop import ConversationLoop
 
         model = self.get_model(report)
+        if self._fresh:  # "New conversation" was pressed since the last turn
+            self._fresh = False
+            self.new_conversation()
         if self.loop is None:
             self.loop = ConversationLoop.for_container(self.c, model=model)
+            if self._resume is not None:
+                self.loop.resume(*self._resume)
+                self._resume = None
         return self.loop
+
+    def resume(self, conversation) -> None:
+        """Continue a kept conversation (``app.operations.conversations.Conversation``) with the next turn
+        (worker thread): the current one's personalization session is closed first."""
+        from app.operations.conversations import history
+
+        self._fresh = False
+        if self.loop is not None and self.loop.conversation == conversation.info.id:
+            return
+        self.new_conversation()
+        self._resume = (conversation.info.id, history(conversation), conversation.info.partner_id)
 
     def turn(self, text: str, partner, job: Job) -> TurnOutcome:
         """Run one turn (worker thread): stream the reply through ``job.report``."""
@@ -250,6 +271,7 @@ class ChatSession:
             return res
 
         loop.recall = recall
+        loop.partner_id = partner  # kept with the conversation: the person it is with
         svc = None
         try:
             svc = self.personal()
@@ -296,7 +318,7 @@ class ChatSession:
                 from ui.worker import describe_error
 
                 brief_error = describe_error(exc)
-        return TurnOutcome(result, memories, cited, brief, brief_error, model_error)
+        return TurnOutcome(result, memories, cited, brief, brief_error, model_error, loop.conversation)
 
     def brief(self, partner) -> dict:
         """The partner's brief as JSON (worker thread)."""
@@ -327,6 +349,12 @@ class ChatSession:
             job.report({"kind": "text", "text": "".join(pieces)})
         return DraftOutcome(name, "".join(pieces).strip(), False, "", job.cancelled)
 
+    def request_new(self) -> None:
+        """From the UI thread: the next turn starts a new conversation (the current one is closed then, on the
+        worker, before that turn — never after it, as a job of its own could be)."""
+        self._resume = None
+        self._fresh = True
+
     def new_conversation(self) -> None:
         """Forget the conversation so far (worker thread): close the personalization session."""
         if self._personal is not None and self.loop is not None:
@@ -335,6 +363,7 @@ class ChatSession:
             except Exception:  # noqa: BLE001
                 pass
         self.loop = None
+        self._resume = None
         self._last_reply_at = None
 
     def close(self) -> None:
@@ -474,6 +503,11 @@ class ChatWidget(QWidget):
         turnFinished(object): the :class:`TurnOutcome`.
         draftFinished(object): the :class:`DraftOutcome` of "Write to…".
         openSettings(): the banner's "Open Settings" was clicked.
+        conversationsLoaded(object): the kept conversations were listed (``ConversationInfo`` list).
+        conversationOpened(object): a kept conversation was shown (``app.operations.conversations.Conversation``).
+
+    The conversations list (left) holds every kept conversation, the most recent first; clicking one shows
+    it and the next message continues it; Rename… and Delete act on the selected one.
     """
 
     askFinished = Signal(object)
@@ -482,6 +516,8 @@ class ChatWidget(QWidget):
     draftFinished = Signal(object)
     briefLoaded = Signal(object)
     openSettings = Signal()
+    conversationsLoaded = Signal(object)
+    conversationOpened = Signal(object)
 
     def __init__(self, container, worker: Worker, parent: QWidget | None = None,
                  model_factory: ModelFactory | None = None):
@@ -498,6 +534,9 @@ class ChatWidget(QWidget):
         self.bubbles: list[Bubble] = []
         self.last_outcome: TurnOutcome | None = None
         self.last_brief: dict | None = None
+        self.conversation_id: str | None = None  # the conversation shown (None: a new one, not kept yet)
+        self.conversation_rows: list = []
+        self._list_gen = 0
         self.setStyleSheet(CHAT_STYLE)
 
         lay = QVBoxLayout(self)
@@ -546,6 +585,7 @@ class ChatWidget(QWidget):
         # Transcript | inspector.
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self._build_conversations())
         left = QWidget()
         left_lay = QVBoxLayout(left)
         left_lay.setContentsMargins(0, 0, 0, 0)
@@ -603,14 +643,44 @@ class ChatWidget(QWidget):
         self.splitter.addWidget(left)
 
         self.splitter.addWidget(self._build_inspector())
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([640, 400])
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes([200, 600, 380])
         lay.addWidget(self.splitter, 1)
 
         self._show_placeholder(WELCOME)
         self._show_memories_placeholder("The memories Kith recalls for each message appear here, "
                                         "with where they came from.")
+        self.load_conversations()
+
+    def _build_conversations(self) -> QWidget:
+        box = QWidget()
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        t = QLabel("Conversations")
+        t.setObjectName("sectionTitle")
+        lay.addWidget(t)
+        self.conversation_list = QListWidget()
+        self.conversation_list.setObjectName("conversationList")
+        self.conversation_list.setWordWrap(True)
+        self.conversation_list.setToolTip("Your conversations with Kith, the most recent first; click one to "
+                                          "see it and continue it")
+        self.conversation_list.itemClicked.connect(lambda item: self.open_conversation(item.data(Qt.ItemDataRole.UserRole)))
+        lay.addWidget(self.conversation_list, 1)
+        row = QHBoxLayout()
+        self.rename_button = QPushButton("Rename\u2026")
+        self.rename_button.clicked.connect(lambda: self.rename_conversation())
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.setToolTip("Delete the conversation's transcript (what you told Kith stays in memory "
+                                      "until you forget it)")
+        self.delete_button.clicked.connect(lambda: self.delete_conversation())
+        row.addWidget(self.rename_button)
+        row.addWidget(self.delete_button)
+        lay.addLayout(row)
+        self._update_conversation_buttons()
+        return box
 
     def _build_inspector(self) -> QWidget:
         box = QFrame()
@@ -824,6 +894,9 @@ class ChatWidget(QWidget):
         if res.warnings:
             msg += "  (" + "; ".join(res.warnings[:2]) + ")"
         self._set_busy(False, msg)
+        if outcome.conversation:
+            self.conversation_id = outcome.conversation
+        self.load_conversations()
         self.turnFinished.emit(outcome)
         self.askFinished.emit(self.results)
 
@@ -906,12 +979,165 @@ class ChatWidget(QWidget):
         self.brief_view.setHtml(brief_html(brief, name))
         self.briefLoaded.emit(brief)
 
+    # -- kept conversations ----------------------------------------------------------------
+    def load_conversations(self) -> Job:
+        """List the kept conversations (on the worker) into the conversations list."""
+        from app.operations.conversations import list_conversations
+
+        self._list_gen += 1
+        gen = self._list_gen
+        job = self._worker.call(list_conversations, self._container, name="conversations")
+        job.finished.connect(lambda rows, g=gen: self._show_conversations(rows) if g == self._list_gen else None)
+        job.failed.connect(lambda m: self._set_status(f"Could not list the conversations: {m}", error=True))
+        return job
+
+    def _show_conversations(self, rows: list) -> None:
+        self.conversation_rows = list(rows)
+        lst = self.conversation_list
+        lst.blockSignals(True)
+        lst.clear()
+        for r in rows:
+            when = format_when(r.updated_at.isoformat())
+            who = f" \u00b7 with {r.partner}" if r.partner else ""
+            item = QListWidgetItem(f"{r.title}\n{when} \u00b7 {r.turns // 2} turn{'s' if r.turns // 2 != 1 else ''}{who}")
+            item.setData(Qt.ItemDataRole.UserRole, r.id)
+            item.setToolTip(r.title)
+            lst.addItem(item)
+            if r.id == self.conversation_id:
+                item.setSelected(True)
+                lst.setCurrentItem(item)
+        lst.blockSignals(False)
+        self._update_conversation_buttons()
+        self.conversationsLoaded.emit(self.conversation_rows)
+
+    def conversation_titles(self) -> list[str]:
+        """The titles in the conversations list, top first (for code and tests)."""
+        return [r.title for r in self.conversation_rows]
+
+    def open_conversation(self, conversation_id: str) -> Job | None:
+        """Show a kept conversation (loaded on the worker); the next message continues it.  Ignored while a
+        reply is running."""
+        from app.operations.conversations import open_conversation
+
+        if self._job is not None or not conversation_id:
+            return None
+
+        def work(j: Job):
+            conv = open_conversation(self._container, conversation_id)
+            self.session.resume(conv)
+            return conv
+        job = self._worker.submit(work, name="open-conversation")
+        job.finished.connect(self._show_conversation)
+        job.failed.connect(self._on_open_failed)
+        self._job = job
+        self._set_busy(True, "Opening the conversation\u2026")
+        return job
+
+    def _show_conversation(self, conv) -> None:
+        self._job = None
+        self.conversation_id = conv.info.id
+        self.bubbles.clear()
+        self._clear_transcript()
+        last = None
+        for t in conv.turns:
+            b = self._add_bubble(t.role, t.text)
+            if t.role == "assistant":
+                last = t
+                bits = [format_when(t.at.isoformat())]
+                bits.append("from memory alone" if t.meta.get("no_model") else
+                            f"model: {Path(str(t.meta.get('model', ''))).name}")
+                if t.cited:
+                    bits.append("cites " + " ".join(f"[{n}]" for n in sorted(t.cited)))
+                if t.meta.get("cancelled"):
+                    bits.append("stopped")
+                b.set_meta("  \u00b7  ".join(bits))
+        if last is not None and last.memories:
+            self.results = list(last.memories)
+            self._show_memories(last.memories, {i for i, n in enumerate(last.numbers, 1) if n in last.cited})
+        else:
+            self.results = []
+            self._show_memories_placeholder("The memories Kith recalls for each message appear here.")
+        partner = conv.info.partner_id
+        idx = self.partner_combo.findData(partner)
+        if idx >= 0 and idx != self.partner_combo.currentIndex():
+            self.partner_combo.setCurrentIndex(idx)
+        for i in range(self.conversation_list.count()):
+            item = self.conversation_list.item(i)
+            item.setSelected(item.data(Qt.ItemDataRole.UserRole) == conv.info.id)
+        n = len(conv.turns)
+        self._set_busy(False, f"\u201c{conv.info.title}\u201d \u2014 {n} message{'s' if n != 1 else ''}; "
+                              "write to continue it.")
+        self.conversationOpened.emit(conv)
+
+    def _on_open_failed(self, message: str) -> None:
+        self._job = None
+        self._set_busy(False, "")
+        self._set_status(f"Could not open the conversation: {message}", error=True)
+        self.load_conversations()
+
+    def selected_conversation(self) -> str | None:
+        """The id of the conversation selected in the list (else the one shown), or None."""
+        items = self.conversation_list.selectedItems()
+        if items:
+            return items[0].data(Qt.ItemDataRole.UserRole)
+        return self.conversation_id
+
+    def rename_conversation(self, conversation_id: str | None = None, title: str | None = None) -> Job | None:
+        """Rename a kept conversation (default: the selected one); asks for the title when none is given."""
+        from app.operations.conversations import rename
+
+        cid = conversation_id or self.selected_conversation()
+        if not cid:
+            return None
+        if title is None:
+            current = next((r.title for r in self.conversation_rows if r.id == cid), "")
+            title, ok = QInputDialog.getText(self, "Rename conversation", "Title:", text=current)
+            if not ok:
+                return None
+        if not title.strip():
+            self._set_status("A conversation needs a title.", error=True)
+            return None
+        job = self._worker.call(rename, self._container, cid, title, name="rename-conversation")
+        job.finished.connect(lambda _info: self.load_conversations())
+        job.failed.connect(lambda m: self._set_status(f"Could not rename it: {m}", error=True))
+        return job
+
+    def delete_conversation(self, conversation_id: str | None = None, confirm: bool = True) -> Job | None:
+        """Delete a kept conversation's transcript (default: the selected one), after a confirmation."""
+        from app.operations.conversations import delete
+
+        cid = conversation_id or self.selected_conversation()
+        if not cid or (self._job is not None and cid == self.conversation_id):
+            return None
+        title = next((r.title for r in self.conversation_rows if r.id == cid), cid)
+        if confirm and QMessageBox.question(
+                self, "Delete conversation",
+                f"Delete \u201c{title}\u201d? Its messages and the memories they cited are removed from this "
+                "list; what you told Kith in it stays in memory until you forget it.") != QMessageBox.StandardButton.Yes:
+            return None
+        job = self._worker.call(delete, self._container, cid, name="delete-conversation")
+
+        def done(_n, cid=cid):
+            if cid == self.conversation_id:
+                self.new_conversation()
+            self.load_conversations()
+        job.finished.connect(done)
+        job.failed.connect(lambda m: self._set_status(f"Could not delete it: {m}", error=True))
+        return job
+
+    def _update_conversation_buttons(self) -> None:
+        has = bool(self.conversation_rows)
+        self.rename_button.setEnabled(has)
+        self.delete_button.setEnabled(has)
+
     # -- new conversation ---------------------------------------------------------------
     def new_conversation(self) -> None:
         """Start over: an empty transcript and a fresh conversation history."""
         if self._job is not None:
             return
-        self._worker.call(self.session.new_conversation, name="new-conversation")
+        self.session.request_new()
+        self.conversation_id = None
+        self.conversation_list.clearSelection()
         self.bubbles.clear()
         self.results = []
         self._clear_transcript()

@@ -50,7 +50,7 @@ from core.store.forgetting import ForgetOp, Scope, Target, drop_stash
 
 log = logging.getLogger(__name__)
 
-STORES = ("graph", "summaries", "search", "vectors", "memory", "personal")
+STORES = ("graph", "summaries", "search", "vectors", "memory", "personal", "conversations")
 """The stores a forget runs through, in the order their counts are shown."""
 LABELS = {
     "graph": {"entities": "entities", "aliases": "names and addresses", "records": "messages, photos or memos",
@@ -78,6 +78,8 @@ LABELS = {
                  "observation_redacted": "others' observations redacted",
                  "conversation_session_redacted": "conversation names redacted",
                  "person_profile_redacted": "others' profiles redacted"},
+    "conversations": {"turns": "chat messages", "turns_redacted": "chat messages redacted",
+                      "conversations": "chat conversations", "conversations_redacted": "chat conversations redacted"},
 }
 
 
@@ -297,7 +299,7 @@ def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
     """
     from core.graph import forget as graph
     from core.personal import forget as personal
-    from core.store import search, vectors
+    from core.store import conversations, search, vectors
 
     t = resolve_target(c, target)
     with c.db.session() as s:
@@ -309,7 +311,8 @@ def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
                       "search": search.forget_plan(conn, sc),
                       "vectors": vectors.forget_plan(c.vectors, sc),
                       "memory": msel.counts(),
-                      "personal": personal.plan(conn, sc, red)}
+                      "personal": personal.plan(conn, sc, red),
+                      "conversations": conversations.plan(conn, sc, red)}
         finally:
             s.rollback()
     return ForgetPlan(t, sc.label, counts, sc, mentions, _recovery_days(c),
@@ -331,7 +334,7 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
     from core.graph import summaries
     from core.memory import forget as memory
     from core.personal import forget as personal
-    from core.store import search, vectors
+    from core.store import conversations, search, vectors
     from core.store.schema import AuditEvent
 
     svc = _memory(c)
@@ -353,6 +356,7 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
             counts["memory"] = memory.apply(s, svc.mem, op.id, sc, red, now, selection=msel)
         counts["personal"] = personal.apply(conn, op.id, sc, red, ledger)
         counts["summaries"] = summaries.forget_apply(s, op.id, sc, red, remove, regen)
+        counts["conversations"] = conversations.apply(conn, op.id, sc, red)
         op.counts = {k: counts[k] for k in STORES}
         s.add(op)
         s.add(AuditEvent(action="forget", target=f"forget:{op.id}",
@@ -463,7 +467,7 @@ def _restore_on_writer(c: Container, op_id: int) -> None:
     from core.graph import forget as graph
     from core.memory import forget as memory
     from core.personal import forget as personal
-    from core.store import search
+    from core.store import conversations, search
     from core.store.forgetting import put_back
     from core.store.schema import AuditEvent
 
@@ -484,6 +488,7 @@ def _restore_on_writer(c: Container, op_id: int) -> None:
             sc = Scope.from_json(op.plan["scope"])
             conn = _raw(s)
             put_back(conn, op_id, "summaries", on_conflict="OR REPLACE")
+            conversations.restore(conn, op_id)
             personal.restore(conn, op_id)
             with svc._lock:
                 new_rows = memory.restore(s, op_id, sc)

@@ -24,3 +24,23 @@ def warm_up(c: Container) -> dict[str, float]:
         c.vectors.collection(name)
     out["vectors"] = round(time.perf_counter() - t, 3)
     return out
+
+
+def prepare_ask(c: Container):
+    """A cold ``kith ask`` (or ``kith chat``): load the text encoder on a thread of its own while this one
+    imports and opens Chroma and loads the record index — the two longest steps of a fresh process overlap.
+    Reads only.  Returns the encoder's thread (``c.encoder`` waits for it anyway)."""
+    import threading
+
+    def load():
+        try:
+            c.encoder
+        except Exception:  # the caller's own c.encoder raises it again, where it is reported
+            pass
+    th = threading.Thread(target=load, name="kith-encoder-load", daemon=True)
+    th.start()
+    try:
+        c.vectors.warm(RECORDS)
+    except Exception:  # a missing or broken store is reported by the ask itself
+        pass
+    return th

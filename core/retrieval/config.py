@@ -51,7 +51,9 @@ class RelevanceConfig:
         coef: intercept first, then one weight per feature (dev fit, ``benchmarks/locomo.py --fit``).
         threshold: the least relevance shown (dev: the F1-best threshold, 0.28, F1 0.474 over the top-10 hits of
             the dev questions and of 60 questions per conversation taken from another one, all negatives; on
-            the test split that model and threshold give precision 0.485, recall 0.477).
+            the test split that model and threshold give precision 0.485, recall 0.477).  Refitting with a
+            sixth feature, a hit's fused score over the question's best, moved dev F1 by 0.004 and test
+            precision of shown hits from 0.456 to 0.448 (recall 0.340 → 0.354): not kept.
     """
 
     coef: tuple[float, ...] = (-3.8246, 1.3941, 3.4677, 0.0273, 0.5819, -1.3113)
@@ -63,7 +65,9 @@ FEATURES = ("coverage", "cosine", "lexical", "agree", "log_rank")
 of the question's words found in the turn itself (0..1); ``cosine`` — the question vector's cosine to
 the turn's vector (the gist estimate when the turn was not among the dense candidates); ``lexical`` —
 1 when the episode BM25 found it; ``agree`` — 1 when the lexical and dense rankings both found it;
-``log_rank`` — ln(fused rank)."""
+``log_rank`` — ln(fused rank).  Tried and left out: a hit's fused score over the question's best (no gain, see
+:class:`RelevanceConfig`), and whether the sender is the person the question names (a LoCoMo habit, where nearly
+every question names one of two speakers: fitted, it hid a lone sender's own answer on the corpus)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,9 @@ class RetrievalConfig:
             question names (issue #4; dev R@10: 0 → 0.821, 1 → 0.839, 2 → 0.835, 4 → 0.820).
         goal_bias_weight: seed 001's goal bias, ``× (1 + w·max(0, 2·(sim − 0.5)))`` against the bundle
             of active goals (0 when there are none).
+        parallel: run the question-only lookups (:func:`core.retrieval.retriever.lexical`) while the question is
+            encoded, and the Chroma query while the gist signatures are scanned, on two helper threads (SQLite,
+            numpy's kernels and Chroma's index release the GIL); False runs every step in turn.
         lexicon / relevance: see :class:`LexiconConfig`, :class:`RelevanceConfig`.
     """
 
@@ -93,6 +100,7 @@ class RetrievalConfig:
     weights: Mapping[str, float] = field(default_factory=lambda: _frozen({"lex": 1.0, "dense": 0.5, "gist": 0.3}))
     speaker_boost: float = 1.0
     goal_bias_weight: float = 0.5
+    parallel: bool = True
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
 

@@ -40,8 +40,14 @@ def coverage(query_tokens: Sequence[str], doc_tokens: set[str], idfs: dict[str, 
     return sum(idfs.get(t, 0.0) for t in uniq if t in doc_tokens) / total
 
 
+def question_idfs(cur, query_tokens: Sequence[str]) -> dict[str, float]:
+    """BM25 idf of each of the question's tokens in the episode lexicon (``own`` column document frequencies)."""
+    n = max(1, lexicon.doc_count(cur))
+    return {t: lexicon.idf(df, n) for t, df in lexicon.doc_freqs(cur, query_tokens).items()}
+
+
 def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: np.ndarray, cosine: dict[int, float],
-               lexical: set[int], dense: set[int], cfg: RelevanceConfig) -> None:
+               lexical: set[int], dense: set[int], cfg: RelevanceConfig, idfs: dict[str, float] | None = None) -> None:
     """Fill each hit's ``features`` and ``relevance`` (in place).
 
     Args:
@@ -50,12 +56,13 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         query_tokens: the question's lexicon tokens.  gist_q: the question's gist signature ``uint8 (1024,)``.
         cosine: dense cosines by episode id (others are estimated from the gist signatures).
         lexical / dense: episode ids the lexical / dense rankings found.
+        idfs: :func:`question_idfs` when the caller has them.
     """
     if not hits:
         return
     docs = lexicon.docs(cur, [h.episode_id for h in hits])
-    n = max(1, lexicon.doc_count(cur))
-    idfs = {t: lexicon.idf(df, n) for t, df in lexicon.doc_freqs(cur, query_tokens).items()}
+    if idfs is None:
+        idfs = question_idfs(cur, query_tokens)
     need = [h for h in hits if h.episode_id not in cosine and rows[h.episode_id]["row"] is not None]
     est: dict[int, float] = {}
     if need and len(mem.gists):
@@ -72,7 +79,7 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         cov = coverage(query_tokens, doc, idfs)
         cos = cosine.get(h.episode_id, est.get(h.episode_id, 0.0))
         x = features(cov, cos, h.episode_id in lexical, h.episode_id in lexical and h.episode_id in dense, h.rank)
-        h.features = dict(zip(("coverage", "cosine", "lexical", "agree", "log_rank"), x))
+        h.features = dict(zip(FEATURES, x))
         h.features["question_words"] = len(set(query_tokens))
         h.relevance = probability(x, cfg.coef)
 

@@ -25,6 +25,7 @@ Steps:
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
@@ -181,14 +182,79 @@ def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]
     return out
 
 
+_POOL: ThreadPoolExecutor | None = None
+
+
+def pool() -> ThreadPoolExecutor:
+    """The retriever's two helper threads (made on first use): the question-only lookups run on one while the
+    caller encodes the question, the Chroma query on one while the caller scans the gist signatures.  SQLite,
+    numpy's kernels and Chroma's index search release the GIL, so on two cores or more these overlap."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kith-retrieve")
+    return _POOL
+
+
+@dataclass
+class Lexical:
+    """What retrieval needs of the question's words alone (no embedding), computed by :func:`lexical`.
+
+    Attributes:
+        tokens: the question's lexicon tokens.
+        ranking: the episode lexicon's best ``pool`` episode ids (empty when its weight is 0).
+        named: senders the question names, first named first; ``several``: the lexicon has ≥ 2 senders.
+        goal: the bundle of active goals' signatures, or None.
+        idfs: each token's idf (relevance features).  cue: seed 001's cue (tiers).
+        ms: milliseconds it took.
+    """
+
+    tokens: list[str]
+    ranking: list[int]
+    named: list[str]
+    several: bool
+    goal: np.ndarray | None
+    idfs: dict[str, float]
+    cue: object
+    ms: float = 0.0
+
+
+def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
+    """The question-only part of :func:`retrieve`, on a connection of its own (so it can run while the caller
+    encodes the question: ``pool().submit(lexical, db, question)``).  Reads only.
+
+    Args:
+        db: the ``core.store.db.Database``.
+        question: as given to :func:`retrieve`.
+    """
+    from core.retrieval.tiers import cue_for
+
+    t0 = time.perf_counter()
+    question = (question or "").strip()
+    qtok = lexicon.tokens(question)
+    raw = db.engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        ranking = [e for e, _ in lexicon.search(cur, qtok, config.pool, config.lexicon)] if config.weights.get("lex", 0) \
+            else []
+        named = lexicon.speakers_named(cur, qtok) if config.speaker_boost else []
+        several = bool(named) and lexicon.several_speakers(cur)
+        goal = _goal_bundle(cur) if config.goal_bias_weight else None
+        idfs = rel.question_idfs(cur, qtok)
+        cue = cue_for(cur, question)
+    finally:
+        raw.close()
+    return Lexical(qtok, ranking, named, several, goal, idfs, cue, (time.perf_counter() - t0) * 1000)
+
+
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
-             config: RetrievalConfig = CONFIG, exclude_text: str | None = None) -> Retrieval:
+             config: RetrievalConfig = CONFIG, exclude_text: str | None = None,
+             prefetched: "Lexical | Future | None" = None) -> Retrieval:
     """Retrieve evidence for ``question``.
 
     Args:
         db: the ``core.store.db.Database``.
         vectors: the ``core.store.vectors.VectorStore`` (queried once, collection ``records``).
-        mem: the ``core.memory.episodes.EpisodicMemory`` (signature files; its index only for ``gist``).
+        mem: the ``core.memory.episodes.EpisodicMemory`` (its signature files; never its in-memory index).
         question: the question as the owner's third person (``app.memory.owner_view``), non-empty.
         vector: its embedding, ``float32 (384,)``, unit length.
         k: hits returned (all relevances; the caller shows those above the threshold).
@@ -196,6 +262,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             by then, are left out; facts true then are current).
         config: the retrieval configuration (default :data:`CONFIG`).
         exclude_text: a text never returned as its own answer (the message being answered).
+        prefetched: :func:`lexical` of the same question and configuration (or its Future), when the caller
+            started it while encoding; else it is computed here.
 
     Returns:
         :class:`Retrieval`.
@@ -209,19 +277,39 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     w = config.weights
-    pool = config.pool
-    qtok = lexicon.tokens(question)
+    pool_n = config.pool
     rankings: dict[str, list[int]] = {}
     cosine: dict[int, float] = {}  # episode id → dense cosine
+    # Chroma's nearest neighbours on a helper thread while this one scans the gist signatures
+    dense_f = None
+    if w.get("dense", 0):
+        if config.parallel:
+            dense_f = pool().submit(vectors.query, RECORDS, vector, pool_n)
+        else:
+            dense_f = Future()
+            dense_f.set_result(vectors.query(RECORDS, vector, pool_n))
     raw = db.engine.raw_connection()
     try:
         cur = raw.cursor()
-        if w.get("lex", 0):
-            rankings["lex"] = [e for e, _ in lexicon.search(cur, qtok, pool, config.lexicon)]
-        timings["lex"] = (time.perf_counter() - t0) * 1000
-        if w.get("dense", 0):
+        gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
+        if w.get("gist", 0):
+            from core.retrieval.gist import ranking as gist_ranking
+
             t1 = time.perf_counter()
-            dense = [(int(i.split(":", 1)[1]), 1.0 - float(d)) for i, d in vectors.query(RECORDS, vector, pool)]
+            rankings["gist"] = [e for e, _ in gist_ranking(cur, mem, gist_q, pool_n, as_of)]
+            timings["gist"] = (time.perf_counter() - t1) * 1000
+        t1 = time.perf_counter()
+        lex = prefetched if prefetched is not None else lexical(db, question, config)
+        if isinstance(lex, Future):
+            lex = lex.result()
+        timings["lex"] = lex.ms
+        timings["lex_wait"] = (time.perf_counter() - t1) * 1000
+        qtok = lex.tokens
+        if w.get("lex", 0):
+            rankings["lex"] = lex.ranking
+        if dense_f is not None:
+            t1 = time.perf_counter()
+            dense = [(int(i.split(":", 1)[1]), 1.0 - float(d)) for i, d in dense_f.result()]
             rid_ep = {}
             if dense:
                 rids = [r for r, _ in dense]
@@ -234,16 +322,10 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
                     rankings["dense"].append(e)
                     cosine[e] = cos
             timings["dense"] = (time.perf_counter() - t1) * 1000
-        gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
-        if w.get("gist", 0):
-            from core.memory.recall import gist_ranking
-
-            t1 = time.perf_counter()
-            rankings["gist"] = [e for e, _ in gist_ranking(mem, gist_q, pool, as_of)]
-            timings["gist"] = (time.perf_counter() - t1) * 1000
+        rankings = {n: rankings[n] for n in ("lex", "dense", "gist") if n in rankings}  # ties: first-seen order
         t1 = time.perf_counter()
         fused = rrf(rankings, w, k=config.fusion_k)
-        cand = [e for e, _ in fused[: max(pool, 3 * k)]]
+        cand = [e for e, _ in fused[: max(pool_n, 3 * k)]]
         rows = _hydrate(cur, cand, as_of)
         if exclude_text:
             ex = exclude_text.strip().casefold()
@@ -251,14 +333,12 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         scores = {e: s for e, s in fused if e in rows}
         # the first sender the question names: their own messages answer "what does Melanie do …"
         boosted = None
-        if config.speaker_boost and scores:
-            named = lexicon.speakers_named(cur, qtok)
-            if named and lexicon.several_speakers(cur):
-                boosted = named[0]
-                for e in scores:
-                    if rows[e]["speaker"] == boosted:
-                        scores[e] *= 1.0 + config.speaker_boost
-        goal_sig = _goal_bundle(cur)
+        if config.speaker_boost and scores and lex.named and lex.several:
+            boosted = lex.named[0]
+            for e in scores:
+                if rows[e]["speaker"] == boosted:
+                    scores[e] *= 1.0 + config.speaker_boost
+        goal_sig = lex.goal
         if goal_sig is not None and config.goal_bias_weight and scores:
             es = [e for e in scores if rows[e]["row"] is not None]
             if es:
@@ -281,10 +361,10 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         for h in hits:
             h.facts = [f.fact_id for f in facts if h.record_id is not None and h.record_id in f.evidence]
         rel.score_hits(cur, mem, hits, rows, qtok, gist_q, cosine, set(rankings.get("lex", [])),
-                       set(rankings.get("dense", [])), config.relevance)
+                       set(rankings.get("dense", [])), config.relevance, idfs=lex.idfs)
         from core.retrieval.tiers import classify
 
-        classify(cur, mem, question, gist_q, hits, rows)
+        classify(cur, mem, question, gist_q, hits, rows, cue=lex.cue)
         by_ep = {h.episode_id: h for h in hits}
         for new, old in lift.items():  # what replaced a relevant fact answers the same question, now
             if new in by_ep and old in by_ep and by_ep[old].relevance > by_ep[new].relevance:

@@ -32,12 +32,14 @@ def cue_for(cur, question: str):
     return make_cue(SimpleNamespace(index=SimpleNamespace(concepts=known)), question, None)
 
 
-def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict) -> None:
+def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=None) -> None:
     """Set ``tier``, ``confidence``, ``low_confidence`` and ``why`` on each hit (in place), with the
-    cascade's thresholds and bands (``core.memory.recall``)."""
+    cascade's thresholds and bands (``core.memory.recall``).  ``cue``: :func:`cue_for` of the question when
+    the caller has it."""
     if not hits:
         return
-    cue = cue_for(cur, question)
+    if cue is None:
+        cue = cue_for(cur, question)
     ids = [h.episode_id for h in hits]
     posted: dict[int, set[int]] = {}
     if cue.concept_ids and not cue.unknown:

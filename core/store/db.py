@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
-from core.store import forgetting, memory_schema, personal_schema  # noqa: F401  (register the forget, memory and personalization tables)
+from core.store import conversations, forgetting, memory_schema, personal_schema  # noqa: F401  (register the chat, forget, memory and personalization tables)
 from core.store import schema
 
 SCHEMA_VERSION = 4

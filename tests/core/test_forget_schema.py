@@ -13,10 +13,10 @@ def coverage() -> dict[str, object]:
     from core.graph import forget as graph, summaries
     from core.memory import forget as memory
     from core.personal import forget as personal
-    from core.store import forgetting, search
+    from core.store import conversations, forgetting, search
 
     out: dict[str, object] = {}
-    for mod in (graph, summaries, search, memory, personal, forgetting):
+    for mod in (graph, summaries, search, memory, personal, forgetting, conversations):
         for table, cols in mod.COVERS.items():
             out[table] = "*" if cols == "*" or out.get(table) == "*" else sorted(set(out.get(table, [])) | set(cols))
     return out

@@ -249,3 +249,80 @@ def test_the_windows_chat_answers_when_i_was_in_italy_from_memory_by_default(kit
     assert answer.startswith("You were in Arezzo, Tuscany, Italy on 22 October 2008 — 2 photos")
     assert out.result.no_model and job.shown[0] == out.result.reply  # shown at once, whole
     assert {Path(m.source).name for m in out.memories} >= {"gps_DSCN0010.jpg", "gps_DSCN0040.jpg"}
+
+
+def test_conversations_are_listed_kept_across_a_restart_reopened_continued_renamed_and_deleted(
+        qtbot, qapp, filled, closer, monkeypatch):
+    """The conversations list: newest first; a new window on the same data folder (a new Container: a restart)
+    lists them, reopens one with its transcript and memories, continues it; Rename… and Delete."""
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+    from app.container import Container
+    from app.models.llm import NoModel
+    from app.operations.conversations import list_conversations
+    from ui.main_window import MainWindow
+
+    w = make_window(qtbot, qapp, filled, NoModel)
+    chat = w.chat
+    for q in ("sourdough starter", "and the feeding schedule?"):
+        with qtbot.waitSignal(chat.turnFinished, timeout=60_000):
+            chat.ask(q)
+    first = chat.conversation_id
+    first_transcript = chat.transcript()
+    first_memories = [r.text for r in chat.results]
+    chat.new_conversation()
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000):
+        chat.ask("climbing on Saturday")
+    second = chat.conversation_id
+    assert second and first and second != first
+    qtbot.waitUntil(lambda: chat.conversation_titles() == ["climbing on Saturday", "sourdough starter"],
+                    timeout=30_000)
+    assert chat.conversation_list.count() == 2 and "2 turns" in chat.conversation_list.item(1).text()
+    assert w.shutdown(60_000)
+    w.close()
+
+    again = Container()  # the window is started again on the same data folder
+    try:
+        w2 = MainWindow(again, model_factory=NoModel)
+        qtbot.addWidget(w2, before_close_func=lambda win: win.shutdown())
+        w2.show()
+        qtbot.waitExposed(w2)
+        closer(w2)
+        chat2 = w2.chat
+        qtbot.waitUntil(lambda: chat2.conversation_list.count() == 2, timeout=30_000)
+        assert chat2.conversation_titles() == ["climbing on Saturday", "sourdough starter"]
+        assert chat2.transcript() == []
+        item = chat2.conversation_list.item(1)
+        with qtbot.waitSignal(chat2.conversationOpened, timeout=30_000):
+            rect = chat2.conversation_list.visualItemRect(item)
+            qtbot.mouseClick(chat2.conversation_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        assert chat2.conversation_id == first
+        assert chat2.transcript() == first_transcript  # the same words, the sources listed again
+        assert [r.text for r in chat2.results] == first_memories
+        assert "from memory alone" in chat2.bubbles[-1].meta.text()
+        with qtbot.waitSignal(chat2.turnFinished, timeout=60_000) as blocker:
+            chat2.ask("how much flour?")
+        assert blocker.args[0].conversation == first  # continued, not a new one
+        qtbot.waitUntil(lambda: chat2.conversation_titles()[0] == "sourdough starter", timeout=30_000)
+        assert list_conversations(again)[0].turns == 6
+
+        monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("Bread", True)))
+        with qtbot.waitSignal(chat2.conversationsLoaded, timeout=30_000):
+            chat2.rename_conversation()
+        assert chat2.conversation_titles() == ["Bread", "climbing on Saturday"]
+
+        monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.StandardButton.Yes))
+        chat2.conversation_list.item(1).setSelected(True)
+        chat2.conversation_list.item(0).setSelected(False)
+        with qtbot.waitSignal(chat2.conversationsLoaded, timeout=30_000):
+            chat2.delete_conversation()
+        assert chat2.conversation_titles() == ["Bread"]
+        assert [c.id for c in list_conversations(again)] == [first]
+        assert chat2.conversation_id == first and chat2.transcript()  # the one shown stays
+        with qtbot.waitSignal(chat2.conversationsLoaded, timeout=30_000):
+            chat2.delete_conversation(first)
+        assert chat2.conversation_titles() == [] and chat2.conversation_id is None and chat2.transcript() == []
+        assert not chat2.delete_button.isEnabled()
+        assert w2.shutdown(60_000)
+    finally:
+        again.close()

@@ -1,0 +1,82 @@
+"""The ``gist`` ranking: the episodes whose HDC gist signatures (seed 001) are nearest to the question's.
+
+A two-stage scan of the memory-mapped signature file ``gists.dat`` (``core/store/signatures.py``): the
+Hamming distance of every row's 256-bit *sketch* (the first 32 bytes: each bit of a Charikar signature is an
+independent estimate, so a prefix is a coarse but unbiased one), then the full 8192-bit distance of the best
+``shortlist`` rows, whose episodes — and whether recall may return them (live, not superseded, as of
+``as_of``) — are looked up in SQLite by signature row (a unique index).  Nothing is loaded in memory but the
+mapped pages the scan touches, so a cold ``kith ask`` pays no index build (the seed's cascade keeps its
+in-memory :class:`core.memory.episodes.EpisodeIndex` for itself).
+
+The cosine of two vectors is estimated from the Hamming distance ``h`` of their signatures as
+``cos(π·h / 8192)`` (Charikar 2002: P[bit differs] = θ/π).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+
+from core import clock, hdc
+
+SHORTLIST = 512
+"""Rows re-ranked on full signatures after the sketch scan (``core.memory.recall.SHORTLIST``)."""
+
+
+def _dt(v) -> datetime | None:
+    if v is None:
+        return None
+    return clock.ensure_utc(v if isinstance(v, datetime) else datetime.fromisoformat(str(v)))
+
+
+def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
+            shortlist: int = SHORTLIST) -> list[tuple[int, float]]:
+    """The ``n`` episodes nearest to ``gist_q`` that recall may return.
+
+    Args:
+        cur: a ``sqlite3`` cursor on the Kith database.
+        mem: the ``core.memory.episodes.EpisodicMemory`` (its ``gists`` file).
+        gist_q: the question's gist signature, ``uint8 (1024,)``.
+        n: episodes wanted.
+        as_of: UTC; valid then (``t_valid`` and ``t_recorded`` ≤ it, not superseded by then); None: now
+            (not superseded at all).
+        shortlist: rows re-ranked on full signatures (at least ``n``).
+
+    Returns:
+        ``[(episode id, estimated cosine)]``, nearest first.
+    """
+    files = mem.gists
+    if not len(files) or n <= 0:
+        return []
+    sk = files.sketch()
+    rows_n = sk.shape[0]
+    d = hdc.hamming(gist_q[: sk.shape[1]], sk)
+    m = min(max(shortlist, n), rows_n)
+    short = np.argpartition(d, m - 1)[:m] if m < rows_n else np.arange(rows_n)
+    short = np.sort(short)
+    cos = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, files.rows()[short])) / hdc.DIM)
+    marks = ",".join("?" * len(short))
+    t = clock.ensure_utc(as_of) if as_of is not None else None
+    ep_of: dict[int, int] = {}
+    for eid, row, tv, tr, sup, sup_tr in cur.execute(
+            "SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
+            "LEFT JOIN episode s ON s.id = e.superseded_by "
+            f"WHERE e.signature_row IN ({marks}) AND e.tombstoned_at IS NULL", [int(r) for r in short]).fetchall():
+        if t is None:
+            if sup is not None and sup_tr is not None:
+                continue
+        else:
+            tv, tr = _dt(tv), _dt(tr)
+            if (tv is not None and tv > t) or (tr is not None and tr > t):
+                continue
+            if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
+                continue
+        ep_of[int(row)] = int(eid)
+    out = []
+    for j in np.argsort(-cos, kind="stable"):
+        e = ep_of.get(int(short[j]))
+        if e is not None:
+            out.append((e, float(cos[j])))
+            if len(out) == n:
+                break
+    return out
