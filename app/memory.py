@@ -117,6 +117,32 @@ def service(c) -> MemoryService:
     return svc
 
 
+class _FileRows:
+    """Reads signature rows from a data folder's signature file (read-only memmap)."""
+
+    def __init__(self, sf):
+        self.sf = sf
+
+    def read(self, rows: np.ndarray) -> np.ndarray:
+        """``uint8 (len(rows), 1024)``; a row beyond the file (should not happen) reads as zeros."""
+        all_rows = self.sf.rows()
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(rows), all_rows.shape[1] if all_rows.ndim == 2 else 1024), dtype=np.uint8)
+        ok = rows < len(all_rows)
+        if ok.any():
+            out[ok] = all_rows[rows[ok]]
+        return out
+
+
+def signature_source(c, name: str) -> _FileRows:
+    """Where the rows of signature file ``name`` (``"signatures"`` or ``"gists"``) are read from for an
+    export: an object with ``read(rows) -> uint8 (k, 1024)``.  Read-only (opening a signature file writes
+    nothing)."""
+    from core.store.signatures import SignatureFile
+
+    return _FileRows(SignatureFile(c.settings.home / "memory" / f"{name}.dat"))
+
+
 def remember_records(c, record_rows: Sequence[Record], vectors: dict[int, np.ndarray] | None = None) -> list[int]:
     """Make an episode (structured + gist signatures, postings, learning event) for each record: the
     ingest's memory stage (``app/pipeline.py``).  Call it on the writer thread.

@@ -243,6 +243,18 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
     return done
 
 
+def reindex(conn, cfg: LexiconConfig = CONFIG.lexicon, batch: int = 2000) -> int:
+    """Write every full-text row from ``lexdoc`` as it stands (after an archive import put ``lexdoc``,
+    ``lex_speaker`` and ``lex_stats`` back exactly): the rows are the same as those the incremental
+    :func:`add` wrote.  Returns FTS rows written."""
+    ensure(conn)
+    ids = [r[0] for r in _rows(conn, "SELECT episode_id FROM lexdoc ORDER BY episode_id")]
+    done = 0
+    for i in range(0, len(ids), batch):
+        done += _write_rows(conn, ids[i:i + batch], cfg)
+    return done
+
+
 def orphan_speakers(conn) -> list[str]:
     """Senders whose name words are in the speaker table but who have no indexed turn any more."""
     return [r[0] for r in _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "

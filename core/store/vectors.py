@@ -257,6 +257,23 @@ class VectorStore:
                     return out
                 offset += page
 
+    def iterate(self, name: str, page: int = 1000):
+        """Every ``(id, float32 (384,) vector, metadata)`` of the collection, a page at a time (for an export:
+        one page in memory at a time).  Nothing when the collection does not exist."""
+        offset = 0
+        while True:
+            with self._lock:
+                col = self.collection(name, create=False)
+                if col is None:
+                    return
+                got = col.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            metas = got["metadatas"] or [None] * len(got["ids"])
+            for vid, emb, meta in zip(got["ids"], got["embeddings"], metas):
+                yield vid, np.asarray(emb, dtype=np.float32), dict(meta or {})
+            if len(got["ids"]) < page:
+                return
+            offset += len(got["ids"])
+
     def delete(self, name: str, ids: Sequence[str]) -> int:
         """Delete ``ids`` from the collection; returns how many of them were there."""
         with self._lock:

@@ -52,7 +52,8 @@ def test_read_commands_write_nothing_and_do_not_wait_for_the_writer(tmp_path):
         name = next(e["name"] for e in __import__("json").loads(people.stdout)["entities"] if e["kind"] == "person")
         for args in (["ask", "a ferry ticket"], ["ask", "when was I on the ferry?", "--all"],
                      ["search", "a ferry ticket"], ["entities"],
-                     ["profile", name], ["brief", name], ["map"], ["learned"], ["doctor"], ["review"]):
+                     ["profile", name], ["brief", name], ["map"], ["learned"], ["doctor"], ["review"],
+                     ["export", str(tmp_path / "export.kith.zip")]):
             t0 = time.monotonic()
             out = subprocess.run([sys.executable, "-m", "app.cli", "--wait", "0", *args], env=env,
                                  capture_output=True, text=True, timeout=120)
