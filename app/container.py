@@ -35,7 +35,7 @@ class Container:
                  lock_timeout: float | None = None, on_lock_wait=None):
         self.settings = settings or Settings.load()
         self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
-        self.db = Database(self.settings.db_path, lock=self.lock)
+        self.db = Database(self.settings.database, lock=self.lock)
         self.writer = Writer(self.lock)
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
@@ -112,8 +112,19 @@ class Container:
                 if self._vectors is None:
                     self._vectors = VectorStore(self.settings.chroma_path,
                                                 encode=lambda texts: self.encoder.encode(texts),
-                                                writable=self.lock.held)
+                                                writable=self.lock.held, url=self.settings.vectors_location,
+                                                namespace=self.vector_namespace)
         return self._vectors
+
+    @property
+    def vector_namespace(self) -> str:
+        """The Chroma server database that holds this setup's collections: the PostgreSQL database's name
+        (setups sharing a Chroma server stay apart; devices sharing one database share it), else ``kith``."""
+        if self.db.server:
+            from sqlalchemy.engine import make_url
+
+            return make_url(self.db.url).database or "kith"
+        return "kith"
 
     def close(self) -> None:
         """Finish pending writes and close the stores (the personalization ledger's connections included)."""

@@ -137,7 +137,8 @@ def forgotten(conn) -> dict[str, set[int]]:
 def _settings_json(c: Container) -> dict:
     from app.settings import Settings
 
-    data = {f.name: getattr(c.settings, f.name) for f in fields(Settings) if f.name != "home"}
+    data = {f.name: getattr(c.settings, f.name) for f in fields(Settings)
+            if f.name not in ("home", "database_url", "chroma_url")}  # locations (and a URL may hold a password)
     return json.loads(json.dumps(data, default=str))
 
 
@@ -204,7 +205,7 @@ def export_archive(c: Container, path: str | Path, progress: Progress | None = N
 
 
 def _is_server(c: Container) -> bool:
-    return bool(getattr(c.settings, "chroma_url", ""))
+    return bool(c.settings.vectors_location)
 
 
 def _summary(counts: dict[str, int]) -> dict:

@@ -111,12 +111,16 @@ class DoctorReport:
 
 
 def _has_column(conn, table: str, column: str) -> bool:
+    if conn.dialect.name != "sqlite":
+        from sqlalchemy import inspect
+
+        return any(c["name"] == column for c in inspect(conn).get_columns(table))
     return any(r[1] == column for r in conn.exec_driver_sql(f"PRAGMA table_info('{table}')"))
 
 
 def _live(conn, table: str, alias: str = "") -> str:
     """A WHERE clause selecting the table's live (not tombstoned) rows (columns prefixed ``alias.``)."""
-    return f"{alias + '.' if alias else ''}tombstoned_at IS NULL" if _has_column(conn, table, "tombstoned_at") else "1"
+    return f"{alias + '.' if alias else ''}tombstoned_at IS NULL" if _has_column(conn, table, "tombstoned_at") else "1 = 1"
 
 
 def _ids(conn, q: str) -> set[int]:

@@ -286,7 +286,8 @@ class EpisodicMemory:
 
         Reads through the raw sqlite3 connection (no ORM rows): ~1 s per million postings."""
         idx = EpisodeIndex()
-        raw = self.db.engine.raw_connection()
+        from core.store import dialect
+        raw = dialect.raw_connection(self.db.engine)
         try:
             cur = raw.cursor()
             rows = cur.execute(

@@ -23,6 +23,8 @@ deletes the tombstoned rows; :func:`compact` then drops every signature row no e
 """
 from __future__ import annotations
 
+from core.store import dialect
+
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -445,7 +447,7 @@ def invalidate_unused(mem: EpisodicMemory, rows) -> int:
     rows = sorted({int(r) for r in rows if r is not None and 0 <= int(r) < len(mem.structured)})
     if not rows:
         return 0
-    raw = mem.db.engine.raw_connection()
+    raw = dialect.raw_connection(mem.db.engine)
     try:
         used = {r for (r,) in raw.execute(f"SELECT signature_row FROM episode WHERE signature_row IN ({marks(len(rows))})",
                                           rows)} if len(rows) < 900 else \
@@ -546,7 +548,7 @@ def compact(mem: EpisodicMemory) -> int:
             from core.errors import StoreError
             raise StoreError(f"{mem.folder}: signature files disagree on length ({n} vs {len(mem.gists)})")
         used = np.zeros(n, dtype=bool)
-        raw = mem.db.engine.raw_connection()
+        raw = dialect.raw_connection(mem.db.engine)
         try:
             for (r,) in raw.execute("SELECT signature_row FROM episode WHERE signature_row IS NOT NULL"):
                 if 0 <= r < n:

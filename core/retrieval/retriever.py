@@ -213,7 +213,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     qtok = lexicon.tokens(question)
     rankings: dict[str, list[int]] = {}
     cosine: dict[int, float] = {}  # episode id → dense cosine
-    raw = db.engine.raw_connection()
+    from core.store import dialect
+    raw = dialect.raw_connection(db.engine)
     try:
         cur = raw.cursor()
         if w.get("lex", 0):

@@ -72,10 +72,112 @@ def bm25(conn: Connection, question: str, limit: int = 50) -> list[tuple[int, fl
     expr = fts_match_expression(question)
     if expr is None:
         return []
+    if conn.dialect.name == "postgresql":
+        return [(i, -sc) for i, sc in pg_bm25(conn, "record_fts", ("subject", "body", "people"), (2.0, 1.0, 1.0),
+                                              query_terms(question), limit, fold=True)]
     rows = conn.execute(text(
         "SELECT rowid, bm25(record_fts, 2.0, 1.0, 1.0) AS s FROM record_fts WHERE record_fts MATCH :q "
         "ORDER BY s LIMIT :n"), {"q": expr, "n": limit}).all()
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+# ---- BM25 on PostgreSQL (issue 16) ------------------------------------------------------------------------
+#
+# PostgreSQL's full-text search has no BM25 (``ts_rank`` is another ranking).  Kith keeps FTS5's ranking on
+# a server: a GIN index over a ``tsvector`` finds the candidate rows (those holding any query term), and
+# :func:`bm25_rows` scores them exactly as FTS5's ``bm25()`` does (fts5_aux.c: idf = ln((N − n + 0.5) /
+# (n + 0.5)), floored at 1e-6; per term Σ idf·f·(k1 + 1) / (f + k1·(1 − b + b·|D| / avgdl)), with f the
+# column-weighted term frequency, |D| the row's token count and avgdl the table's mean; k1 = 1.2, b = 0.75).
+
+import unicodedata
+
+_TOK = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def fold_diacritics(s: str) -> str:
+    """Letters without their diacritics (FTS5 ``remove_diacritics 2``): "café" → "cafe"."""
+    if s.isascii():
+        return s
+    return "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+
+
+def fts_tokens(s: str, fold: bool = False) -> list[str]:
+    """The tokens FTS5's ``unicode61`` tokenizer makes of ``s``: lower-cased runs of letters and digits
+    (diacritics removed when ``fold``)."""
+    s = (s or "").lower()
+    return _TOK.findall(fold_diacritics(s) if fold else s)
+
+
+def bm25_rows(rows, terms, weights, nrow: int, avgdl: float, k1: float = 1.2, b: float = 0.75,
+              fold: bool = False) -> list[tuple[int, float]]:
+    """FTS5's ``bm25()`` of each candidate row, negated (higher is better): ``rows`` of ``(id, col₁, …)``
+    texts, ``terms`` the query's distinct tokens, ``weights`` per column.  Best first (ties: lower id)."""
+    import math
+    from collections import Counter
+
+    terms = list(dict.fromkeys(terms))
+    parsed = []
+    hits = Counter()
+    for r in rows:
+        cols = [Counter(fts_tokens(t or "", fold)) for t in r[1:]]
+        length = sum(sum(c.values()) for c in cols)
+        freq = {}
+        for t in terms:
+            f = sum(w * c.get(t, 0) for w, c in zip(weights, cols))
+            if any(c.get(t, 0) for c in cols):
+                hits[t] += 1
+            freq[t] = f
+        parsed.append((int(r[0]), length, freq))
+    idf = {}
+    for t in terms:
+        v = math.log((nrow - hits[t] + 0.5) / (hits[t] + 0.5))
+        idf[t] = v if v > 0 else 1e-6
+    out = []
+    avgdl = avgdl or 1.0
+    for rid, length, freq in parsed:
+        sc = 0.0
+        for t in terms:
+            f = freq[t]
+            sc += idf[t] * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * length / avgdl))
+        out.append((rid, sc))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out
+
+
+def pg_tsquery(terms, fold: bool = False) -> str | None:
+    """A ``to_tsquery('simple', …)`` text OR-ing the terms (and their diacritic-free forms when ``fold``)."""
+    words = []
+    for t in terms:
+        for piece in fts_tokens(t):
+            words.append(piece)
+            if fold and fold_diacritics(piece) != piece:
+                words.append(fold_diacritics(piece))
+    words = list(dict.fromkeys(words))
+    return " | ".join("'" + w.replace("'", "''") + "'" for w in words) if words else None
+
+
+def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int, fold: bool = False,
+            restrict: Sequence[int] | None = None) -> list[tuple[int, float]]:
+    """The best ``limit`` rows of PostgreSQL full-text table ``table`` (``schema.pg_fts_table``) for ``terms``
+    by FTS5's BM25 (:func:`bm25_rows`), ``[(rowid, score > 0)]``; ``restrict``: only among these rowids."""
+    q = pg_tsquery(terms, fold)
+    if q is None:
+        return []
+    toks = list(dict.fromkeys(t for term in terms for t in fts_tokens(term, fold)))
+    run = conn.exec_driver_sql if hasattr(conn, "exec_driver_sql") else conn.execute
+    nrow, ntok = run(f"SELECT count(*), coalesce(sum(ntok), 0) FROM {table}").fetchone()
+    if not nrow:
+        return []
+    where = ""
+    params: tuple = (q,)
+    if restrict is not None:
+        ids = [int(i) for i in restrict]
+        if not ids:
+            return []
+        where = f" AND rowid IN ({','.join(map(str, ids))})"
+    rows = run(f"SELECT rowid, {', '.join(cols)} FROM {table} "
+                                f"WHERE tsv @@ to_tsquery('simple', ?){where}", params).fetchall()
+    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold)[:int(limit)]
 
 
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
@@ -134,6 +236,8 @@ def forget_restore(conn, op_id: int) -> int:
 def optimize(conn) -> None:
     """Merge every FTS5 index into one b-tree (FTS5 ``'optimize'``): a deleted row's terms stay in the
     older segments until a merge drops them; purge runs this before ``VACUUM``."""
+    if not hasattr(conn, "create_function"):  # PostgreSQL: VACUUM FULL does it (app.operations.forget._vacuum)
+        return
     for tbl in ("record_fts", "observation_fts", "episode_lex"):
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (tbl,)).fetchone():
             conn.execute(f"INSERT INTO {tbl}({tbl}) VALUES('optimize')")
