@@ -34,7 +34,13 @@ class Container:
     def __init__(self, settings: Settings | None = None, describe: str = "kith",
                  lock_timeout: float | None = None, on_lock_wait=None):
         self.settings = settings or Settings.load()
-        self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
+        if self.settings.is_server:  # one writer per server database, across devices: an advisory lock
+            from core.store.lock import ServerLock
+
+            self.lock = ServerLock(self.settings.database, describe=describe, timeout=lock_timeout,
+                                   on_wait=on_lock_wait)
+        else:
+            self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
         self.db = Database(self.settings.database, lock=self.lock)
         self.writer = Writer(self.lock)
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
@@ -134,6 +140,8 @@ class Container:
             svc.close()                 # this thread's
         self.writer.close()
         self.db.close()
+        if hasattr(self.lock, "close"):
+            self.lock.close()
 
     def __enter__(self) -> "Container":
         return self

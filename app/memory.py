@@ -140,6 +140,8 @@ def signature_source(c, name: str) -> _FileRows:
     nothing)."""
     from core.store.signatures import SignatureFile
 
+    if c.db.server:  # the database holds the rows (this device's files are only its cache)
+        return service(c).mem.structured if name == "signatures" else service(c).mem.gists
     return _FileRows(SignatureFile(c.settings.home / "memory" / f"{name}.dat"))
 
 

@@ -224,8 +224,16 @@ class EpisodicMemory:
     def __init__(self, db: Database, folder: Path, durable: bool = True, sketch_bytes: int = 32):
         self.db = db
         self.folder = Path(folder)
-        self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
-        self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
+        if getattr(db, "server", False):  # the rows live in the database; these files are this device's cache
+            from core.store.signatures import ServerSignatureFile
+
+            self.structured = ServerSignatureFile(self.folder / "signatures.dat", db.engine, 0,
+                                                  sketch_bytes=sketch_bytes, durable=durable)
+            self.gists = ServerSignatureFile(self.folder / "gists.dat", db.engine, 1,
+                                             sketch_bytes=sketch_bytes, durable=durable)
+        else:
+            self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
+            self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
         self._index: EpisodeIndex | None = None
         self._lock = threading.RLock()
 

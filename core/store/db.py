@@ -133,8 +133,10 @@ class Database:
                     return False
                 import json
 
-                have = dict(conn.exec_driver_sql("SELECT name, predicate FROM cohort").fetchall())
-            return all(have.get(n) == json.dumps(_describe(p)) for n, p in COHORTS.items())
+                have = {n: (v if isinstance(v, str) else json.dumps(v))
+                        for n, v in conn.exec_driver_sql("SELECT name, predicate FROM cohort").fetchall()}
+            return all(have.get(n) in (json.dumps(_describe(p)), json.dumps(_describe(p), separators=(",", ":")))
+                       or json.loads(have.get(n) or "null") == _describe(p) for n, p in COHORTS.items())
 
         from core.personal.cohorts import COHORTS, _describe
         from core.store import personal_schema

@@ -297,4 +297,10 @@ def pg_extra_ddl() -> list[str]:
         "CREATE UNIQUE INDEX IF NOT EXISTS ux_episode_signature_row ON episode(signature_row) "
         "WHERE signature_row IS NOT NULL",
         *pg_fts_table("episode_lex", ("own", "sent", "near1", "near2", "near3"), own="own"),
+        # HDC signatures (seed 001): the source of truth on a server; each device's flat files are its cache
+        # (core.store.signatures.ServerSignatureFile).  kind 0 = structured, 1 = gist.
+        "CREATE TABLE IF NOT EXISTS hdc_row (kind SMALLINT NOT NULL, rowno BIGINT NOT NULL, sig BYTEA NOT NULL, "
+        "PRIMARY KEY (kind, rowno))",
+        "INSERT INTO storemeta(key, value) VALUES ('db_id', md5(random()::text || clock_timestamp()::text)) "
+        "ON CONFLICT (key) DO NOTHING",
     ]
