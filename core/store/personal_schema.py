@@ -290,7 +290,7 @@ def pg_extra_ddl() -> list[str]:
 
     body = _idioms(agg_trigger_body()).replace("%%", "%")
     return [
-        *pg_fts_table("observation_fts", ("text",)),
+        *pg_fts_table("observation_fts", ("text",), diacritics=True),
         "CREATE OR REPLACE FUNCTION kith_signal_agg_late() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN "
         "IF NEW.at <= (SELECT wm FROM signal_wm WHERE owner = NEW.owner AND name = NEW.name) THEN "
         f"{body} END IF; RETURN NULL; END $fn$",
