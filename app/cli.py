@@ -675,6 +675,30 @@ def import_archive_cmd(archive: str, as_json: bool) -> None:
         click.echo(f"  {k:<16}{v}")
 
 
+@main.command()
+@click.option("--to", "to", required=True, help="The server database: postgresql+psycopg://user@host:port/db (empty).")
+@click.option("--chroma", default=None, help="The Chroma server: http://host:port (default: $KITH_CHROMA_URL).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def migrate(to: str, chroma: str | None, as_json: bool) -> None:
+    """Copy this data folder into a PostgreSQL + Chroma server setup (through the archive format), then compare
+    counts and checksums of records, facts, vectors and signatures.  The data folder is not changed."""
+    import os
+
+    from app.operations.archive import migrate as run
+
+    with _container() as c:
+        rep = run(c, to, chroma or os.environ.get("KITH_CHROMA_URL", ""))
+    if as_json:
+        _emit(rep.to_json())
+    else:
+        for line in rep.lines():
+            click.echo(line)
+        if rep.ok:
+            click.echo("To use it: set database_url and chroma_url in settings.json (or KITH_DATABASE_URL and "
+                       "KITH_CHROMA_URL) on every device.")
+    sys.exit(0 if rep.ok else 1)
+
+
 def run_cli() -> None:  # pragma: no cover - console-script wrapper
     from core.store.lock import LockTimeout
 

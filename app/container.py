@@ -22,6 +22,8 @@ class Container:
 
     Args:
         settings: loaded settings; ``Settings.load()`` when None.
+        database / vectors: the database URL and Chroma server URL (``""``: embedded) to use instead of the
+            settings' (``kith migrate`` opens its target so).
         describe: what this process is doing, shown to another process waiting for the writer lock.
         lock_timeout: seconds a write waits for another process's writer lock (None = forever).
         on_lock_wait: called with a message when a write has to wait for another process.
@@ -32,16 +34,18 @@ class Container:
     """
 
     def __init__(self, settings: Settings | None = None, describe: str = "kith",
-                 lock_timeout: float | None = None, on_lock_wait=None):
+                 lock_timeout: float | None = None, on_lock_wait=None, database: str | None = None,
+                 vectors: str | None = None):
         self.settings = settings or Settings.load()
-        if self.settings.is_server:  # one writer per server database, across devices: an advisory lock
+        self.database_url = database or self.settings.database
+        self.vectors_url = self.settings.vectors_location if vectors is None else vectors
+        if not self.database_url.startswith("sqlite"):  # one writer per server database, across devices
             from core.store.lock import ServerLock
 
-            self.lock = ServerLock(self.settings.database, describe=describe, timeout=lock_timeout,
-                                   on_wait=on_lock_wait)
+            self.lock = ServerLock(self.database_url, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
         else:
             self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
-        self.db = Database(self.settings.database, lock=self.lock)
+        self.db = Database(self.database_url, lock=self.lock)
         self.writer = Writer(self.lock)
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
@@ -118,7 +122,7 @@ class Container:
                 if self._vectors is None:
                     self._vectors = VectorStore(self.settings.chroma_path,
                                                 encode=lambda texts: self.encoder.encode(texts),
-                                                writable=self.lock.held, url=self.settings.vectors_location,
+                                                writable=self.lock.held, url=self.vectors_url,
                                                 namespace=self.vector_namespace)
         return self._vectors
 

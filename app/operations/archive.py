@@ -205,7 +205,7 @@ def export_archive(c: Container, path: str | Path, progress: Progress | None = N
 
 
 def _is_server(c: Container) -> bool:
-    return bool(c.settings.vectors_location)
+    return bool(c.vectors_url)
 
 
 def _summary(counts: dict[str, int]) -> dict:
@@ -298,7 +298,8 @@ def _export_vectors(c: Container, w: ArchiveWriter, name: str, keep: set[int], p
                     continue
             except (ValueError, IndexError):
                 continue
-            m.line({"id": vid, "embedding": encode_vector(vec), "metadata": meta or None})
+            m.line({"id": vid, "embedding": encode_vector(vec),
+                    "metadata": {k: meta[k] for k in sorted(meta)} if meta else None})
             n += 1
             if progress is not None and n % 5000 == 0:
                 progress(f"vectors {name}", n, 0)
@@ -474,3 +475,169 @@ def _claim_vector_store(c: Container) -> None:
 def archive_format_version() -> int:
     """The archive format version this Kith writes (and the newest it reads)."""
     return FORMAT_VERSION
+
+
+# ----------------------------------------------------------------------------------------------- migrate
+
+VERIFIED = ("tables/entity.jsonl", "tables/alias.jsonl", "tables/record.jsonl", "tables/fact.jsonl",
+            "tables/episode.jsonl", "tables/signal.jsonl", "fts/record_fts.jsonl", "signatures/signatures.bin",
+            "signatures/gists.bin", f"vectors/{RECORDS}.jsonl", f"vectors/{FACTS}.jsonl")
+"""The members :func:`migrate` compares between the source and the target (records, facts, vectors,
+signatures, and what ties them together)."""
+
+
+@dataclass
+class MigrateReport:
+    """What ``kith migrate`` copied and checked: per member, rows and an order-free checksum on each side."""
+
+    source: str
+    target_database: str
+    target_vectors: str
+    archive_bytes: int = 0
+    seconds: float = 0.0
+    members: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.members) and all(m["equal"] for m in self.members.values())
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "ok": self.ok}
+
+    def lines(self) -> list[str]:
+        out = [f"migrated {self.source} → {self.target_database} + {self.target_vectors} "
+               f"({self.archive_bytes / 1e6:.1f} MB through the archive format, {self.seconds:.1f} s)"]
+        for name, m in self.members.items():
+            extra = (f"  (ids + metadata; vectors within {m['max_abs_difference']:.1e})"
+                     if "max_abs_difference" in m else "")
+            out.append(f"  {name:<28} {m['source_rows']:>8} → {m['target_rows']:<8} sha256 {m['source_sha256'][:12]}… "
+                       f"{'=' if m['equal'] else '≠'} {m['target_sha256'][:12]}…  {'ok' if m['equal'] else 'DIFFERS'}{extra}")
+        out.append("ok: counts and checksums equal; the source is unchanged" if self.ok else
+                   "PROBLEM: the target differs from the source (the source is unchanged)")
+        return out
+
+
+def _set_checksum(r: ArchiveReader, name: str) -> tuple[int, str]:
+    """(rows, SHA-256 of the sorted SHA-256s of the member's rows): equal whatever order the rows came in."""
+    import hashlib
+
+    hs = []
+    if name.endswith(".bin"):
+        with r.open(name) as fh:
+            while True:
+                b = fh.read(NBYTES)
+                if not b:
+                    break
+                hs.append(hashlib.sha256(b).digest())
+        # signature rows follow the episodes (by id): their order is part of what must match
+        return len(hs), hashlib.sha256(b"".join(hs)).hexdigest()
+    with r.open(name) as fh:
+        for line in fh:
+            if line.strip():
+                hs.append(hashlib.sha256(line.rstrip(b"\n")).digest())
+    hs.sort()
+    return len(hs), hashlib.sha256(b"".join(hs)).hexdigest()
+
+
+def migrate(c: Container, to: str, chroma: str, progress: Progress | None = None,
+            work: Path | None = None) -> MigrateReport:
+    """Copy the memory of ``c`` (an embedded data folder) into a server setup through the archive format, then
+    export the target again and compare, member by member, row counts and checksums (records, facts, entities,
+    aliases, episodes, ledger signals, full-text rows, vectors, signatures).  The source is only read.
+
+    Args:
+        c: the source container.
+        to: the target database URL (``postgresql+psycopg://…``), empty.
+        chroma: the target Chroma server (``http://host:port``), empty.
+        work: a folder for the two archives (default: a temporary folder, removed after).
+
+    Returns:
+        :class:`MigrateReport` (``ok`` when every compared member is equal).
+
+    Raises:
+        KithError: the target is not a server database or not empty.
+    """
+    import shutil
+    import tempfile
+
+    if not to or to.startswith("sqlite"):
+        raise KithError(f"{to!r}: migrate copies into a server database (postgresql+psycopg://user@host:port/db)")
+    if not chroma or not chroma.startswith(("http://", "https://")):
+        raise KithError("give the Chroma server too (--chroma http://host:port): devices sharing a database must "
+                        "share its vectors")
+    t0 = time.perf_counter()
+    tmp = Path(work) if work is not None else Path(tempfile.mkdtemp(prefix="kith-migrate-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        src_arch = tmp / "source.kith.zip"
+        export_archive(c, src_arch, progress)
+        target = Container(c.settings, describe="kith migrate", database=to, vectors=chroma)
+        try:
+            import_archive(target, src_arch, progress, settings=False)
+            check_arch = tmp / "target.kith.zip"
+            export_archive(target, check_arch, progress)
+            from core.store.db import _safe_url
+
+            rep = MigrateReport(str(c.settings.home), _safe_url(to), chroma, src_arch.stat().st_size)
+            with ArchiveReader(src_arch) as a, ArchiveReader(check_arch) as b:
+                for name in VERIFIED:
+                    if not a.has(name) and not b.has(name):
+                        continue
+                    if name.startswith("vectors/"):
+                        rep.members[name] = _compare_vectors(a, b, name)
+                        continue
+                    na, ha = _set_checksum(a, name) if a.has(name) else (0, "")
+                    nb, hb = _set_checksum(b, name) if b.has(name) else (0, "")
+                    rep.members[name] = {"source_rows": na, "target_rows": nb, "source_sha256": ha,
+                                         "target_sha256": hb, "equal": na == nb and ha == hb}
+                counts_a, counts_b = a.manifest["counts"], b.manifest["counts"]
+                rep.members["manifest counts"] = {"source_rows": sum(counts_a.values()),
+                                                  "target_rows": sum(counts_b.values()),
+                                                  "source_sha256": _hash_json(counts_a),
+                                                  "target_sha256": _hash_json(counts_b),
+                                                  "equal": counts_a == counts_b}
+        finally:
+            target.close()
+        rep.seconds = round(time.perf_counter() - t0, 3)
+        return rep
+    finally:
+        if work is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+VECTOR_TOLERANCE = 1e-6
+"""Largest difference allowed between a vector and its copy: a Chroma server keeps cosine-space vectors
+re-normalised, which moves unit vectors by about one float32 ulp (≤ 1.5e-8 measured); ids and metadata must
+be equal exactly."""
+
+
+def _compare_vectors(a: ArchiveReader, b: ArchiveReader, name: str) -> dict:
+    """Vectors of two archives: the checksum covers ids and metadata (order-free); the embeddings are compared
+    within :data:`VECTOR_TOLERANCE` (the largest difference is reported)."""
+    import hashlib
+
+    src = {}
+    hs = []
+    for obj in a.lines(name) if a.has(name) else ():
+        src[obj["id"]] = decode_vector(obj["embedding"])
+        hs.append(hashlib.sha256(json.dumps([obj["id"], obj.get("metadata")], sort_keys=True).encode()).digest())
+    ht, worst, missing, n_b = [], 0.0, 0, 0
+    for obj in b.lines(name) if b.has(name) else ():
+        n_b += 1
+        ht.append(hashlib.sha256(json.dumps([obj["id"], obj.get("metadata")], sort_keys=True).encode()).digest())
+        v = src.get(obj["id"])
+        if v is None:
+            missing += 1
+            continue
+        worst = max(worst, float(np.abs(v - decode_vector(obj["embedding"])).max()))
+    ha = hashlib.sha256(b"".join(sorted(hs))).hexdigest()
+    hb = hashlib.sha256(b"".join(sorted(ht))).hexdigest()
+    return {"source_rows": len(src), "target_rows": n_b, "source_sha256": ha, "target_sha256": hb,
+            "max_abs_difference": worst,
+            "equal": len(src) == n_b and ha == hb and not missing and worst <= VECTOR_TOLERANCE}
+
+
+def _hash_json(d: dict) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()

@@ -177,6 +177,10 @@ def _check_signatures(c: Container, conn) -> Check:
 
     ch = Check("signatures")
     mem = service(c).mem
+    if hasattr(mem.structured, "cache_ok"):  # a server: the database holds the rows, the files are this device's cache
+        stale = int(not (mem.structured.cache_ok() and mem.gists.cache_ok()))
+        ch.info["cache_updated_from_database"] = stale
+        ch.message = "signatures in the database; this data folder keeps a cache" + (" (brought up to date)" if stale else "")
     n_s, n_g = mem.structured.refresh(), mem.gists.refresh()
     ch.flag("torn_bytes", mem.structured.torn + mem.gists.torn)
     ch.flag("length_mismatch", abs(n_s - n_g))
@@ -401,7 +405,10 @@ def repair(c: Container, progress: Callable[[str, int, int], None] | None = None
             did[f"completed {stage}"] = n
         from app.memory import service
 
-        c.writer.run(service(c).mem.reload)
+        mem = service(c).mem
+        if hasattr(mem.structured, "rebuild"):  # a server: this device's signature cache is rebuilt from the database
+            did["signature cache rows rebuilt"] = c.writer.run(lambda: mem.structured.rebuild() + mem.gists.rebuild())
+        c.writer.run(mem.reload)
         c.writer.run(c.db.ensure_indexes)  # e.g. the one-row-per-episode index, once duplicates are gone
     after = diagnose(c)
     after.repaired = {k: v for k, v in did.items() if v}

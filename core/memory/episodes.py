@@ -227,9 +227,10 @@ class EpisodicMemory:
         if getattr(db, "server", False):  # the rows live in the database; these files are this device's cache
             from core.store.signatures import ServerSignatureFile
 
-            self.structured = ServerSignatureFile(self.folder / "signatures.dat", db.engine, 0,
+            cache = self.folder / "server-cache"  # apart from an embedded memory's own files (kith migrate)
+            self.structured = ServerSignatureFile(cache / "signatures.dat", db.engine, 0,
                                                   sketch_bytes=sketch_bytes, durable=durable)
-            self.gists = ServerSignatureFile(self.folder / "gists.dat", db.engine, 1,
+            self.gists = ServerSignatureFile(cache / "gists.dat", db.engine, 1,
                                              sketch_bytes=sketch_bytes, durable=durable)
         else:
             self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
