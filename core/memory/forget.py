@@ -234,7 +234,7 @@ def apply(s, mem: EpisodicMemory, op_id: int, sc, red, at=None, selection: Selec
     from core.memory.events import log_event
     from core.store.memory_schema import SelfVectorSnapshot
 
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     sel = selection if selection is not None else select_rows(conn, sc, red)
     t = now_text(at)
     n = dict.fromkeys(sel.counts(), 0)
@@ -332,7 +332,7 @@ def reindex(s, mem: EpisodicMemory, op_id: int, sc, items: dict[int, tuple[str |
     Returns:
         Episodes given new signatures.
     """
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     old_rows = {}
     for _k, tbl, data, _ in stashed(conn, op_id, STORE, kind="values", tbl="episode"):
         if "signature_row" in data["vals"]:
@@ -408,7 +408,7 @@ def restore(s, op_id: int, sc) -> list[int]:
     from core.memory.events import log_event
     from core.store.memory_schema import SelfVectorSnapshot
 
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     new_rows = []
     for p in chunks(sc.redact_episodes):
         new_rows += [r for (r,) in conn.execute(f"SELECT signature_row FROM episode WHERE id IN ({marks(len(p))}) "
@@ -567,7 +567,7 @@ def compact(mem: EpisodicMemory) -> int:
             conn = s.connection()
             conn.execute(sql("CREATE TEMP TABLE IF NOT EXISTS _rowmap(old INTEGER PRIMARY KEY, new INTEGER)"))
             conn.execute(sql("DELETE FROM _rowmap"))
-            conn.connection.driver_connection.executemany(
+            dialect.session_raw(s).executemany(
                 "INSERT INTO _rowmap(old, new) VALUES (?, ?)", [(int(o), int(v)) for o, v in enumerate(mapping.tolist())])
             # rows are unique per episode: drop the dead ones, move the rest through negative numbers, flip back
             conn.execute(sql("UPDATE episode SET signature_row = NULL, gist_row = NULL WHERE signature_row IN "

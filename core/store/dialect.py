@@ -158,6 +158,13 @@ def _cast(head: str, args: list[str]) -> str:
     return head + inner + ")"
 
 
+def _json_extract(head: str, args: list[str]) -> str:
+    m = _re.match(r"\s*'\$\.(\w+)'\s*$", args[1]) if len(args) == 2 else None
+    if m:
+        return f"(CAST({args[0]} AS jsonb) ->> '{m.group(1)}')"
+    return head + ",".join(args) + ")"
+
+
 def _strftime(head: str, args: list[str]) -> str:
     if len(args) == 2 and args[0].strip() in ("'%s'",):
         return f"extract(epoch from {args[1]})"
@@ -255,6 +262,8 @@ def translate(sql: str, named: bool = False) -> tuple[str, list | None]:
         s = "BEGIN"
     s = _booleans(_conflict_clause(s))
     low = s.lower()
+    if "json_extract(" in low:
+        s = _rewrite_calls(s, "json_extract", _json_extract)
     if "max(" in low or "min(" in low:
         s = _rewrite_calls(s, "max", _scalar_minmax)
         s = _rewrite_calls(s, "min", _scalar_minmax)
@@ -316,10 +325,18 @@ class PgCursor:
     def __init__(self, cur):
         self._cur = cur
 
+    _INSERT = _re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+(\w+)", _re.IGNORECASE)
+
     def execute(self, sql, params=()):
         named = isinstance(params, dict)
         q, order = translate(sql, named)
-        self._cur.execute(q, reorder(params, order) if not named else params)
+        self._lastrowid = None
+        m = self._INSERT.match(sql)
+        ret = m is not None and _pk_of(m.group(1)) == ["id"] and "returning" not in q.lower()
+        self._cur.execute(q + " RETURNING id" if ret else q, reorder(params, order) if not named else params)
+        if ret:  # sqlite3's cursor.lastrowid
+            row = self._cur.fetchone()
+            self._lastrowid = row[0] if row else None
         return self
 
     def executemany(self, sql, rows):
@@ -372,7 +389,7 @@ class PgCursor:
 
     @property
     def lastrowid(self):
-        return None
+        return getattr(self, "_lastrowid", None)
 
     def close(self):
         self._cur.close()
@@ -505,3 +522,13 @@ def _bigint_on_postgresql() -> None:
 
 
 _bigint_on_postgresql()
+
+
+def session_raw(s):
+    """The DB-API connection under SQLModel session ``s`` (its transaction): sqlite3's, or on PostgreSQL
+    psycopg's behind :class:`PgConnection` (the session keeps and closes it)."""
+    conn = s.connection()
+    driver = conn.connection.driver_connection
+    if conn.dialect.name == "postgresql":
+        return PgConnection(driver, close_fn=lambda: None)
+    return driver
