@@ -571,7 +571,13 @@ def migrate(c: Container, to: str, chroma: str, progress: Progress | None = None
     try:
         src_arch = tmp / "source.kith.zip"
         export_archive(c, src_arch, progress)
-        target = Container(c.settings, describe="kith migrate", database=to, vectors=chroma)
+        import dataclasses
+
+        # the target's own data folder is a scratch one: migrate writes nothing into the source's folder (a
+        # device keeps its signature cache in its own folder, filled from the database on first use)
+        scratch = dataclasses.replace(c.settings, home=tmp / "target-home")
+        scratch.home.mkdir(parents=True, exist_ok=True)
+        target = Container(scratch, describe="kith migrate", database=to, vectors=chroma)
         try:
             import_archive(target, src_arch, progress, settings=False)
             check_arch = tmp / "target.kith.zip"
