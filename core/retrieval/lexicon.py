@@ -404,7 +404,7 @@ def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFI
         from core.store.search import pg_bm25
 
         w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
-        return pg_bm25(conn, "episode_lex", COLUMNS, w, list(dict.fromkeys(query_tokens)), int(n))
+        return pg_bm25(conn, "episode_lex", COLUMNS, w, list(dict.fromkeys(query_tokens)), int(n), pretokenized=True)
     weights = ", ".join(f"{w:g}" for w in (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near)))))
     rows = _rows(conn, f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
                        "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (expr, int(n)))

@@ -109,36 +109,51 @@ def fts_tokens(s: str, fold: bool = False) -> list[str]:
 
 
 def bm25_rows(rows, terms, weights, nrow: int, avgdl: float, k1: float = 1.2, b: float = 0.75,
-              fold: bool = False) -> list[tuple[int, float]]:
-    """FTS5's ``bm25()`` of each candidate row, negated (higher is better): ``rows`` of ``(id, col₁, …)``
-    texts, ``terms`` the query's distinct tokens, ``weights`` per column.  Best first (ties: lower id)."""
+              fold: bool = False, pretokenized: bool = False) -> list[tuple[int, float]]:
+    """FTS5's ``bm25()`` of each candidate row, negated (higher is better): ``rows`` of ``(id, ntok, col₁, …)``
+    (``ntok`` the row's token count, or None to count here), ``terms`` the query's distinct tokens,
+    ``weights`` per column.  ``pretokenized``: the columns are already space-separated tokens (the episode
+    lexicon's), counted without re-tokenizing.  Best first (ties: lower id)."""
     import math
     from collections import Counter
 
     terms = list(dict.fromkeys(terms))
     parsed = []
     hits = Counter()
+    probes = [f" {t} " for t in terms]
     for r in rows:
-        cols = [Counter(fts_tokens(t or "", fold)) for t in r[1:]]
-        length = sum(sum(c.values()) for c in cols)
-        freq = {}
-        for t in terms:
-            f = sum(w * c.get(t, 0) for w, c in zip(weights, cols))
-            if any(c.get(t, 0) for c in cols):
+        rid, ntok, cols = int(r[0]), r[1], r[2:]
+        if pretokenized:  # "  a  b  " : every token between two spaces of its own, so str.count sees each one
+            padded = ["  " + (t or "").replace(" ", "  ") + "  " for t in cols]
+            counts = [[p.count(pr) for pr in probes] for p in padded]
+            length = ntok if ntok is not None else sum(len((t or "").split()) for t in cols)
+        else:
+            toks = [Counter(fts_tokens(t or "", fold)) for t in cols]
+            counts = [[c.get(t, 0) for t in terms] for c in toks]
+            length = ntok if ntok is not None else sum(sum(c.values()) for c in toks)
+        freq = []
+        for j, t in enumerate(terms):
+            f = 0.0
+            seen = False
+            for w, cc in zip(weights, counts):
+                if cc[j]:
+                    seen = True
+                    f += w * cc[j]
+            if seen:
                 hits[t] += 1
-            freq[t] = f
-        parsed.append((int(r[0]), length, freq))
-    idf = {}
+            freq.append(f)
+        parsed.append((rid, length, freq))
+    idf = []
     for t in terms:
         v = math.log((nrow - hits[t] + 0.5) / (hits[t] + 0.5))
-        idf[t] = v if v > 0 else 1e-6
+        idf.append(v if v > 0 else 1e-6)
     out = []
     avgdl = avgdl or 1.0
     for rid, length, freq in parsed:
+        norm = k1 * (1.0 - b + b * length / avgdl)
         sc = 0.0
-        for t in terms:
-            f = freq[t]
-            sc += idf[t] * (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * length / avgdl))
+        for j, f in enumerate(freq):
+            sc += idf[j] * (f * (k1 + 1.0)) / (f + norm)
         out.append((rid, sc))
     out.sort(key=lambda x: (-x[1], x[0]))
     return out
@@ -157,7 +172,7 @@ def pg_tsquery(terms, fold: bool = False) -> str | None:
 
 
 def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int, fold: bool = False,
-            restrict: Sequence[int] | None = None) -> list[tuple[int, float]]:
+            restrict: Sequence[int] | None = None, pretokenized: bool = False) -> list[tuple[int, float]]:
     """The best ``limit`` rows of PostgreSQL full-text table ``table`` (``schema.pg_fts_table``) for ``terms``
     by FTS5's BM25 (:func:`bm25_rows`), ``[(rowid, score > 0)]``; ``restrict``: only among these rowids."""
     q = pg_tsquery(terms, fold)
@@ -175,9 +190,10 @@ def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int,
         if not ids:
             return []
         where = f" AND rowid IN ({','.join(map(str, ids))})"
-    rows = run(f"SELECT rowid, {', '.join(cols)} FROM {table} "
-                                f"WHERE tsv @@ to_tsquery('simple', ?){where}", params).fetchall()
-    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold)[:int(limit)]
+    rows = run(f"SELECT rowid, NULL, {', '.join(cols)} FROM {table} "
+               f"WHERE tsv @@ to_tsquery('simple', ?){where}", params).fetchall()
+    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold,
+                     pretokenized=pretokenized)[:int(limit)]
 
 
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
