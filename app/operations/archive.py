@@ -382,25 +382,29 @@ def _import_on_writer(c: Container, r: ArchiveReader, progress: Progress | None)
                     target.append(np.frombuffer(b, dtype=np.uint8).reshape(-1, NBYTES))
                     n += len(b) // NBYTES
         counts[name] = n
-    # 2. the database, in one transaction
+    # 2. the database, in one transaction; if it fails, the signature rows just written are taken back
     tables = _tables()
-    with c.db.engine.begin() as conn:
-        for table in reversed(tables):  # a new database holds defaults (e.g. the ledger's cohorts)
-            conn.execute(table.delete())
-        for i, table in enumerate(tables):
-            if progress is not None:
-                progress("tables", i, len(tables))
-            member = f"tables/{table.name}.jsonl"
-            counts[table.name] = _import_table(conn, r, member, table) if r.has(member) else 0
-        for fts, (_base, cols) in FTS_TABLES.items():
-            member = f"fts/{fts}.jsonl"
-            counts[fts] = _import_fts(conn, r, member, fts, cols) if r.has(member) else 0
-        from core.store import dialect
+    try:
+        with c.db.engine.begin() as conn:
+            for table in reversed(tables):  # a new database holds defaults (e.g. the ledger's cohorts)
+                conn.execute(table.delete())
+            for i, table in enumerate(tables):
+                if progress is not None:
+                    progress("tables", i, len(tables))
+                member = f"tables/{table.name}.jsonl"
+                counts[table.name] = _import_table(conn, r, member, table) if r.has(member) else 0
+            for fts, (_base, cols) in FTS_TABLES.items():
+                member = f"fts/{fts}.jsonl"
+                counts[fts] = _import_fts(conn, r, member, fts, cols) if r.has(member) else 0
+            from core.store import dialect
 
-        dialect.after_bulk_insert(conn, tables)
-        from core.retrieval import lexicon
+            dialect.after_bulk_insert(conn, tables)
+            from core.retrieval import lexicon
 
-        counts["episode_lex"] = lexicon.reindex(conn)
+            counts["episode_lex"] = lexicon.reindex(conn)
+    except BaseException:
+        _take_back_signatures(c, mem)
+        raise
     # 3. vectors, then the store's identity (so the next import does not think the vector store was replaced)
     for name in (RECORDS, FACTS):
         member = f"vectors/{name}.jsonl"
@@ -409,6 +413,21 @@ def _import_on_writer(c: Container, r: ArchiveReader, progress: Progress | None)
     mem.refresh()
     c.names.invalidate()
     return counts
+
+
+def _take_back_signatures(c: Container, mem) -> None:
+    """Empty the signature stores again after a failed import (the target was empty before it)."""
+    try:
+        if c.db.server:
+            with c.db.engine.begin() as conn:
+                conn.exec_driver_sql("DELETE FROM hdc_row")
+            mem.structured.rebuild()
+            mem.gists.rebuild()
+        else:
+            mem.structured.repair(0)
+            mem.gists.repair(0)
+    except Exception:  # the import's own error is the one to report
+        pass
 
 
 def _import_table(conn, r: ArchiveReader, member: str, table) -> int:

@@ -208,3 +208,37 @@ def test_cli_export_and_import(source, tmp_path, monkeypatch):
     out = subprocess.run([sys.executable, "-m", "app.cli", "import-archive", str(arch)], env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 1 and "already holds a memory" in out.stderr
+
+
+def test_an_import_that_fails_midway_leaves_the_target_empty(source, tmp_path):
+    """A row the database refuses (a duplicate id, checksums recomputed so the archive looks whole): nothing
+    is kept — no row, no signature — and the same folder then takes a good archive."""
+    import hashlib
+
+    good = tmp_path / "good.zip"
+    export_archive(source, good)
+    bad = tmp_path / "dup.zip"
+    with zipfile.ZipFile(good) as zin:
+        members = {n: zin.read(n) for n in zin.namelist()}
+    first = members["tables/entity.jsonl"].splitlines(keepends=True)[0]
+    members["tables/entity.jsonl"] += first  # the same id twice
+    man = json.loads(members["manifest.json"])
+    body = members["tables/entity.jsonl"]
+    man["members"]["tables/entity.jsonl"] = {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body),
+                                             "rows": man["members"]["tables/entity.jsonl"]["rows"] + 1}
+    members["manifest.json"] = json.dumps(man).encode()
+    with zipfile.ZipFile(bad, "w") as zout:
+        for n, b in members.items():
+            zout.writestr(n, b)
+    home = tmp_path / "target"
+    target = _container(home)
+    try:
+        with pytest.raises(Exception, match="(?i)unique|constraint"):
+            import_archive(target, bad)
+        with target.db.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM entity").scalar() == 0
+        assert (home / "memory" / "signatures.dat").stat().st_size == 0
+        assert import_archive(target, good).counts["record"] == 44
+        assert diagnose(target).ok
+    finally:
+        target.close()
