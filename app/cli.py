@@ -735,6 +735,67 @@ def doctor(repair: bool, as_json: bool) -> None:
     sys.exit(0 if report.ok else 1)
 
 
+@main.command("export")
+@click.argument("archive", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+def export_cmd(archive: str, as_json: bool) -> None:
+    """Write the whole memory (entities, facts with history, records, episodes, signatures, vectors, ledger,
+    settings without secrets) to ARCHIVE, one portable file (docs/archive-format.md).  Reads only."""
+    from app.operations.archive import export_archive
+
+    with _container() as c:
+        rep = export_archive(c, archive)
+    if as_json:
+        _emit(rep.manifest)
+        return
+    click.echo(f"{rep.path}: Kith archive v{rep.manifest['format_version']}, {len(rep.manifest['members'])} members, "
+               f"{rep.seconds:.1f} s")
+    for k, v in rep.manifest["counts"].items():
+        click.echo(f"  {k:<16}{v}")
+
+
+@main.command("import-archive")
+@click.argument("archive", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def import_archive_cmd(archive: str, as_json: bool) -> None:
+    """Put ARCHIVE (made by `kith export`) into this data folder, which must hold no memory yet.  Every
+    checksum is verified first; a corrupt archive or one from a newer Kith is refused."""
+    from app.operations.archive import import_archive
+
+    with _container() as c:
+        rep = import_archive(c, archive)
+    if as_json:
+        _emit({"path": rep.path, "imported": rep.counts, "verified_bytes": rep.verified_bytes, "seconds": rep.seconds})
+        return
+    click.echo(f"{rep.path}: verified {rep.verified_bytes} bytes; imported in {rep.seconds:.1f} s")
+    for k, v in rep.manifest["counts"].items():
+        click.echo(f"  {k:<16}{v}")
+
+
+@main.command()
+@click.option("--to", "to", required=True, help="The server database: postgresql+psycopg://user@host:port/db (empty).")
+@click.option("--chroma", default=None, help="The Chroma server: http://host:port (default: $KITH_CHROMA_URL).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def migrate(to: str, chroma: str | None, as_json: bool) -> None:
+    """Copy this data folder into a PostgreSQL + Chroma server setup (through the archive format), then compare
+    counts and checksums of records, facts, vectors and signatures.  The data folder is not changed."""
+    import os
+
+    from app.operations.archive import migrate as run
+
+    with _container() as c:
+        rep = run(c, to, chroma or os.environ.get("KITH_CHROMA_URL", ""))
+    if as_json:
+        _emit(rep.to_json())
+    else:
+        for line in rep.lines():
+            click.echo(line)
+        if rep.ok:
+            click.echo("To use it: set database_url and chroma_url in settings.json (or KITH_DATABASE_URL and "
+                       "KITH_CHROMA_URL) on every device.")
+    sys.exit(0 if rep.ok else 1)
+
+
 def run_cli() -> None:  # pragma: no cover - console-script wrapper
     from core.store.lock import LockTimeout
 

@@ -22,6 +22,8 @@ class Container:
 
     Args:
         settings: loaded settings; ``Settings.load()`` when None.
+        database / vectors: the database URL and Chroma server URL (``""``: embedded) to use instead of the
+            settings' (``kith migrate`` opens its target so).
         describe: what this process is doing, shown to another process waiting for the writer lock.
         lock_timeout: seconds a write waits for another process's writer lock (None = forever).
         on_lock_wait: called with a message when a write has to wait for another process.
@@ -32,10 +34,18 @@ class Container:
     """
 
     def __init__(self, settings: Settings | None = None, describe: str = "kith",
-                 lock_timeout: float | None = None, on_lock_wait=None):
+                 lock_timeout: float | None = None, on_lock_wait=None, database: str | None = None,
+                 vectors: str | None = None):
         self.settings = settings or Settings.load()
-        self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
-        self.db = Database(self.settings.db_path, lock=self.lock)
+        self.database_url = database or self.settings.database
+        self.vectors_url = self.settings.vectors_location if vectors is None else vectors
+        if not self.database_url.startswith("sqlite"):  # one writer per server database, across devices
+            from core.store.lock import ServerLock
+
+            self.lock = ServerLock(self.database_url, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
+        else:
+            self.lock = FolderLock(self.settings.home, describe=describe, timeout=lock_timeout, on_wait=on_lock_wait)
+        self.db = Database(self.database_url, lock=self.lock)
         self.writer = Writer(self.lock)
         self.names = NameIndex()  # entity names for fuzzy resolution; used on the writer thread only
         self._encoder = None
@@ -113,8 +123,19 @@ class Container:
                 if self._vectors is None:
                     self._vectors = VectorStore(self.settings.chroma_path,
                                                 encode=lambda texts: self.encoder.encode(texts),
-                                                writable=self.lock.held)
+                                                writable=self.lock.held, url=self.vectors_url,
+                                                namespace=self.vector_namespace)
         return self._vectors
+
+    @property
+    def vector_namespace(self) -> str:
+        """The Chroma server database that holds this setup's collections: the PostgreSQL database's name
+        (setups sharing a Chroma server stay apart; devices sharing one database share it), else ``kith``."""
+        if self.db.server:
+            from sqlalchemy.engine import make_url
+
+            return make_url(self.db.url).database or "kith"
+        return "kith"
 
     def close(self) -> None:
         """Finish pending writes and close the stores (the personalization ledger's connections included)."""
@@ -124,6 +145,8 @@ class Container:
             svc.close()                 # this thread's
         self.writer.close()
         self.db.close()
+        if hasattr(self.lock, "close"):
+            self.lock.close()
 
     def __enter__(self) -> "Container":
         return self

@@ -117,6 +117,34 @@ def service(c) -> MemoryService:
     return svc
 
 
+class _FileRows:
+    """Reads signature rows from a data folder's signature file (read-only memmap)."""
+
+    def __init__(self, sf):
+        self.sf = sf
+
+    def read(self, rows: np.ndarray) -> np.ndarray:
+        """``uint8 (len(rows), 1024)``; a row beyond the file (should not happen) reads as zeros."""
+        all_rows = self.sf.rows()
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(rows), all_rows.shape[1] if all_rows.ndim == 2 else 1024), dtype=np.uint8)
+        ok = rows < len(all_rows)
+        if ok.any():
+            out[ok] = all_rows[rows[ok]]
+        return out
+
+
+def signature_source(c, name: str) -> _FileRows:
+    """Where the rows of signature file ``name`` (``"signatures"`` or ``"gists"``) are read from for an
+    export: an object with ``read(rows) -> uint8 (k, 1024)``.  Read-only (opening a signature file writes
+    nothing)."""
+    from core.store.signatures import SignatureFile
+
+    if c.db.server:  # the database holds the rows (this device's files are only its cache)
+        return service(c).mem.structured if name == "signatures" else service(c).mem.gists
+    return _FileRows(SignatureFile(c.settings.home / "memory" / f"{name}.dat"))
+
+
 def remember_records(c, record_rows: Sequence[Record], vectors: dict[int, np.ndarray] | None = None) -> list[int]:
     """Make an episode (structured + gist signatures, postings, learning event) for each record: the
     ingest's memory stage (``app/pipeline.py``).  Call it on the writer thread.
@@ -222,7 +250,9 @@ _FIRST_PERSON = re.compile(r"\b(?:[Ii]|me|my|mine|myself)\b", re.IGNORECASE)
 def owner_name(c) -> str | None:
     """The owner's name (one indexed lookup, raw SQL: no ORM statement to compile on a cold ``kith ask``), or
     None when no owner is known."""
-    raw = c.db.engine.raw_connection()
+    from core.store import dialect
+
+    raw = dialect.raw_connection(c.db.engine)
     try:
         row = raw.cursor().execute("SELECT canonical_name FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
                                    "ORDER BY id LIMIT 1").fetchone()

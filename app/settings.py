@@ -66,6 +66,13 @@ class Settings:
             schema check, one retry and the deterministic result as fallback; for capable models).
         observer: ``"deterministic"`` or ``"llm"``: the chat model observes each exchange (schema-checked,
             one retry, deterministic fallback, counted) and writes the periodic observations (seed 000).
+        database_url: where the database is: ``""`` = ``sqlite:///<data folder>/kith.sqlite3`` (the default),
+            or ``postgresql+psycopg://user@host:port/db`` (a server several devices share).  The environment
+            variable ``KITH_DATABASE_URL`` overrides it.  A password belongs in ``~/.pgpass`` or the
+            environment, never here.
+        chroma_url: where the vectors are: ``""`` = the embedded Chroma folder ``<data folder>/chroma``, or
+            ``http://host:port`` (a Chroma server, ``chromadb.HttpClient``, telemetry off).  ``KITH_CHROMA_URL``
+            overrides it.
     """
 
     home: Path = field(default_factory=data_dir)
@@ -90,10 +97,29 @@ class Settings:
     import_process: bool = True
     fact_extractor: str = "deterministic"
     observer: str = "deterministic"
+    database_url: str = ""
+    chroma_url: str = ""
 
     @property
     def db_path(self) -> Path:
         return self.home / "kith.sqlite3"
+
+    @property
+    def database(self) -> str:
+        """The database URL in force: ``$KITH_DATABASE_URL``, else the setting, else the data folder's SQLite file."""
+        url = os.environ.get("KITH_DATABASE_URL") or self.database_url
+        return url or f"sqlite:///{self.db_path}"
+
+    @property
+    def vectors_location(self) -> str:
+        """The vector store in force: ``$KITH_CHROMA_URL``, else the setting (``http://host:port``), else ``""``
+        (the embedded folder :attr:`chroma_path`)."""
+        return os.environ.get("KITH_CHROMA_URL") or self.chroma_url
+
+    @property
+    def is_server(self) -> bool:
+        """Whether the stores live on servers (a PostgreSQL database), shared with other devices."""
+        return not self.database.startswith("sqlite")
 
     @property
     def chroma_path(self) -> Path:

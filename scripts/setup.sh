@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
 if command -v apt-get >/dev/null 2>&1; then
-  # Qt needs these even offscreen; the xcb set for a real window; ffmpeg for whisper; xvfb for headless runs.
+  # Qt needs these even offscreen; the xcb set for a real window; ffmpeg for whisper; xvfb for headless runs;
+  # postgresql for the tests against a real database server (they start their own cluster; issue 16).
   pkgs="libglib2.0-0 libgl1 libegl1 libfontconfig1 libxkbcommon0 libdbus-1-3 libxkbcommon-x11-0 libxcb-cursor0
         libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0
         libxcb-xkb1 libxcb-xfixes0 libx11-xcb1 libxrender1 libxi6 libsm6 libice6 ffmpeg xvfb xauth
-        fonts-dejavu-core fonts-noto-color-emoji"
+        fonts-dejavu-core fonts-noto-color-emoji postgresql"
   missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
   if [ -n "$missing" ]; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"

@@ -37,3 +37,43 @@ def container(kith_home):
     c = Container()
     yield c
     c.close()
+
+
+# ---- real PostgreSQL and Chroma servers (issue 16): one of each per session, started only when needed ----
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A PostgreSQL cluster from the distribution's packages on 127.0.0.1 (skips, saying why, without one)."""
+    from helpers.stores import PostgresServer, missing_postgres
+
+    why = missing_postgres()
+    if why:
+        pytest.skip(why)
+    server = PostgresServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chroma_server():
+    """Chroma's own server (``chroma run``) on 127.0.0.1 (skips, saying why, without the program)."""
+    from helpers.stores import ChromaServer, chroma_bin
+
+    if chroma_bin() is None:
+        pytest.skip("Chroma's server program (chroma, from the chromadb package) is not installed")
+    server = ChromaServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def server_env(pg_server, chroma_server, monkeypatch):
+    """A fresh database on the session's PostgreSQL and the session's Chroma server, set as this test's
+    ``KITH_DATABASE_URL`` / ``KITH_CHROMA_URL`` (the Chroma database is named after the PostgreSQL one);
+    yields ``{"KITH_DATABASE_URL": …, "KITH_CHROMA_URL": …}``."""
+    url = pg_server.create_db()
+    env = {"KITH_DATABASE_URL": url, "KITH_CHROMA_URL": chroma_server.url}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    yield env
+    pg_server.drop_db(url)

@@ -62,7 +62,9 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
     rids = [h.record_id for h in shown if h.record_id is not None]
     meta: dict[int, tuple] = {}
     if rids:  # raw SQL: an ORM statement costs ~30 ms to compile on a cold `kith ask`
-        raw = c.db.engine.raw_connection()
+        from core.store import dialect
+
+        raw = dialect.raw_connection(c.db.engine)
         try:
             rows = raw.cursor().execute(
                 "SELECT r.id, r.kind, r.subject, r.text, s.path, e.canonical_name FROM record r "

@@ -111,12 +111,16 @@ class DoctorReport:
 
 
 def _has_column(conn, table: str, column: str) -> bool:
+    if conn.dialect.name != "sqlite":
+        from sqlalchemy import inspect
+
+        return any(c["name"] == column for c in inspect(conn).get_columns(table))
     return any(r[1] == column for r in conn.exec_driver_sql(f"PRAGMA table_info('{table}')"))
 
 
 def _live(conn, table: str, alias: str = "") -> str:
     """A WHERE clause selecting the table's live (not tombstoned) rows (columns prefixed ``alias.``)."""
-    return f"{alias + '.' if alias else ''}tombstoned_at IS NULL" if _has_column(conn, table, "tombstoned_at") else "1"
+    return f"{alias + '.' if alias else ''}tombstoned_at IS NULL" if _has_column(conn, table, "tombstoned_at") else "1 = 1"
 
 
 def _ids(conn, q: str) -> set[int]:
@@ -126,6 +130,11 @@ def _ids(conn, q: str) -> set[int]:
 # ------------------------------------------------------------------------------------------ checks
 
 def _check_sqlite(conn) -> Check:
+    if conn.dialect.name != "sqlite":  # a server checks its own pages; Kith checks that it answers
+        ch = Check("database")
+        ver = conn.exec_driver_sql("SHOW server_version").scalar()
+        ch.message = f"PostgreSQL {ver}; signatures and every table on the server"
+        return ch
     ch = Check("sqlite")
     res = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check")]
     ch.flag("integrity_check", 0 if res == ["ok"] else len(res))
@@ -173,6 +182,10 @@ def _check_signatures(c: Container, conn) -> Check:
 
     ch = Check("signatures")
     mem = service(c).mem
+    if hasattr(mem.structured, "cache_ok"):  # a server: the database holds the rows, the files are this device's cache
+        stale = int(not (mem.structured.cache_ok() and mem.gists.cache_ok()))
+        ch.info["cache_updated_from_database"] = stale
+        ch.message = "signatures in the database; this data folder keeps a cache" + (" (brought up to date)" if stale else "")
     n_s, n_g = mem.structured.refresh(), mem.gists.refresh()
     ch.flag("torn_bytes", mem.structured.torn + mem.gists.torn)
     ch.flag("length_mismatch", abs(n_s - n_g))
@@ -397,7 +410,10 @@ def repair(c: Container, progress: Callable[[str, int, int], None] | None = None
             did[f"completed {stage}"] = n
         from app.memory import service
 
-        c.writer.run(service(c).mem.reload)
+        mem = service(c).mem
+        if hasattr(mem.structured, "rebuild"):  # a server: this device's signature cache is rebuilt from the database
+            did["signature cache rows rebuilt"] = c.writer.run(lambda: mem.structured.rebuild() + mem.gists.rebuild())
+        c.writer.run(mem.reload)
         c.writer.run(c.db.ensure_indexes)  # e.g. the one-row-per-episode index, once duplicates are gone
     after = diagnose(c)
     after.repaired = {k: v for k, v in did.items() if v}

@@ -229,8 +229,15 @@ class ForgottenItem:
 # ---- helpers ----------------------------------------------------------------------------------------
 
 def _raw(s):
-    """The sqlite3 connection under session ``s`` (same transaction)."""
-    return s.connection().connection.driver_connection
+    """The DB-API connection under session ``s`` (same transaction): sqlite3's, or on PostgreSQL psycopg's
+    behind ``core.store.dialect.PgConnection`` (the cascade's SQLite statements translated)."""
+    conn = s.connection()
+    driver = conn.connection.driver_connection
+    if conn.dialect.name == "postgresql":
+        from core.store.dialect import PgConnection
+
+        return PgConnection(driver, close_fn=lambda: None)
+    return driver
 
 
 def resolve_target(c: Container, target) -> Target:
@@ -579,6 +586,15 @@ def _vacuum(c: Container) -> None:
 
     from core.store import search
 
+    if c.db.server:  # PostgreSQL: VACUUM FULL rewrites each table without its dead rows (and their text)
+        from core.store.dialect import connect_pg
+
+        pg = connect_pg(c.db.url)
+        try:
+            pg.execute("VACUUM FULL")
+        finally:
+            pg.close()
+        return
     raw = c.db.engine.raw_connection()
     try:
         conn = raw.driver_connection

@@ -68,7 +68,7 @@ def merged_into(conn, entity_id: int) -> list[int]:
     out, todo = [entity_id], [entity_id]
     while todo:
         e = todo.pop()
-        for (i,) in conn.execute("SELECT id FROM entity WHERE json_extract(attrs, '$.merged_into') = ?", (e,)):
+        for (i,) in conn.execute("SELECT id FROM entity WHERE CAST(json_extract(attrs, '$.merged_into') AS INTEGER) = ?", (e,)):
             if i not in out:
                 out.append(int(i))
                 todo.append(int(i))
@@ -80,7 +80,7 @@ def _relatives(conn, entity_ids) -> list[int]:
     out, todo = [], list(entity_ids)
     while todo:
         e = todo.pop()
-        for (i,) in conn.execute("SELECT id FROM entity WHERE json_extract(attrs, '$.relation_of') = ? "
+        for (i,) in conn.execute("SELECT id FROM entity WHERE CAST(json_extract(attrs, '$.relation_of') AS INTEGER) = ? "
                                  "AND tombstoned_at IS NULL", (e,)):
             if i not in out and i not in entity_ids:
                 out.append(int(i))

@@ -17,6 +17,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from core import clock
+from core.store import dialect
 from core.store.schema import Entity, Fact, FactEntity, Summary
 
 DOMAIN_MIN_FACTS = 10      # seed 002: domain overviews once a domain has 10+ facts
@@ -264,7 +265,7 @@ def forget_apply(s: Session, op_id: int, sc, red, remove: list[int], regen: list
     also marked stale, so the summary job rewrites it with the model).  Returns counts."""
     from core.store.forgetting import stash_rows_by_ids, stash_values
 
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     n = {"removed": stash_rows_by_ids(conn, op_id, STORE, "summary", "id", remove), "regenerated": 0}
     for sid in regen:
         row = s.get(Summary, sid)

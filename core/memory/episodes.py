@@ -224,8 +224,17 @@ class EpisodicMemory:
     def __init__(self, db: Database, folder: Path, durable: bool = True, sketch_bytes: int = 32):
         self.db = db
         self.folder = Path(folder)
-        self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
-        self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
+        if getattr(db, "server", False):  # the rows live in the database; these files are this device's cache
+            from core.store.signatures import ServerSignatureFile
+
+            cache = self.folder / "server-cache"  # apart from an embedded memory's own files (kith migrate)
+            self.structured = ServerSignatureFile(cache / "signatures.dat", db.engine, 0,
+                                                  sketch_bytes=sketch_bytes, durable=durable)
+            self.gists = ServerSignatureFile(cache / "gists.dat", db.engine, 1,
+                                             sketch_bytes=sketch_bytes, durable=durable)
+        else:
+            self.structured = SignatureFile(self.folder / "signatures.dat", sketch_bytes=sketch_bytes, durable=durable)
+            self.gists = SignatureFile(self.folder / "gists.dat", sketch_bytes=sketch_bytes, durable=durable)
         self._index: EpisodeIndex | None = None
         self._lock = threading.RLock()
 
@@ -286,7 +295,8 @@ class EpisodicMemory:
 
         Reads through the raw sqlite3 connection (no ORM rows): ~1 s per million postings."""
         idx = EpisodeIndex()
-        raw = self.db.engine.raw_connection()
+        from core.store import dialect
+        raw = dialect.raw_connection(self.db.engine)
         try:
             cur = raw.cursor()
             rows = cur.execute(

@@ -23,6 +23,8 @@ deletes the tombstoned rows; :func:`compact` then drops every signature row no e
 """
 from __future__ import annotations
 
+from core.store import dialect
+
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -232,7 +234,7 @@ def apply(s, mem: EpisodicMemory, op_id: int, sc, red, at=None, selection: Selec
     from core.memory.events import log_event
     from core.store.memory_schema import SelfVectorSnapshot
 
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     sel = selection if selection is not None else select_rows(conn, sc, red)
     t = now_text(at)
     n = dict.fromkeys(sel.counts(), 0)
@@ -330,7 +332,7 @@ def reindex(s, mem: EpisodicMemory, op_id: int, sc, items: dict[int, tuple[str |
     Returns:
         Episodes given new signatures.
     """
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     old_rows = {}
     for _k, tbl, data, _ in stashed(conn, op_id, STORE, kind="values", tbl="episode"):
         if "signature_row" in data["vals"]:
@@ -406,7 +408,7 @@ def restore(s, op_id: int, sc) -> list[int]:
     from core.memory.events import log_event
     from core.store.memory_schema import SelfVectorSnapshot
 
-    conn = s.connection().connection.driver_connection
+    conn = dialect.session_raw(s)
     new_rows = []
     for p in chunks(sc.redact_episodes):
         new_rows += [r for (r,) in conn.execute(f"SELECT signature_row FROM episode WHERE id IN ({marks(len(p))}) "
@@ -445,7 +447,7 @@ def invalidate_unused(mem: EpisodicMemory, rows) -> int:
     rows = sorted({int(r) for r in rows if r is not None and 0 <= int(r) < len(mem.structured)})
     if not rows:
         return 0
-    raw = mem.db.engine.raw_connection()
+    raw = dialect.raw_connection(mem.db.engine)
     try:
         used = {r for (r,) in raw.execute(f"SELECT signature_row FROM episode WHERE signature_row IN ({marks(len(rows))})",
                                           rows)} if len(rows) < 900 else \
@@ -546,7 +548,7 @@ def compact(mem: EpisodicMemory) -> int:
             from core.errors import StoreError
             raise StoreError(f"{mem.folder}: signature files disagree on length ({n} vs {len(mem.gists)})")
         used = np.zeros(n, dtype=bool)
-        raw = mem.db.engine.raw_connection()
+        raw = dialect.raw_connection(mem.db.engine)
         try:
             for (r,) in raw.execute("SELECT signature_row FROM episode WHERE signature_row IS NOT NULL"):
                 if 0 <= r < n:
@@ -565,7 +567,7 @@ def compact(mem: EpisodicMemory) -> int:
             conn = s.connection()
             conn.execute(sql("CREATE TEMP TABLE IF NOT EXISTS _rowmap(old INTEGER PRIMARY KEY, new INTEGER)"))
             conn.execute(sql("DELETE FROM _rowmap"))
-            conn.connection.driver_connection.executemany(
+            dialect.session_raw(s).executemany(
                 "INSERT INTO _rowmap(old, new) VALUES (?, ?)", [(int(o), int(v)) for o, v in enumerate(mapping.tolist())])
             # rows are unique per episode: drop the dead ones, move the rest through negative numbers, flip back
             conn.execute(sql("UPDATE episode SET signature_row = NULL, gist_row = NULL WHERE signature_row IN "

@@ -335,7 +335,8 @@ def _hydrate(mem: EpisodicMemory, result: Recall, as_of: datetime | None) -> Non
     (four indexed queries; the ORM's per-query overhead would dominate a 5 ms budget)."""
     ids = [m.episode_id for m in result.matches]
     marks = ",".join("?" * len(ids))
-    raw = mem.db.engine.raw_connection()
+    from core.store import dialect
+    raw = dialect.raw_connection(mem.db.engine)
     try:
         cur = raw.cursor()
         eps = {}

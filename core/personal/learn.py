@@ -284,13 +284,14 @@ def record_patterns(conn: sqlite3.Connection, writes: Sequence[SignalWrite]) -> 
     return len(hits)
 
 
-_DECAY_TO = "pow(0.5, (max(t_ref, excluded.t_ref) - {t}) / %r)" % PATTERN_HALF_LIFE_S
+_DECAY_TO = "pow(0.5, (max(person_pattern.t_ref, excluded.t_ref) - {t}) / %r)" % PATTERN_HALF_LIFE_S
 _PATTERN_SQL = (
     "INSERT INTO person_pattern(person_id, feature, replied_n, replied, silent_n, silent, negative_n, negative, "
     "t_ref) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(person_id, feature) DO UPDATE SET "
-    + ", ".join(f"{c}_n = {c}_n + excluded.{c}_n, {c} = {c} * {_DECAY_TO.format(t='t_ref')} + excluded.{c} * "
+    + ", ".join(f"{c}_n = person_pattern.{c}_n + excluded.{c}_n, {c} = person_pattern.{c} * "
+                f"{_DECAY_TO.format(t='person_pattern.t_ref')} + excluded.{c} * "
                 f"{_DECAY_TO.format(t='excluded.t_ref')}" for c in ("replied", "silent", "negative"))
-    + ", t_ref = max(t_ref, excluded.t_ref)")
+    + ", t_ref = max(person_pattern.t_ref, excluded.t_ref)")
 
 
 def load_patterns(conn: sqlite3.Connection, person_id: int, now: float) -> dict[str, tuple[int, float, int, float,

@@ -129,8 +129,14 @@ def retrieve(ledger: Ledger, person_id: int, now, query: str = "", query_embeddi
     expr = fts_match_expression(query) if query else None
     if expr:
         ids = ",".join(str(i) for i in by_id)
-        rows = ledger.conn.execute(f"SELECT rowid FROM observation_fts WHERE observation_fts MATCH ? "
-                                   f"AND rowid IN ({ids}) ORDER BY bm25(observation_fts)", (expr,)).fetchall()
+        if getattr(ledger, "url", None):  # PostgreSQL: the same BM25 over a GIN-indexed tsvector
+            from core.store.search import pg_bm25, query_terms
+
+            rows = pg_bm25(ledger.conn, "observation_fts", ("text",), (1.0,), query_terms(query), len(by_id),
+                           fold=True, restrict=list(by_id))
+        else:
+            rows = ledger.conn.execute(f"SELECT rowid FROM observation_fts WHERE observation_fts MATCH ? "
+                                       f"AND rowid IN ({ids}) ORDER BY bm25(observation_fts)", (expr,)).fetchall()
         rankings.append([r[0] for r in rows])
     if query_embedding is not None:
         q = np.asarray(query_embedding, dtype=np.float32)

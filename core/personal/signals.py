@@ -206,7 +206,9 @@ class Ledger:
     """
 
     def __init__(self, path, cohort_resolver=None, fold_every: int = FOLD_EVERY):
-        self.path = Path(getattr(path, "path", path))
+        # a server Database: the ledger's statements run on PostgreSQL through core.store.dialect
+        self.url = getattr(path, "url", None) if getattr(path, "server", False) else None
+        self.path = Path(getattr(path, "path", path)) if self.url is None else None
         self._local = threading.local()
         self.cohort_resolver = cohort_resolver
         self.cohorts = None  # a cohorts.CohortRegistry installs itself here
@@ -215,6 +217,8 @@ class Ledger:
         self._pending = 0
         from core.store import personal_schema
 
+        if self.url is not None:
+            return  # the server's schema (tables, full-text table, trigger) is made by Database
         try:
             personal_schema.ensure(self.conn)
         except sqlite3.DatabaseError as exc:
@@ -225,6 +229,10 @@ class Ledger:
     def conn(self) -> sqlite3.Connection:
         """This thread's connection (autocommit; use :meth:`transaction` for writes)."""
         c = getattr(self._local, "conn", None)
+        if c is None and self.url is not None:
+            from core.store.dialect import connect_pg
+
+            c = self._local.conn = connect_pg(self.url)
         if c is None:
             c = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=30)
             c.execute("PRAGMA journal_mode=WAL")
@@ -248,7 +256,7 @@ class Ledger:
                 try:
                     with self.transaction() as tx:
                         self._fold_dirty(tx)
-                except sqlite3.Error:  # another writer holds the lock: reads stay exact without the fold
+                except Exception:  # another writer holds the lock: reads stay exact without the fold
                     pass
             c.close()
             self._local.conn = None
@@ -399,7 +407,7 @@ class Ledger:
             n, total = conn.execute("SELECT count(*), coalesce(sum(weight), 0) FROM signal WHERE owner=? AND name=? "
                                     "AND at > ? AND at <= ?", (owner, name, lo, hi)).fetchone()
             conn.execute("INSERT INTO signal_wm(owner, name, wm, n, total) VALUES (?,?,?,?,?) ON CONFLICT(owner, name) "
-                         "DO UPDATE SET wm = excluded.wm, n = n + excluded.n, total = total + excluded.total",
+                         "DO UPDATE SET wm = excluded.wm, n = signal_wm.n + excluded.n, total = signal_wm.total + excluded.total",
                          (owner, name, hi, n, total))
             folded += n
         return folded
@@ -689,16 +697,16 @@ _MSG_TARGET = "substr(target, 1, 2) NOT IN ('t:', 'o:')"
 _KEY_SQL = "CASE WHEN substr(target, 1, 2) IN ('t:', 'o:') THEN target ELSE '*' END"
 _HOWKEY_SQL = f"CASE WHEN substr(target, 1, 2) IN ('t:', 'o:') THEN -1 ELSE {_HOW_SQL} END"
 _MERGE_SQL = """ON CONFLICT(owner, name, target, how) DO UPDATE SET
-        n = n + excluded.n, total = total + excluded.total,
-        score = score * pow(0.5, (max(t_ref, excluded.t_ref) - t_ref) / hl)
-              + excluded.score * pow(0.5, (max(t_ref, excluded.t_ref) - excluded.t_ref) / hl),
-        t_ref = max(t_ref, excluded.t_ref),
-        first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)"""
+        n = signal_agg.n + excluded.n, total = signal_agg.total + excluded.total,
+        score = signal_agg.score * pow(0.5, (max(signal_agg.t_ref, excluded.t_ref) - signal_agg.t_ref) / signal_agg.hl)
+              + excluded.score * pow(0.5, (max(signal_agg.t_ref, excluded.t_ref) - excluded.t_ref) / signal_agg.hl),
+        t_ref = max(signal_agg.t_ref, excluded.t_ref),
+        first_at = min(signal_agg.first_at, excluded.first_at), last_at = max(signal_agg.last_at, excluded.last_at)"""
 # params: (hi, hl, owner, name, lo) — the rows lo < at ≤ hi of one (owner, name), summed per aggregate key
 _FOLD_SQL = (f"INSERT INTO signal_agg(owner, name, target, how, n, total, score, t_ref, hl, first_at, last_at) "
              f"SELECT owner, name, {_KEY_SQL} AS k, {_HOWKEY_SQL} AS h, count(*), sum(weight), "
              f"sum(weight * pow(0.5, (?1 - at) / ?2)), ?1, ?2, min(at), max(at) FROM signal "
-             f"WHERE owner=?3 AND name=?4 AND at > ?5 AND at <= ?1 GROUP BY k, h {_MERGE_SQL}")
+             f"WHERE owner=?3 AND name=?4 AND at > ?5 AND at <= ?1 GROUP BY owner, name, k, h {_MERGE_SQL}")
 _INSERT_SQLS: dict[int, str] = {}
 
 
@@ -737,14 +745,9 @@ class _Tx:
             self.c.execute("ROLLBACK" if et else "COMMIT")
 
 
-def agg_trigger_ddl() -> list[str]:
-    """DDL of the trigger that merges *late* global rows (``at`` at or below their pair's watermark)
-    into ``signal_agg``; rows above the watermark are folded in batch by :meth:`Ledger.fold`.
-
-    The merge is symmetric in time: both the stored score (at ``t_ref``) and the new weight (at
-    ``at``) are decayed to max(t_ref, at) and added, so out-of-order writes stay exact.  The
-    half-lives come from :data:`SIGNALS`.
-    """
+def agg_trigger_body() -> str:
+    """The statements of the late-row trigger (:func:`agg_trigger_ddl`), for SQLite's trigger and PostgreSQL's
+    trigger function alike."""
     hl = "CASE NEW.name " + " ".join(f"WHEN '{s.name}' THEN {s.half_life_s!r}" for s in SIGNALS.values()) + \
         " ELSE 86400.0 END"
     body = f"""
@@ -756,6 +759,18 @@ def agg_trigger_ddl() -> list[str]:
               1, NEW.weight, NEW.weight, NEW.at, {hl}, NEW.at, NEW.at)
       {_MERGE_SQL};
       UPDATE signal_wm SET n = n + 1, total = total + NEW.weight WHERE owner = NEW.owner AND name = NEW.name;"""
+    return body
+
+
+def agg_trigger_ddl() -> list[str]:
+    """DDL of the trigger that merges *late* global rows (``at`` at or below their pair's watermark)
+    into ``signal_agg``; rows above the watermark are folded in batch by :meth:`Ledger.fold`.
+
+    The merge is symmetric in time: both the stored score (at ``t_ref``) and the new weight (at
+    ``at``) are decayed to max(t_ref, at) and added, so out-of-order writes stay exact.  The
+    half-lives come from :data:`SIGNALS`.
+    """
+    body = agg_trigger_body()
     return [
         "DROP TRIGGER IF EXISTS signal_agg_promote",
         "DROP TRIGGER IF EXISTS signal_agg_late",

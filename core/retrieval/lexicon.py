@@ -124,6 +124,10 @@ def _many(conn, sql: str, rows: list[tuple]) -> None:
 def ensure(conn) -> bool:
     """Create the lexicon's tables if any is missing (``Database`` normally has: ``memory_schema.LexDoc`` …
     and ``schema.EXTRA_DDL``); writes nothing when they exist.  Returns True when some were created."""
+    from core.store import dialect
+
+    if dialect.name(conn) == "postgresql":
+        return False  # core.store.db.Database made the tables (schema.pg_extra_ddl); there is no vocabulary table
     have = {r[0] for r in _rows(conn, "SELECT name FROM sqlite_master WHERE name IN "
                                       "('lexdoc', 'lex_speaker', 'lex_stats', 'episode_lex', 'episode_lex_vocab')")}
     if len(have) == 5:
@@ -243,6 +247,18 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
     return done
 
 
+def reindex(conn, cfg: LexiconConfig = CONFIG.lexicon, batch: int = 2000) -> int:
+    """Write every full-text row from ``lexdoc`` as it stands (after an archive import put ``lexdoc``,
+    ``lex_speaker`` and ``lex_stats`` back exactly): the rows are the same as those the incremental
+    :func:`add` wrote.  Returns FTS rows written."""
+    ensure(conn)
+    ids = [r[0] for r in _rows(conn, "SELECT episode_id FROM lexdoc ORDER BY episode_id")]
+    done = 0
+    for i in range(0, len(ids), batch):
+        done += _write_rows(conn, ids[i:i + batch], cfg)
+    return done
+
+
 def orphan_speakers(conn) -> list[str]:
     """Senders whose name words are in the speaker table but who have no indexed turn any more."""
     return [r[0] for r in _rows(conn, "SELECT DISTINCT speaker FROM lex_speaker WHERE speaker NOT IN "
@@ -274,6 +290,10 @@ def rewrite(conn, episode_ids: Iterable[int], cfg: LexiconConfig = CONFIG.lexico
 def optimize(conn) -> None:
     """Merge the lexicon's FTS5 segments (a removed row's terms stay in older segments until a merge): the
     purge runs it before ``VACUUM``."""
+    from core.store import dialect
+
+    if dialect.name(conn) == "postgresql":
+        return  # VACUUM FULL (the purge's) rewrites the table and its GIN index
     if _rows(conn, "SELECT 1 FROM sqlite_master WHERE name = 'episode_lex'"):
         _exec(conn, "INSERT INTO episode_lex(episode_lex) VALUES('optimize')")
 
@@ -319,7 +339,7 @@ def _marks(ids: Sequence) -> str:
 def _bump(conn, n: int) -> None:
     if n:
         _exec(conn, "INSERT INTO lex_stats(name, value) VALUES ('docs', ?) "
-                    "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", (n,))
+                    "ON CONFLICT(name) DO UPDATE SET value = lex_stats.value + excluded.value", (n,))
 
 
 def _neighbours(conn, session, t, eid, cfg: LexiconConfig, ids_only=False):
@@ -378,6 +398,13 @@ def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFI
     expr = match_expression(query_tokens)
     if expr is None:
         return []
+    from core.store import dialect
+
+    if dialect.name(conn) == "postgresql":  # the same BM25, over a GIN-indexed tsvector (core.store.search)
+        from core.store.search import pg_bm25
+
+        w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
+        return pg_bm25(conn, "episode_lex", COLUMNS, w, list(dict.fromkeys(query_tokens)), int(n), pretokenized=True)
     weights = ", ".join(f"{w:g}" for w in (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near)))))
     rows = _rows(conn, f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
                        "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (expr, int(n)))
@@ -404,6 +431,11 @@ def doc_freqs(conn, query_tokens: Sequence[str]) -> dict[str, int]:
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return {}
+    from core.store import dialect
+
+    if dialect.name(conn) == "postgresql":
+        return {t: int(_rows(conn, "SELECT count(*) FROM episode_lex WHERE own_tsv @@ to_tsquery('simple', ?)",
+                             ("'" + t.replace("'", "''") + "'",))[0][0]) for t in uniq}
     got = {r[0]: int(r[1]) for r in _rows(conn, f"SELECT term, doc FROM episode_lex_vocab WHERE col = 'own' "
                                                 f"AND term IN ({_marks(uniq)})", uniq)}
     return {t: got.get(t, 0) for t in uniq}

@@ -231,7 +231,8 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
     t0 = time.perf_counter()
     question = (question or "").strip()
     qtok = lexicon.tokens(question)
-    raw = db.engine.raw_connection()
+    from core.store import dialect
+    raw = dialect.raw_connection(db.engine)
     try:
         cur = raw.cursor()
         ranking = [e for e, _ in lexicon.search(cur, qtok, config.pool, config.lexicon)] if config.weights.get("lex", 0) \
@@ -288,7 +289,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         else:
             dense_f = Future()
             dense_f.set_result(vectors.query(RECORDS, vector, pool_n))
-    raw = db.engine.raw_connection()
+    from core.store import dialect
+    raw = dialect.raw_connection(db.engine)
     try:
         cur = raw.cursor()
         gist_q = hdc.project(np.asarray(vector, dtype=np.float32))

@@ -49,11 +49,22 @@ def _add_missing_columns(conn) -> None:
                                      f'{col.type.compile(dialect=conn.dialect)}')
 
 
+def _safe_url(url: str) -> str:
+    """``url`` without a password (``postgresql+psycopg://kith:***@host/db``)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@")[-1]
+
+
 class Database:
-    """A Kith SQLite file.
+    """A Kith database: a SQLite file (the default) or a PostgreSQL server.
 
     Args:
-        path: the ``.sqlite3`` file (created with the schema if missing).
+        path: the ``.sqlite3`` file (created with the schema if missing), or a database URL
+            (``sqlite:///…``, ``postgresql+psycopg://user@host:port/db``: the schema is created if missing).
         lock: the data folder's :class:`core.store.lock.FolderLock`; creating or migrating the schema
             happens under it, so two processes starting together do not both create tables.
 
@@ -61,13 +72,24 @@ class Database:
         StoreError: the file exists but is not a SQLite database, or is from a newer Kith.
     """
 
-    def __init__(self, path: Path, lock=None):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path, lock=None):
+        url = str(path)
+        self.url = url if "://" in url else f"sqlite:///{Path(path)}"
+        self.server = not self.url.startswith("sqlite")
         self.lock = lock
-        self.engine: Engine = create_engine(
-            f"sqlite:///{self.path}", connect_args={"check_same_thread": False, "timeout": 30})
-        event.listen(self.engine, "connect", _on_connect)
+        if self.server:
+            self.path = None
+            from core.store import dialect
+
+            self.engine = create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+            dialect.install(self.engine)
+        else:
+            self.path = Path(self.url[len("sqlite:///"):])
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_engine(
+                f"sqlite:///{self.path}", connect_args={"check_same_thread": False, "timeout": 30})
+            event.listen(self.engine, "connect", _on_connect)
+        where = self.path if not self.server else _safe_url(self.url)
         try:
             if self._version() != SCHEMA_VERSION or self._missing_tables() or not self._ledger_current():
                 with (lock.hold() if lock is not None else contextlib.nullcontext()):
@@ -76,15 +98,46 @@ class Database:
             self.engine.dispose()
             if isinstance(exc, StoreError):
                 raise
-            raise StoreError(f"{self.path}: cannot open the Kith database: {exc}") from exc
+            raise StoreError(f"{where}: cannot open the Kith database: {exc}") from exc
+
+    @property
+    def where(self) -> str:
+        """The file, or the server URL without its password (for messages)."""
+        return str(self.path) if not self.server else _safe_url(self.url)
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self.engine.dialect.name
 
     def _version(self) -> int:
         with self.engine.connect() as conn:
+            if self.server:
+                from sqlalchemy import inspect
+
+                if not inspect(conn).has_table("storemeta"):
+                    return 0
+                v = conn.exec_driver_sql("SELECT value FROM storemeta WHERE key = 'schema_version'").scalar()
+                return int(v or 0)
             return conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
 
     def _ledger_current(self) -> bool:
         """Whether the personalization ledger's raw parts (FTS, triggers, default cohorts) exist as they should."""
         import sqlite3
+
+        if self.server:
+            from core.personal.cohorts import COHORTS, _describe
+            from core.store import personal_schema
+
+            with self.engine.connect() as conn:
+                if not personal_schema.pg_up_to_date(conn):
+                    return False
+                import json
+
+                have = {n: (v if isinstance(v, str) else json.dumps(v))
+                        for n, v in conn.exec_driver_sql("SELECT name, predicate FROM cohort").fetchall()}
+            return all(have.get(n) in (json.dumps(_describe(p)), json.dumps(_describe(p), separators=(",", ":")))
+                       or json.loads(have.get(n) or "null") == _describe(p) for n, p in COHORTS.items())
 
         from core.personal.cohorts import COHORTS, _describe
         from core.store import personal_schema
@@ -105,13 +158,21 @@ class Database:
 
     def _missing_tables(self) -> set[str]:
         with self.engine.connect() as conn:
-            have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
+            if self.server:
+                from sqlalchemy import inspect
+
+                have = set(inspect(conn).get_table_names())
+            else:
+                have = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'")}
         return set(SQLModel.metadata.tables) - have
 
     def _migrate(self) -> None:
         version = self._version()
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: database schema v{version} is newer than this Kith (v{SCHEMA_VERSION})")
+            raise StoreError(f"{self.where}: database schema v{version} is newer than this Kith (v{SCHEMA_VERSION})")
+        if self.server:
+            self._migrate_server()
+            return
         SQLModel.metadata.create_all(self.engine)
         self._add_missing_columns()
         with self.engine.begin() as conn:
@@ -136,10 +197,31 @@ class Database:
 
             lexicon.backfill(conn)
 
+    def _migrate_server(self) -> None:
+        """PostgreSQL: the tables, the raw parts (full-text tables with their GIN indexes, partial indexes,
+        the ledger's trigger) and the default cohorts, in one transaction under the writer lock."""
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7710001)")  # two first starts: one creates
+            SQLModel.metadata.create_all(conn)
+            for ddl in schema.pg_extra_ddl():
+                conn.exec_driver_sql(ddl)
+            from core.store import personal_schema
+
+            for ddl in personal_schema.pg_extra_ddl():
+                conn.exec_driver_sql(ddl)
+            conn.exec_driver_sql("INSERT INTO storemeta(key, value) VALUES ('schema_version', ?) "
+                                 "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (str(SCHEMA_VERSION),))
+        from core.personal import open_ledger
+
+        ledger = open_ledger(self)
+        ledger.close()
+
     def ensure_indexes(self) -> int:
         """Create the indexes of ``schema.EXTRA_DDL`` that are missing (after a repair); returns how many
         statements ran without error.  Call under the writer lock."""
         ok = 0
+        if self.server:
+            return 0
         with self.engine.begin() as conn:
             for ddl in schema.EXTRA_DDL:
                 try:
@@ -184,6 +266,9 @@ class Database:
 
     def close(self) -> None:
         """Release every connection; a process that wrote also checkpoints the WAL (a reader writes nothing)."""
+        if self.server:
+            self.engine.dispose()
+            return
         try:
             if self.lock is None or self.lock.wrote:
                 with (self.lock.hold(timeout=5) if self.lock is not None else contextlib.nullcontext()):

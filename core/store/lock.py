@@ -228,3 +228,185 @@ class FileGate:
                 self._depth -= 1
                 if self._depth == 0:
                     self._file.release(force=True)
+
+
+class ServerLock:
+    """One writer per server database, across processes and devices: PostgreSQL's advisory lock.
+
+    The same interface as :class:`FolderLock` (``hold``, ``touch``, ``changed_since``, ``on_change``,
+    ``held``, ``holder``, ``wrote`` and the counters), chosen by the database URL (``app.container``):
+
+    * the lock is ``pg_advisory_lock(KEY)`` taken on a connection of its own, held for the block and
+      re-entrant across this process's threads; the server releases it when the connection ends (a process
+      killed, a device gone), as the kernel releases a file lock;
+    * the **generation** is the ``generation`` row of ``storemeta``, bumped by each writing hold: a process
+      that sees another value knows another process — on this device or another — wrote, and drops what
+      it keeps in memory (``changed_since``, one small query, writes nothing).
+
+    Args:
+        url: the SQLAlchemy URL of the database (``postgresql+psycopg://…``).
+        describe / timeout / on_wait: as :class:`FolderLock`.
+    """
+
+    KEY = 0x4B495448  # "KITH"
+
+    def __init__(self, url: str, describe: str = "kith", timeout: float | None = None,
+                 on_wait: Callable[[str], None] | None = None):
+        self.url = url
+        self.describe = describe
+        self.timeout = timeout
+        self.on_wait = on_wait
+        self._conn = None
+        self._conn_lock = threading.RLock()
+        self._mutex = threading.Lock()
+        self._gen_lock = threading.RLock()
+        self._depth = 0
+        self._listeners: list[Callable[[], None]] = []
+        self.wrote = False
+        self.waits = 0
+        self.waited_s = 0.0
+        self.holds = 0
+        self.overhead_s = 0.0
+        self._announced = -1e9
+        self._known = self.generation()
+
+    def _c(self):
+        with self._conn_lock:
+            if self._conn is None or self._conn.closed:
+                import psycopg
+
+                from core.store.dialect import libpq_url
+
+                self._conn = psycopg.connect(libpq_url(self.url), autocommit=True)
+            return self._conn
+
+    def _one(self, sql: str, params: tuple = ()):
+        with self._conn_lock:
+            try:
+                row = self._c().execute(sql, params).fetchone()
+            except Exception:
+                if self._conn is not None and self._depth == 0:  # a dropped connection holds no lock: reconnect
+                    try:
+                        self._conn.close()
+                    except Exception:
+                        pass
+                    self._conn = None
+                raise
+            return row
+
+    # -- generation --------------------------------------------------------------------------
+    def generation(self) -> int:
+        """The database's write generation (0 before anything was written under the lock)."""
+        try:
+            row = self._one("SELECT value FROM storemeta WHERE key = 'generation'")
+        except Exception:  # no storemeta yet (a new database)
+            return 0
+        return int(row[0]) if row else 0
+
+    def _bump(self) -> None:
+        with self._gen_lock:
+            row = self._one("INSERT INTO storemeta(key, value) VALUES ('generation', '1') ON CONFLICT (key) "
+                            "DO UPDATE SET value = CAST(CAST(storemeta.value AS BIGINT) + 1 AS TEXT) RETURNING value")
+            self._known = int(row[0])
+
+    def touch(self) -> None:
+        """While holding the lock: tell readers elsewhere that there is something new to see."""
+        if self._depth > 0:
+            self._bump()
+
+    def on_change(self, fn: Callable[[], None]) -> None:
+        self._listeners.append(fn)
+
+    def changed_since(self) -> bool:
+        """True (and the listeners run) when another process or device wrote since this one last looked."""
+        with self._gen_lock:
+            gen = self.generation()
+            if gen == self._known:
+                return False
+            self._known = gen
+            for fn in self._listeners:
+                fn()
+            return True
+
+    # -- holding -----------------------------------------------------------------------------
+    @property
+    def held(self) -> bool:
+        return self._depth > 0
+
+    def holder(self) -> str:
+        """Who holds the lock, as written by the holder (``"pid 123 on laptop: kith ingest"``), or ``""``."""
+        try:
+            row = self._one("SELECT value FROM storemeta WHERE key = 'writer'")
+        except Exception:
+            return ""
+        return row[0] if row else ""
+
+    ANNOUNCE_AFTER_S = FolderLock.ANNOUNCE_AFTER_S
+
+    def _try(self) -> bool:
+        return bool(self._one("SELECT pg_try_advisory_lock(%s)", (self.KEY,))[0])
+
+    def _acquire(self, timeout: float | None) -> None:
+        if not self._try():
+            t0 = time.monotonic()
+            self.waits += 1
+            try:
+                while not self._try():
+                    now = time.monotonic()
+                    if timeout is not None and now - t0 >= timeout:
+                        who = self.holder() or "another Kith process"
+                        raise LockTimeout(f"the database is being written by {who}; gave up after {timeout:g} s")
+                    if self.on_wait is not None and now - t0 >= self.ANNOUNCE_AFTER_S and now - self._announced > 30:
+                        self._announced = now
+                        self.on_wait(f"another Kith is writing to this database ({self.holder() or 'unknown'}); "
+                                     "waiting…")
+                    time.sleep(0.05)
+            finally:
+                self.waited_s += time.monotonic() - t0
+        try:
+            self._one("INSERT INTO storemeta(key, value) VALUES ('writer', %s) ON CONFLICT (key) DO UPDATE SET "
+                      "value = EXCLUDED.value RETURNING key",
+                      (f"pid {os.getpid()} on {os.uname().nodename}: {self.describe}",))
+        except Exception:
+            pass
+        self.changed_since()
+
+    @contextmanager
+    def hold(self, timeout: float | None = -1.0) -> Iterator["ServerLock"]:
+        """Hold the writer lock for the block (re-entrant across this process's threads).
+
+        Raises:
+            LockTimeout: another process kept it longer than ``timeout``.
+        """
+        with self._mutex:
+            if self._depth == 0:
+                t0, w0 = time.perf_counter(), self.waited_s
+                self._acquire(self.timeout if timeout == -1.0 else timeout)
+                self.holds += 1
+                self.overhead_s += time.perf_counter() - t0 - (self.waited_s - w0)
+            self._depth += 1
+        try:
+            yield self
+        finally:
+            with self._mutex:
+                self._depth -= 1
+                if self._depth == 0:
+                    t0 = time.perf_counter()
+                    try:
+                        self._bump()
+                        self.wrote = True
+                    finally:
+                        try:
+                            self._one("SELECT pg_advisory_unlock(%s)", (self.KEY,))
+                        except Exception:  # the connection is gone: the server released the lock with it
+                            pass
+                        self.overhead_s += time.perf_counter() - t0
+
+    def close(self) -> None:
+        with self._conn_lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                except Exception:
+                    pass
+                self._conn = None

@@ -279,3 +279,31 @@ def ensure(conn) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def pg_extra_ddl() -> list[str]:
+    """:func:`extra_ddl` for PostgreSQL: the observations' full-text table (GIN) and the late-row trigger as a
+    PL/pgSQL function (the same statements as SQLite's trigger, its idioms translated)."""
+    from core.personal.signals import agg_trigger_body
+    from core.store.dialect import _idioms
+    from core.store.schema import pg_fts_table
+
+    body = _idioms(agg_trigger_body()).replace("%%", "%")
+    return [
+        *pg_fts_table("observation_fts", ("text",), diacritics=True),
+        "CREATE OR REPLACE FUNCTION kith_signal_agg_late() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN "
+        "IF NEW.at <= (SELECT wm FROM signal_wm WHERE owner = NEW.owner AND name = NEW.name) THEN "
+        f"{body} END IF; RETURN NULL; END $fn$",
+        "DROP TRIGGER IF EXISTS signal_agg_late ON signal",
+        "CREATE TRIGGER signal_agg_late AFTER INSERT ON signal FOR EACH ROW EXECUTE FUNCTION kith_signal_agg_late()",
+    ]
+
+
+def pg_up_to_date(conn) -> bool:
+    """PostgreSQL: whether every ledger table, the observations' full-text table and the trigger exist."""
+    from sqlalchemy import inspect
+
+    have = set(inspect(conn).get_table_names())
+    if any(t.name not in have for t in TABLES) or "observation_fts" not in have:
+        return False
+    return bool(conn.exec_driver_sql("SELECT 1 FROM pg_trigger WHERE tgname = 'signal_agg_late'").fetchone())

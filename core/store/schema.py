@@ -254,3 +254,77 @@ EXTRA_DDL = [
          "tokenize='unicode61 remove_diacritics 0')"),
     text("CREATE VIRTUAL TABLE IF NOT EXISTS episode_lex_vocab USING fts5vocab(episode_lex, 'col')"),
 ]
+
+
+def _diacritics_map() -> tuple[str, str]:
+    """Latin letters with diacritics (U+00C0–U+024F, U+1E00–U+1EFF) and their bare lower-case letters, for
+    PostgreSQL's ``translate()`` (immutable, no extension needed) — FTS5's ``remove_diacritics 2``."""
+    import unicodedata
+
+    src, dst = [], []
+    for cp in list(range(0xC0, 0x250)) + list(range(0x1E00, 0x1F00)):
+        ch = chr(cp)
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).lower()
+        if len(base) == 1 and base != ch.lower() and base.isalpha():
+            src.append(ch)
+            dst.append(base)
+    return "".join(src), "".join(dst)
+
+
+def pg_fold(expr: str, diacritics: bool = False) -> str:
+    """PostgreSQL: the words of ``expr`` as the full-text tables index them — lower-cased (diacritics removed
+    when ``diacritics``), every run of characters that are not letters or digits one space (as FTS5's
+    ``unicode61`` tokenizer splits)."""
+    low = f"lower({expr})"
+    if diacritics:
+        a, b = _diacritics_map()
+        low = f"translate({low}, '{a}', '{b}')"
+    return f"regexp_replace({low}, '[^[:alnum:]]+', ' ', 'g')"
+
+
+def pg_ntok(expr: str) -> str:
+    """PostgreSQL: how many words :func:`pg_fold` finds in ``expr`` (FTS5's token count of a row)."""
+    f = f"btrim({pg_fold(expr)})"
+    return f"(CASE WHEN {f} = '' THEN 0 ELSE array_length(regexp_split_to_array({f}, ' '), 1) END)"
+
+
+def pg_fts_table(name: str, cols: tuple[str, ...], own: str | None = None, diacritics: bool = False) -> list[str]:
+    """DDL of a full-text table on PostgreSQL, standing in for an FTS5 table of the same name and columns:
+    ``rowid`` (the key FTS5 statements use), the text columns, a ``tsv`` over all of them (GIN-indexed,
+    the candidates of a query), ``ntok`` (the row's word count, for BM25's length normalisation) and, when
+    ``own`` names a column, a ``<own>_tsv`` over that column alone (its document frequencies).
+    ``diacritics``: fold them away (FTS5's ``remove_diacritics 2``; the search side folds alike)."""
+    allcols = " || ' ' || ".join(f"coalesce({c}, '')" for c in cols)
+    extra = (f", {own}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', {pg_fold(f'coalesce({own}, {chr(39)}{chr(39)})')})) STORED"
+             if own else "")
+    ddl = [f"CREATE TABLE IF NOT EXISTS {name} (rowid BIGINT PRIMARY KEY, "
+           + ", ".join(f"{c} TEXT NOT NULL DEFAULT ''" for c in cols)
+           + f", tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', {pg_fold(allcols, diacritics)})) STORED"
+           + f", ntok INTEGER GENERATED ALWAYS AS ({pg_ntok(allcols)}) STORED{extra})",
+           f"CREATE INDEX IF NOT EXISTS ix_{name}_tsv ON {name} USING GIN (tsv)"]
+    if own:
+        ddl.append(f"CREATE INDEX IF NOT EXISTS ix_{name}_{own}_tsv ON {name} USING GIN ({own}_tsv)")
+    return ddl
+
+
+def pg_extra_ddl() -> list[str]:
+    """:data:`EXTRA_DDL` for PostgreSQL: the same partial indexes; full-text tables with GIN indexes in place
+    of FTS5 (``core/store/search.py`` and ``core/retrieval/lexicon.py`` rank them with the same BM25)."""
+    return [
+        "CREATE UNIQUE INDEX IF NOT EXISTS ux_fact_active ON fact(subject_entity_id, domain, category, key) "
+        "WHERE superseded_by IS NULL",
+        *pg_fts_table("record_fts", ("subject", "body", "people"), diacritics=True),
+        "CREATE INDEX IF NOT EXISTS ix_record_pending ON record(id) WHERE pending != 0",
+        "CREATE INDEX IF NOT EXISTS ix_episode_unsigned ON episode(id) WHERE signature_row IS NULL",
+        "CREATE INDEX IF NOT EXISTS ix_fact_unindexed ON fact(id) WHERE indexed_at IS NULL",
+        "CREATE INDEX IF NOT EXISTS ix_record_thread ON record(thread, id)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS ux_episode_signature_row ON episode(signature_row) "
+        "WHERE signature_row IS NOT NULL",
+        *pg_fts_table("episode_lex", ("own", "sent", "near1", "near2", "near3"), own="own"),
+        # HDC signatures (seed 001): the source of truth on a server; each device's flat files are its cache
+        # (core.store.signatures.ServerSignatureFile).  kind 0 = structured, 1 = gist.
+        "CREATE TABLE IF NOT EXISTS hdc_row (kind SMALLINT NOT NULL, rowno BIGINT NOT NULL, sig BYTEA NOT NULL, "
+        "PRIMARY KEY (kind, rowno))",
+        "INSERT INTO storemeta(key, value) VALUES ('db_id', md5(random()::text || clock_timestamp()::text)) "
+        "ON CONFLICT (key) DO NOTHING",
+    ]

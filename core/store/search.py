@@ -72,10 +72,128 @@ def bm25(conn: Connection, question: str, limit: int = 50) -> list[tuple[int, fl
     expr = fts_match_expression(question)
     if expr is None:
         return []
+    if conn.dialect.name == "postgresql":
+        return [(i, -sc) for i, sc in pg_bm25(conn, "record_fts", ("subject", "body", "people"), (2.0, 1.0, 1.0),
+                                              query_terms(question), limit, fold=True)]
     rows = conn.execute(text(
         "SELECT rowid, bm25(record_fts, 2.0, 1.0, 1.0) AS s FROM record_fts WHERE record_fts MATCH :q "
         "ORDER BY s LIMIT :n"), {"q": expr, "n": limit}).all()
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+# ---- BM25 on PostgreSQL (issue 16) ------------------------------------------------------------------------
+#
+# PostgreSQL's full-text search has no BM25 (``ts_rank`` is another ranking).  Kith keeps FTS5's ranking on
+# a server: a GIN index over a ``tsvector`` finds the candidate rows (those holding any query term), and
+# :func:`bm25_rows` scores them exactly as FTS5's ``bm25()`` does (fts5_aux.c: idf = ln((N − n + 0.5) /
+# (n + 0.5)), floored at 1e-6; per term Σ idf·f·(k1 + 1) / (f + k1·(1 − b + b·|D| / avgdl)), with f the
+# column-weighted term frequency, |D| the row's token count and avgdl the table's mean; k1 = 1.2, b = 0.75).
+
+import unicodedata
+
+_TOK = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def fold_diacritics(s: str) -> str:
+    """Letters without their diacritics (FTS5 ``remove_diacritics 2``): "café" → "cafe"."""
+    if s.isascii():
+        return s
+    return "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+
+
+def fts_tokens(s: str, fold: bool = False) -> list[str]:
+    """The tokens FTS5's ``unicode61`` tokenizer makes of ``s``: lower-cased runs of letters and digits
+    (diacritics removed when ``fold``)."""
+    s = (s or "").lower()
+    return _TOK.findall(fold_diacritics(s) if fold else s)
+
+
+def bm25_rows(rows, terms, weights, nrow: int, avgdl: float, k1: float = 1.2, b: float = 0.75,
+              fold: bool = False, pretokenized: bool = False) -> list[tuple[int, float]]:
+    """FTS5's ``bm25()`` of each candidate row, negated (higher is better): ``rows`` of ``(id, ntok, col₁, …)``
+    (``ntok`` the row's token count, or None to count here), ``terms`` the query's distinct tokens,
+    ``weights`` per column.  ``pretokenized``: the columns are already space-separated tokens (the episode
+    lexicon's), counted without re-tokenizing.  Best first (ties: lower id)."""
+    import math
+    from collections import Counter
+
+    terms = list(dict.fromkeys(terms))
+    parsed = []
+    hits = Counter()
+    probes = [f" {t} " for t in terms]
+    for r in rows:
+        rid, ntok, cols = int(r[0]), r[1], r[2:]
+        if pretokenized:  # "  a  b  " : every token between two spaces of its own, so str.count sees each one
+            padded = ["  " + (t or "").replace(" ", "  ") + "  " for t in cols]
+            counts = [[p.count(pr) for pr in probes] for p in padded]
+            length = ntok if ntok is not None else sum(len((t or "").split()) for t in cols)
+        else:
+            toks = [Counter(fts_tokens(t or "", fold)) for t in cols]
+            counts = [[c.get(t, 0) for t in terms] for c in toks]
+            length = ntok if ntok is not None else sum(sum(c.values()) for c in toks)
+        freq = []
+        for j, t in enumerate(terms):
+            f = 0.0
+            seen = False
+            for w, cc in zip(weights, counts):
+                if cc[j]:
+                    seen = True
+                    f += w * cc[j]
+            if seen:
+                hits[t] += 1
+            freq.append(f)
+        parsed.append((rid, length, freq))
+    idf = []
+    for t in terms:
+        v = math.log((nrow - hits[t] + 0.5) / (hits[t] + 0.5))
+        idf.append(v if v > 0 else 1e-6)
+    out = []
+    avgdl = avgdl or 1.0
+    for rid, length, freq in parsed:
+        norm = k1 * (1.0 - b + b * length / avgdl)
+        sc = 0.0
+        for j, f in enumerate(freq):
+            sc += idf[j] * (f * (k1 + 1.0)) / (f + norm)
+        out.append((rid, sc))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out
+
+
+def pg_tsquery(terms, fold: bool = False) -> str | None:
+    """A ``to_tsquery('simple', …)`` text OR-ing the terms (and their diacritic-free forms when ``fold``)."""
+    words = []
+    for t in terms:
+        for piece in fts_tokens(t):
+            words.append(piece)
+            if fold and fold_diacritics(piece) != piece:
+                words.append(fold_diacritics(piece))
+    words = list(dict.fromkeys(words))
+    return " | ".join("'" + w.replace("'", "''") + "'" for w in words) if words else None
+
+
+def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int, fold: bool = False,
+            restrict: Sequence[int] | None = None, pretokenized: bool = False) -> list[tuple[int, float]]:
+    """The best ``limit`` rows of PostgreSQL full-text table ``table`` (``schema.pg_fts_table``) for ``terms``
+    by FTS5's BM25 (:func:`bm25_rows`), ``[(rowid, score > 0)]``; ``restrict``: only among these rowids."""
+    q = pg_tsquery(terms, fold)
+    if q is None:
+        return []
+    toks = list(dict.fromkeys(t for term in terms for t in fts_tokens(term, fold)))
+    run = conn.exec_driver_sql if hasattr(conn, "exec_driver_sql") else conn.execute
+    nrow, ntok = run(f"SELECT count(*), coalesce(sum(ntok), 0) FROM {table}").fetchone()
+    if not nrow:
+        return []
+    where = ""
+    params: tuple = (q,)
+    if restrict is not None:
+        ids = [int(i) for i in restrict]
+        if not ids:
+            return []
+        where = f" AND rowid IN ({','.join(map(str, ids))})"
+    rows = run(f"SELECT rowid, NULL, {', '.join(cols)} FROM {table} "
+               f"WHERE tsv @@ to_tsquery('simple', ?){where}", params).fetchall()
+    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold,
+                     pretokenized=pretokenized)[:int(limit)]
 
 
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------
@@ -134,6 +252,8 @@ def forget_restore(conn, op_id: int) -> int:
 def optimize(conn) -> None:
     """Merge every FTS5 index into one b-tree (FTS5 ``'optimize'``): a deleted row's terms stay in the
     older segments until a merge drops them; purge runs this before ``VACUUM``."""
+    if not hasattr(conn, "create_function"):  # PostgreSQL: VACUUM FULL does it (app.operations.forget._vacuum)
+        return
     for tbl in ("record_fts", "observation_fts", "episode_lex"):
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (tbl,)).fetchone():
             conn.execute(f"INSERT INTO {tbl}({tbl}) VALUES('optimize')")

@@ -339,3 +339,176 @@ class SignatureFile:
         with self._lock:
             self._rows_map = self._sketch_map = None
             self._mapped_n = -1
+
+
+class ServerSignatureFile(SignatureFile):
+    """A signature file whose rows live in the database (``hdc_row``: ``bytea``), the source of truth shared by
+    every device; the flat file in the data folder is this device's cache of them, for the mmap'd reads.
+
+    * Row numbers come from the database (``max(rowno) + 1`` of the kind, under the writer lock — the
+      server's advisory lock), so two devices never hand out the same row.
+    * :meth:`refresh` brings the cache up to the database: rows other devices appended are copied in; after
+      a forget zeroed rows or a purge compacted them (the database's ``hdc_epoch`` changed), or when the
+      data folder was pointed at another database (``db_id``), the cache is rebuilt from the database.
+    * :meth:`append`, :meth:`invalidate` and :meth:`commit_compact` write the database, then the cache.
+
+    Args:
+        path: the cache file.  engine: the server database's SQLAlchemy engine.  kind: 0 structured, 1 gist.
+    """
+
+    def __init__(self, path: Path, engine, kind: int, sketch_bytes: int = 32, durable: bool = True):
+        self.engine = engine
+        self.kind = int(kind)
+        self.marker_path = Path(path).with_name(Path(path).name + ".source")
+        from core.store.lock import FileGate
+
+        self._gate = FileGate(Path(path).with_name(Path(path).name + ".lock"))
+        super().__init__(path, sketch_bytes=sketch_bytes, durable=durable)
+
+    # ---- the database's side -------------------------------------------------------------------
+    def _state(self) -> tuple[int, str]:
+        """(rows in the database, ``"db_id:epoch"``)."""
+        with self.engine.connect() as conn:
+            n = conn.exec_driver_sql("SELECT coalesce(max(rowno) + 1, 0) FROM hdc_row WHERE kind = ?",
+                                     (self.kind,)).scalar()
+            meta = dict(conn.exec_driver_sql(
+                "SELECT key, value FROM storemeta WHERE key IN ('db_id', 'hdc_epoch')").fetchall())
+        return int(n or 0), f"{meta.get('db_id', '')}:{meta.get('hdc_epoch', '0')}"
+
+    def _bump_epoch(self, conn) -> str:
+        conn.exec_driver_sql("INSERT INTO storemeta(key, value) VALUES ('hdc_epoch', '1') ON CONFLICT (key) "
+                             "DO UPDATE SET value = CAST(CAST(storemeta.value AS BIGINT) + 1 AS TEXT)")
+        meta = dict(conn.exec_driver_sql(
+            "SELECT key, value FROM storemeta WHERE key IN ('db_id', 'hdc_epoch')").fetchall())
+        return f"{meta.get('db_id', '')}:{meta.get('hdc_epoch', '0')}"
+
+    def read(self, rows) -> np.ndarray:
+        """Rows for an export: from the database (:meth:`read_db`)."""
+        return self.read_db(rows)
+
+    def read_db(self, rows) -> np.ndarray:
+        """Rows from the database (the source of truth): ``uint8 (len(rows), 1024)``; a missing row is zeros."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(rows), NBYTES), dtype=np.uint8)
+        if not len(rows):
+            return out
+        pos = {int(r): i for i, r in enumerate(rows)}
+        uniq = sorted(pos)
+        with self.engine.connect() as conn:
+            for s in range(0, len(uniq), 2000):
+                part = uniq[s:s + 2000]
+                for r, sig in conn.exec_driver_sql(
+                        f"SELECT rowno, sig FROM hdc_row WHERE kind = {self.kind} AND rowno IN ({','.join(map(str, part))})"):
+                    out[pos[int(r)]] = np.frombuffer(bytes(sig), dtype=np.uint8)
+        # repeated rows
+        for i, r in enumerate(rows):
+            if pos[int(r)] != i:
+                out[i] = out[pos[int(r)]]
+        return out
+
+    # ---- the cache ---------------------------------------------------------------------------------
+    def _marker(self) -> str:
+        try:
+            return self.marker_path.read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
+    def _set_marker(self, value: str) -> None:
+        tmp = self.marker_path.with_name(self.marker_path.name + ".tmp")
+        tmp.write_text(value, encoding="utf-8")
+        os.replace(tmp, self.marker_path)
+
+    def refresh(self) -> int:
+        """Bring the cache up to the database (see the class); returns the row count."""
+        if not hasattr(self, "engine"):
+            return super().refresh()
+        with self._gate.hold(), self._lock:
+            n_db, state = self._state()
+            n = super().refresh()
+            if self._marker() != state or n > n_db:
+                self._truncate()
+                n = 0
+            if n < n_db:
+                for s in range(n, n_db, 4096):
+                    e = min(n_db, s + 4096)
+                    SignatureFile.append(self, self.read_db(np.arange(s, e)))
+            self._set_marker(state)
+            return super().refresh()
+
+    def rebuild(self) -> int:
+        """Throw the cache away and copy every row from the database (``kith doctor --repair``)."""
+        with self._gate.hold(), self._lock:
+            self._truncate()
+            try:
+                self.marker_path.unlink()
+            except OSError:
+                pass
+        return self.refresh()
+
+    def _truncate(self) -> None:
+        self._rows_map = self._sketch_map = None
+        self._mapped_n = -1
+        for p in (self.path, self.sketch_path, self.invalid_path):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        self._n = 0
+
+    def cache_ok(self) -> bool:
+        """Whether the cache holds exactly the database's rows (read-only check, for ``kith doctor``)."""
+        n_db, state = self._state()
+        return self._marker() == state and self._size() // NBYTES == n_db and not self.torn
+
+    # ---- writes (under the writer lock) --------------------------------------------------------------
+    def append(self, sigs: np.ndarray) -> np.ndarray:
+        """Append rows to the database, then to the cache; returns their row numbers ``int64 (k,)``."""
+        sigs = np.asarray(sigs)
+        if sigs.ndim == 1:
+            sigs = sigs[None, :]
+        if sigs.dtype != np.uint8 or sigs.ndim != 2 or sigs.shape[1] != NBYTES:
+            raise ValueError(f"signatures must be uint8 (k, {NBYTES}), got {sigs.dtype} {sigs.shape}")
+        with self._gate.hold(), self._lock:
+            start = self.refresh()
+            rows = [(self.kind, start + i, bytes(sigs[i].tobytes())) for i in range(sigs.shape[0])]
+            try:
+                with self.engine.begin() as conn:
+                    for s in range(0, len(rows), 1000):
+                        conn.exec_driver_sql("INSERT INTO hdc_row(kind, rowno, sig) VALUES (?, ?, ?)", rows[s:s + 1000])
+            except Exception as exc:
+                raise StoreError(f"cannot store signatures in the database: {exc}") from exc
+            got = SignatureFile.append(self, sigs)
+            if int(got[0]) != start:
+                raise StoreError(f"{self.path}: the signature cache is not the database's (row {int(got[0])} vs {start})")
+            return got
+
+    def invalidate(self, idx) -> int:
+        """Zero rows in the database and the cache; other devices rebuild their caches (the epoch changes)."""
+        a = np.unique(np.asarray(idx, dtype=np.int64).ravel())
+        if not a.size:
+            return 0
+        with self._gate.hold(), self._lock:
+            self.refresh()
+            n = super().invalidate(a)
+            with self.engine.begin() as conn:
+                zero = bytes(NBYTES)
+                for s in range(0, len(a), 1000):
+                    conn.exec_driver_sql("UPDATE hdc_row SET sig = ? WHERE kind = ? AND rowno = ?",
+                                         [(zero, self.kind, int(r)) for r in a[s:s + 1000]])
+                state = self._bump_epoch(conn)
+            self._set_marker(state)
+            return n
+
+    def commit_compact(self, tmp: Path) -> None:
+        """Swap the compacted cache in, then write the database's rows as the cache now holds them."""
+        with self._gate.hold(), self._lock:
+            super().commit_compact(tmp)
+            rows = self.rows()
+            with self.engine.begin() as conn:
+                conn.exec_driver_sql("DELETE FROM hdc_row WHERE kind = ?", (self.kind,))
+                for s in range(0, len(rows), 1000):
+                    conn.exec_driver_sql("INSERT INTO hdc_row(kind, rowno, sig) VALUES (?, ?, ?)",
+                                         [(self.kind, s + i, bytes(np.ascontiguousarray(r).tobytes()))
+                                          for i, r in enumerate(rows[s:s + 1000])])
+                state = self._bump_epoch(conn)
+            self._set_marker(state)

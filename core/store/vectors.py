@@ -96,6 +96,15 @@ class _Guard:
         return False
 
 
+class _NoGate:
+    """The cross-process gate of a Chroma server: none is needed (the server serialises its own files)."""
+
+    def hold(self):
+        import contextlib
+
+        return contextlib.nullcontext(self)
+
+
 STORE_MARKER = "kith-store.json"
 """A file Kith writes into the Chroma folder with the store's random id.  When it is missing or its id
 differs from the one the SQLite database remembers, the folder was deleted, replaced or restored from
@@ -116,13 +125,21 @@ class VectorStore:
         StoreError: Chroma cannot open the folder.
     """
 
-    def __init__(self, path: Path, encode: EncodeFn | None = None, writable: bool = True):
+    def __init__(self, path: Path, encode: EncodeFn | None = None, writable: bool = True, url: str | None = None,
+                 namespace: str | None = None):
         import threading
 
         self.path = Path(path)
+        self.url = url or None
+        self.namespace = namespace or "kith"
         self._ef = embedding_function(encode)
         self.client = None
         self._collections: dict[str, Any] = {}
+        if self.url:  # a Chroma server: no files of ours to guard, one client per process
+            import contextlib
+
+            self._lock = _Guard(threading.RLock(), _NoGate())
+            return
         from core.store.lock import FileGate
 
         # Threads of this process and other processes take turns at Chroma's files: its embedded client
@@ -136,6 +153,8 @@ class VectorStore:
     def _open(self, create: bool):
         if self.client is not None:
             return self.client
+        if self.url:
+            return self._open_server()
         if not create and not self.path.exists():
             return None
         import chromadb
@@ -148,6 +167,30 @@ class VectorStore:
                 settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False))
         except Exception as exc:
             raise StoreError(f"{self.path}: cannot open the vector store: {exc}") from exc
+        return self.client
+
+    def _open_server(self):
+        """``chromadb.HttpClient`` on :attr:`url` (``http://host:port``), telemetry off, in the Chroma database
+        :attr:`namespace` (created if missing: one per Kith database, so setups sharing a server stay apart)."""
+        from urllib.parse import urlsplit
+
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        u = urlsplit(self.url)
+        host, port, ssl = u.hostname or "127.0.0.1", u.port or (443 if u.scheme == "https" else 8000), u.scheme == "https"
+        cs = ChromaSettings(anonymized_telemetry=False)
+        try:
+            admin = chromadb.AdminClient(settings=ChromaSettings(anonymized_telemetry=False, chroma_api_impl=
+                                                                 "chromadb.api.fastapi.FastAPI", chroma_server_host=host,
+                                                                 chroma_server_http_port=port, chroma_server_ssl_enabled=ssl))
+            try:
+                admin.get_database(self.namespace)
+            except Exception:
+                admin.create_database(self.namespace)
+            self.client = chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=cs, database=self.namespace)
+        except Exception as exc:
+            raise StoreError(f"{self.url}: cannot reach the Chroma server: {exc}") from exc
         return self.client
 
     def close(self) -> None:
@@ -166,9 +209,21 @@ class VectorStore:
         self.close()
 
     # -- the store's identity -------------------------------------------------------------
+    META = "kith-store"
+    """On a Chroma server: the collection whose metadata holds the store's id (there is no folder for a marker)."""
+
     def store_id(self) -> str | None:
         """The id in the folder's :data:`STORE_MARKER`, or None when the folder or the marker is missing."""
         import json
+
+        if self.url:
+            with self._lock:
+                try:
+                    return (self._open(False).get_collection(self.META).metadata or {}).get("store_id")
+                except StoreError:
+                    raise
+                except Exception:
+                    return None
 
         try:
             return json.loads((self.path / STORE_MARKER).read_text(encoding="utf-8")).get("id")
@@ -180,6 +235,11 @@ class VectorStore:
         with self._lock:
             import json
 
+            if self.url:
+                self._open(True).get_or_create_collection(self.META, embedding_function=self._ef)
+                col = self.client.get_collection(self.META, embedding_function=self._ef)
+                col.modify(metadata={"store_id": store_id})
+                return
             self._open(create=True)
             tmp = self.path / (STORE_MARKER + ".tmp")
             tmp.write_text(json.dumps({"id": store_id}), encoding="utf-8")
@@ -269,6 +329,23 @@ class VectorStore:
                     return out
                 offset += page
 
+    def iterate(self, name: str, page: int = 1000):
+        """Every ``(id, float32 (384,) vector, metadata)`` of the collection, a page at a time (for an export:
+        one page in memory at a time).  Nothing when the collection does not exist."""
+        offset = 0
+        while True:
+            with self._lock:
+                col = self.collection(name, create=False)
+                if col is None:
+                    return
+                got = col.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            metas = got["metadatas"] or [None] * len(got["ids"])
+            for vid, emb, meta in zip(got["ids"], got["embeddings"], metas):
+                yield vid, np.asarray(emb, dtype=np.float32), dict(meta or {})
+            if len(got["ids"]) < page:
+                return
+            offset += len(got["ids"])
+
     def delete(self, name: str, ids: Sequence[str]) -> int:
         """Delete ``ids`` from the collection; returns how many of them were there."""
         with self._lock:
@@ -353,6 +430,8 @@ class VectorStore:
     def drop_orphan_segments(self) -> int:
         """Delete segment folders of collections that no longer exist (Chroma leaves them on disk
         after ``delete_collection``, with their vectors).  Returns folders removed."""
+        if self.url:
+            return 0  # a server keeps its own files
         with self._lock:
             import shutil
             import sqlite3
@@ -378,6 +457,8 @@ class VectorStore:
         Raises:
             StoreError: the file is locked (another process is writing).
         """
+        if self.url:
+            return  # a server compacts its own files (the collections were rebuilt without the deleted vectors)
         with self._lock:
             import sqlite3
 

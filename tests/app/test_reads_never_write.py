@@ -53,7 +53,8 @@ def test_read_commands_write_nothing_and_do_not_wait_for_the_writer(tmp_path):
         for args in (["ask", "a ferry ticket"], ["ask", "when was I on the ferry?", "--all"],
                      ["search", "a ferry ticket"], ["entities"],
                      ["profile", name], ["brief", name], ["map"], ["learned"], ["doctor"], ["review"],
-                     ["conversations", "--json"], ["conversations", "show"]):
+                     ["conversations", "--json"], ["conversations", "show"],
+                     ["export", str(tmp_path / "export.kith.zip")]):
             t0 = time.monotonic()
             out = subprocess.run([sys.executable, "-m", "app.cli", "--wait", "0", *args], env=env,
                                  capture_output=True, text=True, timeout=120)

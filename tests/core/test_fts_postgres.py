@@ -1,0 +1,89 @@
+"""Full-text search on PostgreSQL ranks as SQLite's FTS5 does (issue 16): the records' index and the episode
+lexicon, each behind its own interface (``core.store.search.bm25``, ``core.retrieval.lexicon.search`` /
+``doc_freqs``), checked against FTS5 on the same rows — same ids in the same order, same BM25 scores."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core.retrieval import lexicon
+from core.store import search
+from core.store.db import Database
+
+pytestmark = pytest.mark.servers
+
+WORDS = ("harbour ferry ticket kayak lighthouse glacier pottery workshop invoice vineyard marathon training "
+         "schedule dinner train booked photos café naïve rosé zürich müller dentist appointment budget").split() + \
+    [f"{a}{b}" for a in ("sea", "sun", "rock", "moss", "fern", "tide") for b in ("bird", "fall", "stone", "light", "wood")]
+
+
+def _texts(n: int, seed: int) -> list[tuple[str, str, str]]:
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        subject = " ".join(rnd.choices(WORDS, k=rnd.randint(1, 4)))
+        body = " ".join(rnd.choices(WORDS, k=rnd.randint(3, 40))) + f" message {i}."
+        people = rnd.choice(["Ana Müller", "Bob Stone", "Chloé Dupont", "Dana Reyes"])
+        out.append((subject, body, people))
+    return out
+
+
+@pytest.fixture
+def both(tmp_path, pg_server):
+    lite = Database(tmp_path / "kith.sqlite3")
+    url = pg_server.create_db("fts")
+    pg = Database(url)
+    yield lite, pg
+    lite.close()
+    pg.close()
+    pg_server.drop_db(url)
+
+
+def test_records_full_text_ranks_as_fts5(both):
+    lite, pg = both
+    rows = [{"id": i + 1, "s": s, "b": b, "p": p} for i, (s, b, p) in enumerate(_texts(300, seed=4))]
+    for db in (lite, pg):
+        with db.engine.begin() as conn:
+            search.index_records(conn, rows)
+            search.index_record(conn, 7, "Ferry to Zürich", "the ferry ticket is booked", "Ana Müller")
+            search.delete_records(conn, [9, 10])
+    for q in ("ferry ticket", "Who booked the kayak at the lighthouse?", "zurich", "rosé", "Müller", "message 42",
+              "seabird mosslight", "tidefall rockwood fernstone",
+              "nothing matches this xyzzy"):
+        with lite.engine.connect() as a, pg.engine.connect() as b:
+            want, got = search.bm25(a, q, 20), search.bm25(b, q, 20)
+        assert [i for i, _ in got] == [i for i, _ in want], q
+        assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9, abs=1e-12), q
+    with lite.engine.connect() as a:  # not vacuous: the questions find rows
+        assert len(search.bm25(a, "ferry ticket", 20)) == 20 and not search.bm25(a, "xyzzy", 20)
+
+
+def test_episode_lexicon_ranks_as_fts5(both):
+    lite, pg = both
+    rnd = random.Random(8)
+    turns = []
+    for i, (s, b, p) in enumerate(_texts(250, seed=9)):
+        turns.append(lexicon.Turn(i + 1, f"chat-{i % 7}", None, p, f"{s}. {b}"))
+    from datetime import datetime, timedelta, timezone
+
+    t0 = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
+    turns = [lexicon.Turn(t.episode_id, t.session, t0 + timedelta(minutes=rnd.randint(0, 600)), t.speaker, t.text)
+             for t in turns]
+    for db in (lite, pg):
+        with db.engine.begin() as conn:
+            lexicon.add(conn, turns[:200])
+            lexicon.add(conn, turns[200:])
+            lexicon.remove(conn, [5, 6, 77])
+    for q in ("ferry ticket", "kayak lighthouse dinner", "Ana Müller pottery", "zürich café", "budget april 2023",
+              "seabird mosslight", "tidefall rockwood fernstone"):
+        toks = lexicon.tokens(q)
+        with lite.engine.connect() as a, pg.engine.connect() as b:
+            want, got = lexicon.search(a, toks, 25), lexicon.search(b, toks, 25)
+            assert [i for i, _ in got] == [i for i, _ in want], q
+            assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9, abs=1e-12), q
+            assert lexicon.doc_freqs(b, toks) == lexicon.doc_freqs(a, toks), q
+            assert lexicon.speakers_named(b, toks) == lexicon.speakers_named(a, toks)
+            assert lexicon.doc_count(b) == lexicon.doc_count(a) == 247
+    with lite.engine.connect() as a:
+        assert len(lexicon.search(a, lexicon.tokens("ferry ticket"), 25)) == 25
