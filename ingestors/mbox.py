@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
 from email.header import decode_header
-from email.message import Message
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from html.parser import HTMLParser
@@ -193,6 +193,64 @@ def html_to_text(html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+# --------------------------------------------------------------------------- parsing
+
+
+class _ParsedMessage(EmailMessage):
+    """An :class:`~email.message.EmailMessage` that parses each header once.
+
+    ``policy.default`` turns a header's raw value into a structured header object on *every* ``get``; reading
+    one message asks for ``Content-Type`` about nine times (type, main type, subtype, charset, the payload's
+    decoding, the multipart walk), which was a third of ``kith ingest --defer``'s time on mail.  Fetched
+    values are kept per header name and dropped whenever a header changes.
+    """
+
+    _MISSING = object()
+
+    def get(self, name, failobj=None):
+        cache = self.__dict__.setdefault("_kith_got", {})
+        key = name.lower()
+        if key not in cache:
+            cache[key] = super().get(name, self._MISSING)
+        got = cache[key]
+        return failobj if got is self._MISSING else got
+
+    def _changed(self):
+        self.__dict__.pop("_kith_got", None)
+
+    def set_raw(self, name, value):
+        self._changed()
+        super().set_raw(name, value)
+
+    def __setitem__(self, name, val):
+        self._changed()
+        super().__setitem__(name, val)
+
+    def __delitem__(self, name):
+        self._changed()
+        super().__delitem__(name)
+
+    def replace_header(self, _name, _value):
+        self._changed()
+        super().replace_header(_name, _value)
+
+    def set_boundary(self, boundary):
+        self._changed()
+        super().set_boundary(boundary)
+
+    def set_param(self, *args, **kwargs):
+        self._changed()
+        super().set_param(*args, **kwargs)
+
+    def del_param(self, *args, **kwargs):
+        self._changed()
+        super().del_param(*args, **kwargs)
+
+
+POLICY = policy.default.clone(message_factory=_ParsedMessage)
+"""``policy.default`` with messages that parse each header once (:class:`_ParsedMessage`)."""
+
+
 # --------------------------------------------------------------------------- bodies
 
 _BOUNDARY_LINE = re.compile(rb"^--([^\s]{1,70}?)(--)?[ \t]*\r?$", re.MULTILINE)
@@ -229,7 +287,7 @@ def _repair_multipart(part: Message) -> Message | None:
     token = max(usable, key=lambda t: (counts[t], t in closed))
     header = (f"Content-Type: {part.get_content_type()}; boundary=\"{token.decode('latin-1')}\"\n"
               f"MIME-Version: 1.0\n\n").encode("latin-1")
-    fixed = BytesParser(policy=policy.default).parsebytes(header + data)
+    fixed = BytesParser(policy=POLICY).parsebytes(header + data)
     return fixed if isinstance(fixed.get_payload(), list) else None
 
 
@@ -561,7 +619,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         callers turn it into a :class:`RecordError`).
     """
     raw, trimmed = _trim_parts(raw)
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    msg = BytesParser(policy=POLICY).parsebytes(raw)
     text, forwarded, notes = body_of(msg)
     if trimmed:
         notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")

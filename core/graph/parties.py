@@ -192,16 +192,19 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         key = (name, address, address_kind)
         hit = cache.get(key) if cache is not None and address else None
         if hit is not None:
-            e = s.get(Entity, hit[0])
-            if e is not None and e.tombstoned_at is None and e.kind == "person" and e.id not in ctx.apart:
-                alias = s.get(Alias, hit[1]) if hit[1] else None
+            # the rows themselves are kept (the session holds its identity map by weak reference: a get by id
+            # would read them again); a merge or forget in the batch changes the row, which is checked here
+            e, alias = hit[3], hit[4]
+            if e.id == hit[0] and e.tombstoned_at is None and e.kind == "person" and e.id not in ctx.apart \
+                    and (alias is None or alias.entity_id == e.id):
                 index.note_member(s, ctx.thread, e.id, name)
                 signal = ("contact" if alias.card else alias.kind) if alias is not None else "handle"
                 return Resolution(e, False, signal, 1.0, matched_id=e.id, alias_id=hit[1], identity_id=hit[2])
         named = {"named_by": ADDRESS_BOOK} if name and not address and address_kind == "phone" else None
         res = resolve(s, "person", name, address, address_kind, region, attrs=named, index=index, context=ctx)
         if cache is not None and address and res.entity.kind == "person":
-            cache[key] = (res.entity.id, res.alias_id, res.identity_id or res.entity.id)
+            cache[key] = (res.entity.id, res.alias_id, res.identity_id or res.entity.id, res.entity,
+                          s.get(Alias, res.alias_id) if res.alias_id else None)
         return res
 
     def the_list(name: str | None, address: str) -> None:
@@ -256,10 +259,9 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             out.sender_identity_id = res.identity_id or res.entity.id
 
     # the sender's own mobile number, from their signature (links their SMS/WhatsApp number)
-    if rec.kind == "email" and out.sender_id is not None and out.sender_id != getattr(current_owner(s), "id", None) \
-            and sender is not None and sender.address_kind == "email":
+    if rec.kind == "email" and out.sender_id is not None and sender is not None and sender.address_kind == "email":
         e = s.get(Entity, out.sender_id)
-        if e is not None and e.kind == "person":
+        if e is not None and e.kind == "person" and not e.is_owner:  # one owner at a time (owner.set_owner)
             for phone in signature_phones(getattr(rec, "text", "") or "", sender.name, region):
                 claim_phone(s, e, phone, region, index)
 
