@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem,
+                               QPushButton, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
 from ui import format_local, format_when
@@ -278,8 +278,16 @@ class ProfilePage(QWidget):
         rl.addWidget(self.person_box)
         self.why = WhyOnePanel(container, worker)  # "why is this one person" (issue 13); actions reload the page
         self.why.changed.connect(lambda _item: self.reload())
+        self.why.setMinimumHeight(160)
         rl.addWidget(self.why, 1)
-        split.addWidget(right)
+        # the column scrolls when the window is shorter than its parts need (the charts were squeezed
+        # until their captions overlapped the plots)
+        right_scroll = QScrollArea()
+        right_scroll.setWidgetResizable(True)
+        right_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        right_scroll.setWidget(right)
+        split.addWidget(right_scroll)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([520, 560])
