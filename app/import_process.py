@@ -22,6 +22,11 @@ from typing import Callable, Iterable
 from app.operations.types import IngestError, IngestProgress, IngestReport
 
 
+IMPORT_NICENESS = 10
+"""How much lower than the window the import process is scheduled (a POSIX ``nice`` increment: well below the
+window, still above idle-only work at 19, so an import keeps its pace on a machine doing nothing else)."""
+
+
 def kith_command() -> list[str]:
     """How to start the ``kith`` command from this process (the frozen app is the command itself)."""
     if getattr(sys, "frozen", False):
@@ -48,7 +53,12 @@ def import_in_subprocess(c, paths: Iterable[str | Path], progress: Callable[[Ing
     env = dict(os.environ, KITH_HOME=str(c.settings.home))
     here = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
+    # The child runs below the window's priority: on a machine with few cores the encoder's threads would
+    # otherwise take every core and the window's event loop would wait for the scheduler (stalls of
+    # 90-160 ms on 2 cores, benchmarks/ui_responsiveness.py), though it had no work of its own to do.
+    nice = (lambda: os.nice(IMPORT_NICENESS)) if hasattr(os, "nice") else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1,
+                            preexec_fn=nice)
     report: dict | None = None
     err_tail: list[str] = []
 

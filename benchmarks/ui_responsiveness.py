@@ -113,7 +113,7 @@ def main(argv=None) -> int:
                 for ident, frame in sys._current_frames().items():  # the UI thread, and who held the GIL
                     if ident != me:
                         who = "UI thread" if ident == ui_thread else "worker"
-                        stacks[who + ":\n" + "".join(traceback.format_stack(frame)[-5:])] += 1
+                        stacks[who + ":\n" + "".join(traceback.format_stack(frame)[-int(os.environ.get("KITH_TRACE_DEPTH", "5")):])] += 1
 
     if args.trace:
         threading.Thread(target=watchdog, daemon=True).start()

@@ -3,6 +3,8 @@ and one Worker; Ctrl+K searches from anywhere; the window's size, place and tab 
 ``window.ini`` in the data folder); light and dark palettes follow the system (``ui/theme.py``)."""
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QProgressBar, QTabWidget, QVBoxLayout, QWidget
@@ -23,6 +25,9 @@ from ui.timeline import TimelineWidget
 from ui.worker import Worker
 
 DEFAULT_SIZE = QSize(1100, 720)
+UI_SWITCH_INTERVAL_S = 0.001
+"""The window process's GIL switch interval in seconds (Python's default is 0.005): how long the UI thread can
+wait for the GIL after each Qt call while a worker thread runs Python code."""
 
 
 def _warm_up(container):
@@ -56,6 +61,10 @@ class MainWindow(QMainWindow):
     def __init__(self, container, parent: QWidget | None = None, model_factory=None, watch_inbox: bool = False,
                  warm_up: bool = True):
         super().__init__(parent)
+        # The event loop hands the GIL back and forth with the worker threads on every Qt call; at Python's
+        # default 5 ms switch interval, building a few rows while a worker loads a large query waited ~5 ms
+        # per call (stalls near 190 ms after a 10,000-message import, benchmarks/ui_responsiveness.py).
+        sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL_S))
         self.container = container
         self.worker = Worker(parent=self)
         self._closed = False

@@ -112,7 +112,7 @@ class ReviewPanel(QWidget):
         job.failed.connect(lambda m, g=gen: self._on_failed(m) if g == self._gen else None)
         return job
 
-    ROWS_PER_STEP = 25  # rows with buttons built per event-loop turn: hundreds at once would stall the window
+    ROWS_PER_STEP = 10  # rows with buttons built per event-loop turn: hundreds at once would stall the window
 
     def _on_loaded(self, gen: int, res) -> None:
         if gen != self._gen:
