@@ -34,7 +34,7 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
     """The ``n`` episodes nearest to ``gist_q`` that recall may return.
 
     Args:
-        cur: a ``sqlite3`` cursor on the Kith database.
+        cur: a ``sqlite3`` cursor on the Kith database (or ``core.store.dialect.PgCursor``).
         mem: the ``core.memory.episodes.EpisodicMemory`` (its ``gists`` file).
         gist_q: the question's gist signature, ``uint8 (1024,)``.
         n: episodes wanted.
@@ -55,23 +55,28 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
     short = np.argpartition(d, m - 1)[:m] if m < rows_n else np.arange(rows_n)
     short = np.sort(short)
     cos = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, files.rows()[short])) / hdc.DIM)
-    marks = ",".join("?" * len(short))
+    from core.store.dialect import in_list
+
+    where, params = in_list(cur, "e.signature_row", [int(r) for r in short])
     t = clock.ensure_utc(as_of) if as_of is not None else None
     ep_of: dict[int, int] = {}
-    for eid, row, tv, tr, sup, sup_tr in cur.execute(
-            "SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
-            "LEFT JOIN episode s ON s.id = e.superseded_by "
-            f"WHERE e.signature_row IN ({marks}) AND e.tombstoned_at IS NULL", [int(r) for r in short]).fetchall():
-        if t is None:
-            if sup is not None and sup_tr is not None:
-                continue
-        else:
+    if t is None:  # now: not superseded at all (no timestamps to read and parse)
+        for eid, row in cur.execute(
+                "SELECT e.id, e.signature_row FROM episode e LEFT JOIN episode s ON s.id = e.superseded_by "
+                f"WHERE {where} AND e.tombstoned_at IS NULL AND (e.superseded_by IS NULL OR s.t_recorded IS NULL)",
+                params).fetchall():
+            ep_of[int(row)] = int(eid)
+    else:
+        for eid, row, tv, tr, sup, sup_tr in cur.execute(
+                "SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
+                f"LEFT JOIN episode s ON s.id = e.superseded_by WHERE {where} AND e.tombstoned_at IS NULL",
+                params).fetchall():
             tv, tr = _dt(tv), _dt(tr)
             if (tv is not None and tv > t) or (tr is not None and tr > t):
                 continue
             if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
                 continue
-        ep_of[int(row)] = int(eid)
+            ep_of[int(row)] = int(eid)
     out = []
     for j in np.argsort(-cos, kind="stable"):
         e = ep_of.get(int(short[j]))

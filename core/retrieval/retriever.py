@@ -315,8 +315,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             rid_ep = {}
             if dense:
                 rids = [r for r, _ in dense]
-                rid_ep = dict(cur.execute(f"SELECT record_id, id FROM episode WHERE record_id IN ({_marks(rids)})",
-                                          rids).fetchall())
+                where, params = dialect.in_list(cur, "record_id", rids)
+                rid_ep = dict(cur.execute(f"SELECT record_id, id FROM episode WHERE {where}", params).fetchall())
             rankings["dense"] = []
             for rid, cos in dense:
                 e = rid_ep.get(rid)

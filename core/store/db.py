@@ -59,6 +59,43 @@ def _safe_url(url: str) -> str:
         return url.split("@")[-1]
 
 
+PING_AFTER_IDLE_S = 30.0
+"""A pooled server connection idle longer than this (seconds) is pinged before use."""
+
+
+def _ping_when_idle(engine) -> None:
+    """Check a pooled server connection before use only when it sat idle over :data:`PING_AFTER_IDLE_S`.
+
+    ``pool_pre_ping`` pings on *every* checkout, a round trip each; an ``ask`` checks out several
+    connections, and the pings were ~10 % of a server setup's ask.  A connection used seconds ago is alive;
+    one that slept may have been dropped by a server restart, and a failed ping makes the pool replace it
+    (SQLAlchemy's "pessimistic disconnect handling" through the ``checkout`` event: ``DisconnectionError``).
+    """
+    import time as _time
+
+    from sqlalchemy import exc as _exc
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(_dbapi_conn, record):
+        record.info["kith_idle_since"] = _time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, record, _proxy):
+        since = record.info.get("kith_idle_since")
+        if since is None or _time.monotonic() - since < PING_AFTER_IDLE_S:
+            return
+        try:
+            cur = dbapi_conn.cursor()
+            try:
+                cur.execute("SELECT 1")
+            finally:
+                cur.close()
+            dbapi_conn.rollback()
+        except Exception as err:
+            raise _exc.DisconnectionError(f"server connection idle {int(_time.monotonic() - since)} s was dropped") \
+                from err
+
+
 class Database:
     """A Kith database: a SQLite file (the default) or a PostgreSQL server.
 
@@ -81,8 +118,9 @@ class Database:
             self.path = None
             from core.store import dialect
 
-            self.engine = create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+            self.engine = create_engine(self.url, pool_size=5, max_overflow=10)
             dialect.install(self.engine)
+            _ping_when_idle(self.engine)
         else:
             self.path = Path(self.url[len("sqlite:///"):])
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -221,3 +221,32 @@ def test_forget_cascades_across_the_servers(server_env, tmp_path):
         c.close()
         if other is not None:
             other.close()
+
+
+def test_a_pooled_connection_dropped_while_idle_is_replaced(pg_server, monkeypatch):
+    """No ping per checkout (a round trip per ``ask`` connection); a connection idle past
+    ``PING_AFTER_IDLE_S`` is pinged, and one the server dropped meanwhile is replaced, not handed out."""
+    import core.store.db as dbmod
+    from sqlalchemy import text
+
+    url = pg_server.create_db("idle")
+    db = dbmod.Database(url)
+    try:
+        with db.engine.connect() as conn:
+            pid = conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        # used a moment ago: handed out as it is (same backend, no ping)
+        monkeypatch.setattr(dbmod, "PING_AFTER_IDLE_S", 3600.0)
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SELECT pg_backend_pid()")).scalar() == pid
+        # the server drops it while it sits in the pool
+        import psycopg
+
+        with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        monkeypatch.setattr(dbmod, "PING_AFTER_IDLE_S", 0.0)
+        with db.engine.connect() as conn:
+            new = conn.execute(text("SELECT pg_backend_pid()")).scalar()
+        assert new != pid and new is not None
+    finally:
+        db.engine.dispose()
+        pg_server.drop_db(url)
