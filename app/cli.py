@@ -529,7 +529,13 @@ _register_memory(main)  # kith consolidate, kith learned
 def chat(backend: str, resume: str | None) -> None:
     """Chat with Kith in the terminal (one line per turn; an empty line or Ctrl-D ends; Ctrl-C stops a reply).
     Every conversation is kept in the data folder (`kith conversations`)."""
+    import signal
     import threading
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started with SIGINT ignored (a background job of a non-interactive shell): Python then installs no
+        # KeyboardInterrupt handler, and Ctrl-C could not stop a reply as this command promises
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     import time
 
     from app.loop import ConversationLoop
