@@ -23,7 +23,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, ContextManager, Iterator
 
 from filelock import FileLock, Timeout
 
@@ -38,7 +38,36 @@ class LockTimeout(KithError):
     """Another process held the data folder's writer lock for longer than the caller would wait."""
 
 
-class FolderLock:
+class _Reentrant:
+    """The re-entrant ``hold`` shared by the writer locks: the outermost hold of the process acquires
+    (``_acquire``), the outermost release bumps the write generation (``_bump``) and releases (``_release``);
+    ``holds`` and ``overhead_s`` (seconds spent taking and giving back, waiting for others excluded) count."""
+
+    @contextmanager
+    def _hold(self, timeout: float | None = -1.0):
+        with self._mutex:
+            if self._depth == 0:
+                t0, w0 = time.perf_counter(), self.waited_s
+                self._acquire(self.timeout if timeout == -1.0 else timeout)
+                self.holds += 1
+                self.overhead_s += time.perf_counter() - t0 - (self.waited_s - w0)
+            self._depth += 1
+        try:
+            yield self
+        finally:
+            with self._mutex:
+                self._depth -= 1
+                if self._depth == 0:
+                    t0 = time.perf_counter()
+                    try:
+                        self._bump()
+                        self.wrote = True
+                    finally:
+                        self._release()
+                        self.overhead_s += time.perf_counter() - t0
+
+
+class FolderLock(_Reentrant):
     """The writer lock of one data folder.
 
     Args:
@@ -128,6 +157,14 @@ class FolderLock:
     ANNOUNCE_AFTER_S = 1.0
     """A wait shorter than this (another process finishing one batch) is not announced."""
 
+    def _release(self) -> None:
+        try:
+            (self.home / OWNER_NAME).unlink()
+        except OSError:
+            pass
+        finally:
+            self._file.release(force=True)
+
     def _acquire(self, timeout: float | None) -> None:
         try:
             self._file.acquire(timeout=0)
@@ -159,8 +196,7 @@ class FolderLock:
             pass
         self.changed_since()
 
-    @contextmanager
-    def hold(self, timeout: float | None = -1.0) -> Iterator["FolderLock"]:
+    def hold(self, timeout: float | None = -1.0) -> ContextManager["FolderLock"]:
         """Hold the writer lock for the block (re-entrant across this process's threads).
 
         Args:
@@ -170,30 +206,7 @@ class FolderLock:
         Raises:
             LockTimeout: another process kept it longer than ``timeout``.
         """
-        with self._mutex:
-            if self._depth == 0:
-                t0, w0 = time.perf_counter(), self.waited_s
-                self._acquire(self.timeout if timeout == -1.0 else timeout)
-                self.holds += 1
-                self.overhead_s += time.perf_counter() - t0 - (self.waited_s - w0)
-            self._depth += 1
-        try:
-            yield self
-        finally:
-            with self._mutex:
-                self._depth -= 1
-                if self._depth == 0:
-                    t0 = time.perf_counter()
-                    try:
-                        self._bump()
-                        self.wrote = True
-                        try:
-                            (self.home / OWNER_NAME).unlink()
-                        except OSError:
-                            pass
-                    finally:
-                        self._file.release(force=True)
-                        self.overhead_s += time.perf_counter() - t0
+        return self._hold(timeout)
 
 
 class FileGate:
@@ -230,7 +243,7 @@ class FileGate:
                     self._file.release(force=True)
 
 
-class ServerLock:
+class ServerLock(_Reentrant):
     """One writer per server database, across processes and devices: PostgreSQL's advisory lock.
 
     The same interface as :class:`FolderLock` (``hold``, ``touch``, ``changed_since``, ``on_change``,
@@ -346,6 +359,12 @@ class ServerLock:
     def _try(self) -> bool:
         return bool(self._one("SELECT pg_try_advisory_lock(%s)", (self.KEY,))[0])
 
+    def _release(self) -> None:
+        try:
+            self._one("SELECT pg_advisory_unlock(%s)", (self.KEY,))
+        except Exception:  # the connection is gone: the server released the lock with it
+            pass
+
     def _acquire(self, timeout: float | None) -> None:
         if not self._try():
             t0 = time.monotonic()
@@ -371,36 +390,13 @@ class ServerLock:
             pass
         self.changed_since()
 
-    @contextmanager
-    def hold(self, timeout: float | None = -1.0) -> Iterator["ServerLock"]:
+    def hold(self, timeout: float | None = -1.0) -> ContextManager["ServerLock"]:
         """Hold the writer lock for the block (re-entrant across this process's threads).
 
         Raises:
             LockTimeout: another process kept it longer than ``timeout``.
         """
-        with self._mutex:
-            if self._depth == 0:
-                t0, w0 = time.perf_counter(), self.waited_s
-                self._acquire(self.timeout if timeout == -1.0 else timeout)
-                self.holds += 1
-                self.overhead_s += time.perf_counter() - t0 - (self.waited_s - w0)
-            self._depth += 1
-        try:
-            yield self
-        finally:
-            with self._mutex:
-                self._depth -= 1
-                if self._depth == 0:
-                    t0 = time.perf_counter()
-                    try:
-                        self._bump()
-                        self.wrote = True
-                    finally:
-                        try:
-                            self._one("SELECT pg_advisory_unlock(%s)", (self.KEY,))
-                        except Exception:  # the connection is gone: the server released the lock with it
-                            pass
-                        self.overhead_s += time.perf_counter() - t0
+        return self._hold(timeout)
 
     def close(self) -> None:
         with self._conn_lock:
