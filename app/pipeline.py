@@ -363,13 +363,20 @@ def check_vector_store(c) -> str | None:
         c.vectors.reopen()
         msg = (f"the vector store in {c.settings.chroma_path} was missing or not the one Kith wrote; {records} record "
                f"vector(s) and {facts} fact vector(s) will be rebuilt from the database")
+    claim_vector_store(c)
+    return msg
+
+
+def claim_vector_store(c) -> str:
+    """Mark the current vector store as the one this database's vectors are in: a new random id written into
+    the Chroma folder and into ``storemeta``.  Returns the id."""
     new_id = uuid.uuid4().hex
     c.vectors.write_store_id(new_id)
     with c.db.session() as s:
         row = s.get(StoreMeta, CHROMA_ID) or StoreMeta(key=CHROMA_ID, value=new_id)
         row.value = new_id
         s.add(row)
-    return msg
+    return new_id
 
 
 # ------------------------------------------------------------------------------------------- rows

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Callable
@@ -409,7 +408,9 @@ def _import_on_writer(c: Container, r: ArchiveReader, progress: Progress | None)
     for name in (RECORDS, FACTS):
         member = f"vectors/{name}.jsonl"
         counts[f"vectors.{name}"] = _import_vectors(c, r, member, name) if r.has(member) else 0
-    _claim_vector_store(c)
+    from app.pipeline import claim_vector_store
+
+    claim_vector_store(c)
     mem.refresh()
     c.names.invalidate()
     return counts
@@ -477,18 +478,6 @@ def _import_vectors(c: Container, r: ArchiveReader, member: str, name: str) -> i
             flush()
     flush()
     return n
-
-
-def _claim_vector_store(c: Container) -> None:
-    from app.pipeline import CHROMA_ID
-    from core.store.schema import StoreMeta
-
-    new_id = uuid.uuid4().hex
-    c.vectors.write_store_id(new_id)
-    with c.db.session() as s:
-        row = s.get(StoreMeta, CHROMA_ID) or StoreMeta(key=CHROMA_ID, value=new_id)
-        row.value = new_id
-        s.add(row)
 
 
 def archive_format_version() -> int:

@@ -66,6 +66,29 @@ class _Reentrant:
                         self._release()
                         self.overhead_s += time.perf_counter() - t0
 
+    def on_change(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` whenever another process is found to have written since we last looked."""
+        self._listeners.append(fn)
+
+    def changed_since(self) -> bool:
+        """True (and the listeners run) when another process (or, on a server, another device) wrote
+        since this one last looked.
+
+        For readers: cheap (one small read of the generation), takes no lock, writes nothing."""
+        with self._gen_lock:
+            gen = self.generation()
+            if gen == self._known:
+                return False
+            self._known = gen
+            for fn in self._listeners:
+                fn()
+            return True
+
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the lock now."""
+        return self._depth > 0
+
 
 class FolderLock(_Reentrant):
     """The writer lock of one data folder.
@@ -124,29 +147,7 @@ class FolderLock(_Reentrant):
         if self._depth > 0:
             self._bump()
 
-    def on_change(self, fn: Callable[[], None]) -> None:
-        """Call ``fn()`` whenever another process is found to have written since we last looked."""
-        self._listeners.append(fn)
-
-    def changed_since(self) -> bool:
-        """True (and the listeners run) when another process wrote since this one last looked.
-
-        For readers: cheap (one small file read), takes no lock, writes nothing."""
-        with self._gen_lock:
-            gen = self.generation()
-            if gen == self._known:
-                return False
-            self._known = gen
-            for fn in self._listeners:
-                fn()
-            return True
-
     # -- holding -----------------------------------------------------------------------------
-    @property
-    def held(self) -> bool:
-        """Whether this process holds the lock now."""
-        return self._depth > 0
-
     def holder(self) -> str:
         """Who holds the lock, as written by the holder (``"pid 123: kith ingest"``), or ``""``."""
         try:
@@ -327,25 +328,7 @@ class ServerLock(_Reentrant):
         if self._depth > 0:
             self._bump()
 
-    def on_change(self, fn: Callable[[], None]) -> None:
-        self._listeners.append(fn)
-
-    def changed_since(self) -> bool:
-        """True (and the listeners run) when another process or device wrote since this one last looked."""
-        with self._gen_lock:
-            gen = self.generation()
-            if gen == self._known:
-                return False
-            self._known = gen
-            for fn in self._listeners:
-                fn()
-            return True
-
     # -- holding -----------------------------------------------------------------------------
-    @property
-    def held(self) -> bool:
-        return self._depth > 0
-
     def holder(self) -> str:
         """Who holds the lock, as written by the holder (``"pid 123 on laptop: kith ingest"``), or ``""``."""
         try:
