@@ -35,15 +35,21 @@ class ModelServerHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def model_server():
-    """Serve :class:`ModelServerHandler` on 127.0.0.1; yields the port."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ModelServerHandler)
+def serve(handler):
+    """Serve ``handler`` (a ``BaseHTTPRequestHandler`` class) on 127.0.0.1 on a free port; yields the port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         yield httpd.server_address[1]
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def model_server():
+    """Serve :class:`ModelServerHandler` on 127.0.0.1; yields the port."""
+    return serve(ModelServerHandler)
 
 
 class StreamingModelHandler(BaseHTTPRequestHandler):
@@ -93,14 +99,6 @@ class StreamingModelHandler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
-@contextmanager
 def streaming_model_server():
     """Serve :class:`StreamingModelHandler` on 127.0.0.1; yields the port."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), StreamingModelHandler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield httpd.server_address[1]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    return serve(StreamingModelHandler)
