@@ -252,7 +252,7 @@ def owner_name(c) -> str | None:
     None when no owner is known."""
     from core.store import dialect
 
-    raw = dialect.raw_connection(c.db.engine)
+    raw = dialect.read_connection(c.db.engine)
     try:
         row = raw.cursor().execute("SELECT canonical_name FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
                                    "ORDER BY id LIMIT 1").fetchone()

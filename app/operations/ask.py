@@ -64,7 +64,7 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
     if rids:  # raw SQL: an ORM statement costs ~30 ms to compile on a cold `kith ask`
         from core.store import dialect
 
-        raw = dialect.raw_connection(c.db.engine)
+        raw = dialect.read_connection(c.db.engine)
         try:
             rows = raw.cursor().execute(
                 "SELECT r.id, r.kind, r.subject, r.text, s.path, e.canonical_name FROM record r "

@@ -400,15 +400,32 @@ def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFI
         return []
     from core.store import dialect
 
-    if dialect.name(conn) == "postgresql":  # the same BM25, over a GIN-indexed tsvector (core.store.search)
-        from core.store.search import pg_bm25
-
-        w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
-        return pg_bm25(conn, "episode_lex", COLUMNS, w, list(dict.fromkeys(query_tokens)), int(n), pretokenized=True)
+    if dialect.name(conn) == "postgresql":  # the same BM25, over the postings the database keeps
+        return _pg_search(conn, list(dict.fromkeys(query_tokens)), int(n), cfg)
     weights = ", ".join(f"{w:g}" for w in (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near)))))
     rows = _rows(conn, f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
                        "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (expr, int(n)))
     return [(int(r[0]), -float(r[1])) for r in rows]
+
+
+def _pg_search(conn, uniq: list[str], n: int, cfg: LexiconConfig) -> list[tuple[int, float]]:
+    """PostgreSQL: FTS5's ``bm25()`` of every turn holding a token, from ``lex_posting`` (one indexed query,
+    ``core.store.schema.pg_lex_postings``): ``idf = max(ln((N − df + 0.5) / (df + 0.5)), 10⁻⁶)`` with ``df``
+    the turns holding the token in any column, ``f`` the column-weighted count, ``k1 = 1.2``, ``b = 0.75``
+    (FTS5's constants; Robertson & Zaragoza 2009).  Best first, ties by lower id."""
+    w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
+    f = " + ".join(f"{float(x)!r}::float8 * f{i}" for i, x in enumerate(w))
+    k1, b = 1.2, 0.75
+    sql = (f"WITH p AS (SELECT term, rowid, ntok, {f} AS f FROM lex_posting WHERE term = ANY(?)), "
+           "d AS (SELECT term, count(*) AS df FROM p GROUP BY term), "
+           "s AS (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs "
+           "ELSE 1.0 END AS avgdl FROM lex_posting_stats WHERE id = 1) "
+           "SELECT p.rowid, sum(CASE WHEN p.f > 0 THEN greatest(ln((s.n - d.df + 0.5::float8) / (d.df + 0.5::float8)), "
+           "1e-6::float8) "
+           f"* p.f * {k1 + 1!r}::float8 / (p.f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * p.ntok / s.avgdl)) "
+           "ELSE 0 END) AS score "
+           "FROM p JOIN d ON d.term = p.term CROSS JOIN s GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT ?")
+    return [(int(r[0]), float(r[1])) for r in _rows(conn, sql, (uniq, n))]
 
 
 def docs(conn, episode_ids: Sequence[int]) -> dict[int, tuple[str | None, str]]:
@@ -434,8 +451,9 @@ def doc_freqs(conn, query_tokens: Sequence[str]) -> dict[str, int]:
     from core.store import dialect
 
     if dialect.name(conn) == "postgresql":
-        return {t: int(_rows(conn, "SELECT count(*) FROM episode_lex WHERE own_tsv @@ to_tsquery('simple', ?)",
-                             ("'" + t.replace("'", "''") + "'",))[0][0]) for t in uniq}
+        got = dict(_rows(conn, "SELECT term, count(*) FROM lex_posting WHERE term = ANY(?) AND f0 > 0 "
+                               "GROUP BY term", (uniq,)))
+        return {t: int(got.get(t, 0)) for t in uniq}
     got = {r[0]: int(r[1]) for r in _rows(conn, f"SELECT term, doc FROM episode_lex_vocab WHERE col = 'own' "
                                                 f"AND term IN ({_marks(uniq)})", uniq)}
     return {t: got.get(t, 0) for t in uniq}

@@ -232,7 +232,7 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
     question = (question or "").strip()
     qtok = lexicon.tokens(question)
     from core.store import dialect
-    raw = dialect.raw_connection(db.engine)
+    raw = dialect.read_connection(db.engine)
     try:
         cur = raw.cursor()
         ranking = [e for e, _ in lexicon.search(cur, qtok, config.pool, config.lexicon)] if config.weights.get("lex", 0) \
@@ -290,7 +290,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             dense_f = Future()
             dense_f.set_result(vectors.query(RECORDS, vector, pool_n))
     from core.store import dialect
-    raw = dialect.raw_connection(db.engine)
+    raw = dialect.read_connection(db.engine)
     try:
         cur = raw.cursor()
         gist_q = hdc.project(np.asarray(vector, dtype=np.float32))

@@ -109,28 +109,21 @@ def fts_tokens(s: str, fold: bool = False) -> list[str]:
 
 
 def bm25_rows(rows, terms, weights, nrow: int, avgdl: float, k1: float = 1.2, b: float = 0.75,
-              fold: bool = False, pretokenized: bool = False) -> list[tuple[int, float]]:
+              fold: bool = False) -> list[tuple[int, float]]:
     """FTS5's ``bm25()`` of each candidate row, negated (higher is better): ``rows`` of ``(id, ntok, col₁, …)``
     (``ntok`` the row's token count, or None to count here), ``terms`` the query's distinct tokens,
-    ``weights`` per column.  ``pretokenized``: the columns are already space-separated tokens (the episode
-    lexicon's), counted without re-tokenizing.  Best first (ties: lower id)."""
+    ``weights`` per column.  Best first (ties: lower id)."""
     import math
     from collections import Counter
 
     terms = list(dict.fromkeys(terms))
     parsed = []
     hits = Counter()
-    probes = [f" {t} " for t in terms]
     for r in rows:
         rid, ntok, cols = int(r[0]), r[1], r[2:]
-        if pretokenized:  # "  a  b  " : every token between two spaces of its own, so str.count sees each one
-            padded = ["  " + (t or "").replace(" ", "  ") + "  " for t in cols]
-            counts = [[p.count(pr) for pr in probes] for p in padded]
-            length = ntok if ntok is not None else sum(len((t or "").split()) for t in cols)
-        else:
-            toks = [Counter(fts_tokens(t or "", fold)) for t in cols]
-            counts = [[c.get(t, 0) for t in terms] for c in toks]
-            length = ntok if ntok is not None else sum(sum(c.values()) for c in toks)
+        toks = [Counter(fts_tokens(t or "", fold)) for t in cols]
+        counts = [[c.get(t, 0) for t in terms] for c in toks]
+        length = ntok if ntok is not None else sum(sum(c.values()) for c in toks)
         freq = []
         for j, t in enumerate(terms):
             f = 0.0
@@ -161,12 +154,12 @@ def bm25_rows(rows, terms, weights, nrow: int, avgdl: float, k1: float = 1.2, b:
 
 PG_CANDIDATES_PER_HIT = 3
 PG_CANDIDATES_MIN = 300
-"""On PostgreSQL, BM25 (:func:`bm25_rows`, in Python) scores at most ``max(limit × 3, 300)`` candidates: the
-rows PostgreSQL's own ``ts_rank`` (in C, over the GIN index's matches) puts first.  Two-stage ranking: a
-question of common words matched thousands of rows, and scoring them all in Python made a server setup's
-``ask`` several times slower than FTS5's (lexicon lookups 39 → 25 ms per question on 1,500 generated
-messages).  Below the cap (every archive in the tests) the result is exactly FTS5's; above it, a row that
-``ts_rank`` puts past the cap is not scored."""
+"""On PostgreSQL, the records' index (``kith search``) scores with BM25 (:func:`bm25_rows`, in Python) at most
+``max(limit × 3, 300)`` candidates: the rows PostgreSQL's own ``ts_rank`` (in C, over the GIN index's matches)
+puts first.  Two-stage ranking: a question of common words matched thousands of rows, and scoring them all in
+Python was several times slower than FTS5.  Below the cap (every archive in the tests) the result is exactly
+FTS5's; above it, a row that ``ts_rank`` puts past the cap is not scored.  The episode lexicon (``ask``) has
+no cap: the database keeps its postings (``core.store.schema.pg_lex_postings``)."""
 
 
 def pg_tsquery(terms, fold: bool = False) -> str | None:
@@ -182,7 +175,7 @@ def pg_tsquery(terms, fold: bool = False) -> str | None:
 
 
 def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int, fold: bool = False,
-            restrict: Sequence[int] | None = None, pretokenized: bool = False) -> list[tuple[int, float]]:
+            restrict: Sequence[int] | None = None) -> list[tuple[int, float]]:
     """The best ``limit`` rows of PostgreSQL full-text table ``table`` (``schema.pg_fts_table``) for ``terms``
     by FTS5's BM25 (:func:`bm25_rows`), ``[(rowid, score > 0)]``; ``restrict``: only among these rowids."""
     q = pg_tsquery(terms, fold)
@@ -204,8 +197,7 @@ def pg_bm25(conn, table: str, cols: tuple[str, ...], weights, terms, limit: int,
     rows = run(f"SELECT rowid, NULL, {', '.join(cols)} FROM {table} "
                f"WHERE tsv @@ to_tsquery('simple', ?){where} "
                f"ORDER BY ts_rank(tsv, to_tsquery('simple', ?)) DESC, rowid LIMIT {cap}", params + (q,)).fetchall()
-    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold,
-                     pretokenized=pretokenized)[:int(limit)]
+    return bm25_rows(rows, toks, weights, int(nrow), float(ntok) / int(nrow), fold=fold)[:int(limit)]
 
 
 # ---- forget (issue 11): the full-text rows of forgotten and redacted records --------------------------

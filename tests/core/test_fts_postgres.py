@@ -87,3 +87,53 @@ def test_episode_lexicon_ranks_as_fts5(both):
             assert lexicon.doc_count(b) == lexicon.doc_count(a) == 247
     with lite.engine.connect() as a:
         assert len(lexicon.search(a, lexicon.tokens("ferry ticket"), 25)) == 25
+
+
+def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexicon(both):
+    """``lex_posting`` (``core.store.schema.pg_lex_postings``) follows every INSERT and DELETE of the lexicon in
+    the writer's transaction; a lexicon from before the postings is indexed when the database is opened; an
+    UPDATE is refused.  Every one of ~600 matching turns is ranked (no candidate cap), as FTS5 ranks them."""
+    lite, pg = both
+    rnd = random.Random(3)
+    turns = [lexicon.Turn(i + 1, f"chat-{i % 5}", None, "Ana Müller",
+                          " ".join(rnd.choices(WORDS[:6], k=rnd.randint(2, 12)))) for i in range(600)]
+    for db in (lite, pg):
+        with db.engine.begin() as conn:
+            lexicon.add(conn, turns)
+            lexicon.remove(conn, [10, 11])
+
+    def postings(conn) -> tuple[int, int, int]:
+        docs, tokens = conn.exec_driver_sql("SELECT docs, tokens FROM lex_posting_stats").one()
+        return docs, tokens, conn.exec_driver_sql("SELECT count(*) FROM lex_posting").scalar()
+
+    with pg.engine.connect() as b:
+        kept = postings(b)
+        # counted independently: the turns and their space-separated tokens, the distinct (term, turn) pairs
+        rows = b.exec_driver_sql("SELECT own, sent, near1, near2, near3 FROM episode_lex").fetchall()
+        toks = [[t for col in r for t in col.split()] for r in rows]
+        assert kept == (598, sum(map(len, toks)), sum(len(set(t)) for t in toks))
+    q = lexicon.tokens("harbour ferry kayak")
+    with lite.engine.connect() as a, pg.engine.connect() as b:
+        want, got = lexicon.search(a, q, 1000), lexicon.search(b, q, 1000)
+    # every turn matches (each holds one of six words or its neighbours do): all ranked, with FTS5's scores;
+    # the order is FTS5's up to ties in the last bits of a float (the sums run in another order)
+    assert len(want) == len(got) > 500 and dict(got).keys() == dict(want).keys()
+    assert [dict(got)[i] for i, _ in want] == pytest.approx([x for _, x in want], rel=1e-9, abs=1e-15)
+    assert all(x >= y for (_, x), (_, y) in zip(got, got[1:]))
+
+    with pg.engine.begin() as b:  # as a database from before schema v5 was: no postings yet
+        b.exec_driver_sql("DROP TABLE lex_posting")
+        b.exec_driver_sql("DROP TABLE lex_posting_stats")
+        b.exec_driver_sql("UPDATE storemeta SET value = '4' WHERE key = 'schema_version'")
+    again = Database(pg.url)
+    try:
+        with again.engine.connect() as b:
+            assert postings(b) == kept
+            assert lexicon.search(b, q, 1000) == got
+        import sqlalchemy.exc
+
+        with pytest.raises(sqlalchemy.exc.DBAPIError, match="never updated"):
+            with again.engine.begin() as b:
+                b.exec_driver_sql("UPDATE episode_lex SET own = 'x' WHERE rowid = 1")
+    finally:
+        again.close()
