@@ -416,15 +416,13 @@ def _pg_search(conn, uniq: list[str], n: int, cfg: LexiconConfig) -> list[tuple[
     w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
     f = " + ".join(f"{float(x)!r}::float8 * f{i}" for i, x in enumerate(w))
     k1, b = 1.2, 0.75
-    sql = (f"WITH p AS (SELECT term, rowid, ntok, {f} AS f FROM lex_posting WHERE term = ANY(?)), "
-           "d AS (SELECT term, count(*) AS df FROM p GROUP BY term), "
-           "s AS (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs "
-           "ELSE 1.0 END AS avgdl FROM lex_posting_stats WHERE id = 1) "
-           "SELECT p.rowid, sum(CASE WHEN p.f > 0 THEN greatest(ln((s.n - d.df + 0.5::float8) / (d.df + 0.5::float8)), "
-           "1e-6::float8) "
-           f"* p.f * {k1 + 1!r}::float8 / (p.f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * p.ntok / s.avgdl)) "
-           "ELSE 0 END) AS score "
-           "FROM p JOIN d ON d.term = p.term CROSS JOIN s GROUP BY p.rowid ORDER BY score DESC, p.rowid LIMIT ?")
+    sql = ("SELECT rowid, sum(CASE WHEN f > 0 THEN greatest(ln((n - df + 0.5::float8) / (df + 0.5::float8)), "
+           f"1e-6::float8) * f * {k1 + 1!r}::float8 / (f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * ntok "
+           "/ avgdl)) ELSE 0 END) AS score "
+           f"FROM (SELECT rowid, ntok, {f} AS f, count(*) OVER (PARTITION BY term) AS df FROM lex_posting "
+           "WHERE term = ANY(?)) p, (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 "
+           "THEN tokens::float8 / docs ELSE 1.0 END AS avgdl FROM lex_posting_stats WHERE id = 1) s "
+           "GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?")
     return [(int(r[0]), float(r[1])) for r in _rows(conn, sql, (uniq, n))]
 
 

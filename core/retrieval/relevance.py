@@ -52,7 +52,8 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
 
     Args:
         cur: a sqlite3 cursor on the Kith database.  mem: the episodic memory (gist rows).
-        hits: ``core.retrieval.retriever.Hit`` list.  rows: their hydrated rows (``row`` = signature row).
+        hits: ``core.retrieval.retriever.Hit`` list.  rows: their hydrated rows (``row`` = signature row;
+            ``own`` = the lexicon's words of the turn, when read with them).
         query_tokens: the question's lexicon tokens.  gist_q: the question's gist signature ``uint8 (1024,)``.
         cosine: dense cosines by episode id (others are estimated from the gist signatures).
         lexical / dense: episode ids the lexical / dense rankings found.
@@ -60,7 +61,10 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
     """
     if not hits:
         return
-    docs = lexicon.docs(cur, [h.episode_id for h in hits])
+    if all("own" in rows[h.episode_id] for h in hits):  # read with the rows (core.retrieval.retriever._hydrate)
+        docs = {h.episode_id: (None, rows[h.episode_id]["own"]) for h in hits}
+    else:
+        docs = lexicon.docs(cur, [h.episode_id for h in hits])
     if idfs is None:
         idfs = question_idfs(cur, query_tokens)
     need = [h for h in hits if h.episode_id not in cosine and rows[h.episode_id]["row"] is not None]

@@ -148,22 +148,24 @@ def _dt(v) -> datetime | None:
 
 _EP_SQL = (
     "SELECT e.id, e.record_id, e.text, e.t_valid, e.t_recorded, e.session, e.provenance, e.superseded_by, "
-    "e.signature_row, r.kind, en.canonical_name, {rtomb}, {etomb}, sup.t_valid "
+    "e.signature_row, r.kind, en.canonical_name, {rtomb}, {etomb}, sup.t_valid, ld.own "
     "FROM episode e LEFT JOIN record r ON r.id = e.record_id "
+    "LEFT JOIN lexdoc ld ON ld.episode_id = e.id "
     "LEFT JOIN entity en ON en.id = r.sender_entity_id "
     "LEFT JOIN episode sup ON sup.id = e.superseded_by "
     "WHERE e.id IN ({marks}) AND e.tombstoned_at IS NULL")
 
 
 def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]:
-    """Episode rows for ``ids`` that recall may return (live, as of ``as_of``, not superseded)."""
+    """Episode rows for ``ids`` that recall may return (live, as of ``as_of``, not superseded), each with its
+    lexicon words (``own``: the relevance features' coverage; None when the turn is not in the lexicon)."""
     if not ids:
         return {}
     sql = _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", marks=_marks(ids))
     t = clock.ensure_utc(as_of) if as_of is not None else None
     out = {}
-    for (eid, rid, text, tv, tr, session, prov, sup_by, row, kind, sender, rtomb, etomb, sup_t) in \
+    for (eid, rid, text, tv, tr, session, prov, sup_by, row, kind, sender, rtomb, etomb, sup_t, own) in \
             cur.execute(sql, list(ids)):
         if rtomb is not None or etomb is not None:
             continue
@@ -178,7 +180,7 @@ def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]
         elif sup_by is not None:
             continue
         out[eid] = {"record_id": rid, "text": text or "", "when": tv, "session": session, "provenance": prov or "",
-                    "row": row, "kind": kind or "chat", "speaker": sender}
+                    "row": row, "kind": kind or "chat", "speaker": sender, "own": own}
     return out
 
 
