@@ -30,7 +30,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from core import clock
 from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, stem
@@ -392,28 +392,47 @@ def match_expression(query_tokens: Sequence[str]) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in uniq)
 
 
+class Lookup(NamedTuple):
+    """One read of the lexicon as a statement and what makes its answer of the rows: ``parse(rows)``.  The
+    retriever runs several at once (``core.store.dialect.pipeline``); the functions below run one."""
+
+    sql: str
+    params: tuple
+    parse: Callable[[list], object]
+
+
+def _run(conn, look: Lookup | None, empty):
+    return empty if look is None else look.parse(_rows(conn, look.sql, look.params))
+
+
+def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
+                  cfg: LexiconConfig = CONFIG.lexicon) -> Lookup | None:
+    """:func:`search` as a :class:`Lookup` (None when the question has no token)."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return None
+    w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
+    if dialect_name == "postgresql":  # the same BM25, over the postings the database keeps
+        return _pg_search(uniq, int(n), w)
+    weights = ", ".join(f"{x:g}" for x in w)
+    return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
+                  "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(uniq), int(n)),
+                  lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
+
+
 def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFIG.lexicon) -> list[tuple[int, float]]:
     """The best ``n`` episodes for the tokens by BM25 over the five columns: ``[(episode id, score > 0)]``,
     best first (FTS5's ``bm25()`` is negated so higher is better)."""
-    expr = match_expression(query_tokens)
-    if expr is None:
-        return []
     from core.store import dialect
 
-    if dialect.name(conn) == "postgresql":  # the same BM25, over the postings the database keeps
-        return _pg_search(conn, list(dict.fromkeys(query_tokens)), int(n), cfg)
-    weights = ", ".join(f"{w:g}" for w in (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near)))))
-    rows = _rows(conn, f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
-                       "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (expr, int(n)))
-    return [(int(r[0]), -float(r[1])) for r in rows]
+    return _run(conn, search_lookup(dialect.name(conn), query_tokens, n, cfg), [])
 
 
-def _pg_search(conn, uniq: list[str], n: int, cfg: LexiconConfig) -> list[tuple[int, float]]:
+def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     """PostgreSQL: FTS5's ``bm25()`` of every turn holding a token, from ``lex_posting`` (one indexed query,
     ``core.store.schema.pg_lex_postings``): ``idf = max(ln((N − df + 0.5) / (df + 0.5)), 10⁻⁶)`` with ``df``
     the turns holding the token in any column, ``f`` the column-weighted count, ``k1 = 1.2``, ``b = 0.75``
     (FTS5's constants; Robertson & Zaragoza 2009).  Best first, ties by lower id."""
-    w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
     f = " + ".join(f"{float(x)!r}::float8 * f{i}" for i, x in enumerate(w))
     k1, b = 1.2, 0.75
     sql = ("SELECT rowid, sum(CASE WHEN f > 0 THEN greatest(ln((n - df + 0.5::float8) / (df + 0.5::float8)), "
@@ -423,7 +442,7 @@ def _pg_search(conn, uniq: list[str], n: int, cfg: LexiconConfig) -> list[tuple[
            "WHERE term = ANY(?)) p, (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 "
            "THEN tokens::float8 / docs ELSE 1.0 END AS avgdl FROM lex_posting_stats WHERE id = 1) s "
            "GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?")
-    return [(int(r[0]), float(r[1])) for r in _rows(conn, sql, (uniq, n))]
+    return Lookup(sql, (uniq, n), lambda rows: [(int(r[0]), float(r[1])) for r in rows])
 
 
 def docs(conn, episode_ids: Sequence[int]) -> dict[int, tuple[str | None, str]]:
@@ -435,26 +454,38 @@ def docs(conn, episode_ids: Sequence[int]) -> dict[int, tuple[str | None, str]]:
                                                     f"WHERE episode_id IN ({_marks(ids)})", ids)}
 
 
+DOC_COUNT = Lookup("SELECT value FROM lex_stats WHERE name = 'docs'", (),
+                   lambda rows: int(rows[0][0]) if rows else 0)
+""":func:`doc_count` as a :class:`Lookup`."""
+
+
 def doc_count(conn) -> int:
     """Documents in the lexicon."""
-    got = _rows(conn, "SELECT value FROM lex_stats WHERE name = 'docs'")
-    return int(got[0][0]) if got else 0
+    return _run(conn, DOC_COUNT, 0)
+
+
+def doc_freqs_lookup(dialect_name: str, query_tokens: Sequence[str]) -> Lookup | None:
+    """:func:`doc_freqs` as a :class:`Lookup` (None when the question has no token)."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return None
+
+    def parse(rows):
+        got = {r[0]: int(r[1]) for r in rows}
+        return {t: got.get(t, 0) for t in uniq}
+
+    if dialect_name == "postgresql":
+        return Lookup("SELECT term, count(*) FROM lex_posting WHERE term = ANY(?) AND f0 > 0 GROUP BY term",
+                      (uniq,), parse)
+    return Lookup(f"SELECT term, doc FROM episode_lex_vocab WHERE col = 'own' AND term IN ({_marks(uniq)})",
+                  tuple(uniq), parse)
 
 
 def doc_freqs(conn, query_tokens: Sequence[str]) -> dict[str, int]:
     """How many turns hold each token in their ``own`` column."""
-    uniq = list(dict.fromkeys(query_tokens))
-    if not uniq:
-        return {}
     from core.store import dialect
 
-    if dialect.name(conn) == "postgresql":
-        got = dict(_rows(conn, "SELECT term, count(*) FROM lex_posting WHERE term = ANY(?) AND f0 > 0 "
-                               "GROUP BY term", (uniq,)))
-        return {t: int(got.get(t, 0)) for t in uniq}
-    got = {r[0]: int(r[1]) for r in _rows(conn, f"SELECT term, doc FROM episode_lex_vocab WHERE col = 'own' "
-                                                f"AND term IN ({_marks(uniq)})", uniq)}
-    return {t: got.get(t, 0) for t in uniq}
+    return _run(conn, doc_freqs_lookup(dialect.name(conn), query_tokens), {})
 
 
 def idf(df: int, n: int) -> float:
@@ -462,19 +493,31 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def speakers_named(conn, query_tokens: Sequence[str]) -> list[str]:
-    """Senders whose name words occur in the question, in the order the question first names them."""
+def speakers_named_lookup(query_tokens: Sequence[str]) -> Lookup | None:
+    """:func:`speakers_named` as a :class:`Lookup` (None when the question has no token)."""
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
-        return []
-    got = _rows(conn, f"SELECT token, speaker FROM lex_speaker WHERE token IN ({_marks(uniq)})", uniq)
-    first: dict[str, int] = {}
-    for tok, who in got:
-        pos = uniq.index(tok)
-        first[who] = min(first.get(who, pos), pos)
-    return sorted(first, key=lambda w: (first[w], w))
+        return None
+
+    def parse(rows):
+        first: dict[str, int] = {}
+        for tok, who in rows:
+            pos = uniq.index(tok)
+            first[who] = min(first.get(who, pos), pos)
+        return sorted(first, key=lambda w: (first[w], w))
+
+    return Lookup(f"SELECT token, speaker FROM lex_speaker WHERE token IN ({_marks(uniq)})", tuple(uniq), parse)
+
+
+def speakers_named(conn, query_tokens: Sequence[str]) -> list[str]:
+    """Senders whose name words occur in the question, in the order the question first names them."""
+    return _run(conn, speakers_named_lookup(query_tokens), [])
+
+
+SEVERAL_SPEAKERS = Lookup("SELECT DISTINCT speaker FROM lex_speaker LIMIT 2", (), lambda rows: len(rows) >= 2)
+""":func:`several_speakers` as a :class:`Lookup`."""
 
 
 def several_speakers(conn) -> bool:
     """True when the lexicon holds turns from at least two senders."""
-    return len(_rows(conn, "SELECT DISTINCT speaker FROM lex_speaker LIMIT 2")) >= 2
+    return _run(conn, SEVERAL_SPEAKERS, False)

@@ -42,8 +42,13 @@ def coverage(query_tokens: Sequence[str], doc_tokens: set[str], idfs: dict[str, 
 
 def question_idfs(cur, query_tokens: Sequence[str]) -> dict[str, float]:
     """BM25 idf of each of the question's tokens in the episode lexicon (``own`` column document frequencies)."""
-    n = max(1, lexicon.doc_count(cur))
-    return {t: lexicon.idf(df, n) for t, df in lexicon.doc_freqs(cur, query_tokens).items()}
+    return idfs_of(lexicon.doc_count(cur), lexicon.doc_freqs(cur, query_tokens))
+
+
+def idfs_of(docs: int, dfs: dict[str, int]) -> dict[str, float]:
+    """:func:`question_idfs` of the lexicon's document count and the tokens' document frequencies."""
+    n = max(1, docs)
+    return {t: lexicon.idf(df, n) for t, df in dfs.items()}
 
 
 def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: np.ndarray, cosine: dict[int, float],

@@ -228,24 +228,32 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
         db: the ``core.store.db.Database``.
         question: as given to :func:`retrieve`.
     """
-    from core.retrieval.tiers import cue_for
+    from core.retrieval.tiers import cue_for, cue_lookup
+    from core.store import dialect
 
     t0 = time.perf_counter()
     question = (question or "").strip()
     qtok = lexicon.tokens(question)
-    from core.store import dialect
     raw = dialect.read_connection(db.engine)
-    try:
-        cur = raw.cursor()
-        ranking = [e for e, _ in lexicon.search(cur, qtok, config.pool, config.lexicon)] if config.weights.get("lex", 0) \
-            else []
-        named = lexicon.speakers_named(cur, qtok) if config.speaker_boost else []
-        several = bool(named) and lexicon.several_speakers(cur)
-        goal = _goal_bundle(cur) if config.goal_bias_weight else None
-        idfs = rel.question_idfs(cur, qtok)
-        cue = cue_for(cur, question)
+    try:  # independent reads: one round trip to a server (dialect.pipeline)
+        name = dialect.name(raw)
+        looks = {"ranking": lexicon.search_lookup(name, qtok, config.pool, config.lexicon)
+                 if config.weights.get("lex", 0) else None,
+                 "named": lexicon.speakers_named_lookup(qtok) if config.speaker_boost else None,
+                 "several": lexicon.SEVERAL_SPEAKERS if config.speaker_boost else None,
+                 "goal": GOALS if config.goal_bias_weight else None,
+                 "docs": lexicon.DOC_COUNT, "dfs": lexicon.doc_freqs_lookup(name, qtok), "cue": cue_lookup(question)}
+        looks = {k: v for k, v in looks.items() if v is not None}
+        got = {k: look.parse(rows) for (k, look), rows in
+               zip(looks.items(), dialect.pipeline(raw, [(look.sql, look.params) for look in looks.values()]))}
+        cue = got["cue"] if "cue" in got else cue_for(raw.cursor(), question)
     finally:
         raw.close()
+    ranking = [e for e, _ in got.get("ranking", [])]
+    named = got.get("named", [])
+    several = bool(named) and got.get("several", False)
+    goal = got.get("goal")
+    idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
     return Lexical(qtok, ranking, named, several, goal, idfs, cue, (time.perf_counter() - t0) * 1000)
 
 
@@ -394,15 +402,15 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     return Retrieval(question, hits, facts, rankings, trace, timings)
 
 
-def _goal_bundle(cur) -> np.ndarray | None:
-    """The bundle of the active goals' signatures (seed 001), or None when no goal is active."""
-    try:
-        sigs = [r[0] for r in cur.execute("SELECT signature FROM goal WHERE state = 'active'").fetchall() if r[0]]
-    except Exception:  # the goal table is created with the memory tables; absent in a bare store
-        return None
+def _goals(rows) -> np.ndarray | None:
+    sigs = [r[0] for r in rows if r[0]]
     if not sigs:
         return None
     return hdc.bundle(np.stack([np.frombuffer(s, dtype=np.uint8) for s in sigs]))
+
+
+GOALS = lexicon.Lookup("SELECT signature FROM goal WHERE state = 'active'", (), _goals)
+"""The bundle of the active goals' signatures (seed 001), or None when no goal is active (a Lookup)."""
 
 
 _META_CATEGORIES = frozenset({"correspondence", "contact"})

@@ -17,19 +17,44 @@ from core.memory.episodes import entity_key, term_key
 from core.memory.recall import B_BAND, B_MIN_SIM, C_BAND, C_MIN_COS, D_MAX, _band, _ngrams, make_cue
 
 
-def cue_for(cur, question: str):
-    """Seed 001's cue for ``question`` (``core.memory.recall.make_cue``), looking up only the concepts
-    the question could name (its 1–3-grams, entities and terms) instead of loading every concept."""
+def _cue_keys(question: str) -> list[str]:
     ex = extract(question)
     keys = {entity_key(g) for g in _ngrams(question)} | {entity_key(normalize_label(e)) for e in ex.entities}
     keys |= {term_key(t) for t in ex.terms}
-    keys = sorted(keys)
+    return sorted(keys)
+
+
+def _cue_of(question: str, known: dict):
+    return make_cue(SimpleNamespace(index=SimpleNamespace(concepts=known)), question, None)
+
+
+CUE_KEYS_PER_LOOKUP = 500
+"""Concept keys looked up per statement (a pasted page names more; :func:`cue_for` then reads in parts)."""
+
+
+def cue_lookup(question: str):
+    """:func:`cue_for` as a ``core.retrieval.lexicon.Lookup`` (None when the question names more than
+    :data:`CUE_KEYS_PER_LOOKUP` keys: :func:`cue_for` then reads them in parts)."""
+    from core.retrieval.lexicon import Lookup
+
+    keys = _cue_keys(question)
+    if len(keys) > CUE_KEYS_PER_LOOKUP:
+        return None
+    return Lookup(f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN ({','.join('?' * len(keys))})"
+                  if keys else "SELECT key, id FROM concept WHERE false", tuple(keys),
+                  lambda rows: _cue_of(question, dict(rows)))
+
+
+def cue_for(cur, question: str):
+    """Seed 001's cue for ``question`` (``core.memory.recall.make_cue``), looking up only the concepts
+    the question could name (its 1–3-grams, entities and terms) instead of loading every concept."""
+    keys = _cue_keys(question)
     known = {}
-    for i in range(0, len(keys), 500):
-        part = keys[i:i + 500]
+    for i in range(0, len(keys), CUE_KEYS_PER_LOOKUP):
+        part = keys[i:i + CUE_KEYS_PER_LOOKUP]
         known.update(dict(cur.execute(f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN "
                                       f"({','.join('?' * len(part))})", part).fetchall()))
-    return make_cue(SimpleNamespace(index=SimpleNamespace(concepts=known)), question, None)
+    return _cue_of(question, known)
 
 
 def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=None) -> None:

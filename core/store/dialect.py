@@ -472,6 +472,27 @@ def raw_connection(engine):
     return PgConnection(raw.driver_connection, close_fn=raw.close)
 
 
+def pipeline(conn, statements: Sequence[tuple[str, Sequence]]) -> list[list[tuple]]:
+    """Run independent reads and return each one's rows, in order: ``[(sql, params)]`` → ``[[row]]``.
+    SQLite runs them one after the other; PostgreSQL sends them all at once in psycopg's pipeline mode and
+    reads the results after one synchronisation — one round trip instead of one per statement.
+
+    Args:
+        conn: a connection of :func:`raw_connection` / :func:`read_connection`.
+    """
+    if not isinstance(conn, PgConnection):
+        out = []
+        for sql, params in statements:
+            cur = conn.cursor()
+            out.append(cur.execute(sql, tuple(params)).fetchall())
+        return out
+    curs = [PgCursor(conn._conn.cursor()) for _ in statements]
+    with conn._conn.pipeline():
+        for cur, (sql, params) in zip(curs, statements):
+            cur.execute(sql, params)
+    return [cur.fetchall() for cur in curs]
+
+
 def read_connection(engine):
     """Like :func:`raw_connection`, for reads only: on PostgreSQL the connection runs in autocommit while it is
     out of the pool, so that each statement reads its own snapshot — as sqlite3 reads outside a transaction —
