@@ -45,9 +45,22 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
     Returns:
         ``[(episode id, estimated cosine)]``, nearest first.
     """
+    look = lookup(cur, mem, gist_q, n, as_of, shortlist)
+    if look is None:
+        return []
+    return look.parse(cur.execute(look.sql, look.params).fetchall())
+
+
+def lookup(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None, shortlist: int = SHORTLIST):
+    """:func:`ranking` as a ``core.retrieval.lexicon.Lookup``: the signature scan is done here, the episodes of
+    the shortlisted rows are read by the statement (so the retriever can send it with others).  None when
+    there is nothing to scan."""
+    from core.retrieval.lexicon import Lookup
+    from core.store.dialect import in_list
+
     files = mem.gists
     if not len(files) or n <= 0:
-        return []
+        return None
     sk = files.sketch()
     rows_n = sk.shape[0]
     d = hdc.hamming(gist_q[: sk.shape[1]], sk)
@@ -55,33 +68,35 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
     short = np.argpartition(d, m - 1)[:m] if m < rows_n else np.arange(rows_n)
     short = np.sort(short)
     cos = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, files.rows()[short])) / hdc.DIM)
-    from core.store.dialect import in_list
-
     where, params = in_list(cur, "e.signature_row", [int(r) for r in short])
     t = clock.ensure_utc(as_of) if as_of is not None else None
-    ep_of: dict[int, int] = {}
+
+    def parse(found) -> list[tuple[int, float]]:
+        ep_of: dict[int, int] = {}
+        if t is None:
+            for eid, row in found:
+                ep_of[int(row)] = int(eid)
+        else:
+            for eid, row, tv, tr, sup, sup_tr in found:
+                tv, tr = _dt(tv), _dt(tr)
+                if (tv is not None and tv > t) or (tr is not None and tr > t):
+                    continue
+                if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
+                    continue
+                ep_of[int(row)] = int(eid)
+        out = []
+        for j in np.argsort(-cos, kind="stable"):
+            e = ep_of.get(int(short[j]))
+            if e is not None:
+                out.append((e, float(cos[j])))
+                if len(out) == n:
+                    break
+        return out
+
     if t is None:  # now: not superseded at all (no timestamps to read and parse)
-        for eid, row in cur.execute(
-                "SELECT e.id, e.signature_row FROM episode e LEFT JOIN episode s ON s.id = e.superseded_by "
-                f"WHERE {where} AND e.tombstoned_at IS NULL AND (e.superseded_by IS NULL OR s.t_recorded IS NULL)",
-                params).fetchall():
-            ep_of[int(row)] = int(eid)
+        sql = ("SELECT e.id, e.signature_row FROM episode e LEFT JOIN episode s ON s.id = e.superseded_by "
+               f"WHERE {where} AND e.tombstoned_at IS NULL AND (e.superseded_by IS NULL OR s.t_recorded IS NULL)")
     else:
-        for eid, row, tv, tr, sup, sup_tr in cur.execute(
-                "SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
-                f"LEFT JOIN episode s ON s.id = e.superseded_by WHERE {where} AND e.tombstoned_at IS NULL",
-                params).fetchall():
-            tv, tr = _dt(tv), _dt(tr)
-            if (tv is not None and tv > t) or (tr is not None and tr > t):
-                continue
-            if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
-                continue
-            ep_of[int(row)] = int(eid)
-    out = []
-    for j in np.argsort(-cos, kind="stable"):
-        e = ep_of.get(int(short[j]))
-        if e is not None:
-            out.append((e, float(cos[j])))
-            if len(out) == n:
-                break
-    return out
+        sql = ("SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
+               f"LEFT JOIN episode s ON s.id = e.superseded_by WHERE {where} AND e.tombstoned_at IS NULL")
+    return Lookup(sql, tuple(params), parse)

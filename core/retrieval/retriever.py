@@ -156,17 +156,21 @@ _EP_SQL = (
     "WHERE e.id IN ({marks}) AND e.tombstoned_at IS NULL")
 
 
-def _hydrate(cur, ids: Sequence[int], as_of: datetime | None) -> dict[int, dict]:
+def _hydrate_sql(ids: Sequence[int]) -> str:
+    return _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
+                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", marks=_marks(ids))
+
+
+def _hydrate(cur, ids: Sequence[int], as_of: datetime | None, read: list | None = None) -> dict[int, dict]:
     """Episode rows for ``ids`` that recall may return (live, as of ``as_of``, not superseded), each with its
-    lexicon words (``own``: the relevance features' coverage; None when the turn is not in the lexicon)."""
+    lexicon words (``own``: the relevance features' coverage; None when the turn is not in the lexicon).
+    ``read``: the rows of :func:`_hydrate_sql` when the caller already ran it."""
     if not ids:
         return {}
-    sql = _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
-                         etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", marks=_marks(ids))
     t = clock.ensure_utc(as_of) if as_of is not None else None
     out = {}
     for (eid, rid, text, tv, tr, session, prov, sup_by, row, kind, sender, rtomb, etomb, sup_t, own) in \
-            cur.execute(sql, list(ids)):
+            (read if read is not None else cur.execute(_hydrate_sql(ids), list(ids))):
         if rtomb is not None or etomb is not None:
             continue
         if (prov or "").endswith("#question"):  # a question asked in chat is never an answer
@@ -304,11 +308,12 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     try:
         cur = raw.cursor()
         gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
-        if w.get("gist", 0):
-            from core.retrieval.gist import ranking as gist_ranking
+        gist_look = None
+        if w.get("gist", 0):  # the signature scan now, its episodes read with the dense ones' below
+            from core.retrieval.gist import lookup as gist_lookup
 
             t1 = time.perf_counter()
-            rankings["gist"] = [e for e, _ in gist_ranking(cur, mem, gist_q, pool_n, as_of)]
+            gist_look = gist_lookup(cur, mem, gist_q, pool_n, as_of)
             timings["gist"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
         lex = prefetched if prefetched is not None else lexical(db, question, config)
@@ -319,26 +324,39 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         qtok = lex.tokens
         if w.get("lex", 0):
             rankings["lex"] = lex.ranking
+        dense: list[tuple[int, float]] = []
         if dense_f is not None:
             t1 = time.perf_counter()
             dense = [(int(i.split(":", 1)[1]), 1.0 - float(d)) for i, d in dense_f.result()]
-            rid_ep = {}
-            if dense:
-                rids = [r for r, _ in dense]
-                where, params = dialect.in_list(cur, "record_id", rids)
-                rid_ep = dict(cur.execute(f"SELECT record_id, id FROM episode WHERE {where}", params).fetchall())
+            timings["dense"] = (time.perf_counter() - t1) * 1000
+        # the gist shortlist's episodes and the dense hits' episodes: one round trip to a server
+        t1 = time.perf_counter()
+        looks = [(gist_look.sql, gist_look.params)] if gist_look is not None else []
+        if dense:
+            where, params = dialect.in_list(cur, "record_id", [r for r, _ in dense])
+            looks.append((f"SELECT record_id, id FROM episode WHERE {where}", params))
+        got = dialect.pipeline(raw, looks) if looks else []
+        if w.get("gist", 0):
+            rankings["gist"] = [e for e, _ in gist_look.parse(got.pop(0))] if gist_look is not None else []
+        if dense_f is not None:
+            rid_ep = dict(got.pop(0)) if dense else {}
             rankings["dense"] = []
             for rid, cos in dense:
                 e = rid_ep.get(rid)
                 if e is not None:
                     rankings["dense"].append(e)
                     cosine[e] = cos
-            timings["dense"] = (time.perf_counter() - t1) * 1000
+        timings["episodes"] = (time.perf_counter() - t1) * 1000
         rankings = {n: rankings[n] for n in ("lex", "dense", "gist") if n in rankings}  # ties: first-seen order
         t1 = time.perf_counter()
         fused = rrf(rankings, w, k=config.fusion_k)
         cand = [e for e, _ in fused[: max(pool_n, 3 * k)]]
-        rows = _hydrate(cur, cand, as_of)
+        # the candidates' rows and the facts they are evidence for: one round trip to a server
+        fact_sql = _fact_sql(f"ev.record_id IN (SELECT record_id FROM episode WHERE id IN ({_marks(cand)}))")
+        got = dialect.pipeline(raw, [(_hydrate_sql(cand), cand), (fact_sql, cand)]) \
+            if cand else [[], []]
+        rows = _hydrate(cur, cand, as_of, read=got[0])
+        cand_facts = got[1]
         if exclude_text:
             ex = exclude_text.strip().casefold()
             rows = {e: r for e, r in rows.items() if r["text"].strip().casefold() != ex}
@@ -360,7 +378,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         order = sorted(scores, key=lambda e: -scores[e])
         timings["fuse"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
-        facts, order, rows, added, lift = _facts_and_supersession(cur, order[: max(k, 1) * 2], rows, as_of, qtok)
+        facts, order, rows, added, lift = _facts_and_supersession(cur, order[: max(k, 1) * 2], rows, as_of, qtok,
+                                                                  read=cand_facts)
         order = order[:k]
         timings["facts"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
@@ -418,28 +437,39 @@ _META_CATEGORIES = frozenset({"correspondence", "contact"})
 question asks about them (shares a word with them)."""
 
 
-def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of, qtok):
+def _fact_sql(where: str) -> str:
+    """The facts the records ``where`` selects (a condition on ``ev.record_id``) are evidence for."""
+    ftomb = "f.tombstoned_at" if _HAS_TOMB["fact"] else "NULL"
+    stomb = "en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL"
+    return ("SELECT ev.record_id, f.id, f.subject_entity_id, en.canonical_name, f.domain, f.category, f.key, "
+            f"f.value, f.statement, f.confidence, f.valid_from, f.valid_to, f.superseded_by, {ftomb}, {stomb} "
+            "FROM evidence ev JOIN fact f ON f.id = ev.fact_id JOIN entity en ON en.id = f.subject_entity_id "
+            f"WHERE {where}")
+
+
+def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of, qtok, read: list | None = None):
     """Attach the facts the hits are evidence for and put current before superseded (seed 002).
+
+    ``read``: rows of :func:`_fact_sql` for records including those of ``order`` (the caller read them with the
+    candidates); else they are read here.
 
     Returns (facts, new order, rows (with any fetched turn), episode ids fetched, {successor turn: the
     superseded turn it was placed before})."""
     rids = [rows[e]["record_id"] for e in order if rows[e]["record_id"] is not None]
     if not rids:
         return [], order, rows, [], {}
-    ftomb = "f.tombstoned_at" if _HAS_TOMB["fact"] else "NULL"
-    stomb = "en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL"
-    sql = ("SELECT ev.record_id, f.id, f.subject_entity_id, en.canonical_name, f.domain, f.category, f.key, "
-           f"f.value, f.statement, f.confidence, f.valid_from, f.valid_to, f.superseded_by, {ftomb}, {stomb} "
-           "FROM evidence ev JOIN fact f ON f.id = ev.fact_id JOIN entity en ON en.id = f.subject_entity_id "
-           "WHERE ev.record_id IN ({})")
+    sql = _fact_sql("ev.record_id IN ({})")
     q = set(qtok)
     facts: dict[int, object] = {}
     by_record: dict[int, list[int]] = {}
     t = clock.ensure_utc(as_of) if as_of is not None else None
 
-    def load(record_ids):
+    def load(record_ids, read=None):
+        if read is not None:
+            want = set(record_ids)
+            read = [r for r in read if r[0] in want]
         for (rid, fid, sid, sname, dom, cat, key, val, stmt, conf, vf, vt, sup, ftb, stb) in \
-                cur.execute(sql.format(_marks(record_ids)), list(record_ids)).fetchall():
+                (read if read is not None else cur.execute(sql.format(_marks(record_ids)), list(record_ids)).fetchall()):
             if ftb is not None or stb is not None:
                 continue
             vf, vt = _dt(vf), _dt(vt)
@@ -455,7 +485,7 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
             if rid not in f.evidence:
                 f.evidence.append(rid)
             by_record.setdefault(rid, []).append(fid)
-    load(rids)
+    load(rids, read)
     # follow each superseded fact to the one that holds now (or at as_of), and its evidence
     added: list[int] = []
     successors: dict[int, int] = {}
