@@ -14,7 +14,9 @@ distribution's packages) and ``chroma run`` on 127.0.0.1, as the tests do, and s
 Printed, one comparison per line, each with its ratio:
 * ingest time, server against embedded — goal ≤ 2×;
 * ``ask`` p95 latency over the questions (warm, after one untimed question), server against embedded —
-  goal ≤ 1.5×; p50 beside it.
+  goal ≤ 1.5×; p50 beside it.  The questions are asked in ``--rounds`` rounds per setup, in alternating
+  order (embedded first, then server first, …), and the latencies pooled, so that load which comes and goes
+  on a shared machine falls on both alike.
 """
 from __future__ import annotations
 
@@ -96,6 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--asks", type=int, default=200, help="questions asked of each setup")
     ap.add_argument("--database-url", default=None, help="an empty PostgreSQL database (else one is started)")
     ap.add_argument("--chroma-url", default=None, help="a Chroma server (else one is started)")
+    ap.add_argument("--rounds", type=int, default=3, help="ask rounds per setup, in alternating order")
     args = ap.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="kith-stores-bench-"))
@@ -121,13 +124,21 @@ def main(argv=None) -> int:
         print(f"embedded ingest (SQLite + Chroma folder)        {args.n / t_emb:7.1f} msg/s  ({t_emb:.1f} s)")
         print(f"server ingest (PostgreSQL + Chroma server)      {args.n / t_srv:7.1f} msg/s  ({t_srv:.1f} s)   "
               f"{t_srv / t_emb:.2f}× embedded time (goal ≤ 2×)")
-        a_emb = asks(work / "embedded", qs, None)
-        a_srv = asks(work / "server", qs, servers)
+        # rounds in alternating order (E S, S E, …), latencies pooled: load that comes and goes on a shared
+        # machine falls on both setups alike
+        a_emb, a_srv = {"lat": [], "hits": 0}, {"lat": [], "hits": 0}
+        for r in range(args.rounds):
+            order = [("e", work / "embedded", None), ("s", work / "server", servers)]
+            for which, home, sv in (order if r % 2 == 0 else order[::-1]):
+                got = asks(home, qs, sv)
+                acc = a_emb if which == "e" else a_srv
+                acc["lat"] += got["lat"]
+                acc["hits"] = got["hits"]
         e50, e95 = pct(a_emb["lat"], 0.5) * 1000, pct(a_emb["lat"], 0.95) * 1000
         s50, s95 = pct(a_srv["lat"], 0.5) * 1000, pct(a_srv["lat"], 0.95) * 1000
-        print(f"embedded ask, {len(qs)} questions                  p50 {e50:6.1f} ms   p95 {e95:6.1f} ms  "
+        print(f"embedded ask, {len(qs)} questions × {args.rounds}              p50 {e50:6.1f} ms   p95 {e95:6.1f} ms  "
               f"({a_emb['hits']} hits)")
-        print(f"server ask, {len(qs)} questions                    p50 {s50:6.1f} ms   p95 {s95:6.1f} ms  "
+        print(f"server ask, {len(qs)} questions × {args.rounds}                p50 {s50:6.1f} ms   p95 {s95:6.1f} ms  "
               f"({a_srv['hits']} hits)   {s95 / e95:.2f}× embedded p95 (goal ≤ 1.5×), p50 {s50 / e50:.2f}×")
     finally:
         if pg is not None:
