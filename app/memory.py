@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Sequence
 
@@ -277,7 +278,7 @@ def owner_view(c, question: str, name: str | None = ...) -> str:
 
 
 def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, query_vector: np.ndarray | None = None,
-           config=None, trace: bool = False, exclude_text: str | None = None):
+           config=None, trace: bool = False, exclude_text: str | None = None, refresh: bool = False):
     """Answer ``question`` from memory with Kith's one retriever (``core.retrieval.retrieve``).
 
     One owner lookup, one encoding (unless ``query_vector`` is given), one Chroma query; nothing is
@@ -293,6 +294,8 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
         config: a ``core.retrieval.config.RetrievalConfig`` (default: the configured one).
         trace: queue the attention trace to the writer.
         exclude_text: a text never returned as its own answer (the message being answered).
+        refresh: first pick up what another Kith process wrote (``Container.refresh``), on a helper thread
+            while the question is encoded (on a server, reading the write generation is a round trip).
 
     Returns:
         ``core.retrieval.retriever.Retrieval``.
@@ -311,7 +314,12 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
     config = config or CONFIG
     q = owner_view(c, question)
     lex = pool().submit(lexical, c.db, q, config) if config.parallel else None  # looked up while q is encoded
+    fresh = None
+    if refresh:
+        fresh = pool().submit(c.refresh) if config.parallel else c.refresh()
     qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    if isinstance(fresh, Future):
+        fresh.result()  # before the signature files and Chroma are read
     res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
                    exclude_text=exclude_text, prefetched=lex)
     if trace:

@@ -45,8 +45,8 @@ def ask(c: Container, question: str, k: int | None = None, *, as_of: datetime | 
     if not question:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
-    c.refresh()  # pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
-    res = recall(c, question, k=max(k, 10), as_of=as_of, trace=trace, exclude_text=question)
+    # refresh: pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
+    res = recall(c, question, k=max(k, 10), as_of=as_of, trace=trace, exclude_text=question, refresh=True)
     return results_from(c, res, k, min_relevance, facts)
 
 
