@@ -133,6 +133,7 @@ class _MiniLM:
         w = load_file(str(self.path / "model.safetensors"))
         self._load({k: v.astype(np.float32) for k, v in w.items() if k != "embeddings.position_ids"})
         self._lock = threading.Lock()
+        _blas_limit()  # here, on the loading thread (a cold `kith ask` loads it on one), not at the first question
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """Embed ``texts``.
