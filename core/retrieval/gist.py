@@ -55,10 +55,32 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
     short = np.argpartition(d, m - 1)[:m] if m < rows_n else np.arange(rows_n)
     short = np.sort(short)
     cos = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, files.rows()[short])) / hdc.DIM)
+    t = clock.ensure_utc(as_of) if as_of is not None else None
+    order = short[np.argsort(-cos, kind="stable")]  # signature rows, nearest first
+    cos_of = dict(zip(short.tolist(), cos.tolist()))
+    out: list[tuple[int, float]] = []
+    # the rows' episodes, nearest first, a chunk at a time until n are found (most rows are live: one chunk
+    # usually does; reading all `shortlist` rows' episodes cost ~0.5 ms at any archive size)
+    start, step = 0, n + max(8, n // 4)
+    while start < len(order):
+        chunk = order[start:start + step].tolist()
+        ep_of = _live_episodes(cur, chunk, t)
+        for r in chunk:
+            e = ep_of.get(r)
+            if e is not None:
+                out.append((e, cos_of[r]))
+                if len(out) == n:
+                    return out
+        start, step = start + step, step * 4
+    return out
+
+
+def _live_episodes(cur, rows: list[int], t: datetime | None) -> dict[int, int]:
+    """``{signature row: episode id}`` of the rows whose episode recall may return (live, and not superseded;
+    with ``t``: valid and recorded by then, not superseded by then)."""
     from core.store.dialect import in_list
 
-    where, params = in_list(cur, "e.signature_row", [int(r) for r in short])
-    t = clock.ensure_utc(as_of) if as_of is not None else None
+    where, params = in_list(cur, "e.signature_row", rows)
     ep_of: dict[int, int] = {}
     if t is None:  # now: not superseded at all (no timestamps to read and parse)
         for eid, row in cur.execute(
@@ -77,11 +99,4 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
             if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
                 continue
             ep_of[int(row)] = int(eid)
-    out = []
-    for j in np.argsort(-cos, kind="stable"):
-        e = ep_of.get(int(short[j]))
-        if e is not None:
-            out.append((e, float(cos[j])))
-            if len(out) == n:
-                break
-    return out
+    return ep_of
