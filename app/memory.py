@@ -310,7 +310,7 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
 
     config = config or CONFIG
     q = owner_view(c, question)
-    lex = pool().submit(lexical, c.db, q, config) if config.parallel else None  # looked up while q is encoded
+    lex = pool().submit(lexical, c.db, q, config, as_of) if config.parallel else None  # looked up while q is encoded
     qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
                    exclude_text=exclude_text, prefetched=lex)

@@ -208,6 +208,9 @@ class Lexical:
         named: senders the question names, first named first; ``several``: the lexicon has ≥ 2 senders.
         goal: the bundle of active goals' signatures, or None.
         idfs: each token's idf (relevance features).  cue: seed 001's cue (tiers).
+        as_of: the time the rows were read as of.  rows: :func:`_hydrate` of ``ranking`` (the ones recall may
+            return, with their lexicon words) — read here, while the question is encoded, so that after it only
+            the other rankings' candidates are.
         ms: milliseconds it took.
     """
 
@@ -218,16 +221,18 @@ class Lexical:
     goal: np.ndarray | None
     idfs: dict[str, float]
     cue: object
+    as_of: datetime | None = None
+    rows: dict[int, dict] = field(default_factory=dict)
     ms: float = 0.0
 
 
-def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
+def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime | None = None) -> Lexical:
     """The question-only part of :func:`retrieve`, on a connection of its own (so it can run while the caller
-    encodes the question: ``pool().submit(lexical, db, question)``).  Reads only.
+    encodes the question: ``pool().submit(lexical, db, question, config, as_of)``).  Reads only.
 
     Args:
         db: the ``core.store.db.Database``.
-        question: as given to :func:`retrieve`.
+        question, config, as_of: as given to :func:`retrieve`.
     """
     from core.retrieval.tiers import cue_for
 
@@ -245,9 +250,10 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
         goal = _goal_bundle(cur) if config.goal_bias_weight else None
         idfs = rel.question_idfs(cur, qtok)
         cue = cue_for(cur, question)
+        rows = _hydrate(cur, ranking, as_of)
     finally:
         raw.close()
-    return Lexical(qtok, ranking, named, several, goal, idfs, cue, (time.perf_counter() - t0) * 1000)
+    return Lexical(qtok, ranking, named, several, goal, idfs, cue, as_of, rows, (time.perf_counter() - t0) * 1000)
 
 
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
@@ -306,7 +312,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             rankings["gist"] = [e for e, _ in gist_ranking(cur, mem, gist_q, pool_n, as_of)]
             timings["gist"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
-        lex = prefetched if prefetched is not None else lexical(db, question, config)
+        lex = prefetched if prefetched is not None else lexical(db, question, config, as_of)
         if isinstance(lex, Future):
             lex = lex.result()
         timings["lex"] = lex.ms
@@ -334,7 +340,10 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         fused = rrf(rankings, w, k=config.fusion_k)
         cand = [e for e, _ in fused[: max(pool_n, 3 * k)]]
         t2 = time.perf_counter()
-        rows = _hydrate(cur, cand, as_of)
+        known = lex.rows if lex.as_of == as_of else {}
+        checked = set(lex.ranking) if lex.as_of == as_of else set()
+        rows = _hydrate(cur, [e for e in cand if e not in checked], as_of)  # the lexical candidates' are read
+        rows.update((e, known[e]) for e in cand if e in known)
         timings["hydrate"] = (time.perf_counter() - t2) * 1000
         if exclude_text:
             ex = exclude_text.strip().casefold()
