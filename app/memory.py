@@ -313,7 +313,7 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
 
     config = config or CONFIG
     q = owner_view(c, question)
-    lex = pool().submit(lexical, c.db, q, config) if config.parallel else None  # looked up while q is encoded
+    lex = pool().submit(lexical, c.db, q, config, as_of) if config.parallel else None  # looked up while q is encoded
     fresh = None
     if refresh:
         fresh = pool().submit(c.refresh) if config.parallel else c.refresh()

@@ -14,8 +14,9 @@ episode lexicon written by its own incremental ``add`` in batches.  Then, per si
 
 * ``ask p95`` — ``app.operations.ask.ask`` in this process (the query embedding included), 60 questions
   made of vocabulary words, against ``dense p95`` — encode + one Chroma query of the same size;
-* ``cold ask`` — a fresh ``kith ask`` process, from start to printed answer (imports, encoder, Chroma and
-  SQLite opening included), against a fresh process doing encode + one Chroma query;
+* ``cold ask`` — a fresh ``kith ask`` process (the console script's ``app.cli:run_cli``), from start to its exit
+  (imports, encoder, Chroma and SQLite opening included), against a fresh process doing encode + one Chroma
+  query (timed to its answer: its exit is not counted);
 * ``add+ask`` — storing one more episode (``EpisodicMemory.store_many``: signatures, postings, the lexicon
   rows of it and its neighbours) and asking again: its cost must not grow with the archive.
 """
@@ -151,8 +152,8 @@ def measure(home: Path, vocab: list[str], n: int) -> None:
     colds_ask, colds_dense = [], []
     for j in range(3):
         t0 = time.time()
-        subprocess.run([sys.executable, "-c", "import sys; from app.cli import main; main(['ask', sys.argv[1]])",
-                        qs[j]], env=env, check=False, capture_output=True)
+        subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'kith'; from app.cli import run_cli; run_cli()",
+                        "ask", qs[j]], env=env, check=False, capture_output=True)  # what the `kith` script runs
         colds_ask.append(time.time() - t0)
         out = subprocess.run([sys.executable, "-c", COLD_DENSE, str(time.time()), qs[j + 3]], env=env, check=True,
                              capture_output=True, text=True)

@@ -13,6 +13,7 @@ slower than numpy on Linux), so ``"auto"`` picks mlx only on Apple Silicon
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -45,18 +46,26 @@ def erf_small(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(x.dtype)
 
 
-_CONTROLLER = None
+_BLAS_LIMITED = False
 
 
 def _blas_limit():
-    """``threadpoolctl``'s limit of the BLAS threads to :data:`BLAS_THREADS`, from one controller made once
-    (``threadpool_limits()`` lists the loaded libraries on every call: ~0.4 ms per encoded question)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
+    """Limit the process's BLAS threads to :data:`BLAS_THREADS`, once (``threadpoolctl``), and return a no-op
+    context manager for the encoder's ``with`` block.
+
+    The limit is kept for the whole process rather than set and lifted around each encoding: lifting it made
+    the next BLAS call elsewhere — the question's HDC projection, right after it is encoded — wake the
+    threads it had put to sleep and wait for them, 7 ms median on 2 shared cores (0.4 ms with the limit
+    kept); and every BLAS call in Kith is safer with half the cores (the busy-wait noted in ``encode``)."""
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
         from threadpoolctl import ThreadpoolController
 
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=BLAS_THREADS, user_api="blas")
+        ThreadpoolController().limit(limits=BLAS_THREADS, user_api="blas")  # kept: never restored
+        _BLAS_LIMITED = True
+    return contextlib.nullcontext()
+
+
 TOKEN_BUDGET = 2048  # padded tokens per forward pass (see _MiniLM.encode)
 
 
@@ -124,6 +133,7 @@ class _MiniLM:
         w = load_file(str(self.path / "model.safetensors"))
         self._load({k: v.astype(np.float32) for k, v in w.items() if k != "embeddings.position_ids"})
         self._lock = threading.Lock()
+        _blas_limit()  # here, on the loading thread (a cold `kith ask` loads it on one), not at the first question
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """Embed ``texts``.

@@ -26,21 +26,35 @@ def warm_up(c: Container) -> dict[str, float]:
     return out
 
 
-def prepare_ask(c: Container):
-    """A cold ``kith ask`` (or ``kith chat``): load the text encoder on a thread of its own while this one
-    imports and opens Chroma and loads the record index — the two longest steps of a fresh process overlap.
-    Reads only.  Returns the encoder's thread (``c.encoder`` waits for it anyway)."""
+def prepare_ask(c: Container) -> list:
+    """A cold ``kith ask`` (or ``kith chat``): start what the first question waits on, each on a thread of its
+    own, while the caller's thread imports the retriever and answers from SQLite what needs no vector:
+
+    * the text encoder (its weights read and converted: numpy, no GIL held for most of it), then the question
+      projection's matrix (``core.hdc.projection_matrix``, ~20-40 ms when first made);
+    * Chroma: imported, opened, and the record collection's nearest-neighbour index loaded (Chroma's own
+      threads, ~0.25 s at 10⁵ vectors).
+
+    Reads only.  A failure is left for the ask itself to report (``c.encoder`` and ``c.vectors`` raise it again).
+    Returns the started threads (daemons)."""
     import threading
 
-    def load():
+    def encoder():
         try:
-            c.encoder
+            enc = c.encoder
+            from core import hdc
+
+            hdc.projection_matrix(enc.dim)
         except Exception:  # the caller's own c.encoder raises it again, where it is reported
             pass
-    th = threading.Thread(target=load, name="kith-encoder-load", daemon=True)
-    th.start()
-    try:
-        c.vectors.warm(RECORDS)
-    except Exception:  # a missing or broken store is reported by the ask itself
-        pass
-    return th
+
+    def vectors():
+        try:
+            c.vectors.warm(RECORDS)
+        except Exception:  # a missing or broken store is reported by the ask itself
+            pass
+    threads = [threading.Thread(target=encoder, name="kith-encoder-load", daemon=True),
+               threading.Thread(target=vectors, name="kith-vectors-open", daemon=True)]
+    for th in threads:
+        th.start()
+    return threads

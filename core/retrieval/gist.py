@@ -52,11 +52,12 @@ def ranking(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None,
 
 
 def lookup(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None, shortlist: int = SHORTLIST):
-    """:func:`ranking` as a ``core.retrieval.lexicon.Lookup``: the signature scan is done here, the episodes of
-    the shortlisted rows are read by the statement (so the retriever can send it with others).  None when
-    there is nothing to scan."""
+    """:func:`ranking` as a ``core.retrieval.lexicon.Lookup``: the signature scan is done here; the statement
+    reads the episodes of the shortlist's nearest rows (``n`` + a margin: most rows are live, so it usually
+    finds ``n``), and the parse reads further rows, nearest first, a chunk at a time, in the rare case it did
+    not (on ``cur``).  So the retriever can send the statement with others.  None when there is nothing to
+    scan."""
     from core.retrieval.lexicon import Lookup
-    from core.store.dialect import in_list
 
     files = mem.gists
     if not len(files) or n <= 0:
@@ -68,35 +69,58 @@ def lookup(cur, mem, gist_q: np.ndarray, n: int, as_of: datetime | None = None, 
     short = np.argpartition(d, m - 1)[:m] if m < rows_n else np.arange(rows_n)
     short = np.sort(short)
     cos = np.cos(np.pi * np.atleast_1d(hdc.hamming(gist_q, files.rows()[short])) / hdc.DIM)
-    where, params = in_list(cur, "e.signature_row", [int(r) for r in short])
     t = clock.ensure_utc(as_of) if as_of is not None else None
+    order = short[np.argsort(-cos, kind="stable")].tolist()  # signature rows, nearest first
+    cos_of = dict(zip(short.tolist(), cos.tolist()))
+    step = n + max(8, n // 4)
 
     def parse(found) -> list[tuple[int, float]]:
-        ep_of: dict[int, int] = {}
-        if t is None:
-            for eid, row in found:
-                ep_of[int(row)] = int(eid)
-        else:
-            for eid, row, tv, tr, sup, sup_tr in found:
-                tv, tr = _dt(tv), _dt(tr)
-                if (tv is not None and tv > t) or (tr is not None and tr > t):
-                    continue
-                if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
-                    continue
-                ep_of[int(row)] = int(eid)
-        out = []
-        for j in np.argsort(-cos, kind="stable"):
-            e = ep_of.get(int(short[j]))
-            if e is not None:
-                out.append((e, float(cos[j])))
-                if len(out) == n:
-                    break
-        return out
+        out: list[tuple[int, float]] = []
+        start, size, ep_of = 0, step, _live(found, t)
+        while True:
+            for r in order[start:start + size]:
+                e = ep_of.get(r)
+                if e is not None:
+                    out.append((e, cos_of[r]))
+                    if len(out) == n:
+                        return out
+            start, size = start + size, size * 4
+            if start >= len(order):
+                return out
+            sql, params = _live_sql(cur, order[start:start + size], t)
+            ep_of = _live(cur.execute(sql, params).fetchall(), t)
 
-    if t is None:  # now: not superseded at all (no timestamps to read and parse)
-        sql = ("SELECT e.id, e.signature_row FROM episode e LEFT JOIN episode s ON s.id = e.superseded_by "
-               f"WHERE {where} AND e.tombstoned_at IS NULL AND (e.superseded_by IS NULL OR s.t_recorded IS NULL)")
-    else:
-        sql = ("SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
-               f"LEFT JOIN episode s ON s.id = e.superseded_by WHERE {where} AND e.tombstoned_at IS NULL")
+    sql, params = _live_sql(cur, order[:step], t)
     return Lookup(sql, tuple(params), parse)
+
+
+def _live_sql(cur, rows: list[int], t: datetime | None) -> tuple[str, list]:
+    """The statement reading the episodes of signature ``rows`` that recall may return (live, and not
+    superseded; with ``t``: with the timestamps :func:`_live` checks)."""
+    from core.store.dialect import in_list
+
+    where, params = in_list(cur, "e.signature_row", rows)
+    if t is None:  # now: not superseded at all (no timestamps to read and parse)
+        return ("SELECT e.id, e.signature_row FROM episode e LEFT JOIN episode s ON s.id = e.superseded_by "
+                f"WHERE {where} AND e.tombstoned_at IS NULL AND (e.superseded_by IS NULL OR s.t_recorded IS NULL)",
+                params)
+    return ("SELECT e.id, e.signature_row, e.t_valid, e.t_recorded, e.superseded_by, s.t_recorded FROM episode e "
+            f"LEFT JOIN episode s ON s.id = e.superseded_by WHERE {where} AND e.tombstoned_at IS NULL", params)
+
+
+def _live(found, t: datetime | None) -> dict[int, int]:
+    """``{signature row: episode id}`` of the rows of :func:`_live_sql` (with ``t``: valid and recorded by then,
+    not superseded by then)."""
+    ep_of: dict[int, int] = {}
+    if t is None:
+        for eid, row in found:
+            ep_of[int(row)] = int(eid)
+        return ep_of
+    for eid, row, tv, tr, sup, sup_tr in found:
+        tv, tr = _dt(tv), _dt(tr)
+        if (tv is not None and tv > t) or (tr is not None and tr > t):
+            continue
+        if sup is not None and sup_tr is not None and _dt(sup_tr) <= t:
+            continue
+        ep_of[int(row)] = int(eid)
+    return ep_of

@@ -24,6 +24,7 @@ Steps:
 """
 from __future__ import annotations
 
+import functools
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -211,6 +212,9 @@ class Lexical:
         named: senders the question names, first named first; ``several``: the lexicon has ≥ 2 senders.
         goal: the bundle of active goals' signatures, or None.
         idfs: each token's idf (relevance features).  cue: seed 001's cue (tiers).
+        as_of: the time the rows were read as of.  rows: :func:`_hydrate` of ``ranking`` (the ones recall may
+            return, with their lexicon words) — read here, while the question is encoded, so that after it only
+            the other rankings' candidates are.
         ms: milliseconds it took.
     """
 
@@ -221,16 +225,18 @@ class Lexical:
     goal: np.ndarray | None
     idfs: dict[str, float]
     cue: object
+    as_of: datetime | None = None
+    rows: dict[int, dict] = field(default_factory=dict)
     ms: float = 0.0
 
 
-def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
+def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime | None = None) -> Lexical:
     """The question-only part of :func:`retrieve`, on a connection of its own (so it can run while the caller
-    encodes the question: ``pool().submit(lexical, db, question)``).  Reads only.
+    encodes the question: ``pool().submit(lexical, db, question, config, as_of)``).  Reads only.
 
     Args:
         db: the ``core.store.db.Database``.
-        question: as given to :func:`retrieve`.
+        question, config, as_of: as given to :func:`retrieve`.
     """
     from core.retrieval.tiers import cue_for, cue_lookup
     from core.store import dialect
@@ -251,14 +257,15 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG) -> Lexical:
         got = {k: look.parse(rows) for (k, look), rows in
                zip(looks.items(), dialect.pipeline(raw, [(look.sql, look.params) for look in looks.values()]))}
         cue = got["cue"] if "cue" in got else cue_for(raw.cursor(), question)
+        ranking = [e for e, _ in got.get("ranking", [])]
+        rows = _hydrate(raw.cursor(), ranking, as_of)
     finally:
         raw.close()
-    ranking = [e for e, _ in got.get("ranking", [])]
     named = got.get("named", [])
     several = bool(named) and got.get("several", False)
     goal = got.get("goal")
     idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
-    return Lexical(qtok, ranking, named, several, goal, idfs, cue, (time.perf_counter() - t0) * 1000)
+    return Lexical(qtok, ranking, named, several, goal, idfs, cue, as_of, rows, (time.perf_counter() - t0) * 1000)
 
 
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
@@ -307,7 +314,9 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     raw = dialect.read_connection(db.engine)
     try:
         cur = raw.cursor()
+        t1 = time.perf_counter()
         gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
+        timings["project"] = (time.perf_counter() - t1) * 1000
         gist_look = None
         if w.get("gist", 0):  # the signature scan now, its episodes read with the dense ones' below
             from core.retrieval.gist import lookup as gist_lookup
@@ -316,7 +325,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             gist_look = gist_lookup(cur, mem, gist_q, pool_n, as_of)
             timings["gist"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
-        lex = prefetched if prefetched is not None else lexical(db, question, config)
+        lex = prefetched if prefetched is not None else lexical(db, question, config, as_of)
         if isinstance(lex, Future):
             lex = lex.result()
         timings["lex"] = lex.ms
@@ -351,12 +360,21 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         t1 = time.perf_counter()
         fused = rrf(rankings, w, k=config.fusion_k)
         cand = [e for e, _ in fused[: max(pool_n, 3 * k)]]
-        # the candidates' rows and the facts they are evidence for: one round trip to a server
-        fact_sql = _fact_sql(f"ev.record_id IN (SELECT record_id FROM episode WHERE id IN ({_marks(cand)}))")
-        got = dialect.pipeline(raw, [(_hydrate_sql(cand), cand), (fact_sql, cand)]) \
-            if cand else [[], []]
-        rows = _hydrate(cur, cand, as_of, read=got[0])
-        cand_facts = got[1]
+        # the candidates' rows (the lexical ones' were read while the question was encoded) and the facts
+        # they are evidence for: one round trip to a server
+        t2 = time.perf_counter()
+        known = lex.rows if lex.as_of == as_of else {}
+        checked = set(lex.ranking) if lex.as_of == as_of else set()
+        rest = [e for e in cand if e not in checked]
+        looks = [(_hydrate_sql(rest), rest)] if rest else []
+        if cand:
+            looks.append((_fact_sql(f"ev.record_id IN (SELECT record_id FROM episode WHERE id IN ({_marks(cand)}))"),
+                          cand))
+        got = dialect.pipeline(raw, looks) if looks else []
+        rows = _hydrate(cur, rest, as_of, read=got.pop(0)) if rest else {}
+        rows.update((e, known[e]) for e in cand if e in known)
+        cand_facts = got.pop(0) if cand else []
+        timings["hydrate"] = (time.perf_counter() - t2) * 1000
         if exclude_text:
             ex = exclude_text.strip().casefold()
             rows = {e: r for e, r in rows.items() if r["text"].strip().casefold() != ex}
@@ -395,7 +413,9 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
                        set(rankings.get("dense", [])), config.relevance, idfs=lex.idfs)
         from core.retrieval.tiers import classify
 
+        t2 = time.perf_counter()
         classify(cur, mem, question, gist_q, hits, rows, cue=lex.cue)
+        timings["tiers"] = (time.perf_counter() - t2) * 1000
         by_ep = {h.episode_id: h for h in hits}
         for new, old in lift.items():  # what replaced a relevant fact answers the same question, now
             if new in by_ep and old in by_ep and by_ep[old].relevance > by_ep[new].relevance:
@@ -437,6 +457,13 @@ _META_CATEGORIES = frozenset({"correspondence", "contact"})
 question asks about them (shares a word with them)."""
 
 
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """The lexicon tokens of a fact's text, remembered: the same "who wrote to whom" facts come back with
+    every message of a conversation (0.5 ms of a LoCoMo question when tokenised each time)."""
+    return frozenset(lexicon.tokens(text))
+
+
 def _fact_sql(where: str) -> str:
     """The facts the records ``where`` selects (a condition on ``ev.record_id``) are evidence for."""
     ftomb = "f.tombstoned_at" if _HAS_TOMB["fact"] else "NULL"
@@ -475,7 +502,7 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
             vf, vt = _dt(vf), _dt(vt)
             if t is not None and vf is not None and vf > t:
                 continue
-            if cat in _META_CATEGORIES and not (q & set(lexicon.tokens(f"{key} {val} {stmt}")) - set(lexicon.tokens(sname))):
+            if cat in _META_CATEGORIES and not (q & _words(f"{key} {val} {stmt}") - _words(sname)):
                 continue
             current = sup is None if t is None else (vt is None or vt > t)
             f = facts.get(fid)
