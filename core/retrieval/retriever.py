@@ -37,6 +37,7 @@ from core import clock, hdc
 from core.retrieval import lexicon, relevance as rel
 from core.retrieval.config import CONFIG, RetrievalConfig
 from core.retrieval.fusion import rrf
+from core.store import dialect
 from core.store.collections import RECORDS
 from core.store.schema import Entity, Fact, Record
 
@@ -154,12 +155,15 @@ _EP_SQL = (
     "LEFT JOIN lexdoc ld ON ld.episode_id = e.id "
     "LEFT JOIN entity en ON en.id = r.sender_entity_id "
     "LEFT JOIN episode sup ON sup.id = e.superseded_by "
-    "WHERE e.id IN ({marks}) AND e.tombstoned_at IS NULL")
+    "WHERE {where} AND e.tombstoned_at IS NULL")
 
 
-def _hydrate_sql(ids: Sequence[int]) -> str:
+def _hydrate_sql(cur, ids: Sequence[int]) -> tuple[str, list]:
+    """:func:`_hydrate`'s statement and parameters (``core.store.dialect.in_list``: one array parameter on
+    PostgreSQL, so the statement is prepared once)."""
+    where, params = dialect.in_list(cur, "e.id", [int(i) for i in ids])
     return _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
-                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", marks=_marks(ids))
+                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", where=where), params
 
 
 def _hydrate(cur, ids: Sequence[int], as_of: datetime | None, read: list | None = None) -> dict[int, dict]:
@@ -171,7 +175,7 @@ def _hydrate(cur, ids: Sequence[int], as_of: datetime | None, read: list | None 
     t = clock.ensure_utc(as_of) if as_of is not None else None
     out = {}
     for (eid, rid, text, tv, tr, session, prov, sup_by, row, kind, sender, rtomb, etomb, sup_t, own) in \
-            (read if read is not None else cur.execute(_hydrate_sql(ids), list(ids))):
+            (read if read is not None else cur.execute(*_hydrate_sql(cur, ids))):
         if rtomb is not None or etomb is not None:
             continue
         if (prov or "").endswith("#question"):  # a question asked in chat is never an answer
@@ -315,6 +319,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
     try:
         cur = raw.cursor()
         t1 = time.perf_counter()
+        timings["setup"] = (t1 - t0) * 1000  # the Chroma query sent, a connection taken
         gist_q = hdc.project(np.asarray(vector, dtype=np.float32))
         timings["project"] = (time.perf_counter() - t1) * 1000
         gist_look = None
@@ -366,14 +371,20 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         known = lex.rows if lex.as_of == as_of else {}
         checked = set(lex.ranking) if lex.as_of == as_of else set()
         rest = [e for e in cand if e not in checked]
-        looks = [(_hydrate_sql(rest), rest)] if rest else []
+        looks = [_hydrate_sql(cur, rest)] if rest else []
         if cand:
-            looks.append((_fact_sql(f"ev.record_id IN (SELECT record_id FROM episode WHERE id IN ({_marks(cand)}))"),
-                          cand))
+            where, params = dialect.in_list(cur, "id", cand)
+            looks.append((_fact_sql(f"ev.record_id IN (SELECT record_id FROM episode WHERE {where})"), params))
+        from core.retrieval.tiers import classify, postings_sql
+
+        tier_a = postings_sql(cur, lex.cue, cand)  # the candidates' postings under the cue's concepts (tier A)
+        if tier_a is not None:
+            looks.append(tier_a)
         got = dialect.pipeline(raw, looks) if looks else []
         rows = _hydrate(cur, rest, as_of, read=got.pop(0)) if rest else {}
         rows.update((e, known[e]) for e in cand if e in known)
         cand_facts = got.pop(0) if cand else []
+        cand_posted = got.pop(0) if tier_a is not None else []
         timings["hydrate"] = (time.perf_counter() - t2) * 1000
         if exclude_text:
             ex = exclude_text.strip().casefold()
@@ -411,10 +422,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             h.facts = [f.fact_id for f in facts if h.record_id is not None and h.record_id in f.evidence]
         rel.score_hits(cur, mem, hits, rows, qtok, gist_q, cosine, set(rankings.get("lex", [])),
                        set(rankings.get("dense", [])), config.relevance, idfs=lex.idfs)
-        from core.retrieval.tiers import classify
-
         t2 = time.perf_counter()
-        classify(cur, mem, question, gist_q, hits, rows, cue=lex.cue)
+        classify(cur, mem, question, gist_q, hits, rows, cue=lex.cue, posted=(set(cand), cand_posted))
         timings["tiers"] = (time.perf_counter() - t2) * 1000
         by_ep = {h.episode_id: h for h in hits}
         for new, old in lift.items():  # what replaced a relevant fact answers the same question, now
@@ -431,7 +440,9 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
                         h.features["lifted_by_fact"] = f.fact_id
         timings["relevance"] = (time.perf_counter() - t1) * 1000
     finally:
+        t1 = time.perf_counter()
         raw.close()
+        timings["close"] = (time.perf_counter() - t1) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
     trace = {"query": question[:500], "as_of": as_of.isoformat() if as_of else None,
              "rankings": {n: lst[:10] for n, lst in rankings.items()}, "speaker_boost": boosted,

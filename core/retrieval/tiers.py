@@ -8,6 +8,7 @@ it no longer runs on every question; it supplies what it is for: each hit's tier
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Sequence
 
 import numpy as np
 
@@ -57,22 +58,36 @@ def cue_for(cur, question: str):
     return _cue_of(question, known)
 
 
-def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=None) -> None:
+def postings_sql(cur, cue, episode_ids: Sequence[int]) -> tuple[str, list] | None:
+    """The statement reading which of the cue's concepts ``episode_ids`` are indexed under (tier A), or None
+    when tier A cannot apply (the cue names no concept, or one the memory does not know)."""
+    if not cue.concept_ids or cue.unknown or not episode_ids:
+        return None
+    from core.store.dialect import in_list
+
+    ewhere, eparams = in_list(cur, "episode_id", [int(e) for e in episode_ids])
+    cwhere, cparams = in_list(cur, "concept_id", [int(c) for c in cue.concept_ids])
+    return f"SELECT episode_id, concept_id FROM conceptposting WHERE {ewhere} AND {cwhere}", eparams + cparams
+
+
+def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=None,
+             posted: tuple[set[int], list] | None = None) -> None:
     """Set ``tier``, ``confidence``, ``low_confidence`` and ``why`` on each hit (in place), with the
     cascade's thresholds and bands (``core.memory.recall``).  ``cue``: :func:`cue_for` of the question when
-    the caller has it."""
+    the caller has it; ``posted``: (episode ids, the rows of :func:`postings_sql` for them) when the caller
+    read them (the other hits' are read here)."""
     if not hits:
         return
     if cue is None:
         cue = cue_for(cur, question)
     ids = [h.episode_id for h in hits]
+    covered, posted_rows = posted if posted is not None else (set(), [])
+    look = postings_sql(cur, cue, [e for e in ids if e not in covered])
+    if look is not None:
+        posted_rows = list(posted_rows) + cur.execute(*look).fetchall()
     posted: dict[int, set[int]] = {}
-    if cue.concept_ids and not cue.unknown:
-        marks = ",".join("?" * len(ids))
-        cmarks = ",".join("?" * len(cue.concept_ids))
-        for eid, cid in cur.execute(f"SELECT episode_id, concept_id FROM conceptposting WHERE episode_id IN "
-                                    f"({marks}) AND concept_id IN ({cmarks})", ids + list(cue.concept_ids)):
-            posted.setdefault(eid, set()).add(cid)
+    for eid, cid in posted_rows:
+        posted.setdefault(eid, set()).add(cid)
     want = set(cue.concept_ids)
     sig_rows = [rows[h.episode_id]["row"] for h in hits]
     ok = [r is not None and r < len(mem.structured) for r in sig_rows]
