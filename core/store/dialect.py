@@ -310,11 +310,24 @@ def _sqlite_value(v):
 
 _PLAIN_OIDS = frozenset({16, 17, 19, 20, 21, 23, 25, 26, 700, 701, 1042, 1043, 1082, 1700})
 """PostgreSQL types psycopg returns as sqlite3 would (bool, bytea, name, integers, text, floats, numeric, date):
-a result whose columns are all of these needs no per-row conversion."""
+columns of these need no conversion."""
 
 
-def _plain(description) -> bool:
-    return bool(description) and all(getattr(c, "type_code", None) in _PLAIN_OIDS for c in description)
+_CONVERTED_OIDS = frozenset({114, 3802, 1114, 1184, 1083, 1266})
+"""json, jsonb, timestamp, timestamptz, time, timetz: the columns :func:`_sqlite_value` converts."""
+
+
+def _converted(description) -> list[int] | None:
+    """The columns of a result that need :func:`_sqlite_value`, when every other column is plain; None when
+    some column's type is neither (each value is then checked)."""
+    out = []
+    for i, c in enumerate(description or ()):
+        code = getattr(c, "type_code", None)
+        if code in _CONVERTED_OIDS:
+            out.append(i)
+        elif code not in _PLAIN_OIDS:
+            return None
+    return out
 
 
 def _row(r):
@@ -358,9 +371,18 @@ class PgCursor:
         return self
 
     def _rows(self, rows):
-        if _plain(self._cur.description):
+        cols = _converted(self._cur.description)
+        if cols is None:
+            return [_row(r) for r in rows]
+        if not cols:
             return rows
-        return [_row(r) for r in rows]
+        out = []
+        for r in rows:
+            r = list(r)
+            for i in cols:
+                r[i] = _sqlite_value(r[i])
+            out.append(tuple(r))
+        return out
 
     def fetchone(self):
         try:
