@@ -258,11 +258,19 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime
                  "goal": GOALS if config.goal_bias_weight else None,
                  "docs": lexicon.DOC_COUNT, "dfs": lexicon.doc_freqs_lookup(name, qtok), "cue": cue_lookup(question)}
         looks = {k: v for k, v in looks.items() if v is not None}
+        hydrated = None
+        if name == "postgresql" and "ranking" in looks:  # the ranked turns' rows in the same statement
+            looks["ranking"] = hydrated = _ranked_rows(looks["ranking"])
         got = {k: look.parse(rows) for (k, look), rows in
                zip(looks.items(), dialect.pipeline(raw, [(look.sql, look.params) for look in looks.values()]))}
         cue = got["cue"] if "cue" in got else cue_for(raw.cursor(), question)
-        ranking = [e for e, _ in got.get("ranking", [])]
-        rows = _hydrate(raw.cursor(), ranking, as_of)
+        if hydrated is not None:
+            ranked, read = got["ranking"]
+            ranking = [e for e, _ in ranked]
+            rows = _hydrate(None, ranking, as_of, read=read)
+        else:
+            ranking = [e for e, _ in got.get("ranking", [])]
+            rows = _hydrate(raw.cursor(), ranking, as_of)
     finally:
         raw.close()
     named = got.get("named", [])
@@ -270,6 +278,21 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime
     goal = got.get("goal")
     idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
     return Lexical(qtok, ranking, named, several, goal, idfs, cue, as_of, rows, (time.perf_counter() - t0) * 1000)
+
+
+def _ranked_rows(search: "lexicon.Lookup") -> "lexicon.Lookup":
+    """PostgreSQL: the lexicon's ranking (``lexicon.search_lookup``, columns ``rowid, score``) with each ranked
+    turn's :func:`_hydrate` row, in one statement; parses to ``(ranking, hydrate rows)``."""
+    ep = _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
+                        etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL",
+                        where="e.id IN (SELECT rowid FROM s)")
+    sql = (f"WITH s AS ({search.sql}) SELECT s.rowid, s.score, x.* FROM s LEFT JOIN ({ep}) x ON x.id = s.rowid "
+           "ORDER BY s.score DESC, s.rowid")
+
+    def parse(rows):
+        return search.parse([r[:2] for r in rows]), [r[2:] for r in rows if r[2] is not None]
+
+    return lexicon.Lookup(sql, search.params, parse)
 
 
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
