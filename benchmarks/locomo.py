@@ -70,6 +70,8 @@ ABLATIONS = {
     "speaker_boost 0": {"speaker_boost": 0.0},
     "speaker_boost 2": {"speaker_boost": 2.0},
     "speaker_boost 4": {"speaker_boost": 4.0},
+    "time_boost 0": {"time_boost": 0.0},
+    "time_boost 2": {"time_boost": 2.0},
     "fusion_k 10": {"fusion_k": 10},
     "fusion_k 60": {"fusion_k": 60},
     "pool 100": {"pool": 100},

@@ -151,3 +151,13 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
                 taken.append((s, e))
                 out.append(TimeAnchor(m.group(0), day, (s, e)))
     return sorted(out, key=lambda a: a.span)
+
+
+_ANY = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in _PATTERNS), re.I)
+"""Every pattern in one pass: most texts hold no time expression and are dismissed by a single scan."""
+
+
+def has_time_anchor(text: str, reference: datetime | date) -> bool:
+    """True when :func:`find_time_anchors` would find at least one anchor in ``text`` (one regex scan first,
+    so a text without any time word costs a single pass)."""
+    return bool(text) and bool(_ANY.search(text)) and bool(find_time_anchors(text, reference))

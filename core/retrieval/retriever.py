@@ -12,8 +12,10 @@ Steps:
    ``lex`` — the episode lexicon (FTS5 BM25 over context windows, ``core/retrieval/lexicon.py``);
    ``dense`` — Chroma's nearest record vectors; ``gist`` — the HDC gist signatures (seed 001).
 2. **Fusion**: weighted reciprocal rank fusion (``core/retrieval/fusion.py``).
-3. **Boosts**: the messages of the first sender the question names (× (1 + speaker_boost)); seed
-   001's goal bias against the active goals.
+3. **Boosts**: the messages of the first sender the question names (× (1 + speaker_boost)); for a question
+   asking when, the turns that say when
+   (× (1 + time_boost): the expected answer type, ``core/retrieval/cues.py``); seed 001's goal bias against
+   the active goals.
 4. **Filters** on the hydrated rows: tombstoned episodes, records, entities and facts; ``as_of``
    (valid and recorded by then, not yet superseded); questions asked in chat are never evidence.
 5. **Current before superseded**: a turn whose facts were all superseded (seed 002) is placed after the
@@ -35,6 +37,7 @@ import numpy as np
 
 from core import clock, hdc
 from core.retrieval import lexicon, relevance as rel
+from core.retrieval.cues import asks_when, tells_time
 from core.retrieval.config import CONFIG, RetrievalConfig
 from core.retrieval.fusion import rrf
 from core.store import dialect
@@ -420,6 +423,13 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             for e in scores:
                 if rows[e]["speaker"] == boosted:
                     scores[e] *= 1.0 + config.speaker_boost
+        # a question asking when: the turns that say when (expected answer type, core/retrieval/cues.py)
+        if config.time_boost and scores and asks_when(question):
+            t2 = time.perf_counter()
+            for e in sorted(scores, key=lambda e: -scores[e])[: config.time_depth]:
+                if tells_time(rows[e]["text"], rows[e]["when"]):
+                    scores[e] *= 1.0 + config.time_boost
+            timings["time_cue"] = (time.perf_counter() - t2) * 1000
         goal_sig = lex.goal
         if goal_sig is not None and config.goal_bias_weight and scores:
             es = [e for e in scores if rows[e]["row"] is not None]

@@ -1,0 +1,36 @@
+"""What a question asks for and what a turn says, read from their words alone (no model): the cue the
+retriever's time boost uses (``core/retrieval/retriever.py``).
+
+* **Expected answer type** (Harabagiu et al., "FALCON: Boosting knowledge for answer engines", TREC-9 2000;
+  Prager et al., "Question-answering by predictive annotation", SIGIR 2000): a question asking *when* is
+  answered by a turn that says when — "we went camping two weeks ago" — far more often than by one that
+  does not.  On the LoCoMo dev split, 74 % of the evidence turns of "when" questions hold a time expression
+  against 17 % of the other turns ranked in the top 20 (``benchmarks/locomo.py``).
+
+English only, like ``core.extraction.text.third_person`` (the owner's "I" in a question).
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from core.extraction.time_anchors import has_time_anchor
+
+_ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:day|date|month|year|time|week|weekend)\b|\bwhich (?:day|date|month|year|"
+                        r"week|weekend)\b|\bhow long ago\b|\bwhat time\b", re.IGNORECASE)
+
+
+def asks_when(question: str) -> bool:
+    """True when ``question`` asks for a time: "when …", "what day/date/month/year/time …", "which week …",
+    "how long ago …"."""
+    return bool(_ASKS_WHEN.search(question or ""))
+
+
+def tells_time(text: str, when: datetime | None) -> bool:
+    """True when ``text`` holds a time expression that resolves against the turn's own time ``when`` (UTC):
+    "yesterday", "last Friday", "two weeks ago", "8 May 2023" (``core.extraction.time_anchors``).  False
+    without ``when``."""
+    if when is None or not text:
+        return False
+    return has_time_anchor(text, when)
+
