@@ -431,16 +431,20 @@ def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFI
 def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     """PostgreSQL: FTS5's ``bm25()`` of every turn holding a token, from ``lex_posting`` (one indexed query,
     ``core.store.schema.pg_lex_postings``): ``idf = max(ln((N − df + 0.5) / (df + 0.5)), 10⁻⁶)`` with ``df``
-    the turns holding the token in any column, ``f`` the column-weighted count, ``k1 = 1.2``, ``b = 0.75``
-    (FTS5's constants; Robertson & Zaragoza 2009).  Best first, ties by lower id."""
-    f = " + ".join(f"{float(x)!r}::float8 * f{i}" for i, x in enumerate(w))
+    the turns holding the token in any column, ``f`` the column-weighted count (the postings' ``w`` when
+    it was computed with these weights, else from the counts), ``k1 = 1.2``, ``b = 0.75`` (FTS5's constants;
+    Robertson & Zaragoza 2009).  Best first, ties by lower id."""
+    from core.store.schema import lex_weight_key, lex_weighted
+
     k1, b = 1.2, 0.75
-    sql = ("SELECT rowid, sum(CASE WHEN f > 0 THEN greatest(ln((n - df + 0.5::float8) / (df + 0.5::float8)), "
-           f"1e-6::float8) * f * {k1 + 1!r}::float8 / (f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * ntok "
-           "/ avgdl)) ELSE 0 END) AS score "
-           f"FROM (SELECT rowid, ntok, {f} AS f, count(*) OVER (PARTITION BY term) AS df FROM lex_posting "
-           "WHERE term = ANY(?)) p, (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 "
-           "THEN tokens::float8 / docs ELSE 1.0 END AS avgdl FROM lex_posting_stats WHERE id = 1) s "
+    key = lex_weight_key(w).replace("'", "")
+    sql = (f"SELECT rowid, sum(greatest(ln((n - df + 0.5::float8) / (df + 0.5::float8)), 1e-6::float8) * f "
+           f"* {k1 + 1!r}::float8 / (f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * ntok / avgdl))) "
+           "AS score FROM (SELECT p.rowid, p.ntok, "
+           f"CASE WHEN s.wkey = '{key}' THEN p.w ELSE {lex_weighted(w, 'p.')} END AS f, "
+           "count(*) OVER (PARTITION BY p.term) AS df, s.n, s.avgdl FROM lex_posting p, "
+           "(SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs "
+           "ELSE 1.0 END AS avgdl, wkey FROM lex_posting_stats WHERE id = 1) s WHERE p.term = ANY(?)) q "
            "GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?")
     return Lookup(sql, (uniq, n), lambda rows: [(int(r[0]), float(r[1])) for r in rows])
 

@@ -311,40 +311,68 @@ PG_LEX_COLUMNS = ("own", "sent", "near1", "near2", "near3")
 """The episode lexicon's columns (``core.retrieval.lexicon.COLUMNS``), in ``lex_posting``'s ``f0…f4`` order."""
 
 
-def _pg_postings_of(src: str) -> str:
-    """SELECT of ``lex_posting`` rows (term, rowid, ntok, f0…f4) for the ``episode_lex`` rows of ``src``."""
+def lex_weights() -> tuple[float, ...]:
+    """The episode lexicon's column weights, in :data:`PG_LEX_COLUMNS` order (``core.retrieval.config``:
+    ``own`` 1, then ``sent_weight`` and ``near``; a missing ``near`` weight is 0)."""
+    from core.retrieval.config import CONFIG
+
+    cfg = CONFIG.lexicon
+    return (1.0, float(cfg.sent_weight), *map(float, cfg.near), *([0.0] * (3 - len(cfg.near))))
+
+
+def lex_weight_key(weights: tuple[float, ...]) -> str:
+    """The text ``lex_posting_stats.wkey`` holds for the weights ``lex_posting.w`` was computed with."""
+    return ",".join(repr(float(w)) for w in weights)
+
+
+def lex_weighted(weights: tuple[float, ...], prefix: str = "") -> str:
+    """SQL: a posting's column-weighted count ``Σ weight_c × f_c`` (FTS5's weighted term frequency)."""
+    return " + ".join(f"{float(w)!r}::float8 * {prefix}f{i}" for i, w in enumerate(weights))
+
+
+def _pg_postings_of(src: str, weights: tuple[float, ...]) -> str:
+    """SELECT of ``lex_posting`` rows (term, rowid, ntok, f0…f4, w) for the ``episode_lex`` rows of ``src``."""
     parts = " UNION ALL ".join(f"SELECT {i} AS c, x AS term FROM unnest(string_to_array(n.{c}, ' ')) x"
                                for i, c in enumerate(PG_LEX_COLUMNS))
-    fs = ", ".join(f"count(*) FILTER (WHERE t.c = {i})" for i in range(len(PG_LEX_COLUMNS)))
-    return (f"SELECT t.term, n.rowid, sum(count(*)) OVER (PARTITION BY n.rowid), {fs} "
+    fs = [f"count(*) FILTER (WHERE t.c = {i})" for i in range(len(PG_LEX_COLUMNS))]
+    w = " + ".join(f"{float(x)!r}::float8 * {f}" for x, f in zip(weights, fs))
+    return (f"SELECT t.term, n.rowid, sum(count(*)) OVER (PARTITION BY n.rowid), {', '.join(fs)}, {w} "
             f"FROM {src} n CROSS JOIN LATERAL ({parts}) t WHERE t.term <> '' GROUP BY n.rowid, t.term")
 
 
-def pg_lex_postings() -> list[str]:
+def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
     """PostgreSQL: an inverted index of the episode lexicon, kept by the database itself, so that
     ``core.retrieval.lexicon.search`` ranks every matching turn by FTS5's BM25 in one indexed query.
 
     ``lex_posting``: one row per (term, turn) — the term's count in each of the five columns (``f0…f4``,
-    :data:`PG_LEX_COLUMNS`) and the turn's token count ``ntok`` (BM25's length normalisation);
-    ``lex_posting_stats``: the turns and their tokens in all (BM25's N and average length).  Statement-level
-    triggers on ``episode_lex`` (every write there is an INSERT or a DELETE, forget's included) keep both,
-    in the writer's transaction; an existing lexicon is indexed once, when ``lex_posting_stats`` is empty.
+    :data:`PG_LEX_COLUMNS`), their weighted sum ``w`` (:func:`lex_weighted` with ``weights``, default
+    :func:`lex_weights`: computed once here instead of for every posting of every question) and the turn's
+    token count ``ntok`` (BM25's length normalisation); ``lex_posting_stats``: the turns and their tokens in
+    all (BM25's N and average length) and ``wkey``, the weights ``w`` holds (a search with other weights
+    computes them from ``f0…f4``).  Statement-level triggers on ``episode_lex`` (every write there is an
+    INSERT or a DELETE, forget's included) keep both, in the writer's transaction; an existing lexicon is
+    indexed once, when ``lex_posting_stats`` is empty, and ``w`` is recomputed when the weights changed.
     A column holds space-separated tokens (``core.retrieval.lexicon``), counted as FTS5 counts them.
 
     Why: a GIN-indexed ``tsvector`` finds the matching turns but not their term frequencies; scoring the
     matches in Python made a server ``ask`` 3.4× the embedded one (issue 16), and PostgreSQL's own
     string and ``unnest(tsvector)`` functions took 35–340 ms per question on 1,500 turns."""
-    post = _pg_postings_of("nt")
+    weights = tuple(weights or lex_weights())
+    key = lex_weight_key(weights)
+    post = _pg_postings_of("nt", weights)
     return [
         "CREATE TABLE IF NOT EXISTS lex_posting (term TEXT NOT NULL, rowid BIGINT NOT NULL, ntok INTEGER NOT NULL, "
         "f0 INTEGER NOT NULL, f1 INTEGER NOT NULL, f2 INTEGER NOT NULL, f3 INTEGER NOT NULL, f4 INTEGER NOT NULL, "
-        "PRIMARY KEY (term, rowid) INCLUDE (ntok, f0, f1, f2, f3, f4))",  # a query reads the index alone
+        "w DOUBLE PRECISION NOT NULL DEFAULT 0, "
+        "PRIMARY KEY (term, rowid) INCLUDE (ntok, w, f0))",  # a query reads the index alone
+        "ALTER TABLE lex_posting ADD COLUMN IF NOT EXISTS w DOUBLE PRECISION NOT NULL DEFAULT 0",
         "CREATE INDEX IF NOT EXISTS ix_lex_posting_rowid ON lex_posting(rowid)",
         "CREATE TABLE IF NOT EXISTS lex_posting_stats (id SMALLINT PRIMARY KEY, docs BIGINT NOT NULL, "
-        "tokens BIGINT NOT NULL)",
+        "tokens BIGINT NOT NULL, wkey TEXT NOT NULL DEFAULT '')",
+        "ALTER TABLE lex_posting_stats ADD COLUMN IF NOT EXISTS wkey TEXT NOT NULL DEFAULT ''",
         "CREATE OR REPLACE FUNCTION kith_lex_posting_add() RETURNS trigger LANGUAGE plpgsql AS $body$ "
         "BEGIN "
-        f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4) {post}; "
+        f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4, w) {post}; "
         "UPDATE lex_posting_stats SET docs = docs + (SELECT count(*) FROM nt), "
         "tokens = tokens + coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT p.rowid, p.ntok FROM lex_posting p "
         "JOIN nt ON nt.rowid = p.rowid) s), 0) WHERE id = 1; "
@@ -365,12 +393,15 @@ def pg_lex_postings() -> list[str]:
         "BEGIN RAISE EXCEPTION 'episode_lex rows are replaced (DELETE + INSERT), never updated'; END $body$",
         "CREATE OR REPLACE TRIGGER kith_lex_posting_upd BEFORE UPDATE ON episode_lex "
         "FOR EACH STATEMENT EXECUTE FUNCTION kith_lex_no_update()",
-        # a lexicon from before the postings (or an empty one): index it once
+        # a lexicon from before the postings (or an empty one): index it once; other weights: recompute w
         "DO $body$ BEGIN IF NOT EXISTS (SELECT 1 FROM lex_posting_stats) THEN "
         "DELETE FROM lex_posting; "
-        f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4) {_pg_postings_of('episode_lex')}; "
-        "INSERT INTO lex_posting_stats(id, docs, tokens) VALUES (1, (SELECT count(*) FROM episode_lex), "
-        "coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT rowid, ntok FROM lex_posting) s), 0)); "
+        f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4, w) {_pg_postings_of('episode_lex', weights)}; "
+        "INSERT INTO lex_posting_stats(id, docs, tokens, wkey) VALUES (1, (SELECT count(*) FROM episode_lex), "
+        f"coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT rowid, ntok FROM lex_posting) s), 0), '{key}'); "
+        f"ELSIF EXISTS (SELECT 1 FROM lex_posting_stats WHERE wkey <> '{key}') THEN "
+        f"UPDATE lex_posting SET w = {lex_weighted(weights)}; "
+        f"UPDATE lex_posting_stats SET wkey = '{key}'; "
         "END IF; END $body$",
     ]
 

@@ -112,6 +112,7 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
         rows = b.exec_driver_sql("SELECT own, sent, near1, near2, near3 FROM episode_lex").fetchall()
         toks = [[t for col in r for t in col.split()] for r in rows]
         assert kept == (598, sum(map(len, toks)), sum(len(set(t)) for t in toks))
+        assert _weighted_ok(b)
     q = lexicon.tokens("harbour ferry kayak")
     with lite.engine.connect() as a, pg.engine.connect() as b:
         want, got = lexicon.search(a, q, 1000), lexicon.search(b, q, 1000)
@@ -120,6 +121,18 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
     assert len(want) == len(got) > 500 and dict(got).keys() == dict(want).keys()
     assert [dict(got)[i] for i, _ in want] == pytest.approx([x for _, x in want], rel=1e-9, abs=1e-15)
     assert all(x >= y for (_, x), (_, y) in zip(got, got[1:]))
+
+    with pg.engine.begin() as b:  # postings weighted with other weights: searched from the counts, then recomputed
+        b.exec_driver_sql("UPDATE lex_posting SET w = 0")
+        b.exec_driver_sql("UPDATE lex_posting_stats SET wkey = 'older weights'")
+    with pg.engine.connect() as b:
+        assert lexicon.search(b, q, 1000) == got
+    with pg.engine.begin() as b:
+        b.exec_driver_sql("UPDATE storemeta SET value = '4' WHERE key = 'schema_version'")
+    again = Database(pg.url)
+    with again.engine.connect() as b:
+        assert _weighted_ok(b) and lexicon.search(b, q, 1000) == got
+    again.close()
 
     with pg.engine.begin() as b:  # as a database from before schema v5 was: no postings yet
         b.exec_driver_sql("DROP TABLE lex_posting")
@@ -137,3 +150,13 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
                 b.exec_driver_sql("UPDATE episode_lex SET own = 'x' WHERE rowid = 1")
     finally:
         again.close()
+
+
+def _weighted_ok(conn) -> bool:
+    """Every posting's ``w`` is its column counts weighted by the configured weights, and the stats say so."""
+    from core.store.schema import lex_weight_key, lex_weights
+
+    w = lex_weights()
+    bad = conn.exec_driver_sql("SELECT count(*) FROM lex_posting WHERE abs(w - (" + " + ".join(
+        f"{x!r} * f{i}" for i, x in enumerate(w)) + ")) > 1e-12").scalar()
+    return bad == 0 and conn.exec_driver_sql("SELECT wkey FROM lex_posting_stats").scalar() == lex_weight_key(w)
