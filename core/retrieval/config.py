@@ -38,6 +38,11 @@ class LexiconConfig:
     speaker: bool = True
     dates: bool = True
 
+    def column_weights(self) -> tuple[float, ...]:
+        """BM25 weights of the five columns (own, sent, near1, near2, near3): own 1, then ``sent_weight`` and
+        ``near`` (a missing ``near`` weight is 0)."""
+        return (1.0, float(self.sent_weight), *map(float, self.near), *([0.0] * (3 - len(self.near))))
+
 
 @dataclass(frozen=True)
 class RelevanceConfig:

@@ -17,7 +17,7 @@ from datetime import datetime
 from core.extraction.time_anchors import has_time_anchor
 
 _ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:day|date|month|year|time|week|weekend)\b|\bwhich (?:day|date|month|year|"
-                        r"week|weekend)\b|\bhow long ago\b|\bwhat time\b", re.IGNORECASE)
+                        r"week|weekend)\b|\bhow long ago\b", re.IGNORECASE)
 
 
 def asks_when(question: str) -> bool:

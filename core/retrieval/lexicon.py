@@ -411,7 +411,7 @@ def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
-    w = (1.0, cfg.sent_weight, *cfg.near, *([0.0] * (3 - len(cfg.near))))
+    w = cfg.column_weights()
     if dialect_name == "postgresql":  # the same BM25, over the postings the database keeps
         return _pg_search(uniq, int(n), w)
     weights = ", ".join(f"{x:g}" for x in w)
@@ -437,11 +437,12 @@ def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     from core.store.schema import lex_weight_key, lex_weighted
 
     k1, b = 1.2, 0.75
-    key = lex_weight_key(w).replace("'", "")
+    key = lex_weight_key(w)
+    counted = lex_weighted(w, [f"p.f{i}" for i in range(len(w))])  # when w was computed with other weights
     sql = (f"SELECT rowid, sum(greatest(ln((n - df + 0.5::float8) / (df + 0.5::float8)), 1e-6::float8) * f "
            f"* {k1 + 1!r}::float8 / (f + {k1!r}::float8 * (1 - {b!r}::float8 + {b!r}::float8 * ntok / avgdl))) "
            "AS score FROM (SELECT p.rowid, p.ntok, "
-           f"CASE WHEN s.wkey = '{key}' THEN p.w ELSE {lex_weighted(w, 'p.')} END AS f, "
+           f"CASE WHEN s.wkey = '{key}' THEN p.w ELSE {counted} END AS f, "
            "count(*) OVER (PARTITION BY p.term) AS df, s.n, s.avgdl FROM lex_posting p, "
            "(SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs "
            "ELSE 1.0 END AS avgdl, wkey FROM lex_posting_stats WHERE id = 1) s WHERE p.term = ANY(?)) q "

@@ -161,12 +161,17 @@ _EP_SQL = (
     "WHERE {where} AND e.tombstoned_at IS NULL")
 
 
+def _ep_sql(where: str) -> str:
+    """:data:`_EP_SQL` for the episodes ``where`` selects (a condition on ``e.id``)."""
+    return _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
+                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", where=where)
+
+
 def _hydrate_sql(cur, ids: Sequence[int]) -> tuple[str, list]:
     """:func:`_hydrate`'s statement and parameters (``core.store.dialect.in_list``: one array parameter on
     PostgreSQL, so the statement is prepared once)."""
     where, params = dialect.in_list(cur, "e.id", [int(i) for i in ids])
-    return _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
-                          etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL", where=where), params
+    return _ep_sql(where), params
 
 
 def _hydrate(cur, ids: Sequence[int], as_of: datetime | None, read: list | None = None) -> dict[int, dict]:
@@ -246,7 +251,6 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime
         question, config, as_of: as given to :func:`retrieve`.
     """
     from core.retrieval.tiers import cue_for, cue_lookup
-    from core.store import dialect
 
     t0 = time.perf_counter()
     question = (question or "").strip()
@@ -286,9 +290,7 @@ def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime
 def _ranked_rows(search: "lexicon.Lookup") -> "lexicon.Lookup":
     """PostgreSQL: the lexicon's ranking (``lexicon.search_lookup``, columns ``rowid, score``) with each ranked
     turn's :func:`_hydrate` row, in one statement; parses to ``(ranking, hydrate rows)``."""
-    ep = _EP_SQL.format(rtomb="r.tombstoned_at" if _HAS_TOMB["record"] else "NULL",
-                        etomb="en.tombstoned_at" if _HAS_TOMB["entity"] else "NULL",
-                        where="e.id IN (SELECT rowid FROM s)")
+    ep = _ep_sql("e.id IN (SELECT rowid FROM s)")
     sql = (f"WITH s AS ({search.sql}) SELECT s.rowid, s.score, x.* FROM s LEFT JOIN ({ep}) x ON x.id = s.rowid "
            "ORDER BY s.score DESC, s.rowid")
 
@@ -340,7 +342,6 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         else:
             dense_f = Future()
             dense_f.set_result(vectors.query(RECORDS, vector, pool_n))
-    from core.store import dialect
     raw = dialect.read_connection(db.engine)
     try:
         cur = raw.cursor()

@@ -41,9 +41,14 @@ def cue_lookup(question: str):
     keys = _cue_keys(question)
     if len(keys) > CUE_KEYS_PER_LOOKUP:
         return None
-    return Lookup(f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN ({','.join('?' * len(keys))})"
-                  if keys else "SELECT key, id FROM concept WHERE false", tuple(keys),
-                  lambda rows: _cue_of(question, dict(rows)))
+    return Lookup(_concepts_sql(keys), tuple(keys), lambda rows: _cue_of(question, dict(rows)))
+
+
+def _concepts_sql(keys: Sequence[str]) -> str:
+    """The live concepts among ``keys``: ``(key, id)`` rows."""
+    if not keys:
+        return "SELECT key, id FROM concept WHERE false"
+    return f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN ({','.join('?' * len(keys))})"
 
 
 def cue_for(cur, question: str):
@@ -53,8 +58,7 @@ def cue_for(cur, question: str):
     known = {}
     for i in range(0, len(keys), CUE_KEYS_PER_LOOKUP):
         part = keys[i:i + CUE_KEYS_PER_LOOKUP]
-        known.update(dict(cur.execute(f"SELECT key, id FROM concept WHERE withdrawn_at IS NULL AND key IN "
-                                      f"({','.join('?' * len(part))})", part).fetchall()))
+        known.update(dict(cur.execute(_concepts_sql(part), part).fetchall()))
     return _cue_of(question, known)
 
 
@@ -85,9 +89,9 @@ def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=
     look = postings_sql(cur, cue, [e for e in ids if e not in covered])
     if look is not None:
         posted_rows = list(posted_rows) + cur.execute(*look).fetchall()
-    posted: dict[int, set[int]] = {}
+    under: dict[int, set[int]] = {}  # episode → the cue's concepts it is indexed under
     for eid, cid in posted_rows:
-        posted.setdefault(eid, set()).add(cid)
+        under.setdefault(eid, set()).add(cid)
     want = set(cue.concept_ids)
     sig_rows = [rows[h.episode_id]["row"] for h in hits]
     ok = [r is not None and r < len(mem.structured) for r in sig_rows]
@@ -103,7 +107,7 @@ def classify(cur, mem, question: str, gist_q: np.ndarray, hits, rows: dict, cue=
                 j += 1
     for h in hits:
         sim, cos = sims.get(h.episode_id, 0.0), coss.get(h.episode_id, 0.0)
-        if want and posted.get(h.episode_id, set()) >= want:
+        if want and under.get(h.episode_id, set()) >= want:
             h.tier, h.confidence, h.low_confidence = "A", 1.0, False
             h.why = f"indexed under every cue concept ({len(want)})"
         elif sim >= B_MIN_SIM:

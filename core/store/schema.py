@@ -9,7 +9,7 @@ issues add memory and personalization tables beside these.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
+from typing import Optional, Sequence
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
@@ -312,12 +312,11 @@ PG_LEX_COLUMNS = ("own", "sent", "near1", "near2", "near3")
 
 
 def lex_weights() -> tuple[float, ...]:
-    """The episode lexicon's column weights, in :data:`PG_LEX_COLUMNS` order (``core.retrieval.config``:
-    ``own`` 1, then ``sent_weight`` and ``near``; a missing ``near`` weight is 0)."""
+    """The episode lexicon's configured column weights, in :data:`PG_LEX_COLUMNS` order
+    (``core.retrieval.config.LexiconConfig.column_weights``)."""
     from core.retrieval.config import CONFIG
 
-    cfg = CONFIG.lexicon
-    return (1.0, float(cfg.sent_weight), *map(float, cfg.near), *([0.0] * (3 - len(cfg.near))))
+    return CONFIG.lexicon.column_weights()
 
 
 def lex_weight_key(weights: tuple[float, ...]) -> str:
@@ -325,9 +324,11 @@ def lex_weight_key(weights: tuple[float, ...]) -> str:
     return ",".join(repr(float(w)) for w in weights)
 
 
-def lex_weighted(weights: tuple[float, ...], prefix: str = "") -> str:
-    """SQL: a posting's column-weighted count ``Σ weight_c × f_c`` (FTS5's weighted term frequency)."""
-    return " + ".join(f"{float(w)!r}::float8 * {prefix}f{i}" for i, w in enumerate(weights))
+def lex_weighted(weights: tuple[float, ...], counts: Sequence[str] | None = None) -> str:
+    """SQL: a posting's column-weighted count ``Σ weight_c × f_c`` (FTS5's weighted term frequency), of the
+    count expressions ``counts`` (default: the columns ``f0…f4``)."""
+    counts = counts or [f"f{i}" for i in range(len(weights))]
+    return " + ".join(f"{float(w)!r}::float8 * {c}" for w, c in zip(weights, counts))
 
 
 def _pg_postings_of(src: str, weights: tuple[float, ...]) -> str:
@@ -335,8 +336,8 @@ def _pg_postings_of(src: str, weights: tuple[float, ...]) -> str:
     parts = " UNION ALL ".join(f"SELECT {i} AS c, x AS term FROM unnest(string_to_array(n.{c}, ' ')) x"
                                for i, c in enumerate(PG_LEX_COLUMNS))
     fs = [f"count(*) FILTER (WHERE t.c = {i})" for i in range(len(PG_LEX_COLUMNS))]
-    w = " + ".join(f"{float(x)!r}::float8 * {f}" for x, f in zip(weights, fs))
-    return (f"SELECT t.term, n.rowid, sum(count(*)) OVER (PARTITION BY n.rowid), {', '.join(fs)}, {w} "
+    return (f"SELECT t.term, n.rowid, sum(count(*)) OVER (PARTITION BY n.rowid), {', '.join(fs)}, "
+            f"{lex_weighted(weights, fs)} "
             f"FROM {src} n CROSS JOIN LATERAL ({parts}) t WHERE t.term <> '' GROUP BY n.rowid, t.term")
 
 
