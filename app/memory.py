@@ -309,19 +309,31 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
     question = (question or "").strip()
     if not question:
         raise ValueError("recall needs a question")
-    from core.retrieval.retriever import lexical, pool
+    from core.retrieval.retriever import lexical, lexical_start, pool
 
     config = config or CONFIG
     q = owner_view(c, question)
-    lex = pool().submit(lexical, c.db, q, config, as_of) if config.parallel else None  # looked up while q is encoded
+    lex = None
+    if config.parallel:  # the question's words are looked up while it is encoded: on a server, sent to it now;
+        # on SQLite, on a helper thread (SQLite's own time then runs beside the encoder's)
+        lex = lexical_start(c.db, q, config, as_of) if c.db.server else pool().submit(lexical, c.db, q, config, as_of)
     fresh = None
     if refresh:
         fresh = pool().submit(c.refresh) if config.parallel else c.refresh()
-    qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    try:
+        qv = c.encoder.encode([q])[0] if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    except BaseException:
+        if hasattr(lex, "close"):
+            lex.close()
+        raise
     if isinstance(fresh, Future):
         fresh.result()  # before the signature files and Chroma are read
-    res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
-                   exclude_text=exclude_text, prefetched=lex)
+    try:
+        res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
+                       exclude_text=exclude_text, prefetched=lex)
+    finally:
+        if hasattr(lex, "close"):  # a server's reads, if retrieve failed before reading them
+            lex.close()
     if trace:
         c.writer.submit(write_trace, c, res.trace, res.hits[0].tier if res.hits else "")
     return res

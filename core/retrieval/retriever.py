@@ -244,47 +244,85 @@ class Lexical:
 
 def lexical(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime | None = None) -> Lexical:
     """The question-only part of :func:`retrieve`, on a connection of its own (so it can run while the caller
-    encodes the question: ``pool().submit(lexical, db, question, config, as_of)``).  Reads only.
+    encodes the question: ``pool().submit(lexical, db, question, config, as_of)``, or on a server
+    :func:`lexical_start` before encoding and ``.result()`` after).  Reads only.
 
     Args:
         db: the ``core.store.db.Database``.
         question, config, as_of: as given to :func:`retrieve`.
     """
-    from core.retrieval.tiers import cue_for, cue_lookup
+    return lexical_start(db, question, config, as_of).result()
 
-    t0 = time.perf_counter()
-    question = (question or "").strip()
-    qtok = lexicon.tokens(question)
-    raw = dialect.read_connection(db.engine)
-    try:  # independent reads: one round trip to a server (dialect.pipeline)
-        name = dialect.name(raw)
-        looks = {"ranking": lexicon.search_lookup(name, qtok, config.pool, config.lexicon)
-                 if config.weights.get("lex", 0) else None,
-                 "named": lexicon.speakers_named_lookup(qtok) if config.speaker_boost else None,
-                 "several": lexicon.SEVERAL_SPEAKERS if config.speaker_boost else None,
-                 "goal": GOALS if config.goal_bias_weight else None,
-                 "docs": lexicon.DOC_COUNT, "dfs": lexicon.doc_freqs_lookup(name, qtok), "cue": cue_lookup(question)}
-        looks = {k: v for k, v in looks.items() if v is not None}
-        hydrated = None
-        if name == "postgresql" and "ranking" in looks:  # the ranked turns' rows in the same statement
-            looks["ranking"] = hydrated = _ranked_rows(looks["ranking"])
-        got = {k: look.parse(rows) for (k, look), rows in
-               zip(looks.items(), dialect.pipeline(raw, [(look.sql, look.params) for look in looks.values()]))}
-        cue = got["cue"] if "cue" in got else cue_for(raw.cursor(), question)
-        if hydrated is not None:
-            ranked, read = got["ranking"]
-            ranking = [e for e, _ in ranked]
-            rows = _hydrate(None, ranking, as_of, read=read)
-        else:
-            ranking = [e for e, _ in got.get("ranking", [])]
-            rows = _hydrate(raw.cursor(), ranking, as_of)
-    finally:
-        raw.close()
-    named = got.get("named", [])
-    several = bool(named) and got.get("several", False)
-    goal = got.get("goal")
-    idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
-    return Lexical(qtok, ranking, named, several, goal, idfs, cue, as_of, rows, (time.perf_counter() - t0) * 1000)
+
+class LexicalPending:
+    """:func:`lexical` begun: its reads sent (on a server, computed there while the caller encodes the
+    question); :meth:`result` reads them and returns the :class:`Lexical`.  Call :meth:`result` or
+    :meth:`close` once."""
+
+    def __init__(self, db, question: str, config: RetrievalConfig, as_of: datetime | None):
+        from core.retrieval.tiers import cue_lookup
+
+        t0 = time.perf_counter()
+        self.question, self.as_of = (question or "").strip(), as_of
+        self.qtok = lexicon.tokens(self.question)
+        self.raw = dialect.read_connection(db.engine)
+        try:  # independent reads: one round trip to a server
+            name = dialect.name(self.raw)
+            looks = {"ranking": lexicon.search_lookup(name, self.qtok, config.pool, config.lexicon)
+                     if config.weights.get("lex", 0) else None,
+                     "named": lexicon.speakers_named_lookup(self.qtok) if config.speaker_boost else None,
+                     "several": lexicon.SEVERAL_SPEAKERS if config.speaker_boost else None,
+                     "goal": GOALS if config.goal_bias_weight else None,
+                     "docs": lexicon.DOC_COUNT, "dfs": lexicon.doc_freqs_lookup(name, self.qtok),
+                     "cue": cue_lookup(self.question)}
+            self.looks = {k: v for k, v in looks.items() if v is not None}
+            self.hydrated = name == "postgresql" and "ranking" in self.looks
+            if self.hydrated:  # the ranked turns' rows in the same statement
+                self.looks["ranking"] = _ranked_rows(self.looks["ranking"])
+            self.sent = dialect.send(self.raw, [(look.sql, look.params) for look in self.looks.values()], native=True)
+        except BaseException:
+            self.raw.close()
+            raise
+        self.ms = (time.perf_counter() - t0) * 1000
+
+    def result(self) -> Lexical:
+        from core.retrieval.tiers import cue_for
+
+        t0 = time.perf_counter()
+        raw = self.raw
+        try:
+            got = {k: look.parse(rows) for (k, look), rows in zip(self.looks.items(), self.sent.rows())}
+            cue = got["cue"] if "cue" in got else cue_for(raw.cursor(), self.question)
+            if self.hydrated:
+                ranked, read = got["ranking"]
+                ranking = [e for e, _ in ranked]
+                rows = _hydrate(None, ranking, self.as_of, read=read)
+            else:
+                ranking = [e for e, _ in got.get("ranking", [])]
+                rows = _hydrate(raw.cursor(), ranking, self.as_of)
+        finally:
+            self.close()
+        named = got.get("named", [])
+        several = bool(named) and got.get("several", False)
+        idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
+        return Lexical(self.qtok, ranking, named, several, got.get("goal"), idfs, cue, self.as_of, rows,
+                       self.ms + (time.perf_counter() - t0) * 1000)
+
+    def close(self) -> None:
+        """Give the connection back (:meth:`result` does; a caller that failed before it calls this)."""
+        if self.raw is not None:
+            raw, self.raw = self.raw, None
+            try:
+                self.sent.close()
+            finally:
+                raw.close()
+
+
+def lexical_start(db, question: str, config: RetrievalConfig = CONFIG, as_of: datetime | None = None) -> LexicalPending:
+    """Begin :func:`lexical`: on a server its reads are sent now and computed there while the caller does something
+    else on this thread (no helper thread: its Python would contend with the encoder's); on SQLite they run at
+    ``.result()`` (run it on a helper thread)."""
+    return LexicalPending(db, question, config, as_of)
 
 
 def _ranked_rows(search: "lexicon.Lookup") -> "lexicon.Lookup":
@@ -302,7 +340,7 @@ def _ranked_rows(search: "lexicon.Lookup") -> "lexicon.Lookup":
 
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
              config: RetrievalConfig = CONFIG, exclude_text: str | None = None,
-             prefetched: "Lexical | Future | None" = None) -> Retrieval:
+             prefetched: "Lexical | LexicalPending | Future | None" = None) -> Retrieval:
     """Retrieve evidence for ``question``.
 
     Args:
@@ -316,7 +354,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             by then, are left out; facts true then are current).
         config: the retrieval configuration (default :data:`CONFIG`).
         exclude_text: a text never returned as its own answer (the message being answered).
-        prefetched: :func:`lexical` of the same question and configuration (or its Future), when the caller
+        prefetched: :func:`lexical` of the same question and configuration (or its Future, or its
+            :func:`lexical_start`), when the caller
             started it while encoding; else it is computed here.
 
     Returns:
@@ -358,7 +397,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             timings["gist"] = (time.perf_counter() - t1) * 1000
         t1 = time.perf_counter()
         lex = prefetched if prefetched is not None else lexical(db, question, config, as_of)
-        if isinstance(lex, Future):
+        if isinstance(lex, (Future, LexicalPending)):
             lex = lex.result()
         timings["lex"] = lex.ms
         timings["lex_wait"] = (time.perf_counter() - t1) * 1000
@@ -376,7 +415,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         if dense:
             where, params = dialect.in_list(cur, "record_id", [r for r, _ in dense])
             looks.append((f"SELECT record_id, id FROM episode WHERE {where}", params))
-        got = dialect.pipeline(raw, looks) if looks else []
+        got = dialect.pipeline(raw, looks, native=True) if looks else []
         if w.get("gist", 0):
             rankings["gist"] = [e for e, _ in gist_look.parse(got.pop(0))] if gist_look is not None else []
         if dense_f is not None:
@@ -407,7 +446,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         tier_a = postings_sql(cur, lex.cue, cand)  # the candidates' postings under the cue's concepts (tier A)
         if tier_a is not None:
             looks.append(tier_a)
-        got = dialect.pipeline(raw, looks) if looks else []
+        got = dialect.pipeline(raw, looks, native=True) if looks else []
         rows = _hydrate(cur, rest, as_of, read=got.pop(0)) if rest else {}
         rows.update((e, known[e]) for e in cand if e in known)
         cand_facts = got.pop(0) if cand else []

@@ -19,12 +19,13 @@ from core.errors import StoreError
 from core.store import conversations, forgetting, memory_schema, personal_schema  # noqa: F401  (register the chat, forget, memory and personalization tables)
 from core.store import schema
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """v2: ``record.pending`` (the ingest stages a record still needs), ``fact.indexed_at``, the ``storemeta``
 table, and one signature row per episode (a unique index).  v3 (issue 13): ``record.utc_offset``,
 ``alias.origin_id``, ``recordentity.alias_id``, ``mergecandidate.signal/threshold/decided_by/confirmed_at``.
 v4 (contact cards): ``alias.card``.  v5: on PostgreSQL, the episode lexicon's postings
-(``schema.pg_lex_postings``; nothing changes in SQLite).  Columns a newer Kith adds to an existing
+(``schema.pg_lex_postings``; nothing changes in SQLite).  v6: on PostgreSQL, the lexicon's
+document frequencies (``lex_term``, kept by the same triggers; nothing changes in SQLite).  Columns a newer Kith adds to an existing
 table are added by :meth:`Database._add_missing_columns` (nullable, or with their default)."""
 
 

@@ -494,13 +494,17 @@ def raw_connection(engine):
     return PgConnection(raw.driver_connection, close_fn=raw.close)
 
 
-def pipeline(conn, statements: Sequence[tuple[str, Sequence]]) -> list[list[tuple]]:
+def pipeline(conn, statements: Sequence[tuple[str, Sequence]], native: bool = False) -> list[list[tuple]]:
     """Run independent reads and return each one's rows, in order: ``[(sql, params)]`` → ``[[row]]``.
     SQLite runs them one after the other; PostgreSQL sends them all at once in psycopg's pipeline mode and
     reads the results after one synchronisation — one round trip instead of one per statement.
 
     Args:
         conn: a connection of :func:`raw_connection` / :func:`read_connection`.
+        native: PostgreSQL's rows as psycopg gives them (timestamps as ``datetime``, JSON as Python values),
+            not converted to what sqlite3 gives — for a caller that takes both (``core.clock.ensure_utc`` of
+            either); the retriever's hydrated rows spent a third of their Python time turning timestamps into
+            text and back.
     """
     if not isinstance(conn, PgConnection):
         out = []
@@ -512,7 +516,58 @@ def pipeline(conn, statements: Sequence[tuple[str, Sequence]]) -> list[list[tupl
     with conn._conn.pipeline():
         for cur, (sql, params) in zip(curs, statements):
             cur.execute(sql, params)
-    return [cur.fetchall() for cur in curs]
+    return [cur._cur.fetchall() if native else cur.fetchall() for cur in curs]
+
+
+class Sent:
+    """Independent reads already sent to a PostgreSQL server, their results read later (:func:`send`): the server
+    computes them while the caller does something else on this thread (encodes the question).  On SQLite
+    nothing is sent: :meth:`rows` runs them.
+
+    Use :meth:`rows` once (it ends the pipeline; always call it, or :meth:`close` on an error)."""
+
+    def __init__(self, conn, statements: Sequence[tuple[str, Sequence]], native: bool = False):
+        self._conn, self._statements, self._native = conn, list(statements), native
+        self._pipe = self._curs = None
+        if not isinstance(conn, PgConnection) or not self._statements:
+            return
+        self._curs = [PgCursor(conn._conn.cursor()) for _ in self._statements]
+        self._pipe = conn._conn.pipeline()
+        self._pipe.__enter__()
+        try:
+            for cur, (sql, params) in zip(self._curs, self._statements):
+                cur.execute(sql, params)
+            # psycopg sends a pipeline's statements when it is synced; its own generator sends them now without
+            # waiting for their results (where a psycopg version lacks it, they are sent by rows())
+            communicate = getattr(self._pipe, "_communicate_gen", None)
+            if communicate is not None:
+                conn._conn.wait(communicate())
+        except BaseException:
+            self.close()
+            raise
+
+    def rows(self) -> list[list[tuple]]:
+        """Each statement's rows, in order (see :func:`pipeline`)."""
+        if self._pipe is None:
+            return pipeline(self._conn, self._statements, native=self._native) if self._curs is None else []
+        pipe, self._pipe = self._pipe, None
+        pipe.__exit__(None, None, None)  # the results (one synchronisation)
+        return [cur._cur.fetchall() if self._native else cur.fetchall() for cur in self._curs]
+
+    def close(self) -> None:
+        """Abandon the reads (their results are read and dropped)."""
+        if self._pipe is not None:
+            pipe, self._pipe = self._pipe, None
+            try:
+                pipe.__exit__(None, None, None)
+            except Exception:
+                pass
+
+
+def send(conn, statements: Sequence[tuple[str, Sequence]], native: bool = False) -> Sent:
+    """Send independent reads now and read their rows later: ``send(conn, [(sql, params)]).rows()`` is
+    :func:`pipeline`, with the server's time in between free for the caller."""
+    return Sent(conn, statements, native)
 
 
 def read_connection(engine):

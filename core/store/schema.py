@@ -341,6 +341,13 @@ def _pg_postings_of(src: str, weights: tuple[float, ...]) -> str:
             f"FROM {src} n CROSS JOIN LATERAL ({parts}) t WHERE t.term <> '' GROUP BY n.rowid, t.term")
 
 
+def _pg_term_counts(src: str) -> str:
+    """SELECT of (term, turns holding it, turns holding it in their own words) over the postings of the
+    ``episode_lex`` rows of ``src`` (a trigger's transition table)."""
+    return ("SELECT p.term, count(*) AS df, count(*) FILTER (WHERE p.f0 > 0) AS df_own FROM lex_posting p "
+            f"JOIN {src} ON {src}.rowid = p.rowid GROUP BY p.term")
+
+
 def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
     """PostgreSQL: an inverted index of the episode lexicon, kept by the database itself, so that
     ``core.retrieval.lexicon.search`` ranks every matching turn by FTS5's BM25 in one indexed query.
@@ -350,9 +357,13 @@ def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
     :func:`lex_weights`: computed once here instead of for every posting of every question) and the turn's
     token count ``ntok`` (BM25's length normalisation); ``lex_posting_stats``: the turns and their tokens in
     all (BM25's N and average length) and ``wkey``, the weights ``w`` holds (a search with other weights
-    computes them from ``f0…f4``).  Statement-level triggers on ``episode_lex`` (every write there is an
-    INSERT or a DELETE, forget's included) keep both, in the writer's transaction; an existing lexicon is
-    indexed once, when ``lex_posting_stats`` is empty, and ``w`` is recomputed when the weights changed.
+    computes them from ``f0…f4``); ``lex_term``: each term's document frequencies — the turns holding it
+    in any column (``df``, BM25's idf) and in their own words (``df_own``, the relevance features) — so that
+    a search reads a term's df instead of counting its postings (half a server search's time, v6); a term
+    no turn holds any more is deleted.  Statement-level triggers on ``episode_lex`` (every write there is an
+    INSERT or a DELETE, forget's included) keep all three, in the writer's transaction; an existing lexicon
+    is indexed once, when ``lex_posting_stats`` is empty (``lex_term`` when it is), and ``w`` is recomputed
+    when the weights changed.
     A column holds space-separated tokens (``core.retrieval.lexicon``), counted as FTS5 counts them.
 
     Why: a GIN-indexed ``tsvector`` finds the matching turns but not their term frequencies; scoring the
@@ -371,9 +382,12 @@ def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
         "CREATE TABLE IF NOT EXISTS lex_posting_stats (id SMALLINT PRIMARY KEY, docs BIGINT NOT NULL, "
         "tokens BIGINT NOT NULL, wkey TEXT NOT NULL DEFAULT '')",
         "ALTER TABLE lex_posting_stats ADD COLUMN IF NOT EXISTS wkey TEXT NOT NULL DEFAULT ''",
+        "CREATE TABLE IF NOT EXISTS lex_term (term TEXT PRIMARY KEY, df BIGINT NOT NULL, df_own BIGINT NOT NULL)",
         "CREATE OR REPLACE FUNCTION kith_lex_posting_add() RETURNS trigger LANGUAGE plpgsql AS $body$ "
         "BEGIN "
         f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4, w) {post}; "
+        f"INSERT INTO lex_term(term, df, df_own) {_pg_term_counts('nt')} ON CONFLICT (term) DO UPDATE "
+        "SET df = lex_term.df + EXCLUDED.df, df_own = lex_term.df_own + EXCLUDED.df_own; "
         "UPDATE lex_posting_stats SET docs = docs + (SELECT count(*) FROM nt), "
         "tokens = tokens + coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT p.rowid, p.ntok FROM lex_posting p "
         "JOIN nt ON nt.rowid = p.rowid) s), 0) WHERE id = 1; "
@@ -383,6 +397,10 @@ def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
         "UPDATE lex_posting_stats SET docs = docs - (SELECT count(*) FROM ot), "
         "tokens = tokens - coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT p.rowid, p.ntok FROM lex_posting p "
         "JOIN ot ON ot.rowid = p.rowid) s), 0) WHERE id = 1; "
+        # a term no turn holds any more is gone (a forgotten name is not left in the vocabulary)
+        f"WITH d AS ({_pg_term_counts('ot')}), gone AS (DELETE FROM lex_term t USING d "
+        "WHERE t.term = d.term AND t.df <= d.df) UPDATE lex_term t SET df = t.df - d.df, df_own = t.df_own - d.df_own "
+        "FROM d WHERE t.term = d.term AND t.df > d.df; "
         "DELETE FROM lex_posting p USING ot WHERE p.rowid = ot.rowid; "
         "RETURN NULL; END $body$",
         "CREATE OR REPLACE TRIGGER kith_lex_posting_ins AFTER INSERT ON episode_lex REFERENCING NEW TABLE AS nt "
@@ -396,14 +414,17 @@ def pg_lex_postings(weights: tuple[float, ...] | None = None) -> list[str]:
         "FOR EACH STATEMENT EXECUTE FUNCTION kith_lex_no_update()",
         # a lexicon from before the postings (or an empty one): index it once; other weights: recompute w
         "DO $body$ BEGIN IF NOT EXISTS (SELECT 1 FROM lex_posting_stats) THEN "
-        "DELETE FROM lex_posting; "
+        "DELETE FROM lex_posting; DELETE FROM lex_term; "
         f"INSERT INTO lex_posting(term, rowid, ntok, f0, f1, f2, f3, f4, w) {_pg_postings_of('episode_lex', weights)}; "
         "INSERT INTO lex_posting_stats(id, docs, tokens, wkey) VALUES (1, (SELECT count(*) FROM episode_lex), "
         f"coalesce((SELECT sum(ntok) FROM (SELECT DISTINCT rowid, ntok FROM lex_posting) s), 0), '{key}'); "
         f"ELSIF EXISTS (SELECT 1 FROM lex_posting_stats WHERE wkey <> '{key}') THEN "
         f"UPDATE lex_posting SET w = {lex_weighted(weights)}; "
         f"UPDATE lex_posting_stats SET wkey = '{key}'; "
-        "END IF; END $body$",
+        "END IF; "
+        "IF NOT EXISTS (SELECT 1 FROM lex_term) THEN "
+        "INSERT INTO lex_term(term, df, df_own) SELECT term, count(*), count(*) FILTER (WHERE f0 > 0) "
+        "FROM lex_posting GROUP BY term; END IF; END $body$",
     ]
 
 

@@ -4,6 +4,7 @@ lexicon, each behind its own interface (``core.store.search.bm25``, ``core.retri
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -90,17 +91,18 @@ def test_episode_lexicon_ranks_as_fts5(both):
 
 
 def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexicon(both):
-    """``lex_posting`` (``core.store.schema.pg_lex_postings``) follows every INSERT and DELETE of the lexicon in
-    the writer's transaction; a lexicon from before the postings is indexed when the database is opened; an
+    """``lex_posting`` and ``lex_term`` (``core.store.schema.pg_lex_postings``) follow every INSERT and DELETE of
+    the lexicon in the writer's transaction (a term no turn holds any more is deleted); a lexicon from before the postings is indexed when the database is opened; an
     UPDATE is refused.  Every one of ~600 matching turns is ranked (no candidate cap), as FTS5 ranks them."""
     lite, pg = both
     rnd = random.Random(3)
     turns = [lexicon.Turn(i + 1, f"chat-{i % 5}", None, "Ana Müller",
                           " ".join(rnd.choices(WORDS[:6], k=rnd.randint(2, 12)))) for i in range(600)]
+    lonely = lexicon.Turn(601, "lonely", None, "Ana Müller", "zanzibarite")  # its word is held by no other turn
     for db in (lite, pg):
         with db.engine.begin() as conn:
-            lexicon.add(conn, turns)
-            lexicon.remove(conn, [10, 11])
+            lexicon.add(conn, turns + [lonely])
+            lexicon.remove(conn, [10, 11, 601])
 
     def postings(conn) -> tuple[int, int, int]:
         docs, tokens = conn.exec_driver_sql("SELECT docs, tokens FROM lex_posting_stats").one()
@@ -113,6 +115,10 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
         toks = [[t for col in r for t in col.split()] for r in rows]
         assert kept == (598, sum(map(len, toks)), sum(len(set(t)) for t in toks))
         assert _weighted_ok(b)
+        # each term's document frequencies (lex_term), counted independently; a term no turn holds is gone
+        df = Counter(t for ts in toks for t in set(ts))
+        own = Counter(t for r in rows for t in set(r[0].split()))
+        assert _term_counts(b) == (dict(df), dict(own)) and "zanzibarite" not in df
     q = lexicon.tokens("harbour ferry kayak")
     with lite.engine.connect() as a, pg.engine.connect() as b:
         want, got = lexicon.search(a, q, 1000), lexicon.search(b, q, 1000)
@@ -125,8 +131,10 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
     with pg.engine.begin() as b:  # postings weighted with other weights: searched from the counts, then recomputed
         b.exec_driver_sql("UPDATE lex_posting SET w = 0")
         b.exec_driver_sql("UPDATE lex_posting_stats SET wkey = 'older weights'")
-    with pg.engine.connect() as b:
-        assert lexicon.search(b, q, 1000) == got
+    with pg.engine.connect() as b:  # the same scores, up to the last bits of a float (computed in another order)
+        older = lexicon.search(b, q, 1000)
+        assert [i for i, _ in older] == [i for i, _ in got]
+        assert [x for _, x in older] == pytest.approx([x for _, x in got], rel=1e-12, abs=1e-18)
     with pg.engine.begin() as b:
         b.exec_driver_sql("UPDATE storemeta SET value = '4' WHERE key = 'schema_version'")
     again = Database(pg.url)
@@ -137,11 +145,12 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
     with pg.engine.begin() as b:  # as a database from before schema v5 was: no postings yet
         b.exec_driver_sql("DROP TABLE lex_posting")
         b.exec_driver_sql("DROP TABLE lex_posting_stats")
+        b.exec_driver_sql("DROP TABLE lex_term")
         b.exec_driver_sql("UPDATE storemeta SET value = '4' WHERE key = 'schema_version'")
     again = Database(pg.url)
     try:
         with again.engine.connect() as b:
-            assert postings(b) == kept
+            assert postings(b) == kept and _term_counts(b) == (dict(df), dict(own))
             assert lexicon.search(b, q, 1000) == got
         import sqlalchemy.exc
 
@@ -152,6 +161,12 @@ def test_episode_postings_are_kept_by_the_database_and_rebuilt_for_an_older_lexi
         again.close()
 
 
+def _term_counts(conn) -> tuple[dict, dict]:
+    """``lex_term`` as ({term: turns holding it}, {term: turns holding it in their own words, when > 0})."""
+    rows = conn.exec_driver_sql("SELECT term, df, df_own FROM lex_term").fetchall()
+    return {t: d for t, d, _ in rows}, {t: o for t, _, o in rows if o}
+
+
 def _weighted_ok(conn) -> bool:
     """Every posting's ``w`` is its column counts weighted by the configured weights, and the stats say so."""
     from core.store.schema import lex_weight_key, lex_weights
@@ -160,3 +175,39 @@ def _weighted_ok(conn) -> bool:
     bad = conn.exec_driver_sql("SELECT count(*) FROM lex_posting WHERE abs(w - (" + " + ".join(
         f"{x!r} * f{i}" for i, x in enumerate(w)) + ")) > 1e-12").scalar()
     return bad == 0 and conn.exec_driver_sql("SELECT wkey FROM lex_posting_stats").scalar() == lex_weight_key(w)
+
+
+def test_reads_sent_before_they_are_read_give_the_same_rows(both):
+    """``dialect.send``: a server's reads are sent at once (the server holds the last of them before anything is
+    read back: its ``pg_stat_activity``), computed while the caller works, and read later with the rows
+    ``dialect.pipeline`` gives — timestamps as ``datetime`` with ``native``, as sqlite3's text without; an
+    abandoned send gives its connection back usable.  On SQLite, ``rows()`` runs them."""
+    from datetime import datetime
+
+    from core.store import dialect
+
+    lite, pg = both
+    stmts = [("SELECT 1 + ?, 'a'", (41,)), ("SELECT CAST('2024-05-01 10:00:00' AS TIMESTAMP)", ()),
+             ("SELECT x FROM (SELECT 3 AS x UNION ALL SELECT 1 UNION ALL SELECT 2) v WHERE x >= ? ORDER BY x "
+              "/* the last read */", (2,))]
+    raw = dialect.read_connection(pg.engine)
+    try:
+        pid = raw.execute("SELECT pg_backend_pid()").fetchone()[0]
+        sent = dialect.send(raw, stmts, native=True)
+        with pg.engine.connect() as other:
+            seen = other.exec_driver_sql(f"SELECT query FROM pg_stat_activity WHERE pid = {pid}").scalar()
+        assert "the last read" in seen
+        got = sent.rows()
+        assert got == [[(42, "a")], [(datetime(2024, 5, 1, 10, 0),)], [(2,), (3,)]]
+        assert dialect.send(raw, stmts).rows() == dialect.pipeline(raw, stmts) == \
+            [[(42, "a")], [("2024-05-01 10:00:00.000000",)], [(2,), (3,)]]
+        dialect.send(raw, stmts).close()  # abandoned: the connection still reads
+        assert raw.execute("SELECT 7").fetchone() == (7,)
+    finally:
+        raw.close()
+    raw = dialect.read_connection(lite.engine)
+    try:
+        lite_stmts = [(s.replace(" /* the last read */", ""), p) for s, p in stmts[:1] + stmts[2:]]
+        assert dialect.send(raw, lite_stmts).rows() == [[(42, "a")], [(2,), (3,)]]
+    finally:
+        raw.close()
