@@ -275,7 +275,7 @@ def _positive_messages(L: Ledger, pid: int, t: float, k: int = 3) -> list[Positi
         sims = m @ pref
         order = [with_emb[j][0] for j in np.argsort(-sims, kind="stable")]
     else:
-        order = [r[0] for r in sorted(rows, key=lambda r: -r[1])]
+        order = [r[0] for r in sorted(rows, key=lambda r: (-r[1], -r[0]))]  # newest first; ties: the later id
     top = order[:k]
     texts = dict(L.conn.execute(f"SELECT id, text FROM message WHERE id IN ({','.join('?' * len(top))})", top))
     out = []

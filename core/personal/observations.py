@@ -110,7 +110,7 @@ def active(ledger: Ledger, person_id: int, now, threshold: float = FORGET_BELOW)
     rows = ledger.conn.execute(f"SELECT id, text, category FROM observation WHERE id IN ({','.join('?' * len(ids))})",
                                list(ids)).fetchall()
     return sorted((ObservationView(r[0], r[1], r[2], round(ids[r[0]], 4)) for r in rows),
-                  key=lambda o: -o.confidence)
+                  key=lambda o: (-o.confidence, o.id))  # ties: oldest first (not the order a database returns rows)
 
 
 def retrieve(ledger: Ledger, person_id: int, now, query: str = "", query_embedding: np.ndarray | None = None,

@@ -563,9 +563,10 @@ class Ledger:
         out = {n: [0] * 168 for n in names}
         wms = self._wms(owner)
         agg = [n for n in names if n in wms and wms[n] <= now]
-        for name, cells in self.conn.execute(  # one row per signal: "how:n,how:n,…" (few rows to fetch)
-                f"SELECT name, group_concat(how || ':' || n) FROM signal_agg WHERE owner=? AND name IN "
-                f"({','.join('?' * len(agg))}) AND target=? GROUP BY name", (owner, *agg, ALL_TARGETS)):
+        rows = self.conn.execute(  # one row per signal: "how:n,how:n,…" (few rows to fetch)
+            f"SELECT name, group_concat(how || ':' || n) FROM signal_agg WHERE owner=? AND name IN "
+            f"({','.join('?' * len(agg))}) AND target=? GROUP BY name", (owner, *agg, ALL_TARGETS)) if agg else ()
+        for name, cells in rows:
             row = out[name]
             for cell in cells.split(","):
                 how, n = cell.split(":")
@@ -574,7 +575,7 @@ class Ledger:
         for n in names:
             lo = wms[n] if n in agg else -math.inf
             parts.append(f"SELECT name, {_HOW_SQL} AS how, count(*) FROM signal WHERE owner=? AND name=? "
-                         f"AND at > ? AND at <= ? AND {_MSG_TARGET} GROUP BY how")
+                         f"AND at > ? AND at <= ? AND {_MSG_TARGET} GROUP BY name, how")
             params += [owner, n, lo, now]
         for name, how, n in self.conn.execute(" UNION ALL ".join(parts), params):
             if how is not None and how >= 0:
@@ -649,7 +650,7 @@ class Ledger:
         parts, params = [], []
         for name in SIGNALS:
             parts.append("SELECT name, count(*), sum(weight) FROM signal WHERE owner=? AND name=? AND at > ? "
-                         "AND at <= ?")
+                         "AND at <= ? GROUP BY name")  # (PostgreSQL names every selected column in GROUP BY)
             params += [owner, name, lo.get(name, -math.inf), now]
         for name, n, s in self.conn.execute(" UNION ALL ".join(parts), params):
             if n:

@@ -245,6 +245,11 @@ def _marks(sql: str, named: bool) -> tuple[str, list | None]:
     return "".join(out), (order if numbered else None)
 
 
+_EMPTY_IN = _re.compile(r"\b(NOT\s+)?IN\s*\(\s*\)", _re.IGNORECASE)
+"""``x IN ()`` / ``x NOT IN ()`` (a list built from an empty sequence): false / true in SQLite, a syntax error in
+PostgreSQL, where ``x = ANY('{}')`` / ``x <> ALL('{}')`` say the same (the empty array takes ``x``'s type)."""
+
+
 def translate(sql: str, named: bool = False) -> tuple[str, list | None]:
     """A statement written for SQLite as PostgreSQL runs it (see above).  Returns (sql, parameter order
     for ``?N`` marks, else None).  Cached per statement."""
@@ -275,6 +280,8 @@ def translate(sql: str, named: bool = False) -> tuple[str, list | None]:
         s = s.replace("sqlite_master", _PG_MASTER)
     if "ifnull(" in low:
         s = _re.sub(r"\bifnull\s*\(", "coalesce(", s, flags=_re.IGNORECASE)
+    if "in (" in low or "in(" in low:  # SQLite takes an empty list; PostgreSQL's syntax has none
+        s = _EMPTY_IN.sub(lambda m: "<> ALL('{}')" if m.group(1) else "= ANY('{}')", s)
     if "group_concat(" in low:
         s = _rewrite_calls(s, "group_concat", lambda h, a: f"string_agg(CAST({a[0]} AS TEXT), "
                            + (a[1] if len(a) > 1 else "','") + ")")

@@ -250,3 +250,53 @@ def test_a_pooled_connection_dropped_while_idle_is_replaced(pg_server, monkeypat
     finally:
         db.engine.dispose()
         pg_server.drop_db(url)
+
+
+def test_the_chat_on_servers_answers_keeps_and_learns_as_embedded(server_env, tmp_path):
+    """``kith chat``'s loop on a server setup (the personalization ledger on PostgreSQL, issue 16): the same
+    memory answers as on an embedded folder, the conversation kept, each owner turn learned into the ledger
+    (its messages and signals), and the brief read back from it — on both setups alike."""
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+    from app.operations.conversations import history, list_conversations, open_conversation
+    from app.personal import personal_service
+
+    mail = write_mbox(tmp_path / "garden.mbox", [
+        ("Alice Example <alice@example.com>", "Sourdough", "Feed the quillfeather starter twice a day."),
+        ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing at Fontainebleau on Saturday?"),
+        ("Alice Example <alice@example.com>", "Rye", "Rye flour makes the quillfeather starter bubble."),
+    ])
+    turns = ["the quillfeather starter", "where shall we go climbing?", "what makes the starter bubble?",
+             "thanks, and who is Bob Stone?", "ok"]
+    got = {}
+    for name, env in (("embedded", None), ("server", server_env)):
+        home = tmp_path / name
+        c = (Container(Settings.load(home), database=f"sqlite:///{home / 'kith.sqlite3'}", vectors="")
+             if env is None else Container(Settings.load(home)))
+        try:
+            assert c.db.server == (env is not None)
+            c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+            assert ingest(c, [mail]).records_added == 3
+            loop = ConversationLoop.for_container(c, model=NoModel(), observations_every=5)
+            results = [loop.turn(t) for t in turns]
+            assert not [w for r in results for w in r.warnings]
+            replies = [r.reply for r in results]
+            c.writer.run(lambda: None)  # what the turns queued to the writer is written
+            svc = personal_service(c)
+            owner = svc.owner_id()
+            kept = list_conversations(c)
+            conv = open_conversation(c, kept[0].id)
+            n_messages = svc.ledger.conn.execute("SELECT count(*) FROM message WHERE person_id = ?",
+                                                 (owner,)).fetchone()[0]
+            n_signals = svc.ledger.conn.execute("SELECT count(*) FROM signal WHERE owner = ?", (owner,)).fetchone()[0]
+            got[name] = (replies, len(kept), [m["role"] for m in history(conv)], n_messages, n_signals > 0,
+                         svc.system_prompt(owner, "climbing"))
+        finally:
+            c.close()
+    for a, b in zip(got["server"], got["embedded"]):
+        assert a == b, (a, b)
+    replies, n_conv, roles, n_messages, learned, _brief = got["server"]
+    assert "quillfeather starter twice a day" in replies[0] and "Fontainebleau" in replies[1]
+    assert "Rye flour" in replies[2]
+    assert n_conv == 1 and roles == ["user", "assistant"] * len(turns)
+    assert n_messages >= len(turns) and learned

@@ -32,6 +32,9 @@ def test_sqlite_idioms():
         "SELECT id FROM entity WHERE CAST(trunc(((CAST(attrs AS jsonb) ->> 'merged_into'))::numeric) AS BIGINT) = %s"
     assert translate("UPDATE summary SET stale = 1 WHERE is_owner = 0")[0] == \
         "UPDATE summary SET stale = true WHERE is_owner = false"
+    # an IN list made from an empty sequence: SQLite's false / true, which PostgreSQL cannot parse
+    assert translate("SELECT a FROM t WHERE b IN () AND c NOT IN ( ) AND d IN (?)")[0] == \
+        "SELECT a FROM t WHERE b = ANY('{}') AND c <> ALL('{}') AND d IN (%s)"
     assert translate("PRAGMA foreign_keys=ON")[0] == "SELECT NULL WHERE false"
     assert translate("BEGIN IMMEDIATE")[0] == "BEGIN"
     assert "pg_tables" in translate("SELECT 1 FROM sqlite_master WHERE name = ?")[0]

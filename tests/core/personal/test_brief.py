@@ -86,10 +86,26 @@ def test_brief_of_constructed_conversation_has_the_known_answers(ledger):
 
 
 def test_brief_is_read_only(ledger):
+    """Assembling a brief changes no row of any ledger table (every table's rows, compared whole; on SQLite the
+    connection's change counter too)."""
+    import core.store.personal_schema as ps
+    from sqlmodel import SQLModel
+
+    tables = sorted(t.name for t in SQLModel.metadata.sorted_tables
+                    if any(getattr(m, "__tablename__", None) == t.name for m in vars(ps).values()))
+    assert {"signal", "signal_agg", "signal_wm", "observation", "preference_vector"} <= set(tables)
+
+    def state():
+        rows = {t: sorted(map(repr, ledger.conn.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
+        if getattr(ledger.conn, "dialect_name", "sqlite") != "postgresql":
+            rows["changes"] = ledger.conn.execute("SELECT total_changes()").fetchone()
+        return rows
+
     learn_conversation(ledger, constructed(3), "me", IDS.__getitem__)
-    before = ledger.conn.execute("SELECT count(*), total_changes() FROM signal").fetchone()
+    before = state()
+    assert before["signal"]
     briefing.assemble(ledger, 2, t0 + 3 * DAY)
-    assert ledger.conn.execute("SELECT count(*), total_changes() FROM signal").fetchone() == before
+    assert state() == before
 
 
 # --------------------------------------------------------------------------- corpus exports
