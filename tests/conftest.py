@@ -14,10 +14,14 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 @pytest.fixture(autouse=True)
-def kith_home(tmp_path, monkeypatch) -> Path:
-    """Every test gets its own empty data folder."""
+def kith_home(tmp_path, monkeypatch, request) -> Path:
+    """Every test gets its own empty data folder.  With ``KITH_TEST_SERVERS=1`` (a local check, not CI's run:
+    tests that look inside SQLite files or the Chroma folder fail there by design), every Container a test
+    opens from the environment uses a fresh PostgreSQL database and the Chroma server instead."""
     home = tmp_path / "kith-home"
     monkeypatch.setenv("KITH_HOME", str(home))
+    if os.environ.get("KITH_TEST_SERVERS") == "1" and "servers" not in request.keywords:
+        request.getfixturevalue("server_env")
     return home
 
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QProgressBar, QTabWidget, QVBoxLayout, QWidget
 
 from app.operations.types import IngestReport
-from ui import STYLE
+from ui import STYLE, gc_guard
 from ui.chat import ChatWidget
 from ui.health import HealthBanner
 from ui.inbox import InboxWidget
@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         # default 5 ms switch interval, building a few rows while a worker loads a large query waited ~5 ms
         # per call (stalls near 190 ms after a 10,000-message import, benchmarks/ui_responsiveness.py).
         sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL_S))
+        gc_guard.acquire()  # Python's cyclic GC on this thread only (a worker collecting Qt objects froze it)
         self.container = container
         self.worker = Worker(parent=self)
         self._closed = False
@@ -385,6 +386,7 @@ class MainWindow(QMainWindow):
         stopped = self.worker.shutdown(timeout_ms)
         if stopped:
             self.chat.shutdown()
+        gc_guard.release()
         return stopped
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
