@@ -312,7 +312,15 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
     from core.retrieval.retriever import lexical, lexical_start, pool
 
     config = config or CONFIG
-    q = owner_view(c, question)
+    implied: tuple[str, ...] = ()
+    q = question
+    if _FIRST_PERSON.search(question):  # "I" as the owner's name, a party to every message (held by each turn)
+        name = owner_name(c)
+        q = owner_view(c, question, name)
+        if name and q != question:
+            from core.retrieval.lexicon import tokens
+
+            implied = tuple(tokens(name))
     lex = None
     if config.parallel:  # the question's words are looked up while it is encoded: on a server, sent to it now;
         # on SQLite, on a helper thread (SQLite's own time then runs beside the encoder's)
@@ -330,7 +338,7 @@ def recall(c, question: str, k: int = 10, as_of: datetime | None = None, *, quer
         fresh.result()  # before the signature files and Chroma are read
     try:
         res = retrieve(c.db, c.vectors, service(c).mem, q, qv, k=k, as_of=as_of, config=config,
-                       exclude_text=exclude_text, prefetched=lex)
+                       exclude_text=exclude_text, prefetched=lex, implied=implied)
     finally:
         if hasattr(lex, "close"):  # a server's reads, if retrieve failed before reading them
             lex.close()

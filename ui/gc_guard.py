@@ -17,6 +17,7 @@ when the last one goes).
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QTimer
 
@@ -28,11 +29,25 @@ _was_enabled = True
 _timer: QTimer | None = None
 
 
+FULL_EVERY_S = 60.0
+"""The least time between two full (generation 2) collections, s.  CPython holds its own full collections back
+until the long-lived objects grew by a quarter (a rule Python code cannot read); in a large process one takes
+a second or more, so they are spaced in time instead."""
+
+_last_full = 0.0
+
+
 def _collect_due() -> None:
     """Collect the generations whose allocation counts crossed their thresholds (``gc.get_threshold()``), oldest
-    due first (collecting an older generation collects the younger ones too)."""
+    due first (collecting an older generation collects the younger ones too); a full collection at most every
+    :data:`FULL_EVERY_S`."""
+    global _last_full
     counts, limits = gc.get_count(), gc.get_threshold()
-    for gen in (2, 1, 0):
+    if limits[2] and counts[2] > limits[2] and time.monotonic() - _last_full >= FULL_EVERY_S:
+        gc.collect(2)
+        _last_full = time.monotonic()
+        return
+    for gen in (1, 0):
         if limits[gen] and counts[gen] > limits[gen]:
             gc.collect(gen)
             return
@@ -40,8 +55,9 @@ def _collect_due() -> None:
 
 def acquire() -> None:
     """Move cyclic collection onto the UI thread (call on the UI thread, from a window's constructor)."""
-    global _users, _was_enabled, _timer
+    global _users, _was_enabled, _timer, _last_full
     if _users == 0:
+        _last_full = time.monotonic()
         _was_enabled = gc.isenabled()
         gc.disable()
         _timer = QTimer()
@@ -52,8 +68,8 @@ def acquire() -> None:
 
 
 def release() -> None:
-    """Undo one :func:`acquire` (a window's shutdown); the last one stops the timer, collects once on this thread
-    and gives automatic collection back as it was."""
+    """Undo one :func:`acquire` (a window's shutdown); the last one stops the timer and gives automatic collection
+    back as it was (no full collection here: in a large process one takes seconds)."""
     global _users, _timer
     if _users == 0:
         return
@@ -64,7 +80,6 @@ def release() -> None:
         _timer.stop()
         _timer.deleteLater()
         _timer = None
-    gc.collect()
     if _was_enabled:
         gc.enable()
 

@@ -11,6 +11,7 @@ English only, like ``core.extraction.text.third_person`` (the owner's "I" in a q
 """
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 
@@ -24,6 +25,29 @@ def asks_when(question: str) -> bool:
     """True when ``question`` asks for a time: "when …", "what day/date/month/year/time …", "which week …",
     "how long ago …"."""
     return bool(_ASKS_WHEN.search(question or ""))
+
+
+_FRAME_WORDS = ("tell", "told", "telling", "tells", "say", "said", "says", "saying", "mention", "mentioned",
+                "mentions", "mentioning", "talk", "talked", "talking", "talks", "speak", "spoke", "spoken", "write",
+                "wrote", "writes", "written", "writing", "send", "sent", "sends", "ask", "asked", "asks", "share",
+                "shared", "shares", "discuss", "discussed", "discusses")
+
+
+@functools.lru_cache(maxsize=1)
+def frame_tokens() -> frozenset[str]:
+    """The lexicon tokens of the verbs that frame a question about what someone communicated — "who *told* me
+    about the starter?", "what did Mel *mention*?" — whose topic is the rest of the question: a turn that holds
+    the rest answers it without holding the verb."""
+    from core.retrieval.lexicon import tokens
+
+    return frozenset(t for w in _FRAME_WORDS for t in tokens(w))
+
+
+def topic_tokens(query_tokens: list[str]) -> list[str]:
+    """``query_tokens`` less :func:`frame_tokens` (all of them when nothing else is left)."""
+    frame = frame_tokens()
+    rest = [t for t in query_tokens if t not in frame]
+    return rest or list(query_tokens)
 
 
 def tells_time(text: str, when: datetime | None) -> bool:

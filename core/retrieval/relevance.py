@@ -17,6 +17,7 @@ import numpy as np
 from core import hdc
 from core.retrieval import lexicon
 from core.retrieval.config import FEATURES, RelevanceConfig
+from core.retrieval.cues import topic_tokens
 
 
 def features(coverage: float, cosine: float, lexical: bool, agree: bool, rank: int) -> list[float]:
@@ -52,7 +53,8 @@ def idfs_of(docs: int, dfs: dict[str, int]) -> dict[str, float]:
 
 
 def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: np.ndarray, cosine: dict[int, float],
-               lexical: set[int], dense: set[int], cfg: RelevanceConfig, idfs: dict[str, float] | None = None) -> None:
+               lexical: set[int], dense: set[int], cfg: RelevanceConfig, idfs: dict[str, float] | None = None,
+               implied: Sequence[str] = ()) -> None:
     """Fill each hit's ``features`` and ``relevance`` (in place).
 
     Args:
@@ -63,6 +65,9 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         cosine: dense cosines by episode id (others are estimated from the gist signatures).
         lexical / dense: episode ids the lexical / dense rankings found.
         idfs: :func:`question_idfs` when the caller has them.
+        implied: question tokens every turn implies — the owner's name put for "I" (the owner is a party to
+            every message): counted as held by each turn in the coverage.  The verbs that frame the question
+            ("who *told* me about …", ``core.retrieval.cues.topic_tokens``) are left out of it.
     """
     if not hits:
         return
@@ -83,13 +88,14 @@ def score_hits(cur, mem, hits, rows: dict, query_tokens: Sequence[str], gist_q: 
         for h, good in zip(need, ok):
             if good:
                 est[h.episode_id] = float(np.cos(np.pi * next(it) / hdc.DIM))
+    topic = topic_tokens(list(query_tokens))  # "who told me about X": a turn about X covers it
     for h in hits:
-        doc = set((docs.get(h.episode_id, (None, ""))[1] or "").split())
-        cov = coverage(query_tokens, doc, idfs)
+        doc = set((docs.get(h.episode_id, (None, ""))[1] or "").split()).union(implied)
+        cov = coverage(topic, doc, idfs)
         cos = cosine.get(h.episode_id, est.get(h.episode_id, 0.0))
         x = features(cov, cos, h.episode_id in lexical, h.episode_id in lexical and h.episode_id in dense, h.rank)
         h.features = dict(zip(FEATURES, x))
-        h.features["question_words"] = len(set(query_tokens))
+        h.features["question_words"] = len(set(topic))
         h.relevance = probability(x, cfg.coef)
 
 

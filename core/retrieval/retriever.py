@@ -340,7 +340,7 @@ def _ranked_rows(search: "lexicon.Lookup") -> "lexicon.Lookup":
 
 def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10, as_of: datetime | None = None,
              config: RetrievalConfig = CONFIG, exclude_text: str | None = None,
-             prefetched: "Lexical | LexicalPending | Future | None" = None) -> Retrieval:
+             prefetched: "Lexical | LexicalPending | Future | None" = None, implied: Sequence[str] = ()) -> Retrieval:
     """Retrieve evidence for ``question``.
 
     Args:
@@ -355,8 +355,9 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         config: the retrieval configuration (default :data:`CONFIG`).
         exclude_text: a text never returned as its own answer (the message being answered).
         prefetched: :func:`lexical` of the same question and configuration (or its Future, or its
-            :func:`lexical_start`), when the caller
-            started it while encoding; else it is computed here.
+            :func:`lexical_start`), when the caller started it while encoding; else it is computed here.
+        implied: question tokens every turn implies — the owner's name put for "I" (``app.memory.owner_view``):
+            counted as held by each turn in the relevance features' coverage (``core.retrieval.relevance``).
 
     Returns:
         :class:`Retrieval`.
@@ -494,7 +495,7 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         for h in hits:
             h.facts = [f.fact_id for f in facts if h.record_id is not None and h.record_id in f.evidence]
         rel.score_hits(cur, mem, hits, rows, qtok, gist_q, cosine, set(rankings.get("lex", [])),
-                       set(rankings.get("dense", [])), config.relevance, idfs=lex.idfs)
+                       set(rankings.get("dense", [])), config.relevance, idfs=lex.idfs, implied=implied)
         t2 = time.perf_counter()
         classify(cur, mem, question, gist_q, hits, rows, cue=lex.cue, posted=(set(cand), cand_posted))
         timings["tiers"] = (time.perf_counter() - t2) * 1000

@@ -130,10 +130,15 @@ class Database:
                 f"sqlite:///{self.path}", connect_args={"check_same_thread": False, "timeout": 30})
             event.listen(self.engine, "connect", _on_connect)
         where = self.path if not self.server else _safe_url(self.url)
+        # a new file: its first connection (which turns WAL on) is made under the lock too — two processes
+        # starting together on a new data folder raced there ("database is locked", no busy wait, while the
+        # file was still in rollback-journal mode)
+        new = not self.server and (not self.path.exists() or self.path.stat().st_size == 0)
         try:
-            if self._version() != SCHEMA_VERSION or self._missing_tables() or not self._ledger_current():
-                with (lock.hold() if lock is not None else contextlib.nullcontext()):
-                    self._migrate()
+            with (lock.hold() if lock is not None and new else contextlib.nullcontext()):
+                if self._version() != SCHEMA_VERSION or self._missing_tables() or not self._ledger_current():
+                    with (lock.hold() if lock is not None else contextlib.nullcontext()):
+                        self._migrate()
         except Exception as exc:  # sqlite3.DatabaseError: file is not a database, ...
             self.engine.dispose()
             if isinstance(exc, StoreError):
