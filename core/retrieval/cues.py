@@ -1,11 +1,15 @@
 """What a question asks for and what a turn says, read from their words alone (no model): the cue the
-retriever's time boost uses (``core/retrieval/retriever.py``).
+retriever's time boost uses (``core/retrieval/retriever.py``), and what a question is about (the relevance
+features' coverage, ``core/retrieval/relevance.py``).
 
 * **Expected answer type** (Harabagiu et al., "FALCON: Boosting knowledge for answer engines", TREC-9 2000;
   Prager et al., "Question-answering by predictive annotation", SIGIR 2000): a question asking *when* is
   answered by a turn that says when — "we went camping two weeks ago" — far more often than by one that
   does not.  On the LoCoMo dev split, 74 % of the evidence turns of "when" questions hold a time expression
   against 17 % of the other turns ranked in the top 20 (``benchmarks/locomo.py``).
+
+* **Topic**: a question about what someone communicated — "who *told* me about the starter?" — is about the
+  rest of its words; the framing verb is held by no turn that answers it (:func:`topic_tokens`).
 
 English only, like ``core.extraction.text.third_person`` (the owner's "I" in a question).
 """
