@@ -634,6 +634,7 @@ def _finish_purge_on_writer(c: Container) -> dict:
     # disk when the client lets it go (seen, rarely: a purged vector back in a recreated segment folder).
     c.vectors.close()
     segments = c.vectors.drop_orphan_segments()
+    c.vectors.scrub_index_files()  # what the HNSW files hold but never read (heap leftovers of this process)
     c.vectors.vacuum()
     _vacuum(c)  # before the ops are marked done: a crash here leaves them "purging", so resume_pending vacuums again
     with c.db.session() as s:

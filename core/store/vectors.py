@@ -451,6 +451,57 @@ class VectorStore:
                     n += 1
             return n
 
+    def scrub_index_files(self) -> int:
+        """Zero the bytes of each local HNSW segment that the index never reads (call with the client closed).
+
+        Chroma saves hnswlib's buffers as they are: ``data_level0.bin`` holds a slot per element of the index's
+        capacity (``header.bin``: capacity, elements in use, slot size), each starting with the element's
+        neighbour list — a 4-byte header whose low 2 bytes are the count, then room for ``maxM0`` 4-byte ids —
+        and ``length.bin`` a float32 per slot.  Slots past the elements in use, and in a used slot the header's
+        high 2 bytes and the entries past the count, are never written after allocation and never read: they
+        hold links pruned away and, in a small index, whatever the process's heap held before — a purged
+        person's name and words, found once in a CI run.  This rewrites both files with those bytes zeroed
+        (each to a temporary file, then replaced); the index reads exactly as before.  A segment whose header
+        is not in this layout is left alone.  Returns the files rewritten; a server keeps its own files: 0."""
+        if self.url or not self.path.exists():
+            return 0
+        import os
+        import struct
+
+        n = 0
+        for seg in self.path.iterdir():
+            head = seg / "header.bin"
+            if not (seg.is_dir() and head.exists() and (seg / "data_level0.bin").exists()):
+                continue
+            h = head.read_bytes()
+            if len(h) < 100 or struct.unpack_from("<I", h, 0)[0] != 1:
+                continue
+            _off0, capacity, used, per, _label, links0 = struct.unpack_from("<6Q", h, 4)
+            _max_m, max_m0 = struct.unpack_from("<2Q", h, 60)
+            if links0 != 4 + 4 * max_m0 or per <= links0 or used > capacity:
+                continue
+            data = bytearray((seg / "data_level0.bin").read_bytes())
+            if len(data) % per:
+                continue
+            for i in range(min(used, len(data) // per)):
+                _zero_unused_links(data, i * per, max_m0)
+            data[used * per:] = bytes(max(0, len(data) - used * per))
+            files = {"data_level0.bin": data}
+            lengths = seg / "length.bin"
+            if lengths.exists():
+                norms = bytearray(lengths.read_bytes())
+                norms[4 * used:] = bytes(max(0, len(norms) - 4 * used))
+                files["length.bin"] = norms
+            for name, buf in files.items():
+                tmp = seg / (name + ".scrub")
+                with open(tmp, "wb") as f:
+                    f.write(buf)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, seg / name)
+                n += 1
+        return n
+
     def vacuum(self) -> None:
         """``VACUUM`` Chroma's SQLite file so no free page keeps a deleted vector or its metadata.
 
@@ -474,6 +525,15 @@ class VectorStore:
                 raise StoreError(f"{db}: cannot vacuum the vector store: {exc}") from exc
             finally:
                 conn.close()
+
+
+def _zero_unused_links(buf: bytearray, at: int, room: int) -> None:
+    """Zero, in the hnswlib neighbour list at ``buf[at:]`` (a 4-byte header whose low 2 bytes are the count, then
+    ``room`` 4-byte ids), the header's high 2 bytes and every entry past the count."""
+    count = min(int.from_bytes(buf[at:at + 2], "little"), room)
+    buf[at + 2:at + 4] = b"\0\0"
+    start, end = at + 4 + 4 * count, at + 4 + 4 * room
+    buf[start:end] = bytes(end - start)
 
 
 # ---- forget (issue 11): the vectors of forgotten records and facts ---------------------------------
