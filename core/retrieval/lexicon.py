@@ -442,8 +442,7 @@ def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     key = lex_weight_key(w)
     counted = lex_weighted(w, [f"p.f{i}" for i in range(len(w))])
     # the terms in one order (the sums' rounding does not follow where rows lie on disk); two branches, one of
-    # which reads nothing: the postings' w (read from the index alone) when it holds these
-    # weights, else the counts
+    # which reads nothing: the postings' w (from the index alone) when it holds these weights, else the counts
     branch = ("SELECT p.rowid, p.ntok, {f} AS f, t.idf, t.avgdl FROM t JOIN lex_posting p ON p.term = t.term "
               "WHERE t.wkey {op} '{key}'")
     sql = ("WITH t AS (SELECT d.term, greatest(ln((s.n - d.df + 0.5::float8) / (d.df + 0.5::float8)), 1e-6::float8) "

@@ -480,13 +480,16 @@ class VectorStore:
             _max_m, max_m0 = struct.unpack_from("<2Q", h, 60)
             if links0 != 4 + 4 * max_m0 or per <= links0 or used > capacity:
                 continue
-            data = bytearray((seg / "data_level0.bin").read_bytes())
-            if len(data) % per:
+            data = np.fromfile(seg / "data_level0.bin", dtype=np.uint8)
+            if data.size % per:
                 continue
-            for i in range(min(used, len(data) // per)):
-                _zero_unused_links(data, i * per, max_m0)
-            data[used * per:] = bytes(max(0, len(data) - used * per))
-            files = {"data_level0.bin": data}
+            slots = data.reshape(-1, per)
+            slots[used:] = 0
+            links = slots[:used, :links0]  # each used slot's neighbour list: zero the header's high 2 bytes
+            links[:, 2:4] = 0  # and the entries past the count (its low 2 bytes)
+            count = np.minimum(links[:, 0].astype(np.int64) | (links[:, 1].astype(np.int64) << 8), max_m0)
+            links[np.arange(links0)[None, :] >= 4 + 4 * count[:, None]] = 0
+            files = {"data_level0.bin": data.tobytes()}
             lengths = seg / "length.bin"
             if lengths.exists():
                 norms = bytearray(lengths.read_bytes())
@@ -525,15 +528,6 @@ class VectorStore:
                 raise StoreError(f"{db}: cannot vacuum the vector store: {exc}") from exc
             finally:
                 conn.close()
-
-
-def _zero_unused_links(buf: bytearray, at: int, room: int) -> None:
-    """Zero, in the hnswlib neighbour list at ``buf[at:]`` (a 4-byte header whose low 2 bytes are the count, then
-    ``room`` 4-byte ids), the header's high 2 bytes and every entry past the count."""
-    count = min(int.from_bytes(buf[at:at + 2], "little"), room)
-    buf[at + 2:at + 4] = b"\0\0"
-    start, end = at + 4 + 4 * count, at + 4 + 4 * room
-    buf[start:end] = bytes(end - start)
 
 
 # ---- forget (issue 11): the vectors of forgotten records and facts ---------------------------------
