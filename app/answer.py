@@ -38,6 +38,7 @@ _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FILLER = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ah|hey|hi|well|so|haha|lol|omg|thanks|thank you|"
                      r"that's (?:great|awesome|cool|amazing)|congrats)[,!.\s]+)+", re.IGNORECASE)
+_QUOTED = re.compile(r"^(?:>|(?:to|from|cc|bcc|subject|date|sent|reply-to)\s*:)", re.IGNORECASE)
 _PHOTO_AT = re.compile(r"\bat (?P<place>[^\n]+?)(?: with [^\n]*)?$")
 
 
@@ -118,10 +119,13 @@ def _sentences(text: str) -> list[str]:
 
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30) -> str:
     """The sentence of ``text`` sharing the most question words (ties: the earliest), filler words cut, told in
-    the third person when the speaker is known, at most ``limit`` words."""
-    q = set(lexicon.tokens(question))
+    the third person when the speaker is known, at most ``limit`` words.  The speaker's own name does not count
+    as a shared word (it matches their signature), and lines a mail reply quotes ("> …") or header lines ("To: …")
+    are passed over while the text has others."""
+    q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
     sents = _sentences(text) or [text or ""]
-    scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
+    own = [s for s in sents if not _QUOTED.match(s)] or sents  # not the lines a reply quotes, nor mail headers
+    scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(own)]
     best = max(scored)[2]
     best = _FILLER.sub("", best).strip() or best
     if speaker:
@@ -136,7 +140,82 @@ def _fact_body(statement: str) -> str:
     return re.sub(r"^As of [^,]+, ", "", statement or "").strip().rstrip(".")
 
 
-def memory_answer(question: str, results: Sequence[Any], owner: str | None = None) -> MemoryAnswer:
+_ABOUT = re.compile(r"^\s*(?:who(?:\s+(?:is|was)|'s|’s)|what(?:\s+is|'s|’s)|tell me(?:\s+more)?\s+about|"
+                    r"what do (?:you|we|i) know about)\s+(?P<name>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+_NOT_A_NAME = {"i", "me", "my", "you", "it", "that", "this", "he", "she", "they", "we", "him", "her", "them", "there",
+               "here", "up", "new", "next", "going on", "happening"}
+
+
+def about_subject(question: str) -> str | None:
+    """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
+    "what do you know about X"), without a leading article; None for any other question."""
+    m = _ABOUT.match(question or "")
+    if not m:
+        return None
+    name = re.sub(r"^(?:the|a|an)\s+", "", m.group("name").strip(), flags=re.IGNORECASE).strip()
+    return None if not name or name.casefold() in _NOT_A_NAME else name
+
+
+def about_question(c, question: str):
+    """What the knowledge graph holds about the entity a "who is X?" question names: an
+    ``app.operations.graph.About``; the list of ``(id, name, kind)`` when the name fits several entities; None
+    when the question is not of that kind or names nothing Kith knows.  Reads only."""
+    from app.operations.graph import about
+    from core.errors import Ambiguous, NotFound
+
+    name = about_subject(question)
+    if name is None:
+        return None
+    try:
+        return about(c, name)
+    except Ambiguous as exc:
+        return [(e.id, e.canonical_name, e.kind) for e in exc.candidates]
+    except NotFound:
+        return None
+
+
+def _span(first: datetime | None, last: datetime | None) -> str:
+    if first is None or last is None:
+        return ""
+    if first.date() == last.date():
+        return f" on {day_text(first)}"
+    if (first.year, first.month) == (last.year, last.month):
+        return f" in {first:%B %Y}"
+    return f" from {first:%B %Y} to {last:%B %Y}"
+
+
+def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
+    """The answer to "who is X?" from what the graph holds about X (``app.operations.graph.About``): its facts,
+    addresses, how many records it is in and when, and who is most often with it — citing the shown results
+    that rest on it (a fact about it, a record it sent, one naming it).  ``about`` may be the list of
+    ``(id, name, kind)`` of several entities with that name: the answer asks which."""
+    if isinstance(about, list):
+        names = ", ".join(f"{name} (id {i})" for i, name, _k in about[:5])
+        return MemoryAnswer(f"Several share that name: {names}. Which one do you mean?", [], "who")
+    name = about.name
+    items = list(enumerate(results, 1))
+    evidence = {r for _st, ev in about.facts for r in ev}
+    cited: list[int] = []
+    for test in (lambda r: _get(r, "kind") in ("fact", "history") and _get(r, "sender") == name,
+                 lambda r: _get(r, "record_id") in evidence,
+                 lambda r: _get(r, "sender") == name,
+                 lambda r: name.casefold() in (_get(r, "text") or "").casefold()):
+        cited = [n for n, r in items if test(r)][:1]
+        if cited:
+            break
+    head = f"That's you ({name})" if about.is_owner else name
+    if about.addresses and not about.is_owner:
+        head += f" ({', '.join(about.addresses[:2])})"
+    seen = f"in {about.records} of your records{_span(about.first, about.last)}" if about.records \
+        else "in none of your records"
+    if about.together:
+        seen += ", most often with " + " and ".join(n for n, _k in about.together[:2])
+    facts = "".join(f"{body[:1].upper()}{body[1:]}. " for body in (_fact_body(st) for st, _ev in about.facts[:2]))
+    text = f"{facts}{head} — {seen}"
+    return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
+
+
+def memory_answer(question: str, results: Sequence[Any], owner: str | None = None, about=None) -> MemoryAnswer:
     """Kith's default answer to ``question`` from ``results`` (``AskResult``-like, best first, already above
     the relevance threshold), citing them by their 1-based position.
 
@@ -144,11 +223,15 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         question: the person's question, as they wrote it.
         results: what ``ask`` showed (records, chat episodes, current facts, history).
         owner: the owner's name ("I" in the question), or None.
+        about: :func:`about_question` of the question, when it asks who or what a known entity is: the
+            answer is then :func:`about_answer` (even with no results above the threshold).
 
     Returns:
         :class:`MemoryAnswer`; ``nothing`` with :data:`NOTHING` when ``results`` is empty.
     """
     kind = question_kind(question)
+    if about is not None:
+        return about_answer(about, results)
     if not results:
         return MemoryAnswer(NOTHING, [], kind, True)
     items = list(enumerate(results, 1))
@@ -235,7 +318,7 @@ def memory_answer_text(c, question: str, res, k: int | None = None) -> str:
     from app.operations.ask import results_from
 
     results = results_from(c, res, k or c.settings.ask_k)
-    return memory_answer(question, results, owner_name(c)).plain()
+    return memory_answer(question, results, owner_name(c), about_question(c, question)).plain()
 
 
 # ------------------------------------------------------------------------------------------ repeats

@@ -262,6 +262,8 @@ class ConversationLoop:
         owner_name: the owner's name, for "I" in questions (the memory answerer says "You were …").
         keep: ``keep(loop, text, result)`` after each turn: keeps the conversation across restarts
             (``for_container``: ``app.operations.conversations.keep_turn``); a failure is a warning.
+        about: ``about(text)``: what the knowledge graph holds about the entity a "who is X?" question names
+            (``for_container``: ``app.answer.about_question``), for the memory answerer; None: not asked.
     """
 
     def __init__(self, model: ChatModel, recall: Callable[[str], Sequence[Any]], *,
@@ -273,7 +275,8 @@ class ConversationLoop:
                  make_observations: Callable[[list[dict]], Any] | None = None,
                  observations_every: int = 5, owner: str = "the person", max_reply_tokens: int = 256,
                  conversation: str | None = None, answerer: str = "auto", time_limit: float = 30.0,
-                 owner_name: str | None = None, keep: Callable[["ConversationLoop", str, "TurnResult"], Any] | None = None):
+                 owner_name: str | None = None, keep: Callable[["ConversationLoop", str, "TurnResult"], Any] | None = None,
+                 about: Callable[[str], Any] | None = None):
         self.model = model
         self.recall = recall
         self.brief = brief
@@ -290,6 +293,7 @@ class ConversationLoop:
         self.owner_name = owner_name
         self.conversation = conversation or new_conversation_id()
         self.keep = keep
+        self.about = about
         self.partner_id: int | None = None  # the person the conversation is with (kept with it; None: the owner)
         self.history: list[dict] = []
         self.messages: list[ChatMessage] = []
@@ -302,6 +306,7 @@ class ConversationLoop:
         settings' answerer is the memory answerer, ``app.models.registry.answerer``), recall = ``ask`` (with
         the attention trace queued to the writer), embeddings from the router's ``messages`` encoder, owner
         name and reply budget from settings."""
+        from app.answer import about_question
         from app.memory import owner_name
         from app.models.registry import build_answer_model, setting
         from app.models.router import EmbeddingRouter
@@ -324,6 +329,7 @@ class ConversationLoop:
 
             keep_turn(c, loop.conversation, text, result, partner_id=loop.partner_id)
         kwargs.setdefault("keep", keep)
+        kwargs.setdefault("about", lambda text: about_question(c, text))
         _wire_personal(c, kwargs)
         kwargs.setdefault("owner", c.settings.owner_name or "the person")
         kwargs.setdefault("max_reply_tokens", int(setting(c.settings, "chat_max_reply_tokens")))
@@ -459,9 +465,17 @@ class ConversationLoop:
         memories it rests on, then the memories as numbered sources; and the cited memories."""
         from app.answer import NOTHING, memory_answer
 
-        if not memories:
+        about = None
+        if self.about is not None:
+            try:
+                about = self.about(text)
+            except Exception:  # the graph lookup only sharpens the answer: without it, the answer from memories
+                about = None
+        if not memories and about is None:
             return NOTHING, []
-        ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name)
+        ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name, about)
+        if not memories:
+            return ans.text, []
         by_number = {m.number: m for m in memories}
         cited = [by_number[n] for n in ans.cited if n in by_number]
         return ans.text + "\n\nSources:\n" + "\n".join(m.line(limit=200) for m in memories), cited

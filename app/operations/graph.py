@@ -147,6 +147,65 @@ def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
                        bool(summary.stale) if summary else True, dict(e.attrs or {}), held)
 
 
+@dataclass
+class About:
+    """What Kith knows about one entity, for a "who is …?" answer (``app.answer.about_answer``).
+
+    Attributes:
+        id, kind, name, is_owner: the entity (kind ∈ person | group | place | event | thing).
+        addresses: its email addresses and phone numbers (aliases), in the order they were learned.
+        records: how many live records involve it (any role).
+        first, last: the earliest and latest of those records' send times (UTC), or None.
+        together: the people most often in the same records, ``[(name, records)]``, most first (at most 3;
+            the owner left out).
+        facts: the current facts it is in, other than addresses and who-wrote-to-whom, ``[(statement,
+            evidence record ids)]``, most confident first (at most 3).
+    """
+
+    id: int
+    kind: str
+    name: str
+    is_owner: bool
+    addresses: list[str]
+    records: int
+    first: datetime | None
+    last: datetime | None
+    together: list[tuple[str, int]]
+    facts: list[tuple[str, list[int]]]
+
+
+def about(c: Container, ref: str | int) -> About:
+    """:class:`About` the live entity ``ref`` names (id, name or alias, as :func:`find_entity`).  Reads only.
+
+    Raises:
+        NotFound / Ambiguous: ``ref`` names no entity, or several.
+    """
+    e = find_entity(c, ref)
+    with c.db.session() as s:
+        addresses = [a.value for a in s.exec(select(Alias).where(Alias.entity_id == e.id, Alias.kind.in_(("email", "phone")))
+                                             .order_by(Alias.id)).all()]
+        live = (select(RecordEntity.record_id).join(Record, Record.id == RecordEntity.record_id)
+                .where(RecordEntity.entity_id == e.id, Record.tombstoned_at.is_(None)))
+        n, first, last = s.exec(select(func.count(func.distinct(Record.id)), func.min(Record.sent_at),
+                                       func.max(Record.sent_at)).where(Record.id.in_(live))).one()
+        other = select(Entity.canonical_name, func.count(func.distinct(RecordEntity.record_id))) \
+            .join(Entity, Entity.id == RecordEntity.entity_id) \
+            .where(RecordEntity.record_id.in_(live), RecordEntity.entity_id != e.id, Entity.kind == "person",
+                   Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None)) \
+            .group_by(Entity.id, Entity.canonical_name) \
+            .order_by(func.count(func.distinct(RecordEntity.record_id)).desc(), Entity.canonical_name).limit(3)
+        together = [(name, int(k)) for name, k in s.exec(other).all()]
+        facts = []
+        for f in _entity_facts(s, e.id):
+            if f.superseded_by is not None or f.domain == "identity" or f.key.startswith("writes_to:"):
+                continue
+            ev = sorted(s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)).all())
+            facts.append((f.confidence, f.statement, ev))
+        facts.sort(key=lambda x: -x[0])
+        return About(e.id, e.kind, e.canonical_name, bool(e.is_owner), addresses, int(n or 0), ensure_utc(first),
+                     ensure_utc(last), together, [(st, ev) for _c, st, ev in facts[:3]])
+
+
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
     """Entity names ranked by current fact count (seed 002's knowledge map): ``[{"id","name","kind","facts"}]``."""
     with c.db.session() as s:

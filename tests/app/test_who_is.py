@@ -1,0 +1,63 @@
+""""Who is X?" answered from the knowledge graph (issue 14, a chat that helps by default): the memory answerer
+had put the best-matching line of X's mail for it (on the corpus, "who is Mark Overmeer?" gave his signature
+line, "Mark Overmeer %-]"). Now it says who X is from what Kith knows: addresses, how many records and when,
+who is most often with X — citing a record X sent. Right values worked out from the mail the test writes."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from app.answer import NOTHING, about_answer, about_subject, memory_answer
+from app.container import Container
+from app.loop import ConversationLoop
+from app.models.llm import NoModel
+from app.operations.ingest import ingest
+from app.settings import Settings
+from helpers.mboxes import write_mbox
+
+
+def test_about_subject_reads_the_name_a_who_is_question_asks_about():
+    assert about_subject("who is Bob Stone?") == "Bob Stone"
+    assert about_subject("Who's bob@example.org") == "bob@example.org"
+    assert about_subject("who was Lincoln, D. E. (Daniel)?") == "Lincoln, D. E. (Daniel)"
+    assert about_subject("tell me about the Climbing Club") == "Climbing Club"
+    assert about_subject("what do you know about Arezzo?") == "Arezzo"
+    assert about_subject("what is Caroline's identity?") == "Caroline's identity"  # no such entity: no answer of this kind
+    for other in ("who told me about the starter?", "when was I in Italy?", "who is it?", "what's up?"):
+        assert about_subject(other) is None, other
+
+
+def test_several_entities_with_the_name_are_asked_about_not_guessed():
+    ans = about_answer([(73, "John Doe", "person"), (75, "John Doe", "person")], [])
+    assert ans.text == "Several share that name: John Doe (id 73), John Doe (id 75). Which one do you mean?"
+    assert ans.cited == [] and not ans.nothing
+
+
+def test_other_questions_keep_the_memory_answer():
+    assert memory_answer("who is Carol?", [], None, None).text == NOTHING
+
+
+def test_the_chat_says_who_someone_is_from_the_graph(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        start = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
+        mail = write_mbox(tmp_path / "club.mbox", [
+            ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing at Fontainebleau on Saturday? Bob %-]"),
+            ("Bob Stone <bob@example.org>", "Alice Example <alice@example.com>, Owner Person <owner@example.net>",
+             "Ropes", "Alice, can you bring the ropes? Bob %-]"),
+            ("Alice Example <alice@example.com>", "Sourdough", "Feed the starter twice a day."),
+            ("Bob Stone <bob@example.org>", "Saturday", "Meet at the car park at eight. Bob %-]"),
+        ], start=start)
+        assert ingest(c, [mail]).records_added == 4
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        r = loop.turn("who is Bob Stone?")
+        answer, sources = r.reply.split("\n\nSources:\n")
+        # Bob's three mails (2, 3 and 5 April 2023); Alice is in one of them with him; the owner is left out
+        assert answer.startswith("Bob Stone (bob@example.org) — in 3 of your records in April 2023, "
+                                 "most often with Alice Example ["), answer
+        assert r.cited and all(m.item.sender == "Bob Stone" for m in r.cited)
+        assert "%-]" not in answer
+        # a name Kith does not know: the answer from memory, here nothing
+        assert loop.turn("who is Carol Nobody?").reply == NOTHING
+    finally:
+        c.close()
