@@ -181,12 +181,18 @@ class PersonalService:
         """The person's brief at ``now`` (default: core.clock.now()), observations ranked against ``context``."""
         pid = self.resolve_person(person_ref)
         emb = self.c.encoder.encode([context])[0] if context.strip() else None
-        b = assemble(self.ledger, pid, now or clock.now(), context=context, context_embedding=emb)
-        if not b.person.name:  # people known only from mail or photos have no ledger profile name yet
+        return self._named(assemble(self.ledger, pid, now or clock.now(), context=context, context_embedding=emb))
+
+    def _named(self, b: Brief) -> Brief:
+        """``b`` with the person's name filled in when the ledger has none (people known only from mail or photos
+        have no ledger profile name yet; the owner's profile is never named): the entity's name — for an
+        unnamed owner ("Me"), "the owner" — so observations and the brief never say "Person 72"."""
+        if not b.person.name:
             with self.c.db.session() as s:
-                e = s.get(Entity, pid)
+                e = s.get(Entity, b.person.id)
                 if e is not None:
-                    b.person.name = e.canonical_name
+                    b.person.name = "the owner" if e.is_owner and e.canonical_name.casefold() == "me" \
+                        else e.canonical_name
         return b
 
     def system_prompt(self, person_ref, context: str = "") -> str:
@@ -301,7 +307,7 @@ class PersonalService:
         the fallback is counted in ``observation_fallbacks`` (seed 000: LLM when configured, templates
         otherwise).
         """
-        b = assemble(self.ledger, person_id, at)
+        b = self._named(assemble(self.ledger, person_id, at))
         stmts = self._model_observations(b) or obs.from_brief(b)
         if not stmts:
             return []

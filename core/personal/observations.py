@@ -180,7 +180,7 @@ def from_brief(brief) -> list[tuple[str, str]]:
             out.append((f"{name} likes to lead the conversation and steer it to new topics", "dynamics"))
         if s.responds_to_questions is True:
             out.append((f"{name} replies more often when asked a direct question", "dynamics"))
-    return out
+    return [(text[:1].upper() + text[1:], category) for text, category in out]
 
 
 def confidence_curve(ledger: Ledger, person_id: int, obs_id: int, times) -> np.ndarray:

@@ -111,6 +111,10 @@ def test_live_chat_sessions_and_observations(container):
                                               "loved it, the football was great tonight",
                                               t + timedelta(minutes=2 * k, seconds=20)))
     assert [bool(r["observations"]) for r in results] == [False, False, False, False, True]
+    # about the owner, by name: the owner entity here is the unnamed "Me" (no owner name in settings)
+    assert container.settings.owner_name in (None, "")
+    assert results[4]["observations"] and all(o.startswith("The owner ") for o in results[4]["observations"]), \
+        results[4]["observations"]
     owner = svc.owner_id()
     from core.personal.signals import Window
     assert svc.ledger.windowed("replied", owner, Window.ALL, t + timedelta(hours=1)) == (0, 0.0)  # session-scoped
