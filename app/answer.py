@@ -302,8 +302,12 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         when = when_phrase(best_sentence(question, text), _when(t0)) or when_phrase(text, _when(t0))
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
-    if kind == "who" and speaker and not set(lexicon.tokens(speaker)) & set(lexicon.tokens(question)):
-        return MemoryAnswer(f"{speaker} {_cite([n0])}", [n0], kind)
+    if kind == "who":  # the sender of the best turn the question does not name (its subject is not the answer)
+        named = set(lexicon.tokens(question))
+        for n, t in turns[:3]:
+            who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
+            if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
+                return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
     return MemoryAnswer(f"{best_sentence(question, text, speaker)} {_cite([n0])}", [n0], kind)
 
 

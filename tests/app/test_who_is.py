@@ -61,3 +61,17 @@ def test_the_chat_says_who_someone_is_from_the_graph(tmp_path):
         assert loop.turn("who is Carol Nobody?").reply == NOTHING
     finally:
         c.close()
+
+
+def test_who_did_it_is_the_first_sender_the_question_does_not_name():
+    from app.operations.types import AskResult
+
+    bob = AskResult(text="Climbing\n\nShall we go climbing on Saturday?", source="/m.mbox", when=None, score=0.1,
+                    record_id=1, sender="Bob Stone", kind="record")
+    alice = AskResult(text="Re: Climbing\n\nYes, climbing on Saturday suits me.", source="/m.mbox", when=None,
+                      score=0.1, record_id=2, sender="Alice Example", kind="record")
+    lst = AskResult(text="Welcome to magick-developer", source="/m.mbox", when=None, score=0.1, record_id=3,
+                    sender="majordomo@imagemagick.org", kind="record")
+    assert memory_answer("who answered Bob about climbing?", [bob, alice]).text == "Alice Example [2]"
+    # an address is named by its mailbox ("majordomo"), not by its domain, which the question may well name
+    assert memory_answer("who emailed me about ImageMagick?", [lst]).text == "majordomo@imagemagick.org [1]"
