@@ -117,18 +117,47 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
 
+def own_sentences(text: str) -> list[str]:
+    """The sentences of a message in its sender's own words: lines a mail reply quotes ("> …") and header lines
+    ("To: …") left out (unless nothing else is left); lines a mail client wrapped joined again (a line continues
+    the one before when that one ends no sentence and this one starts in lowercase, or the one before is as long
+    as a wrapped line, 60+ characters); then split after . ! ?."""
+    lines = [ln.strip() for ln in (text or "").splitlines()]
+    own = [ln for ln in lines if not _QUOTED.match(ln)]
+    if any(own):
+        lines = own
+    paragraphs: list[str] = []
+    cur = ""
+    for ln in lines + [""]:
+        if not ln:
+            if cur:
+                paragraphs.append(cur)
+            cur = ""
+        elif cur and not cur.endswith((".", "!", "?", ":", ";")) and (ln[0].islower() or len(cur) >= 60):
+            cur += " " + ln
+        else:
+            if cur:
+                paragraphs.append(cur)
+            cur = ln
+    return [s.strip() for p in paragraphs for s in re.split(r"(?<=[.!?])\s+", p) if s.strip()]
+
+
+_WE_CONTRACTED = ((re.compile(r"\b([Ww]e)[’']re\b"), r"\1 are"), (re.compile(r"\b([Ww]e)[’']ve\b"), r"\1 have"),
+                  (re.compile(r"\b([Ww]e)[’']d\b"), r"\1 would"), (re.compile(r"\b([Ww]e)[’']ll\b"), r"\1 will"))
+
+
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30) -> str:
-    """The sentence of ``text`` sharing the most question words (ties: the earliest), filler words cut, told in
-    the third person when the speaker is known, at most ``limit`` words.  The speaker's own name does not count
-    as a shared word (it matches their signature), and lines a mail reply quotes ("> …") or header lines ("To: …")
-    are passed over while the text has others."""
+    """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
+    filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
+    own name does not count as a shared word (it matches their signature)."""
     q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
-    sents = _sentences(text) or [text or ""]
-    own = [s for s in sents if not _QUOTED.match(s)] or sents  # not the lines a reply quotes, nor mail headers
-    scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(own)]
+    sents = own_sentences(text) or [text or ""]
+    scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
     best = max(scored)[2]
     best = _FILLER.sub("", best).strip() or best
     if speaker:
+        for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
+            best = pat.sub(rep, best)
         best = third_person(best, speaker)
     words = best.split()
     if len(words) > limit:

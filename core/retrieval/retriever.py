@@ -27,6 +27,7 @@ Steps:
 from __future__ import annotations
 
 import functools
+import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -130,10 +131,17 @@ class Retrieval:
         return [h for h in self.hits if is_shown(h, t)]
 
 
+_WORD = re.compile(r"\w")
+
+
 def is_shown(hit: Hit, threshold: float) -> bool:
     """Whether a hit is shown: relevance ≥ ``threshold``; or, unless the threshold is 0 or 1, an exact match
     — seed 001's tier A, or a turn holding every word of a question of two words or more (the relevance model
-    was fitted on chit-chat, where shared words say little; a message with all of them is relevant)."""
+    was fitted on chit-chat, where shared words say little; a message with all of them is relevant).  Unless the
+    threshold is 0, a turn with no word of its own (an attachment-only mail, a message that is just ".") is not
+    shown: it was found through its neighbours' words and says nothing itself."""
+    if threshold > 0.0 and not _WORD.search(hit.text or ""):
+        return False
     if hit.relevance >= threshold:
         return True
     if not 0.0 < threshold < 1.0:

@@ -75,3 +75,26 @@ def test_who_did_it_is_the_first_sender_the_question_does_not_name():
     assert memory_answer("who answered Bob about climbing?", [bob, alice]).text == "Alice Example [2]"
     # an address is named by its mailbox ("majordomo"), not by its domain, which the question may well name
     assert memory_answer("who emailed me about ImageMagick?", [lst]).text == "majordomo@imagemagick.org [1]"
+
+
+def test_the_best_sentence_is_the_senders_own_and_whole():
+    from app.answer import best_sentence, own_sentences
+
+    mail = ("Re: your mail\n\n* Mark (markov@example.nl) [000614 17:46]:\n> It was not clear from the docs.\n\n"
+            "There is a lot that is not clear in the docs.  We're writing a book due\nout next year to fix these "
+            "sorts of problems.\n\nCristy\n")
+    assert own_sentences(mail) == ["Re: your mail", "* Mark (markov@example.nl) [000614 17:46]:",
+                                   "There is a lot that is not clear in the docs.",
+                                   "We're writing a book due out next year to fix these sorts of problems.", "Cristy"]
+    assert best_sentence("what book is Cristy writing?", mail, "Cristy") == \
+        "Cristy and others are writing a book due out next year to fix these sorts of problems."
+
+
+def test_a_turn_with_no_word_of_its_own_is_not_shown():
+    from core.retrieval.retriever import Hit, is_shown
+
+    def hit(text):
+        return Hit(1, 1, text, None, None, None, None, "record", 0.5, 1, sources=("lex",), relevance=0.9)
+
+    assert is_shown(hit("Lorem ipsum."), 0.31) and not is_shown(hit(""), 0.31) and not is_shown(hit(" . "), 0.31)
+    assert is_shown(hit(""), 0.0)  # "show everything" shows it
