@@ -100,8 +100,11 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 
     Returns:
         The text: decoded with the declared charset when it reads cleanly, else as
-        UTF-8 when that reads cleanly, else with the declared charset (or
-        Windows-1252 when none is known) replacing unreadable bytes with U+FFFD.
+        UTF-8 when that reads cleanly; else, when the label is UTF-8 or none, as UTF-8
+        with the bytes that are not UTF-8 read as Windows-1252 when they are letters
+        or punctuation within words (Latin-1 text sent as "utf-8": ``Gr\\xfc\\xdfe`` →
+        ``Grüße``); else with the declared charset (or Windows-1252 when none is
+        known) replacing unreadable bytes with U+FFFD.
     """
     codec = _codec(charset)
     for name in filter(None, (codec, "utf-8")):
@@ -109,10 +112,42 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
             return data.decode(name)
         except (UnicodeDecodeError, LookupError):
             pass
+    if codec in (None, "utf-8"):  # a "utf-8" label on Latin-1/Windows-1252 text (or 8-bit bytes in UTF-8 text)
+        try:
+            return data.decode("utf-8", _CP1252_IN_WORDS)
+        except UnicodeDecodeError:
+            pass
     try:
         return data.decode(codec or "cp1252", "replace")
     except LookupError:  # a label Python knows only as a non-text codec
         return data.decode("cp1252", "replace")
+
+
+def _cp1252_in_words(err: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: bytes that are not UTF-8 read as Windows-1252, when they are text within words.
+
+    Each byte must be a printable Windows-1252 character (not a C1 control, not one of the five undefined
+    bytes) next to a letter or another 8-bit byte (``Gr\\xfc\\xdfe``, ``caf\\xe9``); otherwise ``err`` is
+    raised again, so the caller falls back to replacing (a lone ``\\xff`` is noise, not a letter).
+    """
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
+    data = err.object
+    out = []
+    for i in range(err.start, err.end):
+        try:
+            ch = data[i:i + 1].decode("cp1252")
+        except UnicodeDecodeError:
+            raise err from None
+        near = [data[j] for j in (i - 1, i + 1) if 0 <= j < len(data)]
+        if not ch.isprintable() or not any(b >= 0x80 or chr(b).isalpha() for b in near):
+            raise err
+        out.append(ch)
+    return "".join(out), err.end
+
+
+_CP1252_IN_WORDS = "kith-cp1252-in-words"
+codecs.register_error(_CP1252_IN_WORDS, _cp1252_in_words)
 
 
 def _unescape(chunk: bytes) -> str:
@@ -150,11 +185,12 @@ def decode_header_value(raw: str) -> str:
 
 
 class _HTMLText(HTMLParser):
-    """Collect the visible text of an HTML document, one line per block."""
+    """Collect the visible text of an HTML document, one line per block; table cells apart; quotes marked."""
 
     _BLOCKS = {"p", "div", "br", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table",
-               "blockquote", "pre", "hr", "ul", "ol", "dd", "dt", "section", "article"}
+               "pre", "hr", "ul", "ol", "dd", "dt", "section", "article"}
     _HIDDEN = {"script", "style", "head", "title"}
+    QUOTE_IN, QUOTE_OUT = "\x01", "\x02"  # a blockquote opens / closes (on a line of its own)
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -164,18 +200,29 @@ class _HTMLText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in self._HIDDEN:
             self.hidden += 1
+        elif tag == "blockquote":
+            self.out.append(f"\n{self.QUOTE_IN}\n")
+        elif tag in ("td", "th"):
+            self.out.append(" ")
         elif tag in self._BLOCKS:
             self.out.append("\n")
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)  # <br/>: a line break, never an open element
 
     def handle_endtag(self, tag):
         if tag in self._HIDDEN:
             self.hidden = max(0, self.hidden - 1)
+        elif tag == "blockquote":
+            self.out.append(f"\n{self.QUOTE_OUT}\n")
+        elif tag in ("td", "th"):
+            self.out.append(" ")
         elif tag in self._BLOCKS:
             self.out.append("\n")
 
     def handle_data(self, data):
         if not self.hidden:
-            self.out.append(data)
+            self.out.append(data.replace(self.QUOTE_IN, "").replace(self.QUOTE_OUT, ""))
 
 
 def html_to_text(html: str) -> str:
@@ -184,12 +231,22 @@ def html_to_text(html: str) -> str:
     Args:
         html: an HTML document or fragment.
     Returns:
-        Plain text with blank runs collapsed; never raises on bad markup.
+        Plain text with blank runs collapsed; table cells of a row on one line, apart; the lines of a
+        ``<blockquote>`` (a quoted reply) start ``"> "`` (``"> > "`` nested), as a plain-text reply
+        quotes.  Never raises on bad markup.
     """
     parser = _HTMLText()
     parser.feed(html)
     parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.out).splitlines())
+    lines, depth = [], 0
+    for line in "".join(parser.out).splitlines():
+        if line == _HTMLText.QUOTE_IN:
+            depth += 1
+        elif line == _HTMLText.QUOTE_OUT:
+            depth = max(0, depth - 1)
+        else:
+            line = " ".join(line.split())
+            lines.append("> " * depth + line if line and depth else line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
@@ -415,14 +472,15 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
     """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else its mbox
     envelope line (UTC).
 
-    * an RFC 5322 ``Date`` is used as it is;
+    * an RFC 5322 ``Date`` is used as it is (a zone name such as ``CEST`` at its offset; no zone, or an
+      unknown one: UTC, ``attrs["date_source"] = "date-header-no-zone"``, see :func:`_parse_date`);
     * another date with a time (``2024-03-01 10:00``) is used, read as UTC when it has no zone;
     * a date with no time (``1999/01/31``) takes the envelope line's time when the envelope has
       the same day, else noon UTC of that day (``attrs["date_source"]`` says which);
     * no readable Date: the envelope line's time (``attrs["date_source"] = "envelope"``);
     * nothing: None, with a note.
     """
-    dt = _parse_date(date_value) if date_value else None
+    dt = _parse_date(date_value, notes, attrs) if date_value else None
     if dt is not None:
         return dt
     envelope = envelope_time(mbox_from)
@@ -453,9 +511,48 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
 
 # --------------------------------------------------------------------------- one message
 
-def _parse_date(value: str) -> datetime | None:
+# Zone names RFC 5322 does not define (it names only UT, GMT and the four US zones, which the standard library
+# reads) but clients still write.  Only names with one common meaning in mail: IST, AST, CST-as-China are left out.
+ZONE_NAMES = {
+    "UTC": 0, "WET": 0, "WEST": 60, "BST": 60, "IST": None, "CET": 60, "CEST": 120, "MET": 60, "MEST": 120,
+    "MEZ": 60, "MESZ": 120, "EET": 120, "EEST": 180, "MSK": 180, "SAST": 120, "WIB": 420, "HKT": 480,
+    "SGT": 480, "AWST": 480, "JST": 540, "KST": 540, "ACST": 570, "ACDT": 630, "AEST": 600, "AEDT": 660,
+    "NZST": 720, "NZDT": 780, "HST": -600, "AKST": -540, "AKDT": -480, "NST": -210, "NDT": -150, "ADT": -180,
+}
+"""Time-zone abbreviation → minutes east of UTC (None: ambiguous, read as unknown)."""
+_STD_ZONES = {"UT", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT"}
+_TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
+
+
+def _zone_of(value: str) -> str | None:
+    """The zone token written after the time of a Date value (``"+0200"``, ``"CEST"``), or None when none is."""
+    words = re.sub(r"\([^()]*\)", " ", value).replace(",", " ").split()
+    for i, w in enumerate(words):
+        if _TIME_TOKEN.match(w):
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            return nxt if re.fullmatch(r"[+-]\d{4}|[A-Za-z]{1,5}|(?:GMT|UTC)[+-]\d{1,2}(?::?\d\d)?", nxt, re.I) \
+                else None
+    return None
+
+
+def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None = None) -> datetime | None:
     """An RFC 5322 date, tz-aware at the sender's own offset (``+1000`` stays +10:00; ``-0000``, "zone
-    unknown", is UTC), or None when it cannot be read."""
+    unknown", is UTC), or None when it cannot be read.
+
+    A zone written as a name the standard library does not know (``CEST``, ``BST``, ``JST``: see
+    :data:`ZONE_NAMES`), or as ``GMT+1``/``UTC-05:30``, is read at that offset.  A time with no zone, or with a zone name that is
+    unknown or ambiguous (``IST``), is read as UTC and labelled: a note in ``notes`` and
+    ``attrs["date_source"] = "date-header-no-zone"``.
+    """
+    zone = _zone_of(value)
+    named = zone.upper() if zone and zone[0].isalpha() else None
+    offset = ZONE_NAMES.get(named) if named and named not in _STD_ZONES else None
+    if named and (m := re.fullmatch(r"(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?", named)):  # "GMT+1" (Apple Mail)
+        named, offset = None, (-1 if m.group(1) == "-" else 1) * (int(m.group(2)) * 60 + int(m.group(3) or 0))
+    if offset is not None:
+        sign = "-" if offset < 0 else "+"
+        value = re.sub(rf"(?<=\s){re.escape(zone)}\b", f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}",
+                       value, count=1)
     try:
         dt = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
@@ -464,6 +561,12 @@ def _parse_date(value: str) -> datetime | None:
         return None
     if dt.tzinfo is None:  # "-0000": the time is UTC, the sender's zone unknown (RFC 5322 §3.3)
         dt = dt.replace(tzinfo=timezone.utc)
+        if zone is None or (named and named not in _STD_ZONES and offset is None):
+            if notes is not None:
+                notes.append("Date header has no time zone: read as UTC" if zone is None else
+                             f"Date header's time zone {zone!r} is unknown or ambiguous: read as UTC")
+            if attrs is not None:
+                attrs["date_source"] = "date-header-no-zone"
     try:
         dt.astimezone(timezone.utc)  # out of range at UTC: unusable
     except (OverflowError, ValueError):

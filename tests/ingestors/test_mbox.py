@@ -350,3 +350,56 @@ def test_boundary_mismatch_and_empty_text_part_fall_back_to_text(tmp_path):
         assert "no readable text body" not in r.notes
     assert texts == ["Meet at the pier at noon.", "The cake is in the fridge .".replace(" .", "."),
                      "Just words, no parts at all."]
+
+
+# ----------------------------------------------------------------------------- variants of the regression kinds
+
+def _eml(tmp_path, raw: bytes, name: str = "m.eml") -> list[Record]:
+    path = tmp_path / name
+    path.write_bytes(raw)
+    return records(list(EmlIngestor().read(path)))
+
+
+def test_latin1_body_declared_utf8_is_read_as_latin1(tmp_path):
+    body = "Grüße aus Köln, the café was très bien.\n".encode("latin-1")
+    raw = (b"From: D <d@example.org>\nSubject: s\nDate: Tue, 05 Mar 2024 09:00:00 +0000\nMIME-Version: 1.0\n"
+           b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n" + body)
+    (r,) = _eml(tmp_path, raw)
+    assert r.text == "Grüße aus Köln, the café was très bien.\n"
+    # UTF-8 text with one Latin-1 byte keeps both; a lone stray byte next to no letter is still replaced
+    assert decode_bytes("naïve “x” ".encode() + b"caf\xe9", "utf-8") == "naïve “x” café"
+    assert decode_bytes(b"ok \xff", "utf-8") == "ok \ufffd"
+    assert decode_bytes(b"\x93quoted\x94", None) == "\u201cquoted\u201d"
+
+
+@pytest.mark.parametrize("date, utc, source", [
+    ("Thu, 04 Jul 2024 10:00:00 CEST", datetime(2024, 7, 4, 8, 0, tzinfo=UTC), None),
+    ("Mon, 04 Mar 2024 10:00:00 CET", datetime(2024, 3, 4, 9, 0, tzinfo=UTC), None),
+    ("Thu, 04 Jul 2024 10:00:00 BST", datetime(2024, 7, 4, 9, 0, tzinfo=UTC), None),
+    ("Thu, 04 Jul 2024 10:00:00 JST", datetime(2024, 7, 4, 1, 0, tzinfo=UTC), None),
+    ("Thu, 04 Jul 2024 10:00:00 AEST", datetime(2024, 7, 4, 0, 0, tzinfo=UTC), None),
+    ("Mon, 4 Mar 2024 10:00:00 EST", datetime(2024, 3, 4, 15, 0, tzinfo=UTC), None),
+    ("Monday, 04-Mar-24 10:00:00 CET", datetime(2024, 3, 4, 9, 0, tzinfo=UTC), None),  # RFC 850
+    ("Mon, 4 Mar 24 10:00:00 +0100", datetime(2024, 3, 4, 9, 0, tzinfo=UTC), None),  # two-digit year
+    ("Mon, 4 Mar 2024 10:00:00 GMT+1", datetime(2024, 3, 4, 9, 0, tzinfo=UTC), None),
+    ("Mon, 4 Mar 2024 10:00:00 UTC-05:30", datetime(2024, 3, 4, 15, 30, tzinfo=UTC), None),
+    ("Mon, 4 Mar 2024 10:00:00 -0000", datetime(2024, 3, 4, 10, 0, tzinfo=UTC), None),
+    ("Mon, 4 Mar 2024 10:00:00", datetime(2024, 3, 4, 10, 0, tzinfo=UTC), "date-header-no-zone"),
+    ("Mon, 4 Mar 2024 10:00:00 IST", datetime(2024, 3, 4, 10, 0, tzinfo=UTC), "date-header-no-zone"),
+    ("Thu Jul  4 10:00:00 2024", datetime(2024, 7, 4, 10, 0, tzinfo=UTC), "date-header-no-zone"),
+])
+def test_date_zones_by_name_and_dates_without_a_zone(tmp_path, date, utc, source):
+    (r,) = _eml(tmp_path, f"From: K <k@example.org>\nSubject: s\nDate: {date}\n\nbody\n".encode())
+    assert r.sent_at == utc  # the same instant, whatever offset it is kept at
+    assert r.attrs.get("date_source") == source
+    if source:
+        assert any("read as UTC" in n for n in r.notes)
+
+
+def test_html_tables_keep_cells_apart_and_blockquotes_are_quoted():
+    html = ("<p>Plan:<br/>see table</p><table><tr><td>Mon</td><td>Rehearsal</td></tr><tr><th>Tue</th><td>Show</td>"
+            "</tr></table><div>On Mon, Bob wrote:<blockquote>I live in Berlin now.<br>Bye"
+            "<blockquote>older</blockquote></blockquote></div><p>Mine again</p>")
+    assert html_to_text(html).splitlines() == [
+        "Plan:", "see table", "", "Mon Rehearsal", "", "Tue Show", "", "On Mon, Bob wrote:",
+        "> I live in Berlin now.", "> Bye", "> > older", "", "Mine again"]
