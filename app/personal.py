@@ -186,13 +186,19 @@ class PersonalService:
     def _named(self, b: Brief) -> Brief:
         """``b`` with the person's name filled in when the ledger has none (people known only from mail or photos
         have no ledger profile name yet; the owner's profile is never named): the entity's name — for an
-        unnamed owner ("Me"), "the owner" — so observations and the brief never say "Person 72"."""
+        unnamed owner ("Me"), "the owner" — so observations and the brief never say "Person 72".  Observations an
+        earlier version wrote as "Person 72 …" are shown with the name (read-only: the ledger is not rewritten)."""
         if not b.person.name:
             with self.c.db.session() as s:
                 e = s.get(Entity, b.person.id)
                 if e is not None:
                     b.person.name = "the owner" if e.is_owner and e.canonical_name.casefold() == "me" \
                         else e.canonical_name
+        if b.person.name:
+            old = f"Person {b.person.id} "
+            name = b.person.name[:1].upper() + b.person.name[1:]
+            b.observations = list(dict.fromkeys(name + " " + o[len(old):] if o.startswith(old) else o
+                                                for o in b.observations))  # the same statement once
         return b
 
     def system_prompt(self, person_ref, context: str = "") -> str:

@@ -200,3 +200,21 @@ def test_observations_come_from_the_model_when_configured_else_templates_counted
     bad = PersonalService(container, observer_model=_Scripted({"observations": [{"text": "x"}]}))
     bad.write_observations(pid, at)
     assert bad.observation_fallbacks == 1  # too short: the template statements were used instead
+
+
+def test_observations_an_earlier_version_wrote_as_person_n_are_shown_with_the_name_once(container):
+    from datetime import datetime, timezone
+
+    from app.personal import PersonalService
+    from core.personal import observations as obs
+
+    at = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    svc = PersonalService(container)
+    pid = svc.owner_id()  # the unnamed owner, "Me": "the owner"
+    obs.write(svc.ledger, pid, f"Person {pid} writes long messages, formally", "style", at)
+    obs.write(svc.ledger, pid, "The owner writes long messages, formally", "style", at)
+    obs.write(svc.ledger, pid, f"Person {pid} tends to go silent on messages sent around 23:00", "timing", at)
+    b = svc.brief(pid, now=at)
+    assert sorted(b.observations) == ["The owner tends to go silent on messages sent around 23:00",
+                                      "The owner writes long messages, formally"]
+    svc.close()
