@@ -26,10 +26,12 @@ Decisions on the ambiguous cases:
   ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
   means day-first and a second above 12 month-first, the more frequent winning
   (``"dates"``); else the order in which the dates run forwards in time (``"chronology"``);
-  else the locale's hint (``"locale"``: a non-English AM/PM marker → the order of the CLDR
-  short date of the locales using it; ``AM``/``PM`` → month-first, the common US export);
-  else the ``dayfirst`` setting (``"setting"``).  With ``"locale"`` or ``"setting"`` every
-  record gets a note.  A line whose date is impossible in the chosen order is not a header:
+  else ``.`` or ``-`` between the date's fields (``"separator"``: day-first, as every locale
+  writing them so); else the locale's hint (``"locale"``: an AM/PM marker → the order of the
+  CLDR short date of most locales writing it just so: ``p. m.`` (Spanish) and lower-case ``pm``
+  (en_GB, en_AU) day-first; ``AM``/``PM`` → month-first, the common US export);
+  else the ``dayfirst`` setting (``"setting"``).  With ``"separator"``, ``"locale"`` or
+  ``"setting"`` every record gets a note.  A line whose date is impossible in the chosen order is not a header:
   it becomes part of the previous message, like any unparseable line.
 * **Times** are the phone's wall-clock time with no zone: they are read in the
   ``local_timezone`` the ingestor was made with (default ``"UTC"``) and kept at
@@ -40,17 +42,26 @@ Decisions on the ambiguous cases:
 * **Multi-line messages**: a line that does not start with a date header (and any
   header-like line that cannot be read) belongs to the previous message — never dropped.
   A message over :data:`MAX_MESSAGE_CHARS` keeps its start, with a note.
-* **System lines** (a header with no ``Name:``, e.g. ``You were added``) are not
-  records (nobody wrote them); each is kept in ``attrs["system_events"]`` of the
-  next message (``{"line", "at", "text"}``); those after the last message go on
-  the last message.  A file with system lines only yields nothing.
-* **Media**: ``<Media omitted>``, ``image omitted`` (iOS) and similar leave the text
-  empty, with ``attrs["media"] = "omitted"`` and a note; ``<attached: NAME>`` and
-  ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
-  ``This message was deleted`` gives an empty text and a note ``"deleted"``;
-  a trailing ``<This message was edited>`` is cut and noted ``"edited"``.
-* **Who**: the sender is ``Party(name, None, "phone", "from")`` with the name exactly as
-  shown (emoji included); a sender shown as a phone number (an unsaved contact) is
+* **System lines** are not records (nobody wrote them): a header with no ``Name:``
+  (Android: ``You were added``); a one-line text WhatsApp marks with U+200E at its start,
+  under whatever sender iOS shows (the group, the chat partner, the actor:
+  ``Family: \u200eAna added you``; :func:`is_generated`), calls included; and a "sender"
+  that is a system line's words (:func:`system_senders`: the group's own name, a phone number
+  followed by words, ``"+1 555 0100 added you to a group in the community: C"``).  Each is
+  kept in ``attrs["system_events"]`` of the next message (``{"line", "at", "text"}``, and
+  ``"shown_as"``: the sender iOS showed); those after the last message go on the last
+  message.  A file with system lines only yields nothing.
+* **Media**, in the common locales: ``<Media omitted>`` (``<Medien ausgeschlossen>``,
+  ``<Multimedia omitido>``, ...), ``image omitted`` (iOS; ``Bild weggelassen``, ...) and similar
+  leave the text empty, with ``attrs["media"] = "omitted"`` and a note; ``<attached: NAME>`` (any
+  label) and ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
+  ``This message was deleted`` (``Diese Nachricht wurde gelöscht``, ...; a final ``.`` or not)
+  gives an empty text and a note ``"deleted"``; a trailing ``<This message was edited>``
+  (``<Diese Nachricht wurde bearbeitet>``, ...) is cut and noted ``"edited"``.  Bidi marks at
+  the ends of a text are dropped.
+* **Who**: the sender is ``Party(name, None, "phone", "from")`` with the name as shown
+  (emoji included; the ``~`` before a name not in the phone's contacts left out); a sender
+  shown as a phone number (an unsaved contact; spaces, brackets and any hyphen) is
   ``Party(None, number, "phone", "from")``.  The recipients are every other sender of the
   file (role ``"member"``).
 * **Thread**: ``"whatsapp:"`` + the file name without suffix (for an iOS
@@ -94,14 +105,43 @@ _HEADER = re.compile(
 # "Name: text": the name is what comes before the first colon, and holds no quote
 # (a system line such as 'X changed the subject to "a: b"' is not a message).
 _AUTHOR = re.compile(r'^(?P<name>[^:"\u201c\u201d\n]{1,100}?):(?: |$)?(?P<text>.*)$', re.S)
-_PHONE = re.compile(r"^\+?[\d\s\-().\u00a0\u202f]{6,}$")
+_DASHES = "\u2010\u2011\u2012\u2013\u2212"  # hyphens phones show numbers with ("+1 (777) 777\u20117777")
+_PHONE = re.compile(r"^\+?[\d\s\-().\u00a0\u202f" + _DASHES + r"]{6,}$")
+# a phone number followed by words: a system line's subject ("+1 555 010 0004 added you to ...: C")
+_PHONE_THEN_WORDS = re.compile(r"^\+?[\d\s\-().\u00a0\u202f" + _DASHES + r"]{6,}?\s+[^\W\d_]")
 _INVISIBLE = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\ufeff"
-_OMITTED = re.compile(r"^(?:<media omitted>|(?:image|video|audio|sticker|gif|document|contact card) omitted)$",
-                      re.I)
-_ATTACHED = re.compile(r"^(?:<attached: (?P<a>[^>]+)>|(?P<b>.+?) \(file attached\))(?:\n(?P<caption>.*))?$",
-                       re.S | re.I)
-_DELETED = {"this message was deleted", "you deleted this message"}
-_EDITED = "<This message was edited>"
+_LRM = "\u200e"
+# Android's "<Media omitted>" in any locale: one <...> naming media (<Medien ausgeschlossen>,
+# <Médias omis>, <Multimedia omitido>, <Mídia oculta>, <Без медиафайлов>, <Pominięto multimedia>, ...)
+_OMITTED_ANDROID = re.compile(r"^<[^<>\n]{0,40}(?:m[eéíi]d[iy]|multim|медиа|мультимедиа|الوسائط|मीडिया)[^<>\n]{0,40}>$",
+                              re.I)
+# iOS's "image omitted" in the common locales, either word order
+_MEDIA_WORDS = (r"image|photo|video|audio|sticker|gif|document|contact card|bild|foto|dokument|kontaktkarte|"
+                r"imagen|vídeo|documento|tarjeta de contacto|vidéo|autocollant|carte de contact|imagem|figurinha|"
+                r"áudio|cartão de contato|immagine|scheda contatto|afbeelding|contactkaart|görüntü|ses|çıkartma|"
+                r"belge|kişi kartı|изображение|фото|видео|аудио|аудиофайл|стикер|документ|карточка контакта")
+_OMIT_WORDS = (r"omitted|weggelassen|omitid[ao]|absente?|omise?|ocultad[ao]|omess[ao]|weggelaten|"
+               r"dahil edilmedi|отсутствует|пропущен[оа]?")
+_OMITTED = re.compile(rf"^(?:(?:{_MEDIA_WORDS})\s+(?:{_OMIT_WORDS})|(?:{_OMIT_WORDS})\s+(?:{_MEDIA_WORDS}))$", re.I)
+# "<attached: 00000012-PHOTO.jpg>" in any locale (a label, a colon, a file name), or "NAME (file attached)"
+_ATTACHED = re.compile(r"^(?:<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>|(?P<b>.+?) \(file attached\))"
+                       r"(?:\n(?P<caption>.*))?$", re.S | re.I)
+# "This message was deleted" / "You deleted this message" as WhatsApp writes them in the common locales
+_DELETED = {
+    "this message was deleted", "you deleted this message",
+    "diese nachricht wurde gelöscht", "du hast diese nachricht gelöscht",
+    "se eliminó este mensaje", "eliminaste este mensaje", "este mensaje fue eliminado",
+    "ce message a été supprimé", "vous avez supprimé ce message",
+    "mensagem apagada", "esta mensagem foi apagada", "você apagou esta mensagem",
+    "questo messaggio è stato eliminato", "hai eliminato questo messaggio",
+    "dit bericht is verwijderd", "je hebt dit bericht verwijderd",
+    "данное сообщение удалено", "это сообщение удалено", "вы удалили это сообщение",
+    "bu mesaj silindi", "bu mesajı sildiniz", "pesan ini telah dihapus", "anda menghapus pesan ini",
+    "ta wiadomość została usunięta", "usunięto tę wiadomość",
+}
+# a trailing "<This message was edited>" in the common locales (<Diese Nachricht wurde bearbeitet>, ...)
+_EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|editad[ao]|modifié|modificato|bewerkt|"
+                     r"düzenlendi|изменено|отредактировано|edytowan|diedit)[^<>\n]{0,40}>\s*$", re.I)
 ORDERS = ("DMY", "MDY")
 
 
@@ -160,17 +200,55 @@ def read_marker(text: str | None) -> str | None:
     return hit[0] if hit else None
 
 
+def _marker_form(text: str) -> str:
+    """An AM/PM marker as written, its spaces made plain (``"p.\u202fm."`` → ``"p. m."``); case and dots kept."""
+    return " ".join(text.translate({0xa0: " ", 0x202f: " ", 0x2009: " "}).split())
+
+
+@lru_cache(maxsize=1)
+def marker_date_orders() -> dict[str, tuple[str, ...]]:
+    """``{marker as written: date orders}`` over every CLDR locale, regions included (``"pm"``: en_GB,
+    en_AU, ...; ``"p. m."``: es, es_MX, ...), for the day/month hint.  Loaded once (~1 s), only
+    when a file's dates leave the order open; empty without Babel."""
+    try:
+        from babel import Locale, localedata
+    except ImportError:
+        return {}
+    out: dict[str, list[str]] = {}
+    for ident in localedata.locale_identifiers():
+        try:
+            loc = Locale.parse(ident)
+            periods = loc.day_periods.get("format", {})
+            pattern = loc.date_formats["short"].pattern
+        except Exception:
+            continue
+        letters = [ch for ch in pattern if ch in "dMy"]
+        order = "".join(dict.fromkeys("D" if ch == "d" else "M" if ch == "M" else "Y" for ch in letters))
+        for width in ("abbreviated", "wide"):
+            for period in ("am", "pm"):
+                value = periods.get(width, {}).get(period)
+                if value:
+                    out.setdefault(_marker_form(value), []).append(order)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _locale_order(marker: str | None) -> str | None:
-    """The day/month order a 12-hour marker hints at, or None (24-hour clock, or no majority)."""
+    """The day/month order a 12-hour marker hints at, or None (24-hour clock, or no majority).
+
+    ``AM``/``PM`` exactly so: month-first (the US phone's ``M/D/YY`` is the common case of an English
+    export, though more locales write them day-first).  Any other marker: the majority of the CLDR
+    short dates of the locales writing it just so (lower-case ``pm``: en_GB, en_AU, ... day-first;
+    ``p. m.``: Spanish, day-first), else of those writing it in any case and dotting."""
     if marker is None:
         return None
-    key = _marker_key(marker)
-    if key in ("am", "a", "pm", "p"):
-        return "MDY"  # AM/PM in an English export: the US phone's M/D/YY is the common case
-    hit = day_period_markers().get(key)
-    if not hit:
-        return None
-    dmy, mdy = hit[1].count("DMY"), hit[1].count("MDY")
+    form = _marker_form(marker)
+    if form in ("AM", "PM", "A", "P"):
+        return "MDY"
+    orders = marker_date_orders().get(form)
+    if not orders:
+        hit = day_period_markers().get(_marker_key(marker))
+        orders = hit[1] if hit else ()
+    dmy, mdy = orders.count("DMY"), orders.count("MDY")
     return "DMY" if dmy > mdy else "MDY" if mdy > dmy else None
 
 
@@ -299,15 +377,32 @@ class Survey:
     backwards: dict = field(default_factory=lambda: {o: 0 for o in ORDERS})
     marker: str | None = None
     members: dict = field(default_factory=dict)  # name -> set of orders in which its header is valid
+    senders: dict = field(default_factory=dict)  # name -> messages under it (system lines included)
     foreign: list = field(default_factory=list)  # [other-shape header, previous own-shape header, next one]
     _last: dict = field(default_factory=dict)
     _waiting: list = field(default_factory=list)
     _previous: "_Header | None" = None
+    _open: list | None = None  # the last message's [sender, valid orders, one-line generated text so far]
+
+    def more(self, line: str) -> None:
+        """A line that is not an own-shape header: the open message has more than one line."""
+        if self._open is not None and line.strip():
+            self._open[2] = False
+
+    def settle(self) -> None:
+        """Count the open message; its sender is a member unless the message is a generated (system) text."""
+        if self._open is not None:
+            key, valid, generated = self._open
+            self.senders[key] = self.senders.get(key, 0) + 1
+            if not generated:
+                self.members.setdefault(key, set()).update(valid)
+            self._open = None
 
     def add(self, h: _Header) -> None:
         if self.shape is None:
             self.shape, self.first_line = h.shape, h.line
         if h.shape != self.shape:
+            self.more(h.rest or "-")
             entry = [h, self._previous, None]
             self.foreign.append(entry)
             self._waiting.append(entry)
@@ -329,9 +424,10 @@ class Survey:
                 if order in self._last and when < self._last[order]:
                     self.backwards[order] += 1
                 self._last[order] = when
+        self.settle()
         a = _AUTHOR.match(h.rest)
         if a:
-            self.members.setdefault(_sender_key(a["name"]), set()).update(valid)
+            self._open = [_sender_key(a["name"]), valid, is_generated(a["text"], False)]
 
     def decide_order(self, dayfirst: bool) -> tuple[str, str]:
         """``(order, basis)``: see the module docstring."""
@@ -341,6 +437,8 @@ class Survey:
             return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
         if self.backwards["DMY"] != self.backwards["MDY"]:
             return ("DMY" if self.backwards["DMY"] < self.backwards["MDY"] else "MDY"), "chronology"
+        if self.shape and self.shape[1] in ".-":
+            return "DMY", "separator"  # 24.12.23, 24-12-2023: no locale writes month-first so
         hint = _locale_order(self.marker)
         if hint:
             return hint, "locale"
@@ -352,12 +450,57 @@ def decide_order(headers: list[_Header], dayfirst: bool) -> tuple[str, bool]:
     survey = Survey()
     for h in headers:
         survey.add(h)
+    survey.settle()
     order, basis = survey.decide_order(dayfirst)
-    return order, basis in ("locale", "setting")
+    return order, basis in ("separator", "locale", "setting")
 
 
 def _sender_key(name: str) -> str:
-    return " ".join(_clean(name).split())
+    """A sender as shown, made comparable: marks dropped, spaces collapsed, the ``~`` WhatsApp puts before a
+    name that is not in the phone's contacts (``"~\u202fNev"``) left out."""
+    return _TILDE.sub("", " ".join(_clean(name).split()))
+
+
+_TILDE = re.compile(r"^~\s*")
+_CHAT_TITLE = re.compile(r"^(?:whatsapp[\s-]*chat|chat\s+de\s+whatsapp|discussion\s+whatsapp|conversa\s+do\s+whatsapp|"
+                         r"whatsapp)\s*(?:[-\u2013]|with|mit|con|avec|com|met|с|ile)\s+(?P<title>.+)$", re.I)
+
+
+def chat_title(path: Path) -> str | None:
+    """The chat's name from the export's file name (``WhatsApp Chat with Ana.txt``) or, for an iOS
+    ``_chat.txt``, its folder (``WhatsApp Chat - Family``), in the common locales; None when neither says."""
+    stem = path.stem
+    if stem.lower() in {"_chat", "chat"}:
+        stem = path.parent.name
+    m = _CHAT_TITLE.match(" ".join(stem.split()))
+    return _sender_key(m["title"]) if m else None
+
+
+def system_senders(survey: "Survey", title: str | None) -> set[str]:
+    """Sender names (as :func:`_sender_key` writes them) that are a system line's words, not a person.
+
+    * the chat's own name in a group (``title``, with two or more other senders): iOS puts group
+      notices under it;
+    * a phone number followed by words (``"+1 555 010 0004 added you to a group in the community"``,
+      an Android system line whose text holds a colon);
+    * a sender seen once whose name is another sender's name followed by a lower-case word
+      (``"Ana added Bo to the community"``).
+    """
+    names = set(survey.senders)
+    out = set()
+    people = [n for n in survey.members if n != title]
+    if title in names and len(people) >= 2:
+        out.add(title)
+    for name in names:
+        if _PHONE_THEN_WORDS.match(name) and not _PHONE.match(name):
+            out.add(name)
+        elif survey.senders[name] == 1:
+            for other in people:
+                rest = name[len(other) + 1:]
+                if other != name and name.startswith(other + " ") and rest[:1].islower():
+                    out.add(name)
+                    break
+    return out
 
 
 def _clean(text: str) -> str:
@@ -365,7 +508,7 @@ def _clean(text: str) -> str:
 
 
 def _sender(name: str) -> Party:
-    name = " ".join(_clean(name).split())
+    name = _sender_key(name)
     if _PHONE.match(name) and sum(ch.isdigit() for ch in name) >= 6:
         return Party(None, name, "phone", "from")
     return Party(name, None, "phone", "from")
@@ -380,26 +523,48 @@ def thread_key(path: Path) -> str:
 
 
 def _body(text: str, notes: list[str], attrs: dict) -> str:
-    """Text of a message after media/deleted/edited markers are read off."""
-    if text.endswith(_EDITED):
-        text = text[: -len(_EDITED)].rstrip()
+    """Text of a message after media/deleted/edited markers (in the common locales) are read off."""
+    edited = _EDITED.search(text)
+    if edited:
+        text = text[: edited.start()]
         notes.append("edited")
         attrs["edited"] = True
     bare = _clean(text).strip()
-    if _OMITTED.match(bare):
-        attrs["media"] = "omitted"
-        notes.append("media omitted from the export")
-        return ""
-    if bare.lower() in _DELETED:
-        attrs["deleted"] = True
-        notes.append("deleted")
-        return ""
     m = _ATTACHED.match(bare)
     if m:
         attrs["media"] = m["a"] or m["b"]
         notes.append(f"attachment: {attrs['media']}")
         return m["caption"] or ""
-    return text
+    if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare):
+        attrs["media"] = "omitted"
+        notes.append("media omitted from the export")
+        return ""
+    if bare.rstrip(".").casefold() in _DELETED:
+        attrs["deleted"] = True
+        notes.append("deleted")
+        return ""
+    return _strip_marks(text)
+
+
+def _strip_marks(text: str) -> str:
+    """``text`` without the bidi marks WhatsApp puts at its ends (inner ones are left as written)."""
+    return text.strip(_INVISIBLE) if text[:1] in _INVISIBLE or text[-1:] in _INVISIBLE else text
+
+
+def is_generated(text: str, multiline: bool) -> bool:
+    """Whether a message's text is one WhatsApp wrote, not its sender (an iOS system line).
+
+    iOS exports put a system line under a sender (the group's name, the chat partner, the actor:
+    ``"Family: \u200eAna added you"``) and mark WhatsApp's own text with U+200E at its start.  Such a
+    one-line text is generated unless it is a media, attachment or deleted placeholder (a record with a
+    note) or holds a link (a shared location).
+    """
+    if multiline or not text.lstrip(" ").startswith(_LRM):
+        return False
+    bare = _clean(text).strip()
+    if not bare or "://" in bare or _ATTACHED.match(bare) or _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare):
+        return False
+    return bare.rstrip(".").casefold() not in _DELETED
 
 
 class WhatsAppIngestor:
@@ -462,9 +627,11 @@ class WhatsAppIngestor:
                 if line.strip() and not seen_text and survey.shape is None:
                     raise InputError(str(path), "not a WhatsApp chat export: the first line is not a "
                                      "'date, time - name: text' header")
+                survey.more(line)
                 continue
             seen_text = True
             survey.add(h)
+        survey.settle()
         return survey
 
     def read(self, path: Path) -> Iterator[Item]:
@@ -480,7 +647,10 @@ class WhatsAppIngestor:
         if survey.shape is None:
             return
         order, basis = survey.decide_order(self.dayfirst)
-        members = [_sender(name) for name, valid in survey.members.items() if order in valid]
+        title = chat_title(path)
+        not_people = system_senders(survey, title)
+        members = [_sender(name) for name, valid in survey.members.items()
+                   if order in valid and name not in not_people]
         own = {(p.name, p.address) for p in members}
         accepted = set()  # other-shape lines that are real messages of this chat
         for h, before, after in survey.foreign:
@@ -491,8 +661,9 @@ class WhatsAppIngestor:
                     and (lo is None or lo <= when) and (hi is None or when <= hi)):
                 accepted.add(h.line)
         guessed_note = None
-        if basis in ("locale", "setting"):
-            why = (f"the {survey.marker!r} clock marker's locale" if basis == "locale" else "the setting")
+        if basis in ("separator", "locale", "setting"):
+            why = (f"the {survey.marker!r} clock marker's locale" if basis == "locale" else
+                   f"the {survey.shape[1]!r} between the date's fields" if basis == "separator" else "the setting")
             guessed_note = ("day/month order not settled by any date in the file; read as "
                             + ("day-first" if order == "DMY" else "month-first") + f" ({why})")
 
@@ -507,8 +678,13 @@ class WhatsAppIngestor:
             sent_at = self._when(h, order, notes)
             body = "\n".join([h.rest] + h.extra)
             m = _AUTHOR.match(body)
-            if not m:
+            key = _sender_key(m["name"]) if m else None
+            if not m or key in not_people:
                 pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(body).strip()})
+                return None
+            if is_generated(m["text"], any(x.strip() for x in h.extra)):
+                pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(m["text"]).strip(),
+                                       "shown_as": key})
                 return None
             sender = _sender(m["name"])
             attrs: dict = {"time_basis": "assumed-local", "timezone": self.local_timezone.key,

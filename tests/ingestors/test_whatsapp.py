@@ -295,3 +295,133 @@ def test_long_chat_is_read_line_by_line(tmp_path):
     assert len(items) == 20001
     assert items[-1].text.startswith("x" * 50) and len(items[-1].text) <= 1_000_000
     assert any("left out" in n for n in items[-1].notes)
+
+
+# ----------------------------------------------------------------------------- other exports of the same kinds
+# Placeholders, system lines and locale hints as other phones write them (values worked out by hand).
+
+LRM = "\u200e"
+
+
+@pytest.mark.parametrize("line, text, note, attr", [
+    # Android's "<Media omitted>" in other locales
+    ("12.03.23, 14:06 - Jörg: <Medien ausgeschlossen>", "", "media omitted from the export", ("media", "omitted")),
+    ("12/3/23, 14:06 - Juan: <Multimedia omitido>", "", "media omitted from the export", ("media", "omitted")),
+    ("12/03/2023 14:06 - Bruno: <Mídia oculta>", "", "media omitted from the export", ("media", "omitted")),
+    ("12.03.2023, 14:06 - Борис: <Без медиафайлов>", "", "media omitted from the export", ("media", "omitted")),
+    # iOS's "image omitted" in other locales, with its mark
+    (f"[12.03.23, 14:06:00] Jörg: {LRM}Bild weggelassen", "", "media omitted from the export", ("media", "omitted")),
+    (f"[5.05.2017 18:09:21] Bora: {LRM}görüntü dahil edilmedi", "", "media omitted from the export",
+     ("media", "omitted")),
+    (f"[12.03.23, 14:06:00] Jörg: {LRM}<Anhang: 00000031-PHOTO-2023-03-12-14-06-00.jpg>",
+     "", "attachment: 00000031-PHOTO-2023-03-12-14-06-00.jpg", ("media", "00000031-PHOTO-2023-03-12-14-06-00.jpg")),
+    # deleted, in other locales and with iOS's mark and full stop
+    ("13.03.23, 09:10 - Anna: Diese Nachricht wurde gelöscht", "", "deleted", ("deleted", True)),
+    ("13/3/23, 9:10 - Ana: Se eliminó este mensaje.", "", "deleted", ("deleted", True)),
+    (f"[12/03/2023, 14:06:10] Ben: {LRM}This message was deleted.", "", "deleted", ("deleted", True)),
+    # edited: iOS's mark before the marker, and German
+    (f"[12/03/2023, 14:05:09] Ana: Hello there {LRM}<This message was edited>", "Hello there", "edited",
+     ("edited", True)),
+    ("13.03.23, 09:10 - Anna: Bis morgen <Diese Nachricht wurde bearbeitet>", "Bis morgen", "edited",
+     ("edited", True)),
+    # bidi marks around a Hebrew text are not text
+    ("12.3.2023, 14:05 - \u200fדנה: שלום\u200f", "שלום", None, None),
+])
+def test_placeholders_in_other_locales(tmp_path, line, text, note, attr):
+    items = read(write(tmp_path, line + "\n"))
+    assert len(items) == 1 and isinstance(items[0], Record)
+    assert items[0].text == text
+    if note:
+        assert note in items[0].notes
+    if attr:
+        assert items[0].attrs[attr[0]] == attr[1]
+
+
+def test_ios_system_lines_under_a_sender_are_not_messages(tmp_path):
+    folder = tmp_path / "WhatsApp Chat - Trip Group"
+    folder.mkdir()
+    p = write(folder, f"[14.08.2024, 21:00:10] Trip Group: {LRM}Messages and calls are end-to-end encrypted. "
+                      "No one outside of this chat, not even WhatsApp, can read or listen to them.\n"
+                      f"[14.08.2024, 21:00:10] Boris: {LRM}Boris created group \u201cTrip Group\u201d\n"
+                      "[14.08.2024, 21:00:11] Trip Group: Boris added you\n"     # the group's name, no mark
+                      "[14.08.2024, 21:02:00] Boris: Hi all\n"
+                      f"[14.08.2024, 21:03:00] Carla: {LRM}Missed voice call\n"
+                      "[14.08.2024, 21:04:00] Carla: Hey!\n"
+                      f"{LRM}[14.08.2024, 21:05:00] Carla: {LRM}Location: https://maps.google.com/?q=38.7,-9.1\n"
+                      f"[14.08.2024, 21:06:00] Boris: {LRM}POLL:\n{LRM}Dinner where?\n{LRM}OPTION: Tasca (1 vote)\n"
+                      f"[14.08.2024, 21:07:00] Carla: {LRM}Carla changed this group's icon\n",
+              name="_chat.txt")
+    items = read(p)
+    assert [(r.sent_at.strftime("%H:%M"), r.sender.name, r.text) for r in items] == [
+        ("21:02", "Boris", "Hi all"),
+        ("21:04", "Carla", "Hey!"),
+        ("21:05", "Carla", "Location: https://maps.google.com/?q=38.7,-9.1"),
+        ("21:06", "Boris", f"POLL:\n{LRM}Dinner where?\n{LRM}OPTION: Tasca (1 vote)"),
+    ]
+    assert {p.name for p in items[0].recipients} == {"Carla"}  # the group's name is nobody
+    assert [e["text"] for e in items[0].attrs["system_events"]] == [
+        "Trip Group: Messages and calls are end-to-end encrypted. No one outside of this chat, not even "
+        "WhatsApp, can read or listen to them.",
+        "Boris created group \u201cTrip Group\u201d",
+        "Trip Group: Boris added you"]
+    assert items[0].attrs["system_events"][1]["shown_as"] == "Boris"
+    assert items[1].attrs["system_events"] == [
+        {"line": 5, "at": "2024-08-14T21:03:00+00:00", "text": "Missed voice call", "shown_as": "Carla"}]
+    assert items[-1].attrs["system_events"][0]["text"] == "Carla changed this group's icon"
+
+
+def test_ios_one_to_one_notice_under_the_partner(tmp_path):
+    p = write(tmp_path, f"[16.09.25, 10:00:00] Sebastian Fellner: {LRM}Nachrichten und Anrufe sind "
+                        "Ende-zu-Ende-verschlüsselt. Niemand außerhalb dieses Chats kann sie lesen.\n"
+                        "[16.09.25, 10:01:00] Sebastian Fellner: Hallo!\n"
+                        "[16.09.25, 10:02:00] Ich: Hi Sebastian\n",
+              name="WhatsApp Chat - Sebastian Fellner.txt")
+    items = read(p)
+    assert [(r.sent_at, r.sender.name, r.text) for r in items] == [
+        (datetime(2025, 9, 16, 10, 1, tzinfo=UTC), "Sebastian Fellner", "Hallo!"),
+        (datetime(2025, 9, 16, 10, 2, tzinfo=UTC), "Ich", "Hi Sebastian")]
+    assert items[0].attrs["system_events"][0]["text"].startswith("Nachrichten und Anrufe")
+
+
+def test_android_system_lines_with_a_colon_and_unsaved_contacts(tmp_path):
+    p = write(tmp_path, "12/12/2023, 10:46 - ~\u202f+1 555 010 0003 created group \"Group1\"\n"
+                        "04/03/2024, 22:29 - +1 555 010 0004 added you to a group in the community: Community 1\n"
+                        "16/03/2024, 09:10 - +1 (555) 010\u20110007: Hey everyone! We need volunteers\n"
+                        "16/03/2024, 09:12 - ~\u202fNev: count me in\n"
+                        "16/03/2024, 09:14 - Kim Park: I can help: Saturday works\n"
+                        "16/03/2024, 09:20 - Kim Park added Nev to the community: Volunteers\n"
+                        "16/03/2024, 09:25 - Nev: thanks\n")
+    items = read(p)
+    assert [(r.sent_at, r.sender, r.text) for r in items] == [
+        (datetime(2024, 3, 16, 9, 10, tzinfo=UTC), Party(None, "+1 (555) 010\u20110007", "phone", "from"),
+         "Hey everyone! We need volunteers"),
+        (datetime(2024, 3, 16, 9, 12, tzinfo=UTC), Party("Nev", None, "phone", "from"), "count me in"),
+        (datetime(2024, 3, 16, 9, 14, tzinfo=UTC), Party("Kim Park", None, "phone", "from"),
+         "I can help: Saturday works"),
+        (datetime(2024, 3, 16, 9, 25, tzinfo=UTC), Party("Nev", None, "phone", "from"), "thanks")]
+    assert {(p.name, p.address) for p in items[0].recipients} == {("Nev", None), ("Kim Park", None)}
+    assert [e["text"] for e in items[0].attrs["system_events"]] == [
+        '~\u202f+1 555 010 0003 created group "Group1"',
+        "+1 555 010 0004 added you to a group in the community: Community 1"]
+    assert items[3].attrs["system_events"][0]["text"] == "Kim Park added Nev to the community: Volunteers"
+
+
+@pytest.mark.parametrize("lines, dayfirst, order, basis, first", [
+    # Spanish "p. m." and British lower-case "pm": day-first locales (CLDR), US "PM": month-first
+    (["5/3/23, 2:05\u202fp.\u202fm. - Ana: Hola", "5/3/23, 2:07\u202fp.\u202fm. - Juan: Qué tal"], True,
+     "DMY", "locale", datetime(2023, 3, 5, 14, 5, tzinfo=UTC)),
+    (["5/3/2023, 2:05 pm - Olivia: Hiya", "5/3/2023, 2:07 pm - Jack: Hello"], False,
+     "DMY", "locale", datetime(2023, 3, 5, 14, 5, tzinfo=UTC)),
+    (["5/3/23, 2:05 PM - Amy: Hi", "5/3/23, 2:07 PM - Joe: Hey"], True,
+     "MDY", "locale", datetime(2023, 5, 3, 14, 5, tzinfo=UTC)),
+    # dots or hyphens between the fields: day-first whatever the setting
+    (["04.03.21, 10:18 - Adrian: Hallo", "04.03.21, 10:20 - Bea: Hi"], False,
+     "DMY", "separator", datetime(2021, 3, 4, 10, 18, tzinfo=UTC)),
+    (["04-03-2021 10:18 - Anke: Hoi", "04-03-2021 10:20 - Bram: Hoi"], False,
+     "DMY", "separator", datetime(2021, 3, 4, 10, 18, tzinfo=UTC)),
+])
+def test_locale_hints_when_no_date_settles_the_order(tmp_path, lines, dayfirst, order, basis, first):
+    items = read(write(tmp_path, "\n".join(lines) + "\n"), dayfirst=dayfirst)
+    assert items[0].sent_at == first
+    assert {(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in items} == {(order, basis)}
+    assert all(any("day/month order not settled" in n for n in r.notes) for r in items)
