@@ -566,12 +566,14 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
                  names=None, extractor=None, recipients: Sequence[tuple[int, str]] = (),
                  repeating: list | None = None, entities: EntityCache | None = None) -> None:
     """Deterministic facts: a sender's email address; a photo taken at a place; what the text says
-    about its writer, their relatives and named people (core/extraction/personal_facts.py); and what a
+    about its writer, their relatives and named people (core/extraction/personal_facts.py; of a mail, only
+    its writer's own lines: core/extraction/quoted.py's ``own_words``); and what a
     contact card states about its person (:func:`card_facts`).
 
     ``repeating``: when given, the facts every message repeats (who wrote to whom, a sender's address)
     are appended to it as drafts, for the caller to write once per batch (``core.graph.facts.write_facts``)."""
     from core.extraction.personal_facts import extract_facts
+    from core.extraction.quoted import own_words
     from core.graph.apply import apply_candidates
     from core.graph.facts import FactDraft, as_of_statement, write_fact
 
@@ -588,9 +590,11 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
             for draft in card_facts(rec, record_id, speaker.id, speaker.canonical_name):
                 write_fact(s, draft)
         return
-    if rec.text and rec.kind != "photo":
-        candidates = (extractor(rec.text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
-                      if extractor is not None else extract_facts(rec.text[:20000], rec.sent_at))
+    # a mail's facts come from its writer's own lines, never the message it quotes or forwards
+    text = own_words(rec.text) if rec.text and rec.kind == "email" else rec.text
+    if text and text.strip() and rec.kind != "photo":
+        candidates = (extractor(text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
+                      if extractor is not None else extract_facts(text[:20000], rec.sent_at))
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
     if sender_id and recipients and rec.kind in ("email", "chat"):
         # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.

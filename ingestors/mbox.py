@@ -23,8 +23,9 @@ What the standard library does not do for us, done here:
   exactly one ``>`` (Python's :mod:`mailbox` leaves them as they are).  This is
   right for mboxrd files and for the usual case in mboxo files (where the
   writer quoted ``From `` as ``>From ``); ``> From`` and ``>F`` are untouched.
-* **Whose words**: a forwarded ``message/rfc822`` part is its own Record, attributed
-  to its own sender, never the forwarding person's text; an empty text/plain next to
+* **Whose words**: a forwarded ``message/rfc822`` part, or a message forwarded inline in the
+  text under a forward separator, is its own Record, attributed to its own sender, never the
+  forwarding person's text; an empty text/plain next to
   HTML, or a multipart whose declared boundary is not in its body, falls back to the
   parts that do have text (:func:`body_of`).
 * **Dates** become tz-aware at the sender's own offset (``Date: … +1000`` stays +10:00, so
@@ -49,6 +50,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from core.errors import InputError
+from core.extraction.quoted import InlineForward, split_inline_forward
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
@@ -459,6 +461,7 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     from dateutil import parser as dateparser
 
     a, b = datetime(2000, 1, 1, 0, 0, 0), datetime(2001, 2, 2, 1, 1, 1)
+    value = _numeric_gmt(value)
     try:
         da, db = dateparser.parse(value, default=a), dateparser.parse(value, default=b)
     except (ValueError, OverflowError, TypeError):
@@ -524,15 +527,32 @@ _STD_ZONES = {"UT", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST",
 _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
 
+_GMT_OFFSET = re.compile(r"\b(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?\b", re.I)
+
+
+def _numeric_gmt(value: str) -> str:
+    """``GMT+1``/``UTC-05:30`` (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read
+    ``GMT+1`` the POSIX way, as one hour *west*)."""
+    return _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+
+
 def _zone_of(value: str) -> str | None:
     """The zone token written after the time of a Date value (``"+0200"``, ``"CEST"``), or None when none is."""
     words = re.sub(r"\([^()]*\)", " ", value).replace(",", " ").split()
     for i, w in enumerate(words):
         if _TIME_TOKEN.match(w):
             nxt = words[i + 1] if i + 1 < len(words) else ""
-            return nxt if re.fullmatch(r"[+-]\d{4}|[A-Za-z]{1,5}|(?:GMT|UTC)[+-]\d{1,2}(?::?\d\d)?", nxt, re.I) \
-                else None
+            return nxt if re.fullmatch(r"[+-]\d{4}|[A-Za-z]{1,5}", nxt) else None
     return None
+
+
+def _has_zone(value: str) -> bool:
+    """True when a date as written names its zone (an offset, ``GMT+1``, or a zone name Kith knows)."""
+    value = _numeric_gmt(value)
+    zone = _zone_of(value)
+    if zone and (zone[0] in "+-" or zone.upper() in _STD_ZONES or ZONE_NAMES.get(zone.upper()) is not None):
+        return True
+    return bool((lenient := _lenient_date(value)[0]) and lenient.tzinfo)
 
 
 def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None = None) -> datetime | None:
@@ -544,11 +564,10 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
     unknown or ambiguous (``IST``), is read as UTC and labelled: a note in ``notes`` and
     ``attrs["date_source"] = "date-header-no-zone"``.
     """
+    value = _numeric_gmt(value)
     zone = _zone_of(value)
     named = zone.upper() if zone and zone[0].isalpha() else None
     offset = ZONE_NAMES.get(named) if named and named not in _STD_ZONES else None
-    if named and (m := re.fullmatch(r"(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?", named)):  # "GMT+1" (Apple Mail)
-        named, offset = None, (-1 if m.group(1) == "-" else 1) * (int(m.group(2)) * 60 + int(m.group(3) or 0))
     if offset is not None:
         sign = "-" if offset < 0 else "+"
         value = re.sub(rf"(?<=\s){re.escape(zone)}\b", f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}",
@@ -715,7 +734,10 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         share a key), else the normalised subject.  Then one Record per forwarded
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
         ``attrs["forwarded_in"]`` = the outer record's ``external_id`` (the outer record lists
-        them in ``attrs["forwarded"]``).
+        them in ``attrs["forwarded"]``).  A message forwarded *in the text* (under Gmail's
+        ``---------- Forwarded message ---------``, Thunderbird's or Apple Mail's separator, with its
+        ``From:``/``Date:``/``Subject:`` lines) is cut from the outer text and is such a Record too; its Date
+        line, written without a zone, is read at the outer message's offset (``date_source`` ``"forward-header"``).
 
     Raises:
         Exception: whatever the parser raises on a message it cannot handle (the
@@ -726,22 +748,61 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     text, forwarded, notes = body_of(msg)
     if trimmed:
         notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")
+    inline = split_inline_forward(text.replace("\r\n", "\n"))
+    if inline is not None:
+        text = inline.before
+        notes.append("a message forwarded in the text: kept as its own record")
     main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from)
     out = [main]
-    for n, inner in enumerate(forwarded, 1):
+    for inner in forwarded:
         inner_text, _, inner_notes = body_of(inner)  # a forward of a forward stays inside it
-        rec = header_record(inner, path, index, _clean_body(inner_text, inner_notes), inner_notes)
-        if rec.external_id.startswith("#"):
-            rec.external_id = f"{main.external_id} forwarded {n}"
-        rec.thread = main.thread
-        rec.attrs["forwarded_in"] = main.external_id
-        rec.notes.append(f"forwarded inside message {main.external_id}"
-                         + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
-        main.attrs.setdefault("forwarded", []).append(
-            {"external_id": rec.external_id, "subject": rec.subject,
-             "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
-        out.append(rec)
+        out.append(_forwarded_record(main, header_record(inner, path, index, _clean_body(inner_text, inner_notes),
+                                                         inner_notes), len(out)))
+    if inline is not None:
+        inner_notes = []
+        rec = header_record(_inline_message(inline), path, index, _clean_body(inline.body, inner_notes),
+                            inner_notes)
+        written = next((v for k, v in inline.headers.items() if _FORWARD_HEADER_NAMES.get(k.casefold()) == "Date"),
+                       None)
+        if rec.sent_at is not None and main.sent_at is not None and written and not _has_zone(written):
+            # a forward's Date line is written in the forwarder's zone, without one: read it there
+            rec.sent_at = rec.sent_at.replace(tzinfo=main.sent_at.tzinfo)
+            rec.attrs["date_source"] = "forward-header"
+            rec.notes[:] = [n for n in rec.notes if "UTC" not in n]
+            rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
+                             f"message's offset")
+        out.append(_forwarded_record(main, rec, len(out)))
     return out
+
+
+_FORWARD_HEADER_NAMES = {"from": "From", "von": "From", "de": "From", "sent": "Date", "date": "Date",
+                         "gesendet": "Date", "datum": "Date", "envoyé": "Date", "to": "To", "an": "To", "à": "To",
+                         "cc": "Cc", "subject": "Subject", "betreff": "Subject", "objet": "Subject"}
+
+
+def _inline_message(inline: InlineForward) -> Message:
+    """The message forwarded in a mail's text, as a parsed message (its header lines and its body)."""
+    lines = []
+    for name, value in inline.headers.items():
+        std = _FORWARD_HEADER_NAMES.get(name.casefold())
+        if std and value:
+            lines.append(f"{std}: {' '.join(value.split())}")
+    raw = "\n".join(lines) + "\nContent-Type: text/plain; charset=utf-8\n\n" + inline.body
+    return BytesParser(policy=POLICY).parsebytes(raw.encode("utf-8"))
+
+
+def _forwarded_record(main: Record, rec: Record, n: int) -> Record:
+    """``rec``, a message forwarded inside ``main`` (the ``n``-th), tied to it: its thread, ids and notes."""
+    if rec.external_id.startswith("#"):
+        rec.external_id = f"{main.external_id} forwarded {n}"
+    rec.thread = main.thread
+    rec.attrs["forwarded_in"] = main.external_id
+    rec.notes.append(f"forwarded inside message {main.external_id}"
+                     + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
+    main.attrs.setdefault("forwarded", []).append(
+        {"external_id": rec.external_id, "subject": rec.subject,
+         "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
+    return rec
 
 
 def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> Record:

@@ -403,3 +403,26 @@ def test_html_tables_keep_cells_apart_and_blockquotes_are_quoted():
     assert html_to_text(html).splitlines() == [
         "Plan:", "see table", "", "Mon Rehearsal", "", "Tue Show", "", "On Mon, Bob wrote:",
         "> I live in Berlin now.", "> Bye", "> > older", "", "Mine again"]
+
+
+@pytest.mark.parametrize("separator, headers, when", [
+    ("-------- Forwarded Message --------",  # Thunderbird: tab-aligned, zone written
+     "Subject: \tBooking\nDate: \tMon, 4 Mar 2024 17:00:00 +0100\nFrom: \tVenue Desk <desk@hall.example>\n"
+     "To: \tDana <dana@example.org>", datetime(2024, 3, 4, 16, 0, tzinfo=UTC)),
+    ("Begin forwarded message:",  # Apple Mail: "GMT+1" is one hour east
+     "\nFrom: Venue Desk <desk@hall.example>\nSubject: Booking\nDate: March 4, 2024 at 5:00:00 PM GMT+1\n"
+     "To: Dana <dana@example.org>", datetime(2024, 3, 4, 16, 0, tzinfo=UTC)),
+    ("---------- Forwarded message ---------",  # Gmail: no zone, the forwarder's (-05:00)
+     "From: Venue Desk <desk@hall.example>\nDate: Mon, Mar 4, 2024 at 5:00 PM\nSubject: Booking\n"
+     "To: Dana <dana@example.org>", datetime(2024, 3, 4, 22, 0, tzinfo=UTC)),
+])
+def test_inline_forward_is_its_own_record(tmp_path, separator, headers, when):
+    raw = (f"From: Dana Reyes <dana@example.org>\nSubject: Fwd: Booking\nDate: Tue, 05 Mar 2024 09:00:00 -0500\n"
+           f"Message-ID: <o@x>\n\nLook at this.\n\n{separator}\n{headers}\n\nThe Willow Room is yours.\n").encode()
+    outer, inner = _eml(tmp_path, raw)
+    assert (outer.sender.name, outer.text) == ("Dana Reyes", "Look at this.")
+    assert inner.sender == Party("Venue Desk", "desk@hall.example", "email", "from")
+    assert (inner.subject, inner.text, inner.sent_at) == ("Booking", "The Willow Room is yours.", when)
+    assert inner.external_id == "<o@x> forwarded 1" and inner.attrs["forwarded_in"] == "<o@x>"
+    assert outer.attrs["forwarded"] == [{"external_id": "<o@x> forwarded 1", "subject": "Booking",
+                                         "from": "Venue Desk"}]

@@ -1,0 +1,136 @@
+"""Whose words a mail's text holds: the writer's own lines, apart from what they quote or forward.
+
+A reply carries the message it answers (``> I live in Berlin now.`` under ``On Mon, … Uma wrote:``) and a
+forward carries someone else's message under a separator line; neither is the writer's own statement, so
+facts about the writer are read from :func:`own_words` only (the record keeps its whole text for search).
+
+Recognised, in the forms the common clients write:
+
+* quoted lines: starting ``>`` (plain-text replies; HTML ``<blockquote>`` is written so by
+  ``ingestors.mbox.html_to_text``);
+* attribution lines: ``On … wrote:`` (also wrapped over two lines), ``Am … schrieb …:``, ``Le … a écrit :``,
+  ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``… <address> wrote:``;
+* separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
+  (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), and
+  Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:`` lines, maybe under a
+  line of underscores).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FORWARD_MARK = re.compile(
+    r"^[ \t]*(?:-{2,}[ \t]*(?:Forwarded message|Forwarded Message|Weitergeleitete Nachricht|Message transféré|"
+    r"Mensaje reenviado|Messaggio inoltrato)[ \t]*-*|Begin forwarded message:?)[ \t]*$", re.I | re.M)
+"""A line that starts a forwarded message in the text (Gmail, Thunderbird, Apple Mail; a few languages)."""
+_ORIGINAL_MARK = re.compile(r"^[ \t]*-{2,}[ \t]*Original Message[ \t]*-{2,}[ \t]*$", re.I)
+_LEAD = (r"On\s.+\swrote|Am\s.+\sschrieb.*|Le\s.+\sa\s[ée]crit\s?|El\s.+\sescribi[óo]|Il\s.+\sha\sscritto|"
+         r"Op\s.+\sschreef.*")
+_ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*:[ \t]*$", re.I)
+_WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*:[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
+_HEADER = re.compile(r"^[ \t]*\*?(From|Sent|Date|To|Cc|Subject|Von|Gesendet|Datum|An|Betreff|De|Envoyé|Objet|À)"
+                     r"\*?[ \t]*:[ \t]*(.*)$", re.I)
+_RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
+
+
+def _outlook_block(lines: list[str], i: int) -> bool:
+    """True when ``lines[i]`` starts an Outlook-style header block: ``From:`` then, within the next five lines,
+    a ``Sent:``/``Date:`` line and a ``To:``/``Subject:`` line."""
+    m = _HEADER.match(lines[i])
+    if not m or m.group(1).casefold() not in ("from", "von", "de"):
+        return False
+    names = {h.group(1).casefold() for h in map(_HEADER.match, lines[i + 1:i + 6]) if h}
+    return bool(names & {"sent", "date", "gesendet", "datum", "envoyé"}) and \
+        bool(names & {"to", "subject", "an", "betreff", "à", "objet"})
+
+
+def quote_start(lines: list[str]) -> int | None:
+    """Index of the first line of quoted history that runs to the end (a separator, an Outlook header block,
+    or an attribution line whose quote is not marked with ``>``), or None."""
+    for i, line in enumerate(lines):
+        if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _outlook_block(lines, i):
+            return i - 1 if i and _RULE.match(lines[i - 1]) else i
+        if _ATTRIBUTION.match(line):
+            width = 1
+        elif line.strip() and i + 1 < len(lines) and _WRAPPED.match(f"{line} {lines[i + 1].strip()}"):
+            width = 2  # wrapped over two lines
+        else:
+            continue
+        nxt = next((x for x in lines[i + width:] if x.strip()), "")
+        if not nxt.lstrip().startswith(">"):
+            return i
+    return None
+
+
+def own_words(text: str) -> str:
+    """The writer's own lines of a mail's text: quoted lines, attribution lines and the quoted or forwarded
+    history below a separator left out.
+
+    Args:
+        text: a mail body as text (line ends ``\\n``).
+    Returns:
+        The remaining lines joined with ``\\n`` (``""`` when the mail is all quote); text with none of the
+        forms in the module doc comes back unchanged.
+    """
+    lines = text.split("\n")
+    cut = quote_start(lines)
+    if cut is not None:
+        lines = lines[:cut]
+    out: list[str] = []
+    skip_next = False
+    for i, line in enumerate(lines):
+        if skip_next:
+            skip_next = False
+            continue
+        if line.lstrip().startswith(">"):
+            continue
+        if _ATTRIBUTION.match(line):
+            continue
+        if line.strip() and i + 1 < len(lines) and _WRAPPED.match(f"{line} {lines[i + 1].strip()}"):
+            skip_next = True  # an attribution wrapped over two lines
+            continue
+        out.append(line)
+    return "\n".join(out) if len(out) != len(text.split("\n")) else text
+
+
+@dataclass
+class InlineForward:
+    """A message forwarded inline in a mail's text: the forwarder's ``before`` text, the forwarded message's
+    ``headers`` (name → value, names as written, e.g. ``{"From": "Venue Desk <desk@…>", "Date": …}``) and
+    its ``body``."""
+
+    before: str
+    headers: dict[str, str]
+    body: str
+
+
+def split_inline_forward(text: str) -> InlineForward | None:
+    """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line), or None.
+
+    The forwarded message's header lines are the ``Name: value`` lines right after the separator (a blank
+    line may come first), up to the first blank line; a header block without a ``From:`` is not a forward
+    (None).  The body is the rest of the text, a further forward inside it included.
+    """
+    m = FORWARD_MARK.search(text)
+    if m is None:
+        return None
+    before = text[:m.start()].rstrip()
+    rest = text[m.end():].lstrip("\n").split("\n")
+    headers: dict[str, str] = {}
+    i = 0
+    while i < len(rest) and rest[i].strip():
+        h = _HEADER.match(rest[i])
+        if h:
+            name = h.group(1)
+            headers[name] = h.group(2).strip()
+            last = name
+        elif headers and rest[i][:1] in (" ", "\t"):
+            headers[last] += " " + rest[i].strip()  # a folded header line
+        else:
+            break
+        i += 1
+    if not any(k.casefold() in ("from", "von", "de") for k in headers):
+        return None
+    body = "\n".join(rest[i:]).strip("\n")
+    return InlineForward(before, headers, body)

@@ -1,0 +1,59 @@
+"""Mail shaped like the regressions in ../shared/corpus/regressions/README.md, but other variants of each kind,
+written here, through the real ingest path: whose words a fact comes from, forwarded messages, when."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlmodel import select
+
+from app.operations.ingest import ingest
+from core import clock
+from core.store.schema import Entity, Fact, Record
+
+UTC = timezone.utc
+
+
+def _msg(n: int, sender: str, date: str, subject: str, body: str) -> str:
+    return (f"From x@example.org Mon Jan  1 00:00:00 2024\nFrom: {sender}\nTo: Me <me@example.com>\n"
+            f"Subject: {subject}\nDate: {date}\nMessage-ID: <v{n}@example.org>\n\n{body}\n\n")
+
+
+def _facts(s, name: str, key: str) -> list[Fact]:
+    (e,) = s.exec(select(Entity).where(Entity.canonical_name == name, Entity.tombstoned_at.is_(None))).all()
+    return s.exec(select(Fact).where(Fact.subject_entity_id == e.id, Fact.key == key)).all()
+
+
+def test_quoted_and_forwarded_words_are_not_the_writers_facts(container, tmp_path):
+    path = tmp_path / "quotes.mbox"
+    path.write_text("".join([
+        _msg(1, "Tess Hale <tess@example.com>", "Wed, 05 Apr 2023 10:00:00 +0000", "Re: hi",
+             "Great to hear from you!\n\nOn Mon, Apr 3, 2023 at 9:00 AM Uma Roy <uma@example.com> wrote:\n"
+             "> I live in Berlin now.\n> I work at Zalando."),
+        _msg(2, "Vic Moss <vic@example.com>", "Wed, 05 Apr 2023 11:00:00 +0000", "Re: move",
+             "> I live in Berlin now.\n\nNice! I live in Hamburg now, so we are close."),
+        _msg(3, "Will Ng <will@example.com>", "Thu, 06 Apr 2023 10:00:00 +0000", "RE: hi",
+             "Thanks.\n\n-----Original Message-----\nFrom: Uma Roy <uma@example.com>\n"
+             "Sent: Monday, April 3, 2023 9:00 AM\nTo: Will Ng <will@example.com>\nSubject: hi\n\nI live in Munich now."),
+        _msg(4, "Dana Reyes <dana@example.org>", "Tue, 05 Mar 2024 09:00:00 -0500", "Fwd: Booking",
+             "See below, can you make it?\n\n---------- Forwarded message ---------\n"
+             "From: Venue Desk <desk@hall.example>\nDate: Mon, Mar 4, 2024 at 5:00 PM\nSubject: Booking\n"
+             "To: Dana Reyes <dana@example.org>\n\nThe Orchid Room is booked. I moved to Oslo last week."),
+    ]))
+    r = ingest(container, [path])
+    assert (r.records_added, r.errors) == (5, [])
+    with container.db.session() as s:
+        assert _facts(s, "Tess Hale", "home") == [] and _facts(s, "Tess Hale", "employer") == []
+        assert [f.value for f in _facts(s, "Vic Moss", "home")] == ["Hamburg"]
+        assert _facts(s, "Will Ng", "home") == []
+        assert _facts(s, "Dana Reyes", "home") == []
+        (oslo,) = _facts(s, "Venue Desk", "home")  # the forwarded writer's own words, in their calendar
+        assert oslo.value == "Oslo" and clock.ensure_utc(oslo.valid_from).date().isoformat() == "2024-02-26"
+        rows = {row.subject: row for row in s.exec(select(Record)).all()}
+        assert rows["Fwd: Booking"].text == "See below, can you make it?"
+        fwd = rows["Booking"]
+        assert fwd.text == "The Orchid Room is booked. I moved to Oslo last week."
+        assert s.get(Entity, fwd.sender_entity_id).canonical_name == "Venue Desk"
+        # "5:00 PM" without a zone, in a mail sent at -05:00: 22:00 UTC, labelled
+        assert clock.ensure_utc(fwd.sent_at) == datetime(2024, 3, 4, 22, 0, tzinfo=UTC)
+        assert fwd.utc_offset == -300 and fwd.attrs["date_source"] == "forward-header"
+        assert fwd.thread == rows["Fwd: Booking"].thread
