@@ -36,6 +36,8 @@ _PLACE = r"[A-Z][\w.'\-]*(?:,? (?:[A-Z][\w.'\-]*))*"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"
 _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
+_AUX = r"(?:['’](?:ve|m|s)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
+_ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently)"
 _SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
 
 
@@ -103,7 +105,8 @@ def _subject(m: re.Match) -> Subject:
 _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b{_SUBJ} (?:work|works|worked|started|start|starts) (?:at|for) (?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ} (?:joined|join|joins) (?P<org>{_ORG})"), "employer"),
-    (re.compile(rf"\b{_SUBJ} (?:live|lives|moved|move|moves|am moving|is moving) (?:in|to) (?P<place>{_PLACE})"), "home"),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:live|lives|living|moved|move|moves|moving|relocated)"
+                rf"(?: back)?(?: home)? (?:in|to) (?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b(?:(?P<subj>[Mm]y)|(?P<name>{_NAME})'s) birthday is (?:on )?(?P<bday>{_BDAY})"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:was|were) born on (?P<bday>{_BDAY}(?:,? \d{{4}})?)"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:had|has|is having|got) (?P<event>(?:a |an )?(?:surgery|operation|baby|"

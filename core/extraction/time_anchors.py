@@ -11,6 +11,9 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
 * ``last|next week|weekend|month|year``, ``last|next|this <weekday>``
 * ``on <weekday>``: the most recent one in a sentence in the past tense, else the next one
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``
+* ``in|since|during [early|late] <Month> [<year>]`` (month names capitalised, so "in may" is not May): its
+  first day; without a year, the last such month up to the message after "since" or in a sentence in the
+  past tense, else the next one
 
 Each hit resolves to a calendar day (a date) of the sender; weeks start on Monday (ISO 8601).
 """
@@ -33,6 +36,9 @@ _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? " + _MONTH_RE + r",? (\d{4})?\b", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
+    ("month", re.compile(r"\b(?:in|since|during|early|late|mid-|until) (?:early |late |mid-)?"
+                         r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+                         r"(?:,? (\d{4}))?\b")),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
                        r" (day|week|month|year)s? ago\b", re.I)),
     ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
@@ -83,6 +89,13 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
             return date(int(g[2]) if g[2] else ref.year, _MON[g[0][:3].lower()], int(g[1]))
     except ValueError:
         return None
+    if kind == "month":  # "in March": the 1st; a past tense means the last March up to now, else the next
+        month = _MONTHS.index(g[0].lower()) + 1
+        if g[1]:
+            return date(int(g[1]), month, 1)
+        back = past or m.group(0).startswith("since")
+        year = ref.year - (back and month > ref.month) + (not back and month < ref.month)
+        return date(year, month, 1)
     if kind == "ago":
         n = int(g[0]) if g[0].isdigit() else _NUM[g[0].lower()]
         unit = g[1].lower()

@@ -57,3 +57,31 @@ def test_quoted_and_forwarded_words_are_not_the_writers_facts(container, tmp_pat
         assert clock.ensure_utc(fwd.sent_at) == datetime(2024, 3, 4, 22, 0, tzinfo=UTC)
         assert fwd.utc_offset == -300 and fwd.attrs["date_source"] == "forward-header"
         assert fwd.thread == rows["Fwd: Booking"].thread
+
+
+def test_homes_over_time_in_the_senders_calendar(container, tmp_path):
+    path = tmp_path / "homes.mbox"
+    path.write_text("".join([
+        # near midnight, far from UTC: the sender's own calendar decides the day
+        _msg(1, "Kai Moana <kai@example.nz>", "Mon, 03 Jul 2023 00:15:00 +1200", "news",
+             "I moved to Wellington yesterday."),     # Sun 2 Jul 12:15 UTC; his yesterday: Sun 2 Jul
+        _msg(2, "Lena Vogt <lena@example.de>", "Sun, 02 Jul 2023 23:50:00 -0500", "news",
+             "I moved to Chicago two days ago."),     # Mon 3 Jul 04:50 UTC; her two days ago: Fri 30 Jun
+        _msg(3, "Omar Said <omar@example.eg>", "Mon, 03 Jul 2023 00:30:00 +0300", "news",
+             "I moved to Cairo last week."),          # Sun 2 Jul in UTC; his last week: from Mon 26 Jun
+        _msg(4, "Rui Costa <rui@example.pt>", "Tue, 10 Jan 2023 10:00:00 +0000", "a", "I live in Porto now."),
+        _msg(5, "Rui Costa <rui@example.pt>", "Tue, 10 Oct 2023 10:00:00 +0000", "b", "I moved to Lisbon in March."),
+        _msg(6, "Rui Costa <rui@example.pt>", "Tue, 10 Dec 2024 10:00:00 +0000", "c",
+             "I moved back to Porto last month."),
+    ]))
+    assert ingest(container, [path]).records_added == 6
+    day = lambda f: clock.ensure_utc(f.valid_from).date().isoformat()  # noqa: E731
+    with container.db.session() as s:
+        for name, place, first in (("Kai Moana", "Wellington", "2023-07-02"), ("Lena Vogt", "Chicago", "2023-06-30"),
+                                   ("Omar Said", "Cairo", "2023-06-26")):
+            (f,) = _facts(s, name, "home")
+            assert (f.value, day(f), f.superseded_by) == (place, first, None)
+        homes = sorted(_facts(s, "Rui Costa", "home"), key=lambda f: f.id)
+        assert [(f.value, day(f), f.superseded_by is None) for f in homes] == [
+            ("Porto", "2023-01-10", False), ("Lisbon", "2023-03-01", False), ("Porto", "2024-11-01", True)]
+        assert clock.ensure_utc(homes[0].valid_to).date().isoformat() == "2023-03-01"

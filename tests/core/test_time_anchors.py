@@ -50,3 +50,24 @@ def test_offsets_are_kept_and_shown_back():
     stored = HOBART.astimezone(timezone.utc).replace(tzinfo=None)  # what SQLite hands back
     assert clock.local_time(stored, 600).isoformat() == "2023-06-10T08:30:00+10:00"
     assert clock.local_time(stored, None).isoformat() == "2023-06-09T22:30:00+00:00"
+
+
+def test_a_month_named_alone_is_its_first_day_in_the_right_year():
+    day = lambda text, sent=date(2023, 10, 10): [a.day for a in find_time_anchors(text, sent)]  # noqa: E731
+    assert day("I moved to Lisbon in March.") == [date(2023, 3, 1)]      # past tense: the March before
+    assert day("I moved in December.") == [date(2022, 12, 1)]
+    assert day("I'm moving to Oslo in March.") == [date(2024, 3, 1)]     # otherwise the next March
+    assert day("We met in October 2019.") == [date(2019, 10, 1)]
+    assert day("since January I live here") == [date(2023, 1, 1)]        # "since": always before
+    assert day("it may rain in may") == []                               # the modal verb is not May
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I moved back to Porto last month.", "Porto"), ("I've just moved to New York City.", "New York City"),
+    ("I'm living in Oslo now.", "Oslo"), ("I have finally moved to Lyon.", "Lyon"),
+    ("I just moved to Kyoto!", "Kyoto"), ("I'm moving back home to Cork next month.", "Cork"),
+    ("I used to live in Malmo, now I live in Uppsala.", "Uppsala"),
+])
+def test_home_phrasings(text, value):
+    homes = [(f.subject.kind, f.value) for f in extract_facts(text, LEEDS) if f.key == "home"]
+    assert homes == [("speaker", value)]
