@@ -26,9 +26,15 @@ Decisions:
   "action", "text"}``) of the chat's next message, or of its last message when
   none follows.
 * **Media** (``photo``, ``file``, ``media_type``, ``sticker_emoji``, ``poll``,
-  ``location_information``, ``contact_information``) is noted in ``attrs["media"]``;
-  the record's text is the caption (possibly empty).  An ``edited`` time gives the
+  ``location_information``, ``contact_information``) is kept in ``attrs["media"]`` and
+  noted (``"media: photo"``, ``"media: sticker 😂"``, ``"media: voice message"``); the
+  record's text is the caption (possibly empty).  An ``edited`` time gives the
   note ``"edited"``.
+* **Forwarded** (``forwarded_from``: the original author's name): the words are the
+  author's, so the sender is ``Party(forwarded_from, id, "handle", "from")`` (the id from
+  ``forwarded_from_id``, else that of a chat member of that name, else None); the one who
+  forwarded it is in ``attrs["forwarded_by"]`` (``{"name", "id"}``) and a note, and the
+  recipients are that person's chat members.
 * **Who**: sender ``Party(from, from_id, "handle", "from")`` (``from`` is null for a
   deleted account; an old export's numeric ``from_id`` N becomes ``"userN"``, as newer ones write it); recipients are every other sender in the same chat (``"member"``).
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
@@ -178,6 +184,21 @@ class _ChatState:
     n: int = 0
     events: list = field(default_factory=list)
     last: Record | None = None
+
+
+_MEDIA_LABELS = {"photo": "photo", "sticker": "sticker", "voice_message": "voice message", "video_message": "video message",
+                 "video_file": "video", "audio_file": "audio", "animation": "GIF"}
+
+
+def _media_note(media: dict) -> str:
+    """A note naming a message's media: ``"media: photo"``, ``"media: sticker 😂"``, ``"media: poll"``."""
+    kind = media.get("media_type")
+    label = _MEDIA_LABELS.get(kind, kind) if isinstance(kind, str) else None
+    if label is None:
+        label = next((k.split("_")[0] for k in ("photo", "poll", "location_information", "contact_information",
+                                                 "file") if k in media), "media")
+    emoji = media.get("sticker_emoji")
+    return f"media: {label}" + (f" {emoji}" if isinstance(emoji, str) and emoji else "")
 
 
 _CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -427,6 +448,18 @@ class TelegramIngestor:
         if state.last is not None:
             yield state.last
         sender = self._sender(msg)
+        members_of = sender  # whose chat members received it: the one who posted it here
+        origin = msg.get("forwarded_from")
+        if isinstance(origin, str) and origin.strip():
+            # a forwarded message's words are its author's, not the forwarder's (as for mail)
+            raw = msg.get("forwarded_from_id")
+            known = next((p for p in chat.members if p.name == origin.strip()), None)  # a member: their id
+            sender = Party(origin.strip(), raw if isinstance(raw, str) and raw else known.address if known else None,
+                           "handle", "from")
+            if members_of is not None:
+                attrs["forwarded_by"] = {"name": members_of.name, "id": members_of.address}
+            notes.append(f"forwarded by {(members_of.name or members_of.address) if members_of else 'someone'}"
+                         f": written by {sender.name}")
         if sender is None:
             notes.append("sender unknown")
         if links:
@@ -434,6 +467,7 @@ class TelegramIngestor:
         media = {k: msg[k] for k in _MEDIA_KEYS if msg.get(k) not in (None, "")}
         if media:
             attrs["media"] = media
+            notes.append(_media_note(media))
         if msg.get("edited") or msg.get("edited_unixtime"):
             notes.append("edited")
             attrs["edited"] = msg.get("edited_unixtime") or msg.get("edited")
@@ -448,7 +482,7 @@ class TelegramIngestor:
             attrs["system_events"], state.events = state.events, []
         thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
-                            sent_at=sent_at, sender=sender, recipients=other_members(chat.members, sender),
+                            sent_at=sent_at, sender=sender, recipients=other_members(chat.members, members_of),
                             thread=thread, attrs=attrs, notes=notes)
 
     # ---------------------------------------------------------------------------------------
@@ -478,79 +512,6 @@ class TelegramIngestor:
                 return local  # at the zone's offset: the calendar it was written in
         notes.append("no readable date: time unknown")
         return None
-
-    def _chat(self, path: Path, chat: dict, full: bool) -> Iterator[Item]:
-        chat_id = chat.get("id")
-        chat_name = chat.get("name") if isinstance(chat.get("name"), str) else None
-        thread = "telegram:" + str(chat_id if chat_id is not None else chat_name or path.stem)
-        members: list[Party] = []
-        seen: set[tuple] = set()
-        for msg in chat["messages"]:
-            if isinstance(msg, dict) and msg.get("type", "message") == "message":
-                p = self._sender(msg)
-                if p is not None and (p.name, p.address) not in seen:
-                    seen.add((p.name, p.address))
-                    members.append(p)
-
-        events: list[dict] = []
-        last: Record | None = None
-        for n, msg in enumerate(chat["messages"], 1):
-            msg_id = msg.get("id") if isinstance(msg, dict) else None
-            locator = (f"chat {chat_id} " if full else "") + (f"message {msg_id}" if msg_id is not None else f"#{n}")
-            if not isinstance(msg, dict):
-                yield RecordError(str(path), locator, "message is not a JSON object")
-                continue
-            notes: list[str] = []
-            attrs: dict = {}
-            try:
-                sent_at = self._when(msg, notes, attrs)
-            except (TypeError, ValueError, OverflowError, OSError):
-                yield RecordError(str(path), locator, f"date_unixtime is not a number: {msg.get('date_unixtime')!r}")
-                continue
-            links: list[str] = []
-            text = join_text(msg.get("text"), links)
-            if msg.get("type", "message") != "message":
-                events.append({"id": msg_id, "at": sent_at.isoformat() if sent_at else None,
-                               "actor": msg.get("actor"), "action": msg.get("action"), "text": text})
-                continue
-            if last is not None:
-                yield last
-            sender = self._sender(msg)
-            if sender is None:
-                notes.append("sender unknown")
-            if links:
-                attrs["links"] = links
-            media = {k: msg[k] for k in _MEDIA_KEYS if msg.get(k) not in (None, "")}
-            if media:
-                attrs["media"] = media
-            if msg.get("edited") or msg.get("edited_unixtime"):
-                notes.append("edited")
-                attrs["edited"] = msg.get("edited_unixtime") or msg.get("edited")
-            for key in ("reply_to_message_id", "forwarded_from"):
-                if msg.get(key) is not None:
-                    attrs[key] = msg[key]
-            if msg_id is not None:
-                attrs["message_id"] = msg_id
-            if chat_name:
-                attrs["chat_name"] = chat_name
-            if events:
-                attrs["system_events"], events = events, []
-            last = Record(
-                source_path=str(path.absolute()),
-                external_id=locator,
-                kind="chat",
-                text=text,
-                sent_at=sent_at,
-                sender=sender,
-                recipients=other_members(members, sender),
-                thread=thread,
-                attrs=attrs,
-                notes=notes,
-            )
-        if last is not None:
-            if events:
-                last.attrs.setdefault("system_events", []).extend(events)
-            yield last
 
     @staticmethod
     def _sender(msg: dict) -> Party | None:

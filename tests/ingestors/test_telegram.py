@@ -184,3 +184,28 @@ def test_repairs_across_read_boundaries(tmp_path, monkeypatch):
     p.write_bytes(_raw_export(b"x\\x0Cy \\\\ \\\"q\\\" \\u00e9 \\/", b"\\\\\\\\x"))
     items = list(TelegramIngestor().read(p))
     assert [r.text for r in items] == ['xy \\ "q" é /', "\\\\x"]
+
+
+def test_forwarded_messages_are_their_authors_words_and_media_is_noted(tmp_path):
+    data = {"name": "Ana", "type": "personal_chat", "id": 42, "messages": [
+        msg(1, 1714557600, "Ana", "user7", "morning"),
+        msg(2, 1714557660, "Ana", "user7", "Trains cancelled on Friday", forwarded_from="Daily News"),
+        msg(3, 1714557720, "Me", "user1", "mine again", forwarded_from="Ana"),   # a member: her id
+        msg(4, 1714557780, "Me", "user1", "", file="stickers/sticker.webp", media_type="sticker",
+            sticker_emoji="\U0001F602"),
+        msg(5, 1714557840, "Ana", "user7", "", file="voice_messages/audio_1.ogg", media_type="voice_message"),
+    ]}
+    records = list(TelegramIngestor().read(write(tmp_path, data)))
+    assert [(r.sent_at, r.sender, r.text) for r in records] == [
+        (datetime(2024, 5, 1, 10, 0, tzinfo=UTC), Party("Ana", "user7", "handle", "from"), "morning"),
+        (datetime(2024, 5, 1, 10, 1, tzinfo=UTC), Party("Daily News", None, "handle", "from"),
+         "Trains cancelled on Friday"),
+        (datetime(2024, 5, 1, 10, 2, tzinfo=UTC), Party("Ana", "user7", "handle", "from"), "mine again"),
+        (datetime(2024, 5, 1, 10, 3, tzinfo=UTC), Party("Me", "user1", "handle", "from"), ""),
+        (datetime(2024, 5, 1, 10, 4, tzinfo=UTC), Party("Ana", "user7", "handle", "from"), "")]
+    news = records[1]
+    assert news.attrs["forwarded_by"] == {"name": "Ana", "id": "user7"}
+    assert news.notes == ["forwarded by Ana: written by Daily News"]
+    assert news.recipients == [Party("Me", "user1", "handle", "member")]  # Ana's chat got it from her
+    assert records[2].recipients == [Party("Ana", "user7", "handle", "member")]
+    assert records[3].notes == ["media: sticker \U0001F602"] and records[4].notes == ["media: voice message"]
