@@ -19,8 +19,18 @@ Decisions:
   ``sticker`` and ``share`` are kept in ``attrs`` and noted (``"photo"``, ``"shared link"``);
   a message with only a photo is a record with empty text and the note ``"photo"``.
   ``is_unsent`` gives the note ``"unsent"``; reactions are kept in ``attrs["reactions"]``.
+* **Words Meta wrote, not the sender**: a text that starts with the sender's own name and a
+  lower-case word (``"Ana sent a link."``, ``"Ana named the group Trip."``, ``"Ana reacted ❤
+  to your message"``), or a fixed English phrase (``"You unsent a message"``, ``"Liked a
+  message"``, ``"Replied to your story"``; :func:`is_generated`).  On a message with media or a
+  share it is left out (the text is empty, the media noted); on an unsent message the text is
+  empty; otherwise the message is not a record.  Neither is a message of ``type``
+  ``Subscribe``/``Unsubscribe``/``Call`` or one with ``call_duration``.  These are kept in
+  ``attrs["system_events"]`` (``{"at", "actor", "text"}``) of the next record (the last
+  record for those after it).
 * **Who**: ``Party(sender_name, None, "handle", "from")``; the recipients are the other
-  ``participants`` (role ``"member"``).
+  ``participants`` (role ``"member"``).  An account that no longer exists (``"Facebook
+  user"``, ``"Instagram User"``) is nobody in particular: sender None, with a note.
 * **Which service**: ``attrs["service"]`` is ``"facebook"`` when the export has Facebook's
   marks (``magic_words``, a message ``type``), else ``"instagram"``.  Thread:
   ``"<service>:<thread_path>"`` (else the title).  ``external_id``:
@@ -42,6 +52,17 @@ from ingestors.base import Item, Party, Record, RecordError, other_members
 
 MAX_FILE_BYTES = 256 << 20
 _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
+# Words Meta writes for the owner or with no name, not anyone's message (the English export)
+_GENERATED_PHRASES = re.compile(
+    r"^(?:you (?:unsent a message|sent an? (?:attachment|photo|video|link|gif|sticker|voice message|file))|"
+    r"(?:\S+ )?unsent a message|liked a message|reacted .{1,12} to (?:your|a) message|"
+    r"replied to (?:your|their) story|mentioned you in (?:their|a) story|sent an attachment)\.?\s*$", re.I | re.S)
+_META_VERBS = {"sent", "unsent", "reacted", "liked", "named", "added", "removed", "left", "joined", "set", "changed",
+               "created", "started", "missed", "called", "pinned", "unpinned", "shared", "replied", "mentioned",
+               "turned", "updated", "voted", "invited", "blocked", "cleared", "waved"}
+_SYSTEM_TYPES = {"Subscribe", "Unsubscribe", "Call"}
+# what Meta shows for an account that no longer exists: not one person
+_NO_ACCOUNT = {"facebook user", "facebook-nutzer", "instagram user", "instagramuser", "other user", "messenger user"}
 _MEDIA = {"photos": "photo", "videos": "video", "audio_files": "voice message", "files": "file",
           "gifs": "GIF", "sticker": "sticker", "share": "shared link"}
 
@@ -65,6 +86,35 @@ def fix_mojibake(value: Any) -> Any:
     if isinstance(value, dict):
         return {fix_mojibake(k): fix_mojibake(v) for k, v in value.items()}
     return value
+
+
+def is_generated(text: str, sender: str | None) -> bool:
+    """Whether ``text`` is words Meta wrote about a message (a placeholder or a notice), not its sender's.
+
+    True for a text starting with ``sender`` (the display name, mojibake undone), a space and a
+    lower-case word: for a name of two words or more (``"Ana Lima sent an attachment."``, in any
+    language Meta writes) any such word, for a one-word name (``"Ana and I ..."`` is someone's
+    text) one of Meta's English verbs (``"ana.k sent a link."``); and for the fixed English
+    phrases of :data:`_GENERATED_PHRASES`.
+    """
+    if _GENERATED_PHRASES.match(text):
+        return True
+    if sender and text.startswith(sender + " "):
+        rest = text[len(sender) + 1:]
+        if not rest[:1].islower():
+            return False
+        return " " in sender.strip() or rest.split(None, 1)[0] in _META_VERBS
+    return False
+
+
+def _sender_of(name: str | None, notes: list[str]) -> Party | None:
+    if not name:
+        notes.append("sender unknown")
+        return None
+    if name.casefold() in _NO_ACCOUNT:
+        notes.append(f"sender's account no longer exists (shown as {name!r})")
+        return None
+    return Party(name, None, "handle", "from")
 
 
 class MessengerIngestor:
@@ -112,7 +162,8 @@ class MessengerIngestor:
         key = data.get("thread_path") if isinstance(data.get("thread_path"), str) else title or path.parent.name
         thread = f"{service}:{key}"
         members = [Party(fix_mojibake(p["name"]), None, "handle", "from")
-                   for p in data.get("participants") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+                   for p in data.get("participants") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)
+                   and fix_mojibake(p["name"]).casefold() not in _NO_ACCOUNT]
 
         rows: list[tuple[int, int, dict]] = []  # (timestamp_ms, position oldest-first, message)
         for n, msg in enumerate(reversed(messages)):
@@ -128,21 +179,30 @@ class MessengerIngestor:
         rows.sort(key=lambda r: r[:2])
 
         same_ms: dict[int, int] = {}
+        events: list[dict] = []
+        last: Record | None = None
         for ts, _, raw in rows:
             msg = fix_mojibake(raw)
             k = same_ms.get(ts, 0)
             same_ms[ts] = k + 1
+            sent_at = datetime.fromtimestamp(ts / 1000, tz=timezone.utc)
             notes: list[str] = []
             attrs: dict = {"service": service, "time_basis": "utc", "timestamp_ms": ts}
             name = msg.get("sender_name") if isinstance(msg.get("sender_name"), str) else None
-            sender = Party(name, None, "handle", "from") if name else None
-            if sender is None:
-                notes.append("sender unknown")
             text = msg.get("content") if isinstance(msg.get("content"), str) else ""
-            for field, label in _MEDIA.items():
-                if msg.get(field):
-                    attrs[field] = msg[field]
-                    notes.append(label)
+            media = [f for f in _MEDIA if msg.get(f)]
+            generated = bool(text) and is_generated(text, name)
+            if msg.get("type") in _SYSTEM_TYPES or "call_duration" in msg or (
+                    generated and not media and not msg.get("is_unsent")):
+                events.append({"at": sent_at.isoformat(), "actor": name, "text": text})
+                continue
+            sender = _sender_of(name, notes)
+            if generated:
+                notes.append(f"text written by {service.capitalize()} left out: {text!r}")
+                text = ""
+            for f in media:
+                attrs[f] = msg[f]
+                notes.append(_MEDIA[f])
             if msg.get("is_unsent"):
                 notes.append("unsent")
                 attrs["unsent"] = True
@@ -150,15 +210,23 @@ class MessengerIngestor:
                 attrs["reactions"] = msg["reactions"]
             if title:
                 attrs["chat_name"] = title
-            yield Record(
+            if events:
+                attrs["system_events"], events = events, []
+            if last is not None:
+                yield last
+            last = Record(
                 source_path=str(path.absolute()),
                 external_id=f"{ts} #{k}",
                 kind="chat",
                 text=text,
-                sent_at=datetime.fromtimestamp(ts / 1000, tz=timezone.utc),
+                sent_at=sent_at,
                 sender=sender,
                 recipients=other_members(members, sender) if members else [],
                 thread=thread,
                 attrs=attrs,
                 notes=notes,
             )
+        if last is not None:
+            if events:
+                last.attrs.setdefault("system_events", []).extend(events)
+            yield last
