@@ -188,6 +188,34 @@ def is_org_domain(domain: str | None) -> bool:
     return bool(domain) and domain not in PUBLIC_MAIL_DOMAINS
 
 
+def is_service_sender(name: str | None, address: str | None) -> bool:
+    """True when a mail sender is an organisation's service, not a person: its display name is the name of
+    its address's domain (``"GitHub" <noreply@github.com>``, ``"Amazon.co.uk" <shipment-tracking@amazon.co.uk>``,
+    ``"IBM" <info@ibm.com>``) or its robot mailbox (``"Mailer-Daemon" <MAILER-DAEMON@mx.example.com>``).
+
+    A person's own domain is not a service: the name must be one word (``"Jane Smith" <jane@janesmith.com>``
+    is a person) and, unless the address is a role address (:func:`is_role_address`), differ from the
+    mailbox's local part (``"Bob" <bob@bob.com>`` is a person).
+
+    Args:
+        name: the display name (None when there is none); address: the email address.
+    """
+    if not name or not address or "@" not in address:
+        return False
+    key = re.sub(r"[^0-9a-z]", "", unicodedata.normalize("NFKC", name).casefold())
+    if not key:
+        return False
+    local = re.sub(r"[^0-9a-z]", "", normalize_email(address).split("@", 1)[0])
+    role = is_role_address(address)
+    if role and key == local:
+        return True  # "Mailer-Daemon" <MAILER-DAEMON@…>
+    domain = email_domain(address) or ""
+    label = re.sub(r"[^0-9a-z]", "", domain.split(".", 1)[0])
+    one_word = len(name.split()) == 1
+    return bool(label) and key in (label, re.sub(r"[^0-9a-z]", "", domain)) and one_word and \
+        (role or key != local) and is_org_domain(domain)
+
+
 _GROUP_NAME = re.compile(r"\b(mailing[ -]?list|listserv|newsletter|announce(ments)? list|digest)\b", re.I)
 
 

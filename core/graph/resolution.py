@@ -59,8 +59,8 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, select
 
 from core import clock
-from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, name_tokens,
-                                 normalize_email,
+from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, is_service_sender,
+                                 name_tokens, normalize_email,
                                  normalize_alias, normalize_name, person_display_name, sender_type,
                                  strip_decorations)
 from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
@@ -453,7 +453,10 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         attrs.setdefault("sender_type", stype)
         if name and normalize_name(name) == normalize_name(address):
             name = None
-    if address_kind == "email" and is_role_address(address) and kind == "person":
+    if address_kind == "email" and kind == "person" and is_service_sender(name, address):
+        kind = "thing"  # "GitHub" <noreply@github.com>: an organisation's service, one entity per address
+        attrs.setdefault("kind_reason", f"{name!r} is the name of {address}'s domain or robot mailbox")
+    elif address_kind == "email" and is_role_address(address) and kind == "person":
         if name:
             address = None  # "Jane via no-reply@…": the name identifies her; the shared address does not
         else:

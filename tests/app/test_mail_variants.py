@@ -85,3 +85,35 @@ def test_homes_over_time_in_the_senders_calendar(container, tmp_path):
         assert [(f.value, day(f), f.superseded_by is None) for f in homes] == [
             ("Porto", "2023-01-10", False), ("Lisbon", "2023-03-01", False), ("Porto", "2024-11-01", True)]
         assert clock.ensure_utc(homes[0].valid_to).date().isoformat() == "2023-03-01"
+
+
+def test_services_are_not_people_and_namesakes_are_not_merged(container, tmp_path):
+    from app.operations.review import list_reviews
+
+    date = "Mon, 08 Jan 2024 10:00:00 +0000"
+    path = tmp_path / "who.mbox"
+    path.write_text("".join([
+        _msg(1, "Sam <sam@alpha.example>", date, "a", "I work at Quillfield."),
+        _msg(2, "Sam <sam.k@beta.example>", date, "b", "I work at Rowanbrook."),
+        _msg(3, '"bob@x.org" <bob@x.org>', date, "c", "Bob here."),
+        _msg(4, "GitHub <noreply@github.com>", date, "[repo] merged", "Your pull request was merged."),
+        _msg(5, "Amazon.co.uk <shipment-tracking@amazon.co.uk>", date, "Shipped", "Your parcel is on its way."),
+        _msg(6, "Mailer-Daemon <MAILER-DAEMON@mx.example.com>", date, "Undelivered", "Delivery failed."),
+        _msg(7, "Bjarni Einarsson <no-reply@example.com>", date, "d", "A person behind a shared robot address."),
+        _msg(8, "Jane Smith <jane@janesmith.com>", date, "e", "A person on her own domain."),
+    ]))
+    assert ingest(container, [path]).records_added == 8
+    with container.db.session() as s:
+        sender = {row.subject: s.get(Entity, row.sender_entity_id) for row in s.exec(select(Record)).all()}
+        assert {k: (e.kind, e.canonical_name) for k, e in sender.items()} == {
+            "a": ("person", "Sam"), "b": ("person", "Sam"), "c": ("person", "bob@x.org"),
+            "[repo] merged": ("thing", "GitHub"), "Shipped": ("thing", "Amazon.co.uk"),
+            "Undelivered": ("thing", "Mailer-Daemon"), "d": ("person", "Bjarni Einarsson"),
+            "e": ("person", "Jane Smith")}
+        assert sender["a"].id != sender["b"].id
+        employers = {e.id: [f.value for f in s.exec(select(Fact).where(Fact.subject_entity_id == e.id,
+                                                                       Fact.key == "employer")).all()]
+                     for e in (sender["a"], sender["b"])}
+        assert employers == {sender["a"].id: ["Quillfield"], sender["b"].id: ["Rowanbrook"]}
+    (item,) = list_reviews(container)  # the two Sams wait for the user, never merged silently
+    assert {item.a_id, item.b_id} == {sender["a"].id, sender["b"].id}
