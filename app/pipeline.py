@@ -562,6 +562,12 @@ class EntityCache:
         return self._got[eid]
 
 
+MASS_MAIL_RECIPIENTS = 10
+"""A mail to more people than this (To and Cc) says nothing about who writes to whom — a newsletter, a
+circular, spam sent to a list of strangers (the corpus's spam mail, to 21 addresses, had made 21 "wrote to"
+facts and put its sender first on the knowledge map): no per-recipient correspondence facts for it."""
+
+
 def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | None,
                  names=None, extractor=None, recipients: Sequence[tuple[int, str]] = (),
                  repeating: list | None = None, entities: EntityCache | None = None) -> None:
@@ -596,7 +602,8 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
         candidates = (extractor(text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(text[:20000], rec.sent_at))
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
-    if sender_id and recipients and rec.kind in ("email", "chat"):
+    mass = rec.kind == "email" and len({eid for eid, _ in recipients}) > MASS_MAIL_RECIPIENTS
+    if sender_id and recipients and rec.kind in ("email", "chat") and not mass:
         # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.
         for rid in dict.fromkeys(eid for eid, _ in recipients):
             other = entities.get(rid)

@@ -117,3 +117,25 @@ def test_services_are_not_people_and_namesakes_are_not_merged(container, tmp_pat
         assert employers == {sender["a"].id: ["Quillfield"], sender["b"].id: ["Rowanbrook"]}
     (item,) = list_reviews(container)  # the two Sams wait for the user, never merged silently
     assert {item.a_id, item.b_id} == {sender["a"].id, sender["b"].id}
+
+
+def test_a_mail_to_many_people_makes_no_who_wrote_to_whom_facts(container, tmp_path):
+    """A circular or spam to a list of strangers says nothing about who writes to whom (``MASS_MAIL_RECIPIENTS``);
+    a mail to a few people does: one fact per recipient."""
+    from app.pipeline import MASS_MAIL_RECIPIENTS
+
+    many = ", ".join(f"Reader {i} <reader{i}@example.net>" for i in range(MASS_MAIL_RECIPIENTS + 1))
+    path = tmp_path / "circular.mbox"
+    path.write_text(
+        "From x@example.org Mon Jan  1 00:00:00 2024\nFrom: Zed Quill <zed@example.org>\n"
+        f"To: {many}\nSubject: Offer\nDate: Mon, 01 Jan 2024 10:00:00 +0000\nMessage-ID: <m1@example.org>\n\n"
+        "Cheap watches today only.\n\n"
+        "From x@example.org Tue Jan  2 00:00:00 2024\nFrom: Zed Quill <zed@example.org>\n"
+        "To: Amy Reed <amy@example.net>, Reader 1 <reader1@example.net>\nSubject: Lunch\n"
+        "Date: Tue, 02 Jan 2024 10:00:00 +0000\nMessage-ID: <m2@example.org>\n\nLunch on Friday?\n\n")
+    assert ingest(container, [path]).records_added == 2
+    with container.db.session() as s:
+        (zed,) = s.exec(select(Entity).where(Entity.canonical_name == "Zed Quill")).all()
+        wrote = sorted(f.value for f in s.exec(select(Fact).where(Fact.subject_entity_id == zed.id)).all()
+                       if f.key.startswith("writes_to:"))
+    assert wrote == ["Amy Reed", "Reader 1"]
