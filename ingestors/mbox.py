@@ -395,6 +395,26 @@ def _any_text(part: Message) -> str:
     return "\n".join(texts)
 
 
+def attachment_names(msg: Message) -> list[str]:
+    """The files a message carries: each non-multipart part with a file name, or marked as an attachment, that
+    is not a text part read as the body nor a forwarded message (``message/rfc822``); its file name, else its
+    content type in brackets ("(application/pdf)").  In order, each once."""
+    names: list[str] = []
+    for leaf in msg.walk():
+        if leaf.is_multipart() or leaf is msg and not leaf.get_filename():
+            continue
+        if leaf.get_content_type() == "message/rfc822":
+            continue
+        filename = leaf.get_filename()
+        attached = leaf.get_content_disposition() == "attachment"
+        if not filename and not attached:
+            continue
+        if leaf.get_content_type() in ("text/plain", "text/html") and not attached:
+            continue  # an inline text part with a name is read as the body
+        names.append(" ".join(filename.split()) if filename else f"({leaf.get_content_type()})")
+    return list(dict.fromkeys(names))
+
+
 def body_of(msg: Message) -> tuple[str, list[Message], list[str]]:
     """The message's own text, the messages forwarded inside it, and notes.
 
@@ -753,6 +773,12 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         text = inline.before
         notes.append("a message forwarded in the text: kept as its own record")
     main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from)
+    files = attachment_names(msg)
+    if files:
+        main.attrs["attachments"] = files
+        if not (main.text or "").strip():  # only files: the record says which (findable, never blank)
+            main.text = f"[attached: {', '.join(files)}]"
+            main.notes.append("no text of its own: its attached files are named instead")
     out = [main]
     for inner in forwarded:
         inner_text, _, inner_notes = body_of(inner)  # a forward of a forward stays inside it

@@ -426,3 +426,28 @@ def test_inline_forward_is_its_own_record(tmp_path, separator, headers, when):
     assert inner.external_id == "<o@x> forwarded 1" and inner.attrs["forwarded_in"] == "<o@x>"
     assert outer.attrs["forwarded"] == [{"external_id": "<o@x> forwarded 1", "subject": "Booking",
                                          "from": "Venue Desk"}]
+
+
+def test_attached_files_are_named_and_a_mail_of_files_only_is_never_blank(tmp_path):
+    """A mail whose only part is a file (the corpus has two: a Perl script sent as application/octet-stream
+    under a MIME preamble) had an empty text: it is now "[attached: NAME]"; a mail with text keeps its text and
+    lists its files in ``attrs["attachments"]``."""
+    from email.message import EmailMessage
+
+    only = EmailMessage()
+    only["From"], only["To"], only["Subject"] = "Cristy <cristy@example.com>", "me@example.net", ""
+    only["Date"], only["Message-ID"] = "Wed, 14 Jun 2000 12:03:33 -0400", "<only@example.com>"
+    only.add_attachment(b"use Image::Magick;\n", maintype="application", subtype="octet-stream",
+                        filename="gravity.pl", disposition="inline")
+    both = EmailMessage()
+    both["From"], both["To"], both["Subject"] = "Dana <dana@example.com>", "me@example.net", "Report"
+    both["Date"], both["Message-ID"] = "Thu, 15 Jun 2000 09:00:00 +0000", "<both@example.com>"
+    both.set_content("The report is attached.\n")
+    both.add_attachment(b"%PDF-1.4\n", maintype="application", subtype="pdf", filename="report 2000.pdf")
+    path = tmp_path / "files.mbox"
+    path.write_bytes(b"".join(b"From x@example.com Thu Jun 15 09:00:00 2000\n" + m.as_bytes() + b"\n"
+                              for m in (only, both)))
+    a, b = records(list(MboxIngestor().read(path)))
+    assert a.text == "[attached: gravity.pl]" and a.attrs["attachments"] == ["gravity.pl"]
+    assert any("attached files are named" in n for n in a.notes)
+    assert b.text.strip() == "The report is attached." and b.attrs["attachments"] == ["report 2000.pdf"]
