@@ -29,6 +29,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Sequence
 
 from core import clock
+from core.extraction.quoted import own_words
 from core.extraction.text import third_person
 from core.extraction.time_anchors import find_time_anchors
 from core.retrieval import lexicon
@@ -38,7 +39,7 @@ _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FILLER = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ah|hey|hi|well|so|haha|lol|omg|thanks|thank you|"
                      r"that's (?:great|awesome|cool|amazing)|congrats)[,!.\s]+)+", re.IGNORECASE)
-_QUOTED = re.compile(r"^(?:>|(?:to|from|cc|bcc|subject|date|sent|reply-to)\s*:)", re.IGNORECASE)
+_HEADER_LINE = re.compile(r"^(?:to|from|cc|bcc|subject|date|sent|reply-to)\s*:", re.IGNORECASE)
 _PHOTO_AT = re.compile(r"\bat (?P<place>[^\n]+?)(?: with [^\n]*)?$")
 
 
@@ -118,12 +119,12 @@ def _sentences(text: str) -> list[str]:
 
 
 def own_sentences(text: str) -> list[str]:
-    """The sentences of a message in its sender's own words: lines a mail reply quotes ("> …") and header lines
-    ("To: …") left out (unless nothing else is left); lines a mail client wrapped joined again (a line continues
+    """The sentences of a message in its sender's own words: what a mail quotes or forwards left out
+    (``core.extraction.quoted.own_words``), and header lines ("To: …"), unless nothing else is left; lines a mail client wrapped joined again (a line continues
     the one before when that one ends no sentence and this one starts in lowercase, or the one before is as long
     as a wrapped line, 60+ characters); then split after . ! ?."""
-    lines = [ln.strip() for ln in (text or "").splitlines()]
-    own = [ln for ln in lines if not _QUOTED.match(ln)]
+    lines = [ln.strip() for ln in (own_words((text or "").replace("\r\n", "\n")) or text or "").splitlines()]
+    own = [ln for ln in lines if not _HEADER_LINE.match(ln)]
     if any(own):
         lines = own
     paragraphs: list[str] = []
