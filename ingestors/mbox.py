@@ -681,7 +681,7 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
                        # who is behind a mailing list's copy (core/graph/parties.py): the list, and the author
                        ("list_post", first("list-post")), ("reply_to", first("reply-to")),
                        ("x_original_from", first("x-original-from")), ("sender", first("sender")),
-                       ("precedence", first("precedence"))):
+                       ("precedence", first("precedence")), ("list_unsubscribe", first("list-unsubscribe"))):
         if value:
             attrs[key] = value
     if references:

@@ -15,6 +15,9 @@ ingestor made it (duck-typed: ``sender``/``recipients`` parties with ``name``, `
   ``From:``, the author is ``X-Original-From``, else ``Reply-To`` (when it is not the list), else the
   display name without its "via List" tail.  A From address that :data:`SHARED_ADDRESS_NAMES` mutually
   unrelated names write from is a shared mailbox: a group too; each writer is then resolved by name.
+* **Publications are things**: a mail sent in bulk (list headers, ``List-Unsubscribe``, ``Precedence: bulk``)
+  from a role address (``news@``, ``no-reply@``) or under a list's name ("Weekly Digest", "Acme Newsletter")
+  is from a thing, one per address, whatever display name each issue carries (:func:`is_bulk_mail`).
 * **Contact cards** (``rec.kind == "contact"``, ``attrs["card"]``) resolve through
   :func:`core.graph.contacts.resolve_card`: the card's entity is the record's sender (role ``from``, signal
   ``contact``), so it is what the card speaks for, and what a forget of that person takes with it.
@@ -35,7 +38,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.extraction.signature import signature_phones
-from core.graph.entities import looks_like_group_name, name_tokens, normalize_email
+from core.graph.entities import is_role_address, looks_like_group_name, name_tokens, normalize_email
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
                                    bigram_similarity, resolve)
@@ -126,6 +129,15 @@ def list_addresses(attrs: dict) -> set[str]:
 def is_list_mail(attrs: dict) -> bool:
     """True when a mail came through a mailing list (List-Id/List-Post, or bulk precedence with a list Sender)."""
     return bool(attrs.get("list_id") or attrs.get("list_post") or list_addresses(attrs))
+
+
+def is_bulk_mail(attrs: dict) -> bool:
+    """True when a mail says it was sent in bulk: list headers (:func:`is_list_mail`), ``List-Unsubscribe``
+    (newsletters, notifications), or ``Precedence: bulk|list|junk``.  Such a mail from a role address
+    (``news@``, ``no-reply@``) or under a list's name ("Weekly Digest", "Acme Newsletter") is from a
+    publication — a thing, one per address — not from a person."""
+    return bool(is_list_mail(attrs) or attrs.get("list_unsubscribe")
+                or str(attrs.get("precedence") or "").strip().casefold() in ("bulk", "list", "junk"))
 
 
 def _unrelated(a: str, b: str) -> bool:
@@ -241,6 +253,14 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             add_alias(s, me, sender.address_kind, sender.address, region)
         out.sender_id = add(me, "from")
         out.sender_identity_id = me.id
+    elif sender is not None and sender.address and sender.address_kind == "email" and rec.kind == "email" \
+            and is_bulk_mail(attrs) and (is_role_address(sender.address) or looks_like_group_name(sender.name)):
+        why = (f"{sender.address} sends bulk mail (list or unsubscribe headers) from a role address or under a "
+               f"list's name")
+        res = resolve(s, "thing", sender.name, sender.address, "email", region,
+                      attrs={"sender_type": "bulk", "kind_reason": why}, index=index, context=ctx)
+        out.sender_id = add(res, "from")
+        out.sender_identity_id = res.identity_id or res.entity.id
     elif sender is not None and (sender.name or sender.address):
         res = person(sender.name, sender.address, sender.address_kind)
         if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists:

@@ -139,3 +139,32 @@ def test_a_mail_to_many_people_makes_no_who_wrote_to_whom_facts(container, tmp_p
         wrote = sorted(f.value for f in s.exec(select(Fact).where(Fact.subject_entity_id == zed.id)).all()
                        if f.key.startswith("writes_to:"))
     assert wrote == ["Amy Reed", "Reader 1"]
+
+
+def test_newsletters_and_digests_are_things_one_per_address_and_list_posters_stay_people(container, tmp_path):
+    def mail(n, sender, subject, headers, body):
+        return (f"From x@example.org Mon Jan  {n} 00:00:00 2024\nFrom: {sender}\nTo: Me <me@example.com>\n"
+                f"Subject: {subject}\nDate: Mon, 0{n} Jan 2024 10:00:00 +0000\nMessage-ID: <b{n}@example.org>\n"
+                f"{headers}\n{body}\n\n")
+
+    path = tmp_path / "bulk.mbox"
+    path.write_text(
+        mail(1, "Weekly Digest <news@lists.example.org>", "This week in gardening",
+             "List-Id: Gardening news <gardening.lists.example.org>\nPrecedence: list\n", "Tomatoes and basil.")
+        + mail(2, "The Gardening Team <news@lists.example.org>", "Next week", "List-Unsubscribe: <mailto:u@x.org>\n",
+               "Pruning roses.")
+        + mail(3, "Acme Newsletter <digest@newsletter.example.com>", "Acme news",
+               "List-Unsubscribe: <https://newsletter.example.com/u>\n", "Our new product.")
+        + mail(4, "Jane Smith <jane@example.net>", "Re: roses", "List-Id: Gardening news <gardening.lists.example.org>\n",
+               "Mine bloom in June."))
+    assert ingest(container, [path]).records_added == 4
+    with container.db.session() as s:
+        live = s.exec(select(Entity).where(Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False))).all()
+        kinds = {e.canonical_name: e.kind for e in live}
+        senders = [s.get(Entity, r.sender_entity_id).canonical_name
+                   for r in s.exec(select(Record).order_by(Record.sent_at)).all()]
+    # both issues from news@ are one publication, whatever name each carries; the newsletter is one too
+    assert senders == ["Weekly Digest", "Weekly Digest", "Acme Newsletter", "Jane Smith"]
+    assert kinds["Weekly Digest"] == "thing" and kinds["Acme Newsletter"] == "thing"
+    assert kinds["Jane Smith"] == "person"  # a person writing to a list stays a person
+    assert "The Gardening Team" not in kinds
