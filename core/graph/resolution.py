@@ -704,6 +704,11 @@ def _attach(s: Session, found: Entity, signal: str, score: float, name: str | No
     if name and _is_address_only(found, address):
         found.canonical_name = name  # upgrade a phone-/address-only entity to a real name
         s.add(found)
+    elif name and signal in DEFINITIVE and found.kind == "person" and not found.is_owner and is_full_name(name) \
+            and not is_full_name(found.canonical_name) \
+            and set(name_tokens(found.canonical_name)) < set(name_tokens(name)):
+        found.canonical_name = name  # "Ben" (first seen in a To: line) → "Ben Carter", by the same address
+        s.add(found)
     added = None
     if name and not name_known and add_alias(s, found, "name", name, region):
         index.add(s, found, name)

@@ -168,3 +168,20 @@ def test_newsletters_and_digests_are_things_one_per_address_and_list_posters_sta
     assert kinds["Weekly Digest"] == "thing" and kinds["Acme Newsletter"] == "thing"
     assert kinds["Jane Smith"] == "person"  # a person writing to a list stays a person
     assert "The Gardening Team" not in kinds
+
+
+def test_a_first_name_seen_in_to_becomes_the_full_name_the_same_address_signs_with(container, tmp_path):
+    path = tmp_path / "ben.mbox"
+    path.write_text(
+        "From x@example.org Mon Jan  1 00:00:00 2024\nFrom: Me <me@example.com>\nTo: Ben <ben.c@example.net>\n"
+        "Subject: Dinner\nDate: Mon, 01 Jan 2024 10:00:00 +0000\nMessage-ID: <ben1@example.com>\n\nFriday?\n\n"
+        "From x@example.org Tue Jan  2 00:00:00 2024\nFrom: Ben Carter <ben.c@example.net>\nTo: Me <me@example.com>\n"
+        "Subject: Re: Dinner\nDate: Tue, 02 Jan 2024 10:00:00 +0000\nMessage-ID: <ben2@example.net>\n\nYes.\n\n"
+        # a different Ben at another address keeps his own name: only the same address upgrades it
+        "From x@example.org Wed Jan  3 00:00:00 2024\nFrom: Ben Ode <ben@elsewhere.example>\nTo: Me <me@example.com>\n"
+        "Subject: Hi\nDate: Wed, 03 Jan 2024 10:00:00 +0000\nMessage-ID: <ben3@example.net>\n\nHello.\n\n")
+    assert ingest(container, [path]).records_added == 3
+    with container.db.session() as s:
+        names = sorted(e.canonical_name for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None),
+                                                                               Entity.is_owner.is_(False))).all())
+    assert names == ["Ben Carter", "Ben Ode", "Me"]  # no owner is configured here: "Me" is a person
