@@ -473,6 +473,32 @@ def envelope_time(from_line: str | None) -> datetime | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+_NUMERIC_DATE = re.compile(r"^\s*(?:[A-Za-z]{3,9},?\s*)?(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
+
+
+def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes: list[str]) -> datetime:
+    """``day`` as dateutil read a numeric Date header (month first), or with day and month swapped when the
+    header could be read either way (``01/02/2024``): the reading nearer the mbox envelope line's date when there
+    is one, else day-first for dotted dates (``01.02.2024``, the European form) and month-first otherwise — with
+    a note saying which."""
+    m = _NUMERIC_DATE.match(value)
+    if not m:
+        return day
+    a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
+    if a > 12 or b > 12 or a == b or (day.month, day.day) != (a, b):
+        return day  # only one order is a date, both read the same, or not the month-first reading
+    swapped = day.replace(month=b, day=a)
+    if envelope is not None:
+        pick = min((day, swapped), key=lambda d: abs((d.date() - envelope.date()).days))
+        why = "the one nearer the mbox envelope line's date"
+    else:
+        pick = swapped if sep == "." else day
+        why = "dotted dates are day-first" if sep == "." else "the common order of slashed dates"
+    notes.append(f"the Date header's day and month ({value.strip()!r}) could be either way: read "
+                 f"{'day' if pick is swapped else 'month'}-first ({why})")
+    return pick
+
+
 def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``) by dateutil: (datetime, has_time).
 
@@ -512,6 +538,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
                                          ": time unknown"))
     elif (lenient := _lenient_date(date_value))[0] is not None:
         day, has_time = lenient
+        day = _day_month_order(date_value, day, envelope, notes)
         if has_time:
             notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
                          + ("" if day.tzinfo else ", in UTC"))

@@ -451,3 +451,19 @@ def test_attached_files_are_named_and_a_mail_of_files_only_is_never_blank(tmp_pa
     assert a.text == "[attached: gravity.pl]" and a.attrs["attachments"] == ["gravity.pl"]
     assert any("attached files are named" in n for n in a.notes)
     assert b.text.strip() == "The report is attached." and b.attrs["attachments"] == ["report 2000.pdf"]
+
+
+def test_a_date_header_that_reads_either_way_is_settled_by_the_envelope_or_its_form_and_noted(tmp_path):
+    def mail(date, n):
+        return (f"From: Ana <ana@example.com>\nTo: me@example.net\nSubject: s{n}\nDate: {date}\n"
+                f"Message-ID: <amb{n}@example.com>\n\nhello {n}\n")
+    box = tmp_path / "ambiguous.mbox"
+    box.write_text("From ana@example.com Thu Feb  1 10:05:00 2024\n" + mail("01/02/2024 10:00", 1) + "\n")
+    got = records(list(MboxIngestor().read(box)))  # the envelope line says 1 February
+    for n, date in ((2, "01/02/2024 10:00"), (3, "01.02.2024 10:00"), (4, "13/02/2024 10:00")):
+        (tmp_path / f"m{n}.eml").write_text(mail(date, n))  # no envelope line
+        got += records(list(EmlIngestor().read(tmp_path / f"m{n}.eml")))
+    assert [r.sent_at for r in got] == [datetime(2024, 2, 1, 10, 0, tzinfo=UTC), datetime(2024, 1, 2, 10, 0, tzinfo=UTC),
+                                         datetime(2024, 2, 1, 10, 0, tzinfo=UTC), datetime(2024, 2, 13, 10, 0, tzinfo=UTC)]
+    assert [sum("could be either way" in n for n in r.notes) for r in got] == [1, 1, 1, 0]
+    assert "day-first" in " ".join(got[0].notes) and "month-first" in " ".join(got[1].notes)
