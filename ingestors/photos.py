@@ -1,4 +1,5 @@
-"""Photo ingestor: JPEG, TIFF and HEIC/HEIF files, read with ``exifread``.
+"""Photo ingestor: JPEG, TIFF, HEIC/HEIF, PNG and WebP files, read with ``exifread`` (and Pillow with
+``pillow-heif`` for the EXIF blocks exifread does not find: libheif-written HEIF, PNG, WebP).
 
 Each photo becomes one :class:`~ingestors.base.Record` of kind ``"photo"``: its
 capture time, its GPS position named offline with ``reverse_geocoder`` (and
@@ -6,11 +7,16 @@ capture time, its GPS position named offline with ``reverse_geocoder`` (and
 description as its text.
 
 Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else ``DateTime``, else the GPS
-date and time — the first one whose clock is plausible.  A clock is **not** plausible
-(:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
-``1998-01-01 00:00``), or lies after the import or after the file's own modification time;
+date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
+``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in
+``local_timezone``, with a note) — the first one whose clock is plausible.  A clock is **not**
+plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
+``1998-01-01 00:00``) or lies within two days after 1970-01-01, 1980-01-01 or 2000-01-01 (a reset
+clock that has run since), or lies after the import or after the file's own modification time;
 such a value is kept in ``attrs`` and flagged (``attrs["clock_suspect"]``, a note "camera
-clock looks unset/wrong"), never used to place the photo in time.
+clock looks unset/wrong"), never used to place the photo in time.  Times are kept to the second;
+``SubSecTime*`` goes to ``attrs["subsec_us"]``.  The file's modification time is never the
+capture time (it is when the file was copied).
 
 EXIF times are the camera's wall clock, so the UTC instant needs the offset (``time_basis``):
 
@@ -18,11 +24,17 @@ EXIF times are the camera's wall clock, so the UTC instant needs the offset (``t
 * ``"gps-time"``: the GPS time-of-day (UTC, from the satellites) against the camera's time
   of day gives the offset, rounded to 15 minutes; it is checked against the time zone of
   the GPS position on that date (``timezonefinder`` + ``zoneinfo``, offline) and a
-  disagreement is noted (a camera left on home time).  The GPS *date* is not used for this:
-  cameras often get it a day wrong;
+  disagreement is noted (a camera left on home time).  A time of day fixes the offset only up
+  to a whole day, so near the date line the one nearest the position's zone is taken (Samoa's
+  +13:00, not −11:00).  The GPS *date* is not used for this: cameras often get it a day wrong;
 * ``"gps-zone"``: no GPS time, but a position: that position's zone on that date;
 * ``"zone-unknown"``: neither: the camera time is read in the ``local_timezone`` the
   ingestor was made with (default UTC), with a note.
+
+Place: the nearest GeoNames locality within :data:`FAR_KM`; further away only its region and
+country, and not even those at sea (the position's time zone is an ``Etc/`` one: ``attrs["at_sea"]``).
+Identity: the file's SHA-256 (``attrs["sha256"]``, :class:`PhotoRecord`), so the same picture under
+two names or in two folders is one record.
 
 GPS values written as degenerate rationals (``0/0`` seconds) are read as what they can be
 (``0``), with a note; only an unreadable degree drops the position, with a note too.
@@ -32,6 +44,7 @@ to the terminal.  A photo with no EXIF at all is still a record (the picture is 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import logging
@@ -50,16 +63,23 @@ import exifread
 
 from core.errors import InputError
 from ingestors.base import GeoPoint, Item, Record
+from ingestors.file_names import time_from_name
 
 log = logging.getLogger(__name__)
 
 _EXIF_TIME = re.compile(r"(\d{4})[:\-/](\d\d)[:\-/](\d\d)[ T](\d\d):(\d\d):(\d\d)")
 _OFFSET = re.compile(r"([+-])(\d\d):?(\d\d)")
+_PILLOW_EXIF = frozenset({"heif", "png", "webp"})  # kinds whose EXIF Pillow is asked for when exifread finds none
 _HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
-# (time tag, its offset tag), best first
-_TIME_TAGS = (("EXIF DateTimeOriginal", "EXIF OffsetTimeOriginal"),
-              ("EXIF DateTimeDigitized", "EXIF OffsetTimeDigitized"),
-              ("Image DateTime", "EXIF OffsetTime"))
+# (time tag, its offset tag, its fraction-of-a-second tag), best first
+_TIME_TAGS = (("EXIF DateTimeOriginal", "EXIF OffsetTimeOriginal", "EXIF SubSecTimeOriginal"),
+              ("EXIF DateTimeDigitized", "EXIF OffsetTimeDigitized", "EXIF SubSecTimeDigitized"),
+              ("Image DateTime", "EXIF OffsetTime", "EXIF SubSecTime"))
+# Clocks that count from an epoch after a reset (a flat battery): 1970 (Unix) and 1980 (FAT/DOS) are before
+# any digital camera, and 2000-01-01 is the most common firmware default; a time in the first two days after
+# one of them is a clock that was never set, however many minutes it has run
+_CLOCK_EPOCHS = (datetime(1970, 1, 1), datetime(1980, 1, 1), datetime(2000, 1, 1))
+_EPOCH_WINDOW = timedelta(days=2)
 FAR_KM = 100  # a nearest "locality" further away than this is not named
 
 GPS_OFFSET_STEP = 15  # minutes: offsets are whole quarter hours (UTC+05:45 is the finest in use)
@@ -93,6 +113,36 @@ _exif_logger.propagate = False  # not to the root logger, whose last-resort hand
 _exif_lock = threading.Lock()
 
 
+def _exif_via_pillow(path: Path) -> dict | None:
+    """exifread's tags from the EXIF block Pillow (with ``pillow-heif``) finds in an image, or None.
+
+    For layouts exifread does not follow: HEIF files from libheif-based writers (their Exif item has
+    no ``Exif\\0\\0`` marker), PNG ``eXIf``/``zTXt`` chunks, WebP ``EXIF`` chunks.
+    """
+    try:
+        from PIL import Image
+
+        with contextlib.suppress(ImportError):
+            import pillow_heif
+
+            pillow_heif.register_heif_opener()
+        with Image.open(path) as im:
+            raw = im.info.get("exif") or b""
+    except Exception as exc:  # Pillow cannot open it: exifread's own result stands
+        log.debug("Pillow could not read EXIF from %s: %s", path, exc)
+        return None
+    if isinstance(raw, str):
+        raw = raw.encode("latin-1", "replace")
+    start = min((i for i in (raw.find(b"II*\x00"), raw.find(b"MM\x00*")) if i >= 0), default=-1)
+    if start < 0:
+        return None
+    try:
+        return exifread.process_file(io.BytesIO(raw[start:]), details=False) or None
+    except Exception as exc:
+        log.debug("exifread could not read Pillow's EXIF block of %s: %s", path, exc)
+        return None
+
+
 def zone_at(lat: float, lon: float) -> ZoneInfo | None:
     """The IANA time zone at a position (``timezonefinder``, offline; loaded once, ~2 s), or None."""
     global _zone_finder
@@ -109,9 +159,13 @@ def zone_at(lat: float, lon: float) -> ZoneInfo | None:
 
 
 def image_kind(head: bytes) -> str | None:
-    """``"jpeg"``, ``"tiff"`` or ``"heif"`` from a file's first bytes, else None."""
+    """``"jpeg"``, ``"tiff"``, ``"heif"``, ``"png"`` or ``"webp"`` from a file's first bytes, else None."""
     if head[:3] == b"\xff\xd8\xff":
         return "jpeg"
+    if head[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
     if head[:4] in (b"II*\x00", b"MM\x00*"):
         return "tiff"
     if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS:
@@ -262,21 +316,31 @@ def gps_datetime(tags: dict) -> datetime | None:
     return day + timedelta(seconds=round(tod))
 
 
-def offset_from_gps(local: datetime, tod: float) -> tuple[timedelta, float]:
+def offset_from_gps(local: datetime, tod: float, near: timedelta | None = None) -> tuple[timedelta, float]:
     """The UTC offset a camera clock was on, from its time of day and the GPS time of day.
 
+    A time of day fixes the offset only up to whole days: camera 09:00 against GPS 20:00 is −11:00
+    (American Samoa) or +13:00 (Samoa), both in use.  ``near`` (the offset of the time zone at the
+    GPS position on that date) picks the one closest to it; without it the difference is folded into
+    −12 h … +14 h with ties to the western side.
+
     Args:
-        local: the camera's wall time; tod: GPS time of day, seconds after midnight UTC.
+        local: the camera's wall time; tod: GPS time of day, seconds after midnight UTC;
+        near: the expected offset, or None.
     Returns:
-        ``(offset, residual_minutes)``: the difference folded into −12 h … +14 h and rounded to
+        ``(offset, residual_minutes)``: the difference (within −12 h … +14 h) rounded to
         :data:`GPS_OFFSET_STEP` minutes, and how far (minutes) the raw difference was from it.
     """
-    camera = local.hour * 3600 + local.minute * 60 + local.second
+    camera = local.hour * 3600 + local.minute * 60 + local.second + local.microsecond / 1e6
     diff = (camera - tod) / 60  # minutes
     while diff <= -12 * 60:
         diff += 24 * 60
     while diff > 14 * 60:
         diff -= 24 * 60
+    if near is not None:  # the same time of day a day east or west: Samoa or American Samoa, Kiribati's Line Islands
+        target = near.total_seconds() / 60
+        diff = min((d for d in (diff - 24 * 60, diff, diff + 24 * 60) if -12 * 60 - 8 <= d <= 14 * 60 + 8),
+                   key=lambda d: abs(d - target))
     rounded = round(diff / GPS_OFFSET_STEP) * GPS_OFFSET_STEP
     return timedelta(minutes=rounded), abs(diff - rounded)
 
@@ -289,12 +353,16 @@ def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> 
         modified: the file's modification time (UTC), or None.
     Returns:
         ``"camera clock looks unset (…)"`` for exactly 1 January 00:00:00 (cameras' defaults:
-        1998-01-01, 2000-01-01, 1980-01-01 …); ``"camera clock looks wrong (…)"`` for a time after
+        1998-01-01, 2000-01-01, 1980-01-01 …) or a time within two days after 1970-01-01, 1980-01-01
+        or 2000-01-01 (a reset clock that has run since: :data:`_CLOCK_EPOCHS`);
+        ``"camera clock looks wrong (…)"`` for a time after
         the import or after the file was last modified (beyond a day, as the time is local).
     """
     stamp = f"{local:%Y-%m-%d %H:%M:%S}"
     if (local.month, local.day, local.hour, local.minute, local.second) == (1, 1, 0, 0, 0):
         return f"camera clock looks unset ({stamp})"
+    if any(epoch <= local < epoch + _EPOCH_WINDOW for epoch in _CLOCK_EPOCHS):
+        return f"camera clock looks unset ({stamp}, just after a clock's starting date)"
     aware = local.replace(tzinfo=timezone.utc)
     if aware > now + CLOCK_SLACK:
         return f"camera clock looks wrong ({stamp} is after the import)"
@@ -314,6 +382,15 @@ def parse_exif_time(text: str | None) -> datetime | None:
         return None
 
 
+def parse_subsec(text: str | None) -> int:
+    """Microseconds from an EXIF ``SubSecTime*`` value: the digits are a decimal fraction of a second
+    (``"45"`` is 0.45 s, ``"045"`` 0.045 s); 0 when absent or not digits."""
+    digits = (text or "").strip()
+    if not digits.isdigit():
+        return 0
+    return int((digits + "000000")[:6])
+
+
 def parse_offset(text: str | None) -> timezone | None:
     """A fixed zone from an EXIF ``OffsetTime*`` value such as ``"-05:00"``, or None."""
     match = _OFFSET.fullmatch((text or "").strip())
@@ -331,6 +408,23 @@ def _camera(make: str | None, model: str | None) -> str | None:
     return " ".join(p for p in (make, model) if p) or None
 
 
+class PhotoRecord(Record):
+    """A photo's Record, whose identity is its file's bytes (``attrs["sha256"]``), not its name.
+
+    The same picture copied under another name or into another folder (``IMG_0001 copy.jpg``, a
+    second export) is one record: a repeated import skips it.  Without ``sha256`` it is a plain
+    :class:`~ingestors.base.Record`'s identity.
+    """
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 hex of ``"photo"`` and the file's SHA-256 (the base identity when that is unknown)."""
+        digest = self.attrs.get("sha256")
+        if not digest:
+            return super().content_hash
+        return hashlib.sha256(f"{self.kind}\x00sha256:{digest}".encode()).hexdigest()
+
+
 class PhotoIngestor:
     """Reads one photo's EXIF: capture time, GPS place, camera.
 
@@ -342,7 +436,7 @@ class PhotoIngestor:
     """
 
     name = "photo"
-    suffixes = frozenset({".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".heic", ".heif"})
+    suffixes = frozenset({".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".heic", ".heif", ".png", ".webp"})
 
     def __init__(self, local_timezone: str = "UTC"):
         try:
@@ -351,9 +445,9 @@ class PhotoIngestor:
             raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """0.9 for a JPEG or HEIF signature, 0.7 for TIFF (raw camera files are TIFF too), else 0."""
+        """0.9 for a JPEG, HEIF, PNG or WebP signature, 0.7 for TIFF (raw camera files are TIFF too), else 0."""
         kind = image_kind(head)
-        return {"jpeg": 0.9, "heif": 0.9, "tiff": 0.7}.get(kind, 0.0)
+        return {"jpeg": 0.9, "heif": 0.9, "png": 0.9, "webp": 0.9, "tiff": 0.7}.get(kind, 0.0)
 
     def read(self, path: Path) -> Iterator[Item]:
         """Yield the photo's one Record.
@@ -363,16 +457,21 @@ class PhotoIngestor:
         the clock is not plausible), ``sent_at`` tz-aware at the offset where it was taken (UTC when
         only the GPS time is known) or None, ``place`` a GeoPoint or
         None; ``attrs`` holds the camera, raw EXIF times, lat/lon, orientation, ``time_basis``
-        and ``time_zone``, and ``clock_suspect`` when a camera time was not trusted.
+        and ``time_zone``, ``clock_suspect`` when a camera time was not trusted, and ``sha256`` (the
+        file's bytes: the record's identity, so the same picture under two names is one record).
 
         Raises:
-            InputError: the file cannot be opened, or is not a JPEG, TIFF or HEIC image.
+            InputError: the file cannot be opened, is empty, or is not a JPEG, TIFF, HEIC, PNG or WebP image.
         """
         path = Path(path)
         try:
             with open(path, "rb") as fh:
-                if image_kind(fh.read(32)) is None:
-                    raise InputError(str(path), "not a JPEG, TIFF or HEIC image")
+                head = fh.read(32)
+                if not head:
+                    raise InputError(str(path), "empty file (0 bytes): not a picture")
+                kind = image_kind(head)
+                if kind is None:
+                    raise InputError(str(path), "not a JPEG, TIFF, HEIC, PNG or WebP image")
                 fh.seek(0)
                 notes: list[str] = []
                 with _exif_lock:
@@ -380,14 +479,25 @@ class PhotoIngestor:
                     try:
                         tags = exifread.process_file(fh, details=False)
                     except Exception as exc:  # a broken EXIF block does not make the photo less real
+                        tags = None
+                        failure = f"EXIF unreadable ({type(exc).__name__}: {exc})"
+                    if not tags and kind in _PILLOW_EXIF:  # exifread misses some writers' HEIF, PNG, WebP layouts
+                        tags = _exif_via_pillow(path) or tags
+                    if tags is None:
                         tags = {}
-                        notes.append(f"EXIF unreadable ({type(exc).__name__}: {exc})")
+                        notes.append(failure)
                     warnings = list(dict.fromkeys(_exif_log.messages))
                 notes += [f"EXIF: {w}" for w in warnings]
+                fh.seek(0)
+                digest = hashlib.sha256()
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
                 modified = datetime.fromtimestamp(os.fstat(fh.fileno()).st_mtime, tz=timezone.utc)
         except OSError as exc:
             raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from exc
-        yield self._record(path, tags, notes, modified)
+        record = self._record(path, tags, notes, modified)
+        record.attrs["sha256"] = digest.hexdigest()
+        yield record
 
     def _record(self, path: Path, tags: dict, notes: list[str], modified: datetime | None = None) -> Record:
         if not tags and not notes:
@@ -410,7 +520,7 @@ class PhotoIngestor:
                 attrs["orientation_code"] = int(orientation.values[0])
 
         place = self._place(tags, attrs, notes)
-        local, sent_at = self._time(tags, place, attrs, notes, modified)
+        local, sent_at = self._time(tags, place, attrs, notes, modified, path.name)
 
         text = "Photo"
         if local:
@@ -420,7 +530,7 @@ class PhotoIngestor:
         camera = _camera(make, model)
         if camera:
             text += f" with {camera}"
-        return Record(source_path=str(path.absolute()), external_id=path.name, kind="photo",
+        return PhotoRecord(source_path=str(path.absolute()), external_id=path.name, kind="photo",
                       text=text, sent_at=sent_at, place=place, attrs=attrs, notes=notes)
 
     def _place(self, tags: dict, attrs: dict, notes: list[str]) -> GeoPoint | None:
@@ -438,20 +548,45 @@ class PhotoIngestor:
         country = countries().get(cc or "", {}).get("name", cc)
         distance = _km(lat, lon, float(hit["lat"]), float(hit["lon"]))
         attrs["locality_km"] = round(distance, 1)
-        locality = hit.get("name") or None
+        locality, region = hit.get("name") or None, hit.get("admin1") or None
         if distance > FAR_KM:
             notes.append(f"nearest named place ({locality}) is {distance:.0f} km away; not used")
             locality = None
-        return GeoPoint(lat, lon, locality, hit.get("admin1") or None, country, cc)
+            zone = zone_at(lat, lon)
+            if zone is None or zone.key.startswith("Etc/"):  # open sea: the nearest land is not where it was
+                notes.append("position is at sea: no region or country named")
+                region = country = cc = None
+                attrs["at_sea"] = True
+        return GeoPoint(lat, lon, locality, region, country, cc)
+
+    def _time_from_name(self, name: str, now: datetime, modified: datetime | None, attrs: dict,
+                        notes: list[str]) -> tuple[datetime, datetime] | None:
+        """(local time, instant) from a file name such as ``Screenshot 2023-05-04 at 10.12.33.png``
+        (:mod:`ingestors.file_names`), read in ``local_timezone`` (UTC for names written in UTC), or None."""
+        found = time_from_name(name)
+        if found is None:
+            return None
+        local, is_utc = found
+        problem = clock_problem(local, now, modified)
+        if problem:
+            notes.append(f"time in the file name not used: {problem.replace('camera clock', 'the clock')}")
+            return None
+        zone = timezone.utc if is_utc else self.local_timezone
+        attrs["local_time"] = local.isoformat()
+        attrs["time_basis"] = "file-name-utc" if is_utc else "file-name"
+        attrs["time_zone"] = getattr(zone, "key", None) or "UTC"
+        notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
+                     f"{'UTC' if is_utc else attrs['time_zone']}: no capture time in the picture's metadata")
+        return local, local.replace(tzinfo=zone)
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
-              modified: datetime | None = None) -> tuple[datetime | None, datetime | None]:
+              modified: datetime | None = None, name: str = "") -> tuple[datetime | None, datetime | None]:
         """(camera local time, the instant at the photo's own offset) — either may be None.  See the module
         docstring."""
         now = datetime.now(timezone.utc)
         local = offset_tag = None
         suspect: list[str] = []
-        for time_tag, offset_name in _TIME_TAGS:
+        for time_tag, offset_name, subsec_name in _TIME_TAGS:
             candidate = parse_exif_time(_value(tags, time_tag))
             if candidate is None:
                 continue
@@ -460,6 +595,9 @@ class PhotoIngestor:
                 suspect.append(problem)
                 continue
             local, offset_tag = candidate, offset_name
+            fraction = parse_subsec(_value(tags, subsec_name))
+            if fraction:  # kept beside the time (burst order), not in it: times are stored to the second
+                attrs["subsec_us"] = fraction
             break
         if suspect:
             attrs["clock_suspect"] = suspect[0]
@@ -471,6 +609,9 @@ class PhotoIngestor:
                 attrs["time_basis"] = "gps-datetime"  # the GPS date may be a day off: a last resort
                 notes.append("time taken from the GPS date and time (no plausible camera time)")
                 return None, gps_utc
+            named = self._time_from_name(name, now, modified, attrs, notes)
+            if named is not None:
+                return named
             if not tags:
                 return None, None
             if not suspect:
@@ -483,8 +624,8 @@ class PhotoIngestor:
         position_zone = zone_at(place.lat, place.lon) if zone is None and place is not None else None
         tod = gps_time_of_day(tags) if zone is None and place is not None else None
         if zone is None and tod is not None:
-            offset, residual = offset_from_gps(local, tod)
             expected = local.replace(tzinfo=position_zone).utcoffset() if position_zone else None
+            offset, residual = offset_from_gps(local, tod, expected)
             if residual <= GPS_STALE_MINUTES:
                 zone, basis = timezone(offset), "gps-time"
                 if expected is not None and expected != offset:

@@ -1,0 +1,58 @@
+"""When a file was made, as its name says: phones, cameras and screenshot tools name files by their clock.
+
+A last resort for photos and voice memos whose metadata holds no time (a PNG screenshot, a memo
+without a ``creation_time`` tag).  The names read are a date **and** a time of day written together::
+
+    Screenshot 2023-05-04 at 10.12.33.png         (macOS; "Screen Shot … at 3.04.05 PM" before 2020)
+    Screenshot_20230504-101233.png                 (Android)
+    Screenshot 2023-05-04 101233.png               (Windows Snipping Tool)
+    IMG_20230504_101233.jpg, 20230504_101233.jpg   (Android cameras, Samsung)
+    20230504 101233.m4a                            (iPhone Voice Memos)
+    PXL_20230504_101233123.jpg                     (Google Pixel: the name is in UTC)
+
+A date alone (``IMG-20230504-WA0001.jpg``) or a counter (``New Recording 12.m4a``,
+``IMG_1234.JPG``) gives nothing.  Years before 1990 or after 2100, impossible dates and hours
+give nothing.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+_NAME_TIME = re.compile(
+    r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)"
+    r"(?:[ _T-]+|\s+at\s+|_at_)"
+    r"(?P<h>\d{1,2})(?P<s2>[-_.:h]?)(?P<mi>\d\d)(?P=s2)(?P<sec>\d\d)(?P<frac>\d{1,3})?"
+    r"(?:\s*(?P<ampm>[AaPp])\.?[Mm]\.?)?(?!\d)")
+UTC_NAMES = re.compile(r"^PXL_", re.IGNORECASE)  # Google Pixel cameras name files by UTC
+
+
+def time_from_name(name: str) -> tuple[datetime, bool] | None:
+    """The date and time written in a file name.
+
+    Args:
+        name: a file name (a path's last part; its suffix is ignored).
+    Returns:
+        ``(naive wall time, is_utc)``: ``is_utc`` is True for names known to be written in UTC
+        (``PXL_…``), else the time is the device's local clock.  None when the name holds no
+        date with a time of day (see the module docstring).
+    """
+    stem = name.rsplit("/", 1)[-1]
+    stem = stem[: stem.rfind(".")] if "." in stem else stem
+    for m in _NAME_TIME.finditer(stem):
+        if not m.group("s2") and len(m.group("h")) != 2:
+            continue  # "101233" needs two-digit hours; "3.04.05 PM" may have one
+        hour = int(m.group("h"))
+        ampm = (m.group("ampm") or "").lower()
+        if ampm:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if ampm == "p" else 0)
+        try:  # to the second, as camera times are kept (a Pixel's trailing milliseconds are dropped)
+            when = datetime(int(m.group("y")), int(m.group("mo")), int(m.group("d")), hour,
+                            int(m.group("mi")), int(m.group("sec")))
+        except ValueError:
+            continue
+        if 1990 <= when.year <= 2100:
+            return when, bool(UTC_NAMES.match(stem))
+    return None
