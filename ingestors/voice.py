@@ -10,8 +10,11 @@ has them all).  Without one, audio files are refused with a clear reason.
   the note ``"no speech found"`` — never Whisper's "you" on silence.
 * **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
-  a time in it, read with ``ffprobe``, as UTC; with none the time stays unknown — a file's
-  mtime is when it was copied, not when it was recorded.
+  a time in it, read with ``ffprobe``, as UTC (``attrs["time_basis"] = "creation-time"``); else the
+  date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
+  ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
+  the ingestor was made with (``"file-name"``, with a note); with none the time stays unknown — a
+  file's mtime is when it was copied, not when it was recorded.
 * **Title**: the ``title`` tag (``©nam``; Voice Memos writes the memo's name there) is the
   record's subject, else ``"Voice memo <file name>"``.
 * **Two speakers** (a stereo file with one per channel): the transcript's lines
@@ -22,12 +25,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
 from ingestors.base import Item, Record
+from ingestors.file_names import time_from_name
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
 _MAGIC = (b"fLaC", b"RIFF", b"ID3", b"OggS", b"#!AMR", b"caff")
@@ -73,13 +78,20 @@ class VoiceIngestor:
     Args:
         transcribe: ``path -> str`` or ``path -> Transcript``; None refuses audio with
             "speech-to-text is not set up".
+        local_timezone: IANA zone for a time read from a file name (default ``"UTC"``).
+    Raises:
+        ValueError: ``local_timezone`` is not a known zone.
     """
 
     name = "voice"
     suffixes = AUDIO_SUFFIXES
 
-    def __init__(self, transcribe: Callable[[Path], Any] | None = None):
+    def __init__(self, transcribe: Callable[[Path], Any] | None = None, local_timezone: str = "UTC"):
         self.transcribe = transcribe
+        try:
+            self.local_timezone = ZoneInfo(local_timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
 
     def sniff(self, path: Path, head: bytes) -> float:
         if path.suffix.lower() in AUDIO_SUFFIXES:
@@ -93,10 +105,20 @@ class VoiceIngestor:
     def read(self, path: Path) -> Iterator[Item]:
         """Yield one record with the transcript.
 
+        The record's ``sent_at`` is the recording time (UTC from a tag, or at the local zone's offset from
+        the file name), ``attrs["time_basis"]`` says which; None when neither says.
+
         Raises:
-            InputError: no speech-to-text configured, or the audio cannot be decoded.
+            InputError: the file is missing or empty, no speech-to-text is configured, or the audio cannot
+                be decoded.
         """
         path = Path(path)
+        try:
+            empty = path.stat().st_size == 0
+        except OSError as exc:
+            raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from exc
+        if empty:
+            raise InputError(str(path), "empty file (0 bytes): no audio")
         if self.transcribe is None:
             raise InputError(str(path), "speech-to-text is not set up (see Settings → Models)")
         try:
@@ -109,8 +131,22 @@ class VoiceIngestor:
         no_speech = bool(getattr(result, "no_speech", False)) or not text
         tags = media_tags(path)
         when = recording_time(path, tags)
-        notes = [] if when else ["recording time unknown (no creation_time tag)"]
+        notes: list[str] = []
         attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
+        if when is not None:
+            attrs["time_basis"] = "creation-time"
+        else:
+            named = time_from_name(path.name)
+            if named is not None and named[0] <= datetime.now() + timedelta(days=1):
+                local, is_utc = named
+                zone = timezone.utc if is_utc else self.local_timezone
+                when = local.replace(tzinfo=zone)
+                attrs.update(time_basis="file-name-utc" if is_utc else "file-name", time_zone=getattr(zone, "key", "UTC"),
+                             local_time=local.isoformat())
+                notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
+                             f"{attrs['time_zone']}: no creation_time tag")
+            else:
+                notes.append("recording time unknown (no creation_time tag)")
         if no_speech:
             text = ""
             notes.append("no speech found")

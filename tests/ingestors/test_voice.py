@@ -88,3 +88,65 @@ def test_a_transcript_that_found_no_speech_stores_no_text(tmp_path):
     [rec] = VoiceIngestor(lambda p: two).read(wav)
     assert rec.attrs["speakers"] == ["speaker 1", "speaker 2"] and rec.attrs["language"] == "en"
     assert rec.text.splitlines() == ["Speaker 1: hi", "Speaker 2: hello"]
+
+
+# ----------------------------------------------------------------------------- memos the tests make: names, bad files
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_a_memo_without_a_time_tag_is_timed_by_its_file_name_in_the_local_zone(tmp_path):
+    src = silent_wav(tmp_path / "raw.wav")
+    named = tmp_path / "20230504 101233.m4a"  # iPhone Voice Memos' name: the phone's local time
+    counter = tmp_path / "New Recording 12.m4a"  # a counter, not a time
+    for out in (named, counter):
+        subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(src), "-c:a", "aac", "-map_metadata", "-1", str(out)],
+                       check=True)
+    ing = VoiceIngestor(lambda p: "see you at the harbour", local_timezone="Europe/Berlin")
+    [rec] = ing.read(named)
+    assert rec.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=timezone.utc)  # CEST, +02:00
+    assert rec.sent_at.utcoffset().total_seconds() == 7200
+    assert (rec.attrs["time_basis"], rec.attrs["time_zone"]) == ("file-name", "Europe/Berlin")
+    assert rec.notes == ["time taken from the file name (2023-05-04 10:12:33), read as Europe/Berlin: "
+                         "no creation_time tag"]
+    [rec] = ing.read(counter)
+    assert rec.sent_at is None and "time_basis" not in rec.attrs
+    assert rec.notes == ["recording time unknown (no creation_time tag)"]
+    with pytest.raises(ValueError, match="unknown time zone"):
+        VoiceIngestor(local_timezone="Nowhere/Atlantis")
+
+
+def test_an_empty_wav_is_a_clear_error_before_any_transcription(tmp_path):
+    empty = tmp_path / "memo.wav"
+    empty.write_bytes(b"")
+    called = []
+    with pytest.raises(InputError, match=r"empty file \(0 bytes\)") as err:
+        list(VoiceIngestor(lambda p: called.append(p) or "x").read(empty))
+    assert err.value.path == str(empty) and called == []
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+@pytest.mark.parametrize("make", [
+    "anullsrc=r=44100:cl=stereo",  # digital silence, stereo 44.1 kHz
+    "anoisesrc=color=pink:amplitude=0.001:r=48000",  # near-silence: hiss at about -60 dBFS, 48 kHz
+    "sine=frequency=50:sample_rate=8000",  # mains hum, 8 kHz
+    "anoisesrc=color=white:amplitude=0.3:r=16000",  # a loud, steady noise (wind, a fan)
+])
+def test_silence_hiss_hum_and_noise_store_no_text_without_loading_a_model(tmp_path, make):
+    from app.models.transcribe import Transcriber
+
+    wav = tmp_path / "quiet.wav"
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-f", "lavfi", "-i", make, "-t", "3", str(wav)], check=True)
+    model = Transcriber(tmp_path / "no-such-checkpoint.pt")  # never loaded: nobody speaks
+    [rec] = VoiceIngestor(model.transcribe).read(wav)
+    assert rec.text == "" and "no speech found" in rec.notes and rec.attrs["duration_s"] == 3.0
+    assert model._model is None
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_a_wav_that_is_not_audio_names_the_file(tmp_path):
+    from app.models.transcribe import Transcriber
+
+    bad = tmp_path / "memo.wav"
+    bad.write_bytes(b"RIFF\x24\x00\x00\x00WAVEjunkjunkjunkjunkjunkjunk")
+    with pytest.raises(InputError, match="not readable audio") as err:
+        list(VoiceIngestor(Transcriber(tmp_path / "none.pt").transcribe).read(bad))
+    assert err.value.path == str(bad)

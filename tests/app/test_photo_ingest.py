@@ -1,0 +1,45 @@
+"""A folder of photos imported end to end: the settings' own time zone reaches camera times that carry none, the
+same picture under two names is stored once, and a bad file is quarantined while the rest of the folder goes in."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from sqlmodel import select
+
+from app.operations.ingest import ingest
+from core.clock import ensure_utc
+from core.store.schema import QuarantineItem, Record as RecordRow
+from tests.ingestors.test_photo_variants import make
+
+
+def test_a_folder_of_photos_with_a_copy_a_fake_and_no_zone(kith_home, tmp_path):
+    from app.container import Container
+
+    kith_home.mkdir(parents=True, exist_ok=True)
+    (kith_home / "settings.json").write_text(json.dumps({"local_timezone": "America/Los_Angeles"}))
+    folder = tmp_path / "Camera Roll"
+    folder.mkdir()
+    first = make(folder / "IMG_0001.jpg", "2023:06:01 12:00:00")  # no offset, no GPS: the settings' zone (PDT)
+    (folder / "IMG_0001 copy.jpg").write_bytes(first.read_bytes())
+    make(folder / "Screenshot 2023-01-10 at 09.30.00.png", fmt="PNG")  # PST, from the name
+    (folder / "IMG_0002.jpg").write_text("<html>404 Not Found</html>")
+    c = Container()
+    try:
+        report = ingest(c, [folder], defer=True)
+        assert (report.files, report.records_added, report.records_skipped) == (4, 2, 1)
+        assert [(e.path, e.reason) for e in report.errors] == [
+            (str(folder / "IMG_0002.jpg"), "not a JPEG, TIFF, HEIC, PNG or WebP image")]
+        with c.db.session() as s:
+            rows = {r.external_id: r for r in s.exec(select(RecordRow)).all()}
+            quarantined = [(q.path, q.reason) for q in s.exec(select(QuarantineItem)).all()]
+        assert quarantined == [(str(folder / "IMG_0002.jpg"), "not a JPEG, TIFF, HEIC, PNG or WebP image")]
+        assert sorted(rows) == ["IMG_0001 copy.jpg", "Screenshot 2023-01-10 at 09.30.00.png"]  # one of the two copies
+        photo = rows["IMG_0001 copy.jpg"]
+        assert ensure_utc(photo.sent_at) == datetime(2023, 6, 1, 19, 0, tzinfo=timezone.utc)
+        assert photo.attrs["time_basis"] == "zone-unknown" and photo.attrs["time_zone"] == "America/Los_Angeles"
+        shot = rows["Screenshot 2023-01-10 at 09.30.00.png"]
+        assert ensure_utc(shot.sent_at) == datetime(2023, 1, 10, 17, 30, tzinfo=timezone.utc)
+        assert shot.attrs["time_basis"] == "file-name" and shot.attrs["time_zone"] == "America/Los_Angeles"
+    finally:
+        c.close()
