@@ -29,6 +29,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.photos", "PhotoIngestor"),
     ("ingestors.whatsapp", "WhatsAppIngestor"),
     ("ingestors.telegram", "TelegramIngestor"),
+    ("ingestors.telegram_html", "TelegramHtmlIngestor"),
     ("ingestors.messenger", "MessengerIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
     ("ingestors.contacts", "VCardIngestor"),
