@@ -147,12 +147,17 @@ _WE_CONTRACTED = ((re.compile(r"\b([Ww]e)[’']re\b"), r"\1 are"), (re.compile(r
                   (re.compile(r"\b([Ww]e)[’']d\b"), r"\1 would"), (re.compile(r"\b([Ww]e)[’']ll\b"), r"\1 will"))
 
 
-def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30) -> str:
+def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
+                  subject: str | None = None) -> str:
     """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
     filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
-    own name does not count as a shared word (it matches their signature)."""
+    own name does not count as a shared word (it matches their signature); a mail's ``subject``, written before
+    its text, is what the message is about, not what it says: a sentence of the text is chosen while it has one."""
     q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
-    sents = own_sentences(text) or [text or ""]
+    body = text or ""
+    if subject and body.startswith(subject) and own_sentences(body[len(subject):]):
+        body = body[len(subject):]
+    sents = own_sentences(body) or [text or ""]
     scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
     best = max(scored)[2]
     best = _FILLER.sub("", best).strip() or best
@@ -338,7 +343,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
             if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
-    return MemoryAnswer(f"{best_sentence(question, text, speaker)} {_cite([n0])}", [n0], kind)
+    return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",
+                        [n0], kind)
 
 
 def _cite(numbers: Sequence[int]) -> str:

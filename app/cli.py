@@ -6,6 +6,7 @@ takes ``--json``.  Errors print one clear line and exit 1 (2 for usage).
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import click
@@ -162,6 +163,9 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
     from app.operations.ask import ask as run
     from app.operations.warmup import prepare_ask
 
+    from app.answer import about_question, memory_answer
+    from app.memory import owner_name
+
     when = _parse_when(as_of) if as_of else None
     with _container() as c:
         prepare_ask(c)  # the encoder loads and Chroma opens on threads of their own while this one goes on
@@ -170,10 +174,24 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
         except ValueError as exc:
             _fail(str(exc))
         _warn_vectors(c)
+        # the chat's memory answer, from what clears the threshold (--all lists more; the answer stays the same,
+        # its citations renumbered to the longer list)
+        shown = run(c, question, k, as_of=when) if show_all else results
+        answer = memory_answer(question, shown, owner_name(c), about_question(c, question))
+        if show_all and answer.cited:
+            def key(r):
+                return r.kind, r.record_id, r.fact_id, r.episode_id
+            where = {key(r): i for i, r in reversed(list(enumerate(results, 1)))}
+            renumber = {n: where.get(key(shown[n - 1])) for n in answer.cited}
+            answer.text = re.sub(r"\[(\d+)\]", lambda m: f"[{renumber.get(int(m.group(1))) or m.group(1)}]",
+                                 answer.text)
+            answer.cited = [renumber.get(n) or n for n in answer.cited]
     if as_json:
-        _emit({"results": [r.to_json() for r in results]})
+        _emit({"answer": None if answer.nothing else answer.text, "results": [r.to_json() for r in results]})
         return
-    if not results:
+    if not answer.nothing:
+        click.echo(answer.text + "\n")
+    elif not results:
         click.echo("I found nothing about that." + ("" if show_all else " (--all shows weaker matches)"))
     for i, r in enumerate(results, 1):
         first = " ".join(r.text.split())[:200]

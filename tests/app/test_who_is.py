@@ -98,3 +98,38 @@ def test_a_turn_with_no_word_of_its_own_is_not_shown():
 
     assert is_shown(hit("Lorem ipsum."), 0.31) and not is_shown(hit(""), 0.31) and not is_shown(hit(" . "), 0.31)
     assert is_shown(hit(""), 0.0)  # "show everything" shows it
+
+
+def test_kith_ask_says_the_memory_answer_first_and_cites_the_listed_results(tmp_path, monkeypatch):
+    import json
+    import re
+
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("KITH_HOME", str(home))
+    mail = write_mbox(tmp_path / "club.mbox", [
+        ("Bob Stone <bob@example.org>", "Climbing", "Hi!\n\nI found a new crag at Fontainebleau for climbing."),
+        ("Alice Example <alice@example.com>", "Sourdough", "Feed the starter twice a day."),
+    ])
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(mail)], catch_exceptions=False).exit_code == 0
+    q = "what did Bob say about the crag?"
+    out = runner.invoke(main, ["ask", q], catch_exceptions=False).stdout
+    first, listing = out.split("\n\n", 1)
+    # the sentence of Bob's own text (not his subject line), in the third person, citing the result listed as [n]
+    m = re.fullmatch(r"Bob Stone found a new crag at Fontainebleau for climbing\. \[(\d+)\]", first)
+    assert m, out
+    n = int(m.group(1))
+    assert re.search(rf"^{n}\. \[[0-9.]+\] email .*\n   Climbing Hi! I found a new crag", listing, re.M), listing
+    data = json.loads(runner.invoke(main, ["ask", q, "--json"], catch_exceptions=False).stdout)
+    assert data["answer"] == first and "crag" in data["results"][n - 1]["text"]
+    everything = runner.invoke(main, ["ask", q, "--all"], catch_exceptions=False).stdout
+    first_all, listing_all = everything.split("\n\n", 1)
+    n_all = int(re.search(r"\[(\d+)\]$", first_all).group(1))
+    assert first_all.startswith("Bob Stone found a new crag")
+    assert re.search(rf"^{n_all}\. \[[0-9.]+\] email .*\n   Climbing Hi! I found a new crag", listing_all, re.M)
+    assert runner.invoke(main, ["ask", "what about the zeppelin?"], catch_exceptions=False).stdout.startswith(
+        "I found nothing about that.")
