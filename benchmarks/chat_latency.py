@@ -28,7 +28,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 QUESTIONS = ["when was I in Italy?", "who wrote about watermarks?", "where was the photo in Kenya taken?",
              "what did Bob say about the Digimarc library?", "when did Author 2 send the telegram link?",
              "what camera took the photos in Tuscany?", "who asked about ImageMagick?", "what is the weather on Mars?",
-             "where was I in April 2021?", "what did Mark write about perl?"]
+             "where was I in April 2021?", "what did Mark write about perl?", "who is Mark Overmeer?"]
 
 
 class _Job:
