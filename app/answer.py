@@ -181,6 +181,9 @@ _NOT_A_NAME = {"i", "me", "my", "you", "it", "that", "this", "he", "she", "they"
                "here", "up", "new", "next", "going on", "happening"}
 
 
+_WHO_AM_I = re.compile(r"^\s*who am i\s*[?!.]*\s*$", re.IGNORECASE)
+
+
 def about_subject(question: str) -> str | None:
     """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
     "what do you know about X"), without a leading article; None for any other question."""
@@ -192,17 +195,28 @@ def about_subject(question: str) -> str | None:
 
 
 def about_question(c, question: str):
-    """What the knowledge graph holds about the entity a "who is X?" question names: an
+    """What the knowledge graph holds about the entity a "who is X?" question names ("who am I?": the owner): an
     ``app.operations.graph.About``; the list of ``(id, name, kind)`` when the name fits several entities; None
     when the question is not of that kind or names nothing Kith knows.  Reads only."""
     from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
     name = about_subject(question)
-    if name is None:
+    ref: str | int | None = name
+    if name is None and _WHO_AM_I.match(question or ""):
+        from core.store import dialect
+
+        raw = dialect.read_connection(c.db.engine)
+        try:
+            row = raw.cursor().execute("SELECT id FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
+                                       "ORDER BY id LIMIT 1").fetchone()
+        finally:
+            raw.close()
+        ref = row[0] if row else None
+    if ref is None:
         return None
     try:
-        return about(c, name)
+        return about(c, ref)
     except Ambiguous as exc:
         return [(e.id, e.canonical_name, e.kind) for e in exc.candidates]
     except NotFound:

@@ -59,6 +59,10 @@ def test_the_chat_says_who_someone_is_from_the_graph(tmp_path):
         assert "%-]" not in answer
         # a name Kith does not know: the answer from memory, here nothing
         assert loop.turn("who is Carol Nobody?").reply == NOTHING
+        # the owner is in all four mails, with Bob in three and Alice in two
+        me = loop.turn("who am I?").reply.split("\n\nSources:\n")[0]
+        assert me.startswith("That's you (Owner Person) — in 4 of your records in April 2023, most often with "
+                             "Bob Stone and Alice Example"), me
     finally:
         c.close()
 
