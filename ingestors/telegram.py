@@ -35,6 +35,10 @@ Decisions:
   ``forwarded_from_id``, else that of a chat member of that name, else None); the one who
   forwarded it is in ``attrs["forwarded_by"]`` (``{"name", "id"}``) and a note, and the
   recipients are that person's chat members.
+* **Channels**: a channel's post (chat ``type`` ``public_channel``/``private_channel``), a post of another
+  channel (``from_id`` ``"channel<N>"``) and a group posting as itself carry ``attrs["sender_group"]``
+  (``"telegram_channel"`` / ``"telegram_group"``: identity makes the sender a group, not a person,
+  :mod:`core.graph.parties`); such a sender is never a chat member; a post's signature is ``attrs["signature"]``.
 * **Who**: sender ``Party(from, from_id, "handle", "from")`` (``from`` is null for a
   deleted account; an old export's numeric ``from_id`` N becomes ``"userN"``, as newer ones write it); recipients are every other sender in the same chat (``"member"``).
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
@@ -172,6 +176,7 @@ class _Chat:
     full: bool
     name: str | None = None
     id: Any = None
+    type: str | None = None  # "personal_chat", "private_group", "public_channel", …
     members: list = field(default_factory=list)
     has_messages: bool = False
 
@@ -245,6 +250,33 @@ def local_offset(local_text, at: datetime) -> timezone | None:
     if abs(minutes) > 14 * 60:
         return None
     return timezone(timedelta(minutes=minutes))
+
+
+CHANNEL_TYPES = frozenset({"public_channel", "private_channel"})
+
+
+def is_channel_id(address: str | None) -> bool:
+    """True for a Telegram peer id of a channel or supergroup (``"channel1006503122"``): not a person."""
+    return isinstance(address, str) and re.fullmatch(r"channel\d+", address) is not None
+
+
+def sender_group(chat_type: str | None, chat_id: Any, chat_name: str | None, sender: Party | None) -> str | None:
+    """``"telegram_channel"`` or ``"telegram_group"`` when a message's sender is not a person but a channel
+    (a channel's post, a linked channel's post in its discussion group) or a group posting as itself (an
+    anonymous admin); else None.
+
+    Args:
+        chat_type: the export's chat ``type``; chat_id, chat_name: the chat's; sender: the message's sender.
+    """
+    if sender is None:
+        return None
+    own = (sender.address is not None and str(chat_id or "") != "" and sender.address == f"channel{chat_id}") or \
+        (sender.address is None and chat_name is not None and sender.name == chat_name)
+    if chat_type in CHANNEL_TYPES and (own or is_channel_id(sender.address)):
+        return "telegram_channel"
+    if is_channel_id(sender.address):
+        return "telegram_group" if own else "telegram_channel"
+    return None
 
 
 class TelegramIngestor:
@@ -339,6 +371,8 @@ class TelegramIngestor:
                     chat.name = value
                 elif key == "id" and event in ("number", "string"):
                     chat.id = value
+                elif key == "type" and event == "string":
+                    chat.type = value
                 elif key == "messages" and event == "start_array":
                     chat.has_messages = True
                     yield "start", chat, None
@@ -368,7 +402,7 @@ class TelegramIngestor:
                     elif what == "message" and chat is current and isinstance(msg, dict) and \
                             msg.get("type", "message") == "message":
                         p = self._sender(msg)
-                        if p is not None and p not in chat.members:
+                        if p is not None and p not in chat.members and not is_channel_id(p.address):
                             chat.members.append(p)
             except ijson.JSONError as exc:
                 broken = f"at byte {self._offset}: " + (str(exc).splitlines() or ["invalid JSON"])[0]
@@ -462,6 +496,11 @@ class TelegramIngestor:
                          f": written by {sender.name}")
         if sender is None:
             notes.append("sender unknown")
+        group = sender_group(chat.type, chat.id, chat.name, sender)
+        if group:
+            attrs["sender_group"] = group
+        if isinstance(msg.get("author"), str) and msg["author"].strip():
+            attrs["signature"] = msg["author"].strip()  # a channel post's signature (the admin who wrote it)
         if links:
             attrs["links"] = links
         media = {k: msg[k] for k in _MEDIA_KEYS if msg.get(k) not in (None, "")}

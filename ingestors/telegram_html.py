@@ -43,6 +43,11 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
 * **Service messages** go to ``attrs["system_events"]`` (``{"id", "at", "actor", "action", "text"}``; the
   HTML gives no time, so ``at`` is None; ``actor``/``action`` when the sentence is one Telegram writes) of the
   file's next message, or of its last one when none follows.  Date headings are left out.
+* **Channels**: a chat is a channel when a whole-account export's ``lists/chats.html`` says so, or when a
+  page shows it (a post's ``div.signature``, "Channel «…» created", "Channel title changed …"); its posts
+  (from_name the chat's name) carry ``attrs["sender_group"] = "telegram_channel"`` (a group posting as
+  itself, where the list says "group": ``"telegram_group"``) and the channel is not a chat member, as in
+  the JSON reader.  A one-chat export of a channel that shows none of these is read as a chat.
 * **Thread** ``"telegram:<chat name>"`` (the HTML has no chat id); ``external_id`` ``"message <id>"``
   (a whole-account export's ``chats/chat_NNN``: ``"chat <chat name> message <id>"``).
 * **Other files of the export**: ``export_results.html`` and ``lists/*.html`` (no messages), and the
@@ -95,6 +100,8 @@ _ACTIONS = [(re.compile(p), a) for p, a in (
     (r"^(?P<actor>.+?) created group «", "create_group"),
     (r"^Channel «.*» created$", "create_channel"),
     (r"^(?P<actor>.+?) changed group title to «", "edit_group_title"),
+    (r"^Channel title changed to «", "edit_group_title"),
+    (r"^Channel photo changed$", "edit_group_photo"),
     (r"^(?P<actor>.+?) changed group photo$", "edit_group_photo"),
     (r"^(?P<actor>.+?) removed group photo$", "delete_group_photo"),
     (r"^(?P<actor>.+?) joined group by link from ", "join_group_by_link"),
@@ -253,7 +260,8 @@ class TelegramHtmlIngestor:
             self.local_timezone = ZoneInfo(local_timezone)
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
-        self._senders: dict[tuple, list[str]] = {}  # (path, size, mtime) → the file's posters, in order
+        self._senders: dict[tuple, tuple[list[str], bool]] = {}  # (path, size, mtime) → (posters, a channel's?)
+        self._lists: dict[tuple, dict[str, str]] = {}  # lists/chats.html → {chat folder: "channel", "group", …}
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.95 for a page titled "Exported Data" (Telegram's) that holds a chat; 0.7 for another page of the
@@ -282,8 +290,12 @@ class TelegramHtmlIngestor:
         if not page.chat_page:
             return
         self._remember(path, page)
-        members = [Party(n, None, "handle", "from") for n in self._chat_senders(path)]
         chat = page.chat_name
+        posters, channel_hint = self._chat_senders(path)
+        chat_type = self._listed_type(path) or ("channel" if channel_hint else None)
+        itself = {"channel": "telegram_channel", "group": "telegram_group"}.get(chat_type or "")
+        # a channel (or a group posting as itself, an anonymous admin) is not one of the chat's members
+        members = [Party(n, None, "handle", "from") for n in posters if not (itself and n == chat)]
         full = path.parent.parent.name == "chats" and bool(_CHAT_FOLDER.match(path.parent.name))
         thread = "telegram:" + (chat or path.parent.name or path.stem)
         common: list[str] = []
@@ -317,6 +329,8 @@ class TelegramHtmlIngestor:
                 attrs["forwarded_from"] = m.author
             if sender is None:
                 notes.append("sender unknown")
+            elif itself and not m.forwarded and sender.name == chat:
+                attrs["sender_group"] = itself  # identity makes it a group, not a person (core.graph.parties)
             if m.links:
                 attrs["links"] = m.links
             if m.media:
@@ -545,11 +559,35 @@ class TelegramHtmlIngestor:
     def _remember(self, path: Path, page: _Page) -> None:
         key = _file_key(path)
         if key is not None:
-            self._senders[key] = _posters(page.messages)
+            self._senders[key] = (_posters(page.messages), _channel_hint(page.messages))
 
-    def _chat_senders(self, path: Path) -> list[str]:
-        """Every poster of the chat in order of first message: this file's, and those of its sibling
-        ``messages*.html`` (read once, remembered), in page order."""
+    def _listed_type(self, path: Path) -> str | None:
+        """A whole-account export's word for the chat (``"channel"``, ``"group"``, ``"private"``, ``"bot"``) from
+        ``lists/chats.html`` beside ``chats/``, or None (a one-chat export, or the list is not there)."""
+        if path.parent.parent.name != "chats" or not _CHAT_FOLDER.match(path.parent.name):
+            return None
+        listing = path.parent.parent.parent / "lists" / "chats.html"
+        key = _file_key(listing)
+        if key is None:
+            return None
+        if key not in self._lists:
+            types: dict[str, str] = {}
+            try:
+                soup = BeautifulSoup(listing.read_bytes().decode("utf-8", "replace"), "html.parser")
+            except OSError:
+                soup = None
+            for entry in soup.find_all("a", class_="entry") if soup is not None else []:
+                folder = PurePosixPath((entry.get("href") or "").split("#")[0]).parent.name
+                info = _words(entry.find("div", class_="info"))
+                if _CHAT_FOLDER.match(folder) and info:
+                    types[folder] = info.casefold()
+            self._lists[key] = types
+        return self._lists[key].get(path.parent.name)
+
+    def _chat_senders(self, path: Path) -> tuple[list[str], bool]:
+        """``(posters, channel)``: every poster of the chat in order of first message, this file's and those of
+        its sibling ``messages*.html`` (read once, remembered), in page order; whether any page shows a
+        channel (a post's signature, "Channel … created", "Channel title changed …")."""
         pages = [path]
         if _MESSAGES_FILE.match(path.name):
             try:
@@ -561,6 +599,7 @@ class TelegramHtmlIngestor:
             if path not in pages:
                 pages.append(path)
         out: list[str] = []
+        channel = False
         for page in pages:
             key = _file_key(page)
             found = self._senders.get(key) if key is not None else None
@@ -569,13 +608,14 @@ class TelegramHtmlIngestor:
                     parsed = self._parse(page)
                 except InputError:  # its own read reports it
                     continue
-                found = _posters(parsed.messages)
+                found = (_posters(parsed.messages), _channel_hint(parsed.messages))
                 if key is not None:
                     self._senders[key] = found
-            out += [n for n in found if n not in out]
+            out += [n for n in found[0] if n not in out]
+            channel = channel or found[1]
         if len(self._senders) > 4096:
             self._senders.clear()
-        return out
+        return out, channel
 
 
 def _posters(messages: list[_Msg]) -> list[str]:
@@ -584,6 +624,16 @@ def _posters(messages: list[_Msg]) -> list[str]:
         if not m.service and m.call is None and not m.problem and m.poster and m.poster not in out:
             out.append(m.poster)
     return out
+
+
+_CHANNEL_SERVICE = re.compile(r"^Channel (?:«.*» created|title changed to «|photo (?:changed|removed)$)")
+
+
+def _channel_hint(messages: list[_Msg]) -> bool:
+    """True when the page shows a channel: a post with a signature, or a service sentence Telegram writes
+    only for channels."""
+    return any(m.signature for m in messages if not m.service) or \
+        any(_CHANNEL_SERVICE.match(m.text) for m in messages if m.service)
 
 
 def _file_key(path: Path) -> tuple | None:

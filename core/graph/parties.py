@@ -15,6 +15,9 @@ ingestor made it (duck-typed: ``sender``/``recipients`` parties with ``name``, `
   ``From:``, the author is ``X-Original-From``, else ``Reply-To`` (when it is not the list), else the
   display name without its "via List" tail.  A From address that :data:`SHARED_ADDRESS_NAMES` mutually
   unrelated names write from is a shared mailbox: a group too; each writer is then resolved by name.
+* **Channels are groups**: a chat record whose ``attrs["sender_group"]`` is one of :data:`CHAT_GROUPS` (a
+  Telegram channel's post, a group posting as itself) is from a *thing* with ``attrs["group"]`` set to it
+  (an entity first taken for a person is reclassified, the reason kept in ``attrs["kind_reason"]``).
 * **Publications are things**: a mail sent in bulk (list headers, ``List-Unsubscribe``, ``Precedence: bulk``)
   from a role address (``news@``, ``no-reply@``) or under a list's name ("Weekly Digest", "Acme Newsletter")
   is from a thing, one per address, whatever display name each issue carries (:func:`is_bulk_mail`).
@@ -44,6 +47,8 @@ from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameInde
                                    bigram_similarity, resolve)
 from core.store.schema import Alias, Entity, MergeCandidate, RecordEntity
 
+# a chat sender that is a group, not a person: the record's ``attrs["sender_group"]`` (set by the chat readers)
+CHAT_GROUPS = {"telegram_channel": "a Telegram channel", "telegram_group": "a Telegram group"}
 SHARED_ADDRESS_NAMES = 3  # this many mutually unrelated display names on one From address: a shared mailbox
 _LIST_SENDER = re.compile(r"^(?:owner-(?P<a>.+)|(?P<b>.+?)-(?:request|bounces?|owner|admin))@(?P<domain>.+)$", re.I)
 _VIA = re.compile(r"\s+(?:via|on behalf of|through)\s+.+$", re.I)
@@ -144,10 +149,10 @@ def _unrelated(a: str, b: str) -> bool:
     return not (set(name_tokens(a)) & set(name_tokens(b))) and bigram_similarity(a, b) < FUZZY_REVIEW
 
 
-def _make_group(s: Session, e: Entity, reason: str, index: NameIndex | None) -> None:
+def _make_group(s: Session, e: Entity, reason: str, index: NameIndex | None, group: str = "mailing_list") -> None:
     if e.kind == "thing" and (e.attrs or {}).get("group"):
         return
-    e.attrs = {**(e.attrs or {}), "group": "mailing_list", "kind_reason": reason, "was_kind": e.kind}
+    e.attrs = {**(e.attrs or {}), "group": group, "kind_reason": reason, "was_kind": e.kind}
     e.kind = "thing"
     s.add(e)
     s.flush()
@@ -253,6 +258,15 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             add_alias(s, me, sender.address_kind, sender.address, region)
         out.sender_id = add(me, "from")
         out.sender_identity_id = me.id
+    elif sender is not None and (sender.name or sender.address) and attrs.get("sender_group") in CHAT_GROUPS:
+        # a Telegram channel posting, or a group posting as itself: a group, not a person
+        group = attrs["sender_group"]
+        why = f"{sender.name or sender.address} is {CHAT_GROUPS[group]} posting as itself"
+        res = resolve(s, "thing", sender.name, sender.address, sender.address_kind, region,
+                      attrs={"group": group, "kind_reason": why}, index=index, context=ctx)
+        _make_group(s, res.entity, why, index, group)
+        out.sender_id = add(res, "from")
+        out.sender_identity_id = res.identity_id or res.entity.id
     elif sender is not None and sender.address and sender.address_kind == "email" and rec.kind == "email" \
             and is_bulk_mail(attrs) and (is_role_address(sender.address) or looks_like_group_name(sender.name)):
         why = (f"{sender.address} sends bulk mail (list or unsubscribe headers) from a role address or under a "

@@ -209,3 +209,29 @@ def test_forwarded_messages_are_their_authors_words_and_media_is_noted(tmp_path)
     assert news.recipients == [Party("Me", "user1", "handle", "member")]  # Ana's chat got it from her
     assert records[2].recipients == [Party("Ana", "user7", "handle", "member")]
     assert records[3].notes == ["media: sticker \U0001F602"] and records[4].notes == ["media: voice message"]
+
+
+def test_channel_posts_and_a_group_posting_as_itself_are_not_people(tmp_path):
+    data = {"about": "...", "chats": {"list": [
+        {"name": "Daily News", "type": "public_channel", "id": 777, "messages": [
+            {"id": 1, "type": "service", "date_unixtime": "1714550000", "actor": "Daily News",
+             "actor_id": "channel777", "action": "create_channel", "title": "Daily News", "text": ""},
+            msg(2, 1714557600, "Daily News", "channel777", "Trains cancelled on Friday", author="Mia Ross"),
+        ]},
+        {"name": "Paddle club", "type": "private_supergroup", "id": 42, "messages": [
+            msg(5, 1714557660, "Ana", "user7", "who drives?"),
+            msg(6, 1714557720, "Paddle club", "channel42", "Meeting moved to 9"),  # an anonymous admin
+            msg(7, 1714557780, "Daily News", "channel777", "Trains cancelled on Friday"),  # the linked channel
+            msg(8, 1714557840, "Bo", "user8", "ok", forwarded_from="Daily News", forwarded_from_id="channel777"),
+        ]},
+    ]}}
+    post, ana, admin, linked, fwd = TelegramIngestor().read(write(tmp_path, data))
+    assert post.sender == Party("Daily News", "channel777", "handle", "from")
+    assert post.attrs["sender_group"] == "telegram_channel" and post.recipients == []
+    assert post.attrs["signature"] == "Mia Ross"
+    assert "sender_group" not in ana.attrs
+    assert ana.recipients == [Party("Bo", "user8", "handle", "member")]  # neither the group nor the channel
+    assert admin.attrs["sender_group"] == "telegram_group"
+    assert linked.attrs["sender_group"] == "telegram_channel"
+    assert fwd.sender == Party("Daily News", "channel777", "handle", "from")
+    assert fwd.attrs["sender_group"] == "telegram_channel" and fwd.attrs["forwarded_by"]["name"] == "Bo"

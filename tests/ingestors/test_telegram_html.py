@@ -395,3 +395,64 @@ def test_a_whole_account_export_folder_and_its_zip(container, tmp_path):
     again = ingest(container, [archive])
     assert again.records_added == 0 and again.records_skipped == 11
     assert [e.locator for e in again.errors] == ["end of file"]
+
+
+# ----------------------------------------------------------------------------- channels (task: not people)
+
+def test_a_channel_is_told_by_its_signatures_or_the_account_list(tmp_path):
+    post = message(3, T.format("08:00:00"), "08:00", "Daily News", text("Trains cancelled on Friday"),
+                   div("signature details", "Mia Ross"))
+    p = tmp_path / "one" / "messages.html"
+    p.parent.mkdir()
+    p.write_text(page("Daily News", service(2, "Channel &laquo;Daily News&raquo; created"), post), encoding="utf-8")
+    rec, = TelegramHtmlIngestor().read(p)
+    assert rec.sender == Party("Daily News", None, "handle", "from") and rec.recipients == []
+    assert rec.attrs["sender_group"] == "telegram_channel" and rec.attrs["signature"] == "Mia Ross"
+    assert rec.attrs["system_events"][0]["action"] == "create_channel"
+    # a whole-account export: lists/chats.html says which chat is a channel, which a group
+    root = tmp_path / "DataExport"
+    (root / "lists").mkdir(parents=True)
+    entries = "".join(
+        f'<a class="entry block_link clearfix" href="../chats/chat_00{n}/messages.html#allow_back">'
+        f'<div class="pull_left userpic_wrap"></div><div class="body"><div class="pull_right info details">{kind}'
+        f'</div><div class="name bold">{name}</div><div class="details_entry details">2 messages</div></div></a>'
+        for n, name, kind in ((1, "Weekend Hikes", "channel"), (2, "Paddle club", "group")))
+    (root / "lists" / "chats.html").write_text(page("Chats").replace('<div class="history">',
+                                                                     f'<div class="entry_list">{entries}'))
+    for n, name, posts in ((1, "Weekend Hikes", [("Weekend Hikes", "Saturday: Blue Ridge")]),
+                           (2, "Paddle club", [("Paddle club", "Meeting moved to 9"), ("Ana Lima", "ok")])):
+        folder = root / "chats" / f"chat_00{n}"
+        folder.mkdir(parents=True)
+        (folder / "messages.html").write_text(page(name, *[
+            message(10 + i, T.format(f"09:0{i}:00"), f"09:0{i}", who, text(words))
+            for i, (who, words) in enumerate(posts)]), encoding="utf-8")
+    hikes, = TelegramHtmlIngestor().read(root / "chats" / "chat_001" / "messages.html")
+    admin, ana = TelegramHtmlIngestor().read(root / "chats" / "chat_002" / "messages.html")
+    assert hikes.attrs["sender_group"] == "telegram_channel"
+    assert admin.attrs["sender_group"] == "telegram_group" and admin.recipients == [member(ANA)]
+    assert "sender_group" not in ana.attrs and ana.recipients == []
+    # a one-chat export that shows nothing of a channel is read as a chat
+    plain = tmp_path / "two" / "messages.html"
+    plain.parent.mkdir()
+    plain.write_text(page("Ana Lima", message(1, T.format("10:00:00"), "10:00", "Ana Lima", text("hi"))))
+    assert "sender_group" not in next(iter(TelegramHtmlIngestor().read(plain))).attrs
+
+
+def test_channels_are_groups_after_an_import(container, tmp_path):
+    from app.operations.browse import browse_entities
+    from app.operations.ingest import ingest
+
+    data = {"name": "Daily News", "type": "public_channel", "id": 777, "messages": [
+        {"id": 2, "type": "message", "date_unixtime": "1714557600", "from": "Daily News", "from_id": "channel777",
+         "text": "Trains cancelled on Friday"}]}
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "result.json").write_text(json.dumps(data), encoding="utf-8")
+    chat_folder(tmp_path / "html")
+    report = ingest(container, [tmp_path / "json", tmp_path / "html"])
+    assert report.errors == [] and report.records_added == 1 + 10
+    rows = browse_entities(container)
+    # the channel is a group; "Daily News" forwarded in the HTML chat (no id, nothing says it is a channel)
+    # stays a name Kith cannot tell apart from a person's
+    assert sorted(r.kind for r in rows if r.name == "Daily News") == ["group", "person"]
+    assert {r.name: r.kind for r in rows if r.name in ("Ana Lima", "Bruno Costa", "Carla Dias")} == {
+        "Ana Lima": "person", "Bruno Costa": "person", "Carla Dias": "person"}
