@@ -1,6 +1,8 @@
 """Trips and events from photo clusters (seed 002), refreshed after each import that brought photos."""
 from __future__ import annotations
 
+from datetime import timedelta, timezone
+
 from sqlmodel import select
 
 from app.container import Container
@@ -21,7 +23,12 @@ def _refresh(c: Container) -> int:
                                              Record.place_entity_id.is_not(None))).all():
             lat, lon = (r.attrs or {}).get("lat"), (r.attrs or {}).get("lon")
             if lat is not None and lon is not None:
-                pts.append(PhotoPoint(r.id, ensure_utc(r.sent_at), float(lat), float(lon), r.place_entity_id))
+                # at the offset where it was taken: a cluster's date is the local one (Samoa's 1 June 09:00 is
+                # 31 May in UTC), the clustering itself compares instants
+                when = ensure_utc(r.sent_at)
+                if r.utc_offset is not None:
+                    when = when.astimezone(timezone(timedelta(minutes=r.utc_offset)))
+                pts.append(PhotoPoint(r.id, when, float(lat), float(lon), r.place_entity_id))
         for cl in cluster_photos(pts):
             if len(cl.points) < 2 or cl.place_id is None:
                 continue

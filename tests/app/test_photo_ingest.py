@@ -43,3 +43,20 @@ def test_a_folder_of_photos_with_a_copy_a_fake_and_no_zone(kith_home, tmp_path):
         assert shot.attrs["time_basis"] == "file-name" and shot.attrs["time_zone"] == "America/Los_Angeles"
     finally:
         c.close()
+
+
+def test_photo_events_are_named_by_the_local_date_where_they_were_taken(container, tmp_path):
+    from core.store.schema import Entity
+
+    folder = tmp_path / "Samoa"
+    folder.mkdir()
+    # Apia, UTC+13: 1 June 09:00 and 11:30 local are 31 May 20:00 and 22:30 UTC
+    make(folder / "IMG_0101.jpg", "2023:06:01 09:00:00", gps=(-13.8333, -171.7667), gps_time=(20, 0, 0))
+    make(folder / "IMG_0102.jpg", "2023:06:01 11:30:00", gps=(-13.8333, -171.7667), gps_time=(22, 30, 0))
+    report = ingest(container, [folder])
+    assert (report.records_added, report.errors) == (2, [])
+    with container.db.session() as s:
+        events = [e.canonical_name for e in s.exec(select(Entity).where(Entity.kind == "event")).all()]
+        times = sorted(ensure_utc(r.sent_at) for r in s.exec(select(RecordRow)).all())
+    assert times == [datetime(2023, 5, 31, 20, 0, tzinfo=timezone.utc), datetime(2023, 5, 31, 22, 30, tzinfo=timezone.utc)]
+    assert events == ["Photos at Apia, 2023-06-01"]
