@@ -143,8 +143,10 @@ def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
         chat.ask("sourdough starter")
     res = blocker.args[0].result
     answer, sources = res.reply.split("\n\nSources:\n")
-    # a short direct answer (the best evidence's sentence, cited), then the sources
-    assert res.no_model and answer == "Sourdough starter feeding schedule [1]"
+    # a short direct answer (the best evidence's sentence — of its text, not its subject line —, cited), then the
+    # sources
+    assert res.no_model and answer == \
+        "Feed the sourdough starter twice a day with equal weights of flour and water. [1]"
     assert "kitchen.mbox" in sources and "twice a day" in sources
     assert chat.banner.isVisibleTo(chat)
     assert "Answers come from your memories" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
