@@ -97,6 +97,32 @@ def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
     return found
 
 
+def _photos_known_by_bytes(c: Container, records: list[Record]) -> set[str]:
+    """The ``content_hash`` of each photo among ``records`` whose file's bytes (``attrs["sha256"]``) an earlier
+    import already holds as a live photo: a photo's identity is its bytes, and a version of Kith that hashed a
+    photo by its name, time and caption stored another hash for the same picture (a repeated import must add
+    nothing, whatever version made the first)."""
+    photos = {r.attrs["sha256"]: r.content_hash for r in records if r.kind == "photo" and r.attrs.get("sha256")}
+    if not photos:
+        return set()
+    from core.store import dialect
+
+    found: set[str] = set()
+    raw = dialect.read_connection(c.db.engine)
+    try:
+        cur = raw.cursor()
+        digests = list(photos)
+        for i in range(0, len(digests), 500):
+            chunk = digests[i:i + 500]
+            where, params = dialect.in_list(cur, "s.content_hash", chunk)
+            rows = cur.execute(f"SELECT DISTINCT s.content_hash FROM source s JOIN record r ON r.source_id = s.id "
+                               f"WHERE {where} AND r.kind = 'photo' AND r.tombstoned_at IS NULL", params).fetchall()
+            found.update(photos[d] for (d,) in rows)
+    finally:
+        raw.close()
+    return found
+
+
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
                  batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
                  defer: bool = False, cite: str | None = None) -> None:
@@ -125,7 +151,7 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         tick(name)
 
     def flush() -> None:
-        known = _existing_hashes(c, [r.content_hash for r in pending])
+        known = _existing_hashes(c, [r.content_hash for r in pending]) | _photos_known_by_bytes(c, pending)
         fresh = [r for r in pending if r.content_hash not in known]
         report.records_skipped += len(pending) - len(fresh)
         pending.clear()

@@ -60,3 +60,25 @@ def test_photo_events_are_named_by_the_local_date_where_they_were_taken(containe
         times = sorted(ensure_utc(r.sent_at) for r in s.exec(select(RecordRow)).all())
     assert times == [datetime(2023, 5, 31, 20, 0, tzinfo=timezone.utc), datetime(2023, 5, 31, 22, 30, tzinfo=timezone.utc)]
     assert events == ["Photos at Apia, 2023-06-01"]
+
+
+def test_a_photo_an_earlier_version_imported_under_another_hash_is_not_added_again(kith_home, tmp_path):
+    """An earlier Kith hashed a photo by its name, time and caption; now by its bytes. Re-importing the same
+    folder after the upgrade adds nothing: the file's bytes are already held by a live photo."""
+    from app.container import Container
+
+    folder = tmp_path / "Trip"
+    folder.mkdir()
+    make(folder / "IMG_0100.jpg", "2023:06:01 12:00:00")
+    make(folder / "IMG_0101.jpg", "2023:06:02 12:00:00")
+    c = Container()
+    try:
+        assert ingest(c, [folder], defer=True).records_added == 2
+        with c.db.session() as s:  # what the earlier version stored: another identity for the same pictures
+            s.connection().exec_driver_sql("UPDATE record SET content_hash = 'legacy-' || id")
+        again = ingest(c, [folder], defer=True)
+        assert (again.records_added, again.records_skipped) == (0, 2)
+        make(folder / "IMG_0102.jpg", "2023:06:03 12:00:00")  # a new picture still goes in
+        assert ingest(c, [folder], defer=True).records_added == 1
+    finally:
+        c.close()
