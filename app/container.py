@@ -109,19 +109,18 @@ class Container:
         return self._transcriber.transcribe(path, initial_prompt=prompt_for(known_names(self)))
 
     def ingestors(self) -> list:
-        """Every ingestor, with the voice ingestor wired to this container's speech-to-text, and the photo and
-        voice ingestors reading zone-less times in the settings' ``local_timezone`` (UTC when it is not a zone)."""
-        from ingestors.photos import PhotoIngestor
+        """Every ingestor, with the voice ingestor wired to this container's speech-to-text, and every built-in
+        ingestor that reads zone-less times (photos, voice memos, WhatsApp and Telegram exports) reading them in
+        the settings' ``local_timezone`` (UTC when it is not a zone)."""
         from ingestors.registry import all_ingestors
         from ingestors.voice import VoiceIngestor
 
         zone = self.settings.local_timezone or "UTC"
         try:
-            photos = PhotoIngestor(zone)
+            found = all_ingestors(zone)
         except ValueError:
-            zone, photos = "UTC", PhotoIngestor()
-        return [photos if i.name == photos.name else i for i in all_ingestors()] + \
-            [VoiceIngestor(self.transcribe, local_timezone=zone)]
+            zone, found = "UTC", all_ingestors()
+        return found + [VoiceIngestor(self.transcribe, local_timezone=zone)]
 
     @property
     def vectors(self) -> VectorStore:

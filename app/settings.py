@@ -43,7 +43,8 @@ class Settings:
         home: the data folder (SQLite file, Chroma store, quarantine list, models).
         owner_name / owner_emails: who the owner is (facts are identity-aware).
         default_region: ISO 3166 region for phone numbers written without a country code.
-        local_timezone: IANA zone assumed for camera times that carry no offset and no GPS.
+        local_timezone: IANA zone assumed for times written without one: camera times with no offset and no GPS,
+            voice memos, WhatsApp and Telegram exports (the phone's or computer's wall clock).
         encoder_backend: ``"auto"`` (fastest where it runs), ``"numpy"`` or ``"mlx"``.
         ask_k: how many results ``ask`` returns by default.
         ingest_batch_size: records per write transaction.

@@ -37,12 +37,28 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
 _ingestors: list[Ingestor] | None = None
 
 
-def all_ingestors() -> list[Ingestor]:
-    """Every known ingestor instance: the built-in ones (made once), then those added by :func:`register`."""
+def all_ingestors(local_timezone: str | None = None) -> list[Ingestor]:
+    """Every known ingestor instance: the built-in ones (made once), then those added by :func:`register`.
+
+    Args:
+        local_timezone: an IANA zone: the built-in ingestors that read zone-less times (their constructor takes
+            ``local_timezone``: photos, WhatsApp, Telegram) are made anew with it; None or ``"UTC"``: as made.
+
+    Raises:
+        ValueError: ``local_timezone`` is not a known zone.
+    """
     global _ingestors
     if _ingestors is None:
         _ingestors = [getattr(importlib.import_module(m), c)() for m, c in _BUILTIN]
-    return list(_ingestors)
+    if local_timezone in (None, "UTC"):
+        return list(_ingestors)
+    import inspect
+
+    builtin = {(m, c) for m, c in _BUILTIN}
+    return [type(i)(local_timezone=local_timezone)
+            if (type(i).__module__, type(i).__name__) in builtin
+            and "local_timezone" in inspect.signature(type(i).__init__).parameters else i
+            for i in _ingestors]
 
 
 def register(ingestor: Ingestor) -> None:
