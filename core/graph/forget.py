@@ -5,7 +5,8 @@ from (:class:`~core.store.forgetting.Scope`):
 
 * an **entity** (and every entity merged into it) — the records it is the primary party of (the
   sender of a message, the place of a photo) and the records that involve nobody else; other
-  records that *mention* it by a name or alias are kept with the mention redacted, or removed
+  records that *mention* it by a name or alias are kept with the mention redacted (in their
+  ``attrs``, its own acts — a system event, a reaction — left out), or removed
   when the person chose ``mentions="remove"``;
 * a **source** file, a time **range** (records sent in ``[start, end)``), a single **record** — those records;
 * a single **fact** — that fact.
@@ -111,12 +112,23 @@ def _like_rows(conn, tbl: str, cols: list[str], terms: list[str], key: str = "id
 
 def mentioning(conn, tbl: str, cols: list[str], red: Redactor, key: str = "id", extra: str = "",
                loose: bool = False, json_cols: tuple[str, ...] = ()) -> list[tuple]:
-    """Rows of ``tbl`` (``key`` first, then ``cols``) where some column mentions a forgotten entity."""
+    """Rows of ``tbl`` (``key`` first, then ``cols``) where some column mentions a forgotten entity.
+
+    Args:
+        key: the key column, or several separated by commas (``"fact_id, record_id"``): each row starts
+            with all of them, then ``cols``.
+        extra: SQL appended to the WHERE clause (``"AND tombstoned_at IS NULL"``).
+        loose: match as in machine-written fields (:meth:`Redactor.mentions`); ``json_cols`` are always loose.
+
+    Returns:
+        The matching rows, as tuples; ``[]`` without a redactor.
+    """
     if red is None or red.empty:
         return []
+    nkey = len([k for k in key.split(",") if k.strip()])
     out = []
     for row in _like_rows(conn, tbl, cols, red.like_terms(), key, extra):
-        for c, v in zip(cols, row[1:]):
+        for c, v in zip(cols, row[nkey:]):
             if v is None:
                 continue
             if c in json_cols:
@@ -131,15 +143,24 @@ def mentioning(conn, tbl: str, cols: list[str], red: Redactor, key: str = "id", 
 
 
 def redacted_values(red: Redactor, cols: list[str], row: tuple, json_cols: tuple[str, ...] = (),
-                    loose: bool = False) -> dict:
-    """``{column: new value}`` for the columns of ``row`` (without its key) that redaction changes."""
+                    loose: bool = False, acts: tuple[str, ...] = ()) -> dict:
+    """``{column: new value}`` for the columns of ``row`` (without its key) that redaction changes.
+
+    Args:
+        cols: the column names of ``row``'s values.  json_cols: those holding JSON (every string in it redacted).
+        loose: match as in machine-written fields.
+        acts: JSON columns whose lists lose the forgotten entities' own acts (``Redactor.redact_json``).
+
+    Returns:
+        ``{column: new value}``, only the columns that change; non-string values are left alone.
+    """
     out = {}
     for c, v in zip(cols, row):
         if v is None or not isinstance(v, str):
             continue
         if c in json_cols:
             try:
-                new = json.dumps(red.redact_json(json.loads(v)))
+                new = json.dumps(red.redact_json(json.loads(v), acts=c in acts))
             except (TypeError, ValueError):
                 new = red.redact(v, loose=True, quotes=False)
             changed = (json.loads(new) != json.loads(v)) if _is_json(v) else (new != v)
@@ -487,7 +508,8 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
     if red is not None and not red.empty:
         for rid in sc.redact_records:
             row = conn.execute("SELECT subject, text, thread, attrs FROM record WHERE id = ?", (rid,)).fetchone()
-            new = redacted_values(red, ["subject", "text", "thread", "attrs"], row, json_cols=("attrs",))
+            new = redacted_values(red, ["subject", "text", "thread", "attrs"], row, json_cols=("attrs",),
+                                  acts=("attrs",))
             if new:
                 sel.redact.append(("record", "id", rid, new))
         ev_keep = [row for row in mentioning(conn, "evidence", ["excerpt"], red, key="fact_id, record_id")

@@ -6,7 +6,9 @@ and logs that *mention* them keep their place with each mention replaced by ``"[
 names, nicknames, e-mail addresses, phone numbers, handles):
 
 * names of two or more words match case-insensitively with any whitespace between the words
-  ("Steve  Sapovits", "steve sapovits" in a normalised concept label);
+  ("Steve  Sapovits", "steve sapovits" in a normalised concept label), and written as one token
+  with ``_``, ``.``, ``-`` or nothing between the words, as in a file name or a handle
+  ("Steve_Sapovits_cv.pdf", "SteveSapovits-2019.pdf", "steve.sapovits");
 * one-word names match with their capitalisation in free text ("Ivo", not "ivo" inside a sentence
   about something else), and case-insensitively in machine-written fields (``loose=True``:
   concept labels, learning-log entities);
@@ -85,6 +87,11 @@ class Redactor:
         self._ci = rx(alts_ci, re.IGNORECASE)
         self._cs = rx(alts_cs)
         self._loose = rx(alts_ci + alts_cs + [re.escape(x) for x in locals_], re.IGNORECASE)
+        # a name of two or more words written as one token: a file name ("Xavier_Quint_cv.pdf",
+        # "XavierQuint-portfolio.pdf"), a handle ("xavier.quint"); any letter or digit ends it
+        joined = sorted({r"[\s_.\-]*".join(re.escape(w) for w in ws) for ws in multi}, key=len, reverse=True)
+        self._joined = (re.compile(r"(?<![^\W_])(?:" + "|".join(joined) + r")(?![^\W_])", re.IGNORECASE)
+                        if joined else None)
         self._like = sorted({max(ws, key=len) for ws in multi + single} | set(self.emails) | set(self.handles)
                             | set(locals_) | {p[-4:] for p in self.phones if len(p) >= 4}, key=str.casefold)
 
@@ -127,6 +134,8 @@ class Redactor:
         """True when ``text`` names a forgotten entity (``loose``: machine-written field, see the module doc)."""
         if not text or self.empty:
             return False
+        if self._joined is not None and self._joined.search(text):
+            return True
         if loose:
             return bool(self._loose and self._loose.search(text)) or bool(self._phone_spans(text))
         return bool((self._ci and self._ci.search(text)) or (self._cs and self._cs.search(text))
@@ -140,22 +149,56 @@ class Redactor:
         spans = self._phone_spans(text)
         for s, e in sorted(spans, reverse=True):
             text = text[:s] + REPLACEMENT + text[e:]
-        for rx in ((self._loose,) if loose else (self._ci, self._cs)):
+        for rx in ((self._loose, self._joined) if loose else (self._ci, self._cs, self._joined)):
             if rx is not None:
                 text = rx.sub(REPLACEMENT, text)
         if quotes and REPLACEMENT in text and ("\n" in text):
             text = drop_attributed_quotes(text)
         return text
 
-    def redact_json(self, value: Any, loose: bool = True) -> Any:
-        """A JSON value with :meth:`redact` applied to every string in it (keys included)."""
+    def redact_json(self, value: Any, loose: bool = True, acts: bool = False) -> Any:
+        """A JSON value with :meth:`redact` applied to every string in it (keys included).
+
+        Args:
+            value: what ``json.loads`` gives.
+            loose: match as in machine-written fields (the default for JSON).
+            acts: also leave out each object in a list that is a forgotten entity's own act (:func:`is_act`:
+                a chat's system event, a reaction, a call, a forwarded message's entry), rather than keep it
+                with its actor replaced — a record's ``attrs`` that stays.
+
+        Returns:
+            A new value; ``value`` is not changed.
+        """
         if isinstance(value, str):
             return self.redact(value, loose=loose, quotes=False)
         if isinstance(value, list):
-            return [self.redact_json(v, loose) for v in value]
+            out = [self.redact_json(v, loose, acts) for v in value]
+            return [v for v in out if not (acts and is_act(v))]
         if isinstance(value, dict):
-            return {self.redact(str(k), loose=loose, quotes=False): self.redact_json(v, loose) for k, v in value.items()}
+            return {self.redact(str(k), loose=loose, quotes=False): self.redact_json(v, loose, acts)
+                    for k, v in value.items()}
         return value
+
+
+ACTOR_KEYS = ("actor", "shown_as", "from", "sender", "author", "name")
+"""Keys of a JSON object in a record's ``attrs`` that say who did it (the chat readers' system events,
+Messenger's reactions, Telegram's reactions, the mail reader's list of forwarded messages)."""
+_ACT_TEXT = re.compile(r"^(?:[^:\n]{1,80}:\s*)?" + re.escape(REPLACEMENT) + r"(?:\s|$)")
+
+
+def is_act(value: Any) -> bool:
+    """Whether ``value`` — an object of a list in redacted ``attrs`` — is a forgotten entity's own act.
+
+    True for an object whose actor field (:data:`ACTOR_KEYS`) is nothing but ``"[forgotten]"``, and for
+    a system event (an object with ``"text"`` and ``"at"``) whose sentence starts with the forgotten
+    actor, after the sender a chat shows for it (WhatsApp's ``"Garden Club: [forgotten] left"``).
+    The sentence such an event keeps — a group subject the person chose — is their words."""
+    if not isinstance(value, dict):
+        return False
+    if any(isinstance(value.get(k), str) and value[k].strip() == REPLACEMENT for k in ACTOR_KEYS):
+        return True
+    text = value.get("text")
+    return "at" in value and isinstance(text, str) and bool(_ACT_TEXT.match(text.strip()))
 
 
 def drop_attributed_quotes(text: str) -> str:

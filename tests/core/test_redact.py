@@ -52,3 +52,26 @@ def test_unattributed_quotes_and_other_peoples_blocks_stay():
     text = "> From: Bill Radcliffe\n> To: 'Steve Sapovits'\n> Use -matte.\nthanks"
     assert STEVE.redact(text) == "> From: Bill Radcliffe\n> To: '[forgotten]'\n> Use -matte.\nthanks"
     assert drop_attributed_quotes("no quotes here") == "no quotes here"
+
+
+def test_a_name_written_as_one_token_in_file_names_and_handles():
+    out = STEVE.redact("[attached: Steve_Sapovits_cv.pdf, SteveSapovits-2019.pdf, cv-steve.sapovits.doc, plan.pdf]")
+    assert out == "[attached: [forgotten]_cv.pdf, [forgotten]-2019.pdf, cv-[forgotten].doc, plan.pdf]"
+    assert STEVE.redact_json({"attachments": ["Steve_Sapovits.pdf"]}) == {"attachments": ["[forgotten].pdf"]}
+    assert not STEVE.mentions("SteveSapovitsky.pdf and Steve_Dotson.pdf")  # a longer word, another Steve
+
+
+def test_their_own_acts_leave_a_kept_records_lists_others_are_redacted():
+    from core.graph.redact import is_act
+
+    attrs = {"reactions": [{"reaction": "❤", "actor": "Steve Sapovits"}, {"reaction": "👍", "actor": "Bill"}],
+             "system_events": [{"at": "t", "text": "Garden Club: Steve Sapovits left"},
+                               {"at": "t", "text": "Bill added Steve Sapovits"},
+                               {"at": "t", "text": "Missed voice call", "shown_as": "Steve Sapovits"}],
+             "forwarded_by": {"name": "Steve Sapovits", "id": None}}
+    out = STEVE.redact_json(attrs, acts=True)
+    assert out["reactions"] == [{"reaction": "👍", "actor": "Bill"}]
+    assert out["system_events"] == [{"at": "t", "text": "Bill added [forgotten]"}]
+    assert out["forwarded_by"] == {"name": "[forgotten]", "id": None}  # not a list's act: the message is another's
+    assert STEVE.redact_json(attrs)["reactions"][0]["actor"] == "[forgotten]"  # without acts, only redacted
+    assert not is_act({"at": "t", "text": "Bill: thanks [forgotten]"}) and not is_act("[forgotten]")
