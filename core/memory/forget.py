@@ -483,6 +483,9 @@ def purge(conn, op_id: int, sc, plan_ids: dict) -> dict[str, int]:
         conn.execute(f"UPDATE episode SET superseded_by = NULL WHERE superseded_by IN ({q})", p)
         conn.execute(f"DELETE FROM tombstone WHERE target IN ({marks(len(p))})", [f"episode:{e}" for e in p])
         n["episodes"] += conn.execute(f"DELETE FROM episode WHERE id IN ({q})", p).rowcount
+    # concepts the redacted episodes had postings in: reindex() rebuilt those from the redacted text, so one
+    # only the forgotten name gave them (a surname from "Xavier_Quint_cv.pdf") is left with none
+    touched |= {int(d["key"]["id"]) for _k, _t, d, _b in stashed(conn, op_id, STORE, kind="values", tbl="concept")}
     atoms = [a for a in plan_ids.get("atoms_withdrawn", [])
              if conn.execute("SELECT tombstoned_at IS NOT NULL FROM semanticatom WHERE id = ?", (a,)).fetchone() == (1,)]
     beliefs = set(b for b in plan_ids.get("beliefs_withdrawn", [])

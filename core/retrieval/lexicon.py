@@ -236,7 +236,11 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
     for i in range(0, len(wanted), batch):
         chunk = wanted[i:i + batch]
         got = _rows(conn, (
-            "SELECT e.id, e.session, e.t_valid, en.canonical_name, e.text, e.tombstoned_at FROM episode e "
+            # a record's episode row may have no session (made before its memory stage): the lexicon's is the
+            # record's thread, as the import gave it — else a rebuilt turn loses its neighbours and they keep
+            # its old words (a forget's redaction)
+            "SELECT e.id, coalesce(e.session, r.thread), e.t_valid, en.canonical_name, e.text, e.tombstoned_at "
+            "FROM episode e "
             "LEFT JOIN record r ON r.id = e.record_id LEFT JOIN entity en ON en.id = r.sender_entity_id "
             f"WHERE e.id IN ({_marks(chunk)})"), chunk)
         dead = [g[0] for g in got if g[5] is not None] + sorted(set(chunk) - {g[0] for g in got})
