@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any, Sequence
 
 from core import clock
@@ -204,15 +204,10 @@ def about_question(c, question: str):
     name = about_subject(question)
     ref: str | int | None = name
     if name is None and _WHO_AM_I.match(question or ""):
-        from core.store import dialect
+        from app.memory import owner_entity
 
-        raw = dialect.read_connection(c.db.engine)
-        try:
-            row = raw.cursor().execute("SELECT id FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
-                                       "ORDER BY id LIMIT 1").fetchone()
-        finally:
-            raw.close()
-        ref = row[0] if row else None
+        me = owner_entity(c)
+        ref = me[0] if me else None
     if ref is None:
         return None
     try:

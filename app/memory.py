@@ -248,18 +248,24 @@ def gist_vectors(c, records: Sequence[Record], vectors: dict[int, np.ndarray] | 
 _FIRST_PERSON = re.compile(r"\b(?:[Ii]|me|my|mine|myself)\b", re.IGNORECASE)
 
 
-def owner_name(c) -> str | None:
-    """The owner's name (one indexed lookup, raw SQL: no ORM statement to compile on a cold ``kith ask``), or
-    None when no owner is known."""
+def owner_entity(c) -> tuple[int, str] | None:
+    """The owner's ``(entity id, name)`` (one indexed lookup, raw SQL: no ORM statement to compile on a cold
+    ``kith ask``), or None when no owner is known."""
     from core.store import dialect
 
     raw = dialect.read_connection(c.db.engine)
     try:
-        row = raw.cursor().execute("SELECT canonical_name FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
+        row = raw.cursor().execute("SELECT id, canonical_name FROM entity WHERE is_owner = 1 AND tombstoned_at IS NULL "
                                    "ORDER BY id LIMIT 1").fetchone()
     finally:
         raw.close()
-    return row[0] if row else None
+    return (int(row[0]), row[1]) if row else None
+
+
+def owner_name(c) -> str | None:
+    """The owner's name (:func:`owner_entity`), or None when no owner is known."""
+    me = owner_entity(c)
+    return me[1] if me else None
 
 
 def owner_view(c, question: str, name: str | None = ...) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Iterator, Protocol, Union
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.clock import ensure_utc
 
@@ -156,3 +157,15 @@ class Ingestor(Protocol):
             core.errors.InputError: the file as a whole cannot be read.
         """
         ...
+
+
+def time_zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (``"Europe/Berlin"``), for an ingestor's ``local_timezone``.
+
+    Raises:
+        ValueError: ``name`` is not a known zone.
+    """
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:
+        raise ValueError(f"unknown time zone: {name!r}") from exc

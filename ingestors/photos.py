@@ -62,7 +62,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import exifread
 
 from core.errors import InputError
-from ingestors.base import GeoPoint, Item, Record
+from ingestors.base import GeoPoint, Item, Record, time_zone
 from ingestors.file_names import time_from_name
 
 log = logging.getLogger(__name__)
@@ -439,10 +439,7 @@ class PhotoIngestor:
     suffixes = frozenset({".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".heic", ".heif", ".png", ".webp"})
 
     def __init__(self, local_timezone: str = "UTC"):
-        try:
-            self.local_timezone = ZoneInfo(local_timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
+        self.local_timezone = time_zone(local_timezone)
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 for a JPEG, HEIF, PNG or WebP signature, 0.7 for TIFF (raw camera files are TIFF too), else 0."""

@@ -64,10 +64,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 import ijson
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, other_members
+from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
 
 _MEDIA_KEYS = ("media_type", "photo", "file", "sticker_emoji", "poll", "location_information",
                "contact_information")
@@ -295,10 +294,7 @@ class TelegramIngestor:
         Raises:
             ValueError: ``local_timezone`` is not a known zone.
         """
-        try:
-            self.local_timezone = ZoneInfo(local_timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
+        self.local_timezone = time_zone(local_timezone)
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 for a JSON object whose first 4 KiB name ``"messages"`` or ``"chats"`` (0.95 with

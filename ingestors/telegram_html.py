@@ -69,10 +69,9 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from bs4 import BeautifulSoup, NavigableString, Tag
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, other_members
+from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
 from ingestors.telegram import _CONTROL_TEXT, _media_note
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
@@ -256,10 +255,7 @@ class TelegramHtmlIngestor:
         Raises:
             ValueError: ``local_timezone`` is not a known zone.
         """
-        try:
-            self.local_timezone = ZoneInfo(local_timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
+        self.local_timezone = time_zone(local_timezone)
         self._senders: dict[tuple, tuple[list[str], bool]] = {}  # (path, size, mtime) → (posters, a channel's?)
         self._lists: dict[tuple, dict[str, str]] = {}  # lists/chats.html → {chat folder: "channel", "group", …}
 

@@ -28,10 +28,9 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Record
+from ingestors.base import Item, Record, time_zone
 from ingestors.file_names import time_from_name
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
@@ -88,10 +87,7 @@ class VoiceIngestor:
 
     def __init__(self, transcribe: Callable[[Path], Any] | None = None, local_timezone: str = "UTC"):
         self.transcribe = transcribe
-        try:
-            self.local_timezone = ZoneInfo(local_timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
+        self.local_timezone = time_zone(local_timezone)
 
     def sniff(self, path: Path, head: bytes) -> float:
         if path.suffix.lower() in AUDIO_SUFFIXES:

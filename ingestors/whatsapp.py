@@ -83,10 +83,9 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, TextIO
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, other_members
+from ingestors.base import Item, Party, Record, other_members, time_zone
 
 MAX_MESSAGE_CHARS = 1_000_000  # one message's text is kept up to this many characters
 _MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -152,22 +151,16 @@ def _marker_key(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch not in ". \u00a0\u202f\u2009")
 
 
-@lru_cache(maxsize=1)
-def day_period_markers() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Every locale's AM/PM markers from Babel's CLDR data: ``{marker key: ("a" | "p", date orders)}``.
-
-    The date orders are those of the short date pattern of the locales using the marker
-    (``"DMY"``, ``"MDY"`` or ``"YMD"``), for the day/month hint.  Markers that mean AM in one
-    locale and PM in another are left out.  Loaded once (~0.3 s); empty without Babel.
-    """
+def _cldr_markers(regions: bool):
+    """Every CLDR locale's AM/PM markers (Babel): ``(marker as written, "a" | "p", the date order of the
+    locale's short date pattern: "DMY", "MDY" or "YMD")``; base languages only unless ``regions``.  Nothing
+    without Babel (a declared dependency; without it only AM/PM and a. m./p. m. are read)."""
     try:
         from babel import Locale, localedata
-    except ImportError:  # a declared dependency; without it only AM/PM and a. m./p. m. are read
-        return {}
-    found: dict[str, set[str]] = {}
-    orders: dict[str, list[str]] = {}
+    except ImportError:
+        return
     for ident in localedata.locale_identifiers():
-        if "_" in ident:
+        if "_" in ident and not regions:
             continue  # the base languages carry the markers; regions mostly repeat them
         try:
             loc = Locale.parse(ident)
@@ -181,9 +174,23 @@ def day_period_markers() -> dict[str, tuple[str, tuple[str, ...]]]:
             for period in ("am", "pm"):
                 value = periods.get(width, {}).get(period)
                 if value:
-                    key = _marker_key(value)
-                    found.setdefault(key, set()).add(period[0])
-                    orders.setdefault(key, []).append(order)
+                    yield value, period[0], order
+
+
+@lru_cache(maxsize=1)
+def day_period_markers() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Every locale's AM/PM markers from Babel's CLDR data: ``{marker key: ("a" | "p", date orders)}``.
+
+    The date orders are those of the short date pattern of the locales using the marker
+    (``"DMY"``, ``"MDY"`` or ``"YMD"``), for the day/month hint.  Markers that mean AM in one
+    locale and PM in another are left out.  Loaded once (~0.3 s); empty without Babel.
+    """
+    found: dict[str, set[str]] = {}
+    orders: dict[str, list[str]] = {}
+    for value, period, order in _cldr_markers(regions=False):
+        key = _marker_key(value)
+        found.setdefault(key, set()).add(period)
+        orders.setdefault(key, []).append(order)
     return {k: (next(iter(v)), tuple(orders[k])) for k, v in found.items() if len(v) == 1 and k}
 
 
@@ -210,25 +217,9 @@ def marker_date_orders() -> dict[str, tuple[str, ...]]:
     """``{marker as written: date orders}`` over every CLDR locale, regions included (``"pm"``: en_GB,
     en_AU, ...; ``"p. m."``: es, es_MX, ...), for the day/month hint.  Loaded once (~1 s), only
     when a file's dates leave the order open; empty without Babel."""
-    try:
-        from babel import Locale, localedata
-    except ImportError:
-        return {}
     out: dict[str, list[str]] = {}
-    for ident in localedata.locale_identifiers():
-        try:
-            loc = Locale.parse(ident)
-            periods = loc.day_periods.get("format", {})
-            pattern = loc.date_formats["short"].pattern
-        except Exception:
-            continue
-        letters = [ch for ch in pattern if ch in "dMy"]
-        order = "".join(dict.fromkeys("D" if ch == "d" else "M" if ch == "M" else "Y" for ch in letters))
-        for width in ("abbreviated", "wide"):
-            for period in ("am", "pm"):
-                value = periods.get(width, {}).get(period)
-                if value:
-                    out.setdefault(_marker_form(value), []).append(order)
+    for value, _period, order in _cldr_markers(regions=True):
+        out.setdefault(_marker_form(value), []).append(order)
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -584,10 +575,7 @@ class WhatsAppIngestor:
         Raises:
             ValueError: ``local_timezone`` is not a known zone.
         """
-        try:
-            self.local_timezone = ZoneInfo(local_timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone: {local_timezone!r}") from exc
+        self.local_timezone = time_zone(local_timezone)
         self.dayfirst = dayfirst
 
     def sniff(self, path: Path, head: bytes) -> float:
