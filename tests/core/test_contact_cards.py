@@ -2,22 +2,12 @@
 card gives, what it joins, and what it never does."""
 from __future__ import annotations
 
-import pytest
 from sqlmodel import select
 
 from core.graph.contacts import card_identifiers, resolve_card
 from core.graph.owner import ensure_owner
 from core.graph.resolution import resolve
-from core.store.db import Database
 from core.store.schema import Alias, Entity, MergeCandidate
-
-
-@pytest.fixture
-def s(tmp_path):
-    db = Database(tmp_path / "k.sqlite3")
-    with db.session() as session:
-        yield session
-    db.close()
 
 
 def card(cid: str, name: str = "", phones=(), emails=(), handles=(), kind: str = "person", **more) -> dict:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-import pytest
 from sqlmodel import select
 
 from core.graph.apply import apply_candidates
@@ -16,16 +15,7 @@ from core.graph.merge import confirm, unmerge
 from core.graph.parties import list_addresses, resolve_parties
 from core.graph.resolution import Context, NameIndex, resolve, resolve_mention
 from core.extraction.personal_facts import extract_facts
-from core.store.db import Database
 from core.store.schema import Entity, Fact, MergeCandidate, Record, Source
-
-
-@pytest.fixture
-def s(tmp_path):
-    db = Database(tmp_path / "k.sqlite3")
-    with db.session() as session:
-        yield session
-    db.close()
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,7 @@ from core.graph.entities import normalize_phone
 from core.graph.facts import FactDraft, write_fact
 from core.graph.merge import merge, unmerge
 from core.graph.resolution import NameIndex, bigram_similarity, name_score, resolve
-from core.store.db import Database
 from core.store.schema import Alias, Entity, Fact, MergeCandidate, Record, RecordEntity, Source
-
-
-@pytest.fixture
-def s(tmp_path):
-    db = Database(tmp_path / "k.sqlite3")
-    with db.session() as session:
-        yield session
-    db.close()
 
 
 def test_phone_numbers_normalise_to_e164():

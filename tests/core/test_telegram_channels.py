@@ -3,20 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pytest
 
 from core.graph.parties import resolve_parties
 from core.graph.resolution import NameIndex, resolve
-from core.store.db import Database
 from core.store.schema import Entity
-
-
-@pytest.fixture
-def s(tmp_path):
-    db = Database(tmp_path / "k.sqlite3")
-    with db.session() as session:
-        yield session
-    db.close()
 
 
 @dataclass(frozen=True)
