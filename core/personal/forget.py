@@ -4,7 +4,8 @@ For a forgotten person every row keyed by them goes to the stash and out of the 
 once: their signals (and their copies in cohort ledgers, whose aggregates are refolded from what
 remains), session signals, aggregates and watermarks, the messages to and from them, their
 observations (text, FTS5 row, embedding), preference vector, "what works" counts, profile and
-conversation sessions.  Other people's messages and observations that *mention* them keep their
+conversation sessions.  For a forgotten record, file or time range, the conversation turns that hold
+its records' words go the same way (:func:`_record_messages`).  Other people's messages and observations that *mention* them keep their
 place with the mention redacted; their embeddings are recomputed from the redacted text by
 :func:`reembed` (after the commit).  :func:`restore` puts every row back, with its id when it
 is still free (rows written since may have taken an id; those rows come back under a new id with
@@ -17,7 +18,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.store.forgetting import (chunks, decode, encode, marks, put_back, stash_rows, stash_values, stashed,
+from core.store.forgetting import (chunks, decode, encode, marks, put_back, stash_rows, stash_rows_by_ids,
+                                   stash_values, stashed,
                                    _insert_stash)
 
 STORE = "personal"
@@ -52,6 +54,47 @@ def _rows(conn, pids: Sequence[int]) -> dict[str, tuple[str, list]]:
     for tbl, col in PERSON_TABLES:
         out[tbl] = (f"{col} IN ({q})", p)
     return out
+
+
+def _record_messages(conn, sc, pids: Sequence[int]) -> list[int]:
+    """Ids of the ledger's ``message`` rows (conversation turns, other than the rows of people ``pids``) that hold
+    the words of a record the forget removes (``sc.records``: a forget of a record, a file or a time range): a
+    turn is its sender's consecutive messages joined (``core.personal.conversation.turns_of``), kept under the
+    record's conversation (its thread, else ``source:<id>``), ending at or after the record was sent.
+
+    One pass over the message table, then a binary search per record (``O(M + R log M)``)."""
+    from bisect import bisect_left
+    from datetime import datetime, timezone
+
+    records = list(getattr(sc, "records", None) or [])
+    if not records or not _exists(conn, "message"):
+        return []
+    recs = []
+    for part in chunks(records):
+        recs += conn.execute("SELECT coalesce(thread, 'source:' || source_id), sent_at, text FROM record "
+                             f"WHERE id IN ({marks(len(part))})", part).fetchall()
+    skip = {int(p) for p in pids}
+    by_conv: dict[str, list[tuple[float, int, str]]] = {}
+    for i, conv, at, person, text in conn.execute("SELECT id, conversation, at, person_id, text FROM message"):
+        if int(person) not in skip:
+            by_conv.setdefault(conv or "", []).append((float(at), int(i), text or ""))
+    for lst in by_conv.values():
+        lst.sort()
+    out: set[int] = set()
+    for conv, sent, text in recs:
+        words = (text or "").strip()
+        turns = by_conv.get(conv or "")
+        if not words or not turns:
+            continue
+        if isinstance(sent, str):
+            sent = datetime.fromisoformat(sent.replace(" ", "T"))
+        t = (sent if sent.tzinfo else sent.replace(tzinfo=timezone.utc)).timestamp() if sent else float("-inf")
+        start = bisect_left(turns, (t - 1.0,))
+        for _at, i, mtext in turns[start:start + 64]:
+            if words in mtext:
+                out.add(i)
+                break
+    return sorted(out)
 
 
 def _cohort_pairs(conn, pids: Sequence[int]) -> list[tuple[int, str]]:
@@ -89,6 +132,7 @@ def plan(conn, sc, red) -> dict[str, int]:
     n: dict[str, int] = {}
     for tbl, (where, params) in _rows(conn, pids).items():
         n[tbl] = conn.execute(f"SELECT count(*) FROM {tbl} WHERE {where}", params).fetchone()[0] if _exists(conn, tbl) else 0
+    n["message_of_records"] = len(_record_messages(conn, sc, pids))
     for tbl, _i, _new in _redactions(conn, pids, red):
         n[f"{tbl}_redacted"] = n.get(f"{tbl}_redacted", 0) + 1
     return n
@@ -114,6 +158,8 @@ def apply(conn, op_id: int, sc, red, ledger=None) -> dict[str, int]:
             w, params = where[tbl]
             n[tbl] = stash_rows(conn, op_id, STORE, tbl, w, params,
                                 select="rowid, text" if tbl == "observation_fts" else "*")
+    # the turns holding a removed record's words (a forget of a record, a file or a time range)
+    n["message_of_records"] = stash_rows_by_ids(conn, op_id, STORE, "message", "id", _record_messages(conn, sc, pids))
     if pairs and ledger is not None:
         ledger.fold(conn, pairs)
     if ledger is not None and pids:

@@ -222,3 +222,38 @@ def test_what_only_she_was_evidence_for_goes_with_her_and_comes_back_with_her(co
     assert names(container) == before - {"Lena Fischer", "Tromsø", "Quillfeather Press", "Anna Fischer"}
     restore(container, rep.forget_id)
     assert names(container) == before
+
+
+def test_forgetting_a_chat_message_takes_its_words_from_the_learned_conversation_turns(tmp_path, container):
+    """The personalization ledger keeps each conversation turn's text (a sender's consecutive messages joined):
+    forgetting one message (or its file, or a time range) takes the turns that hold its words; restore puts them
+    back; the other turns stay."""
+    import sqlite3
+
+    container.settings.owner_name = "Owner Person"
+    chat = tmp_path / "WhatsApp Chat with Bruno.txt"
+    chat.write_text("01/03/2024, 10:00 - Bruno Vale: I ordered more fleece for the shop\n"
+                    "01/03/2024, 10:01 - Bruno Vale: it ships on Friday\n"
+                    "01/03/2024, 10:20 - Owner Person: Great, thanks\n"
+                    "02/03/2024, 09:00 - Bruno Vale: The quilting class moved to Tuesday\n")
+    assert ingest(container, [chat]).records_added == 4
+
+    def turns():
+        con = sqlite3.connect(container.settings.db_path)
+        try:
+            return sorted(t for (t,) in con.execute("SELECT text FROM message"))
+        finally:
+            con.close()
+
+    assert turns() == ["Great, thanks", "I ordered more fleece for the shop\nit ships on Friday",
+                       "The quilting class moved to Tuesday"]
+    with container.db.session() as s:
+        rid = s.exec(select(Record.id).where(Record.text == "it ships on Friday")).one()
+    op = forget(container, Target.record(rid))
+    assert turns() == ["Great, thanks", "The quilting class moved to Tuesday"]
+    restore(container, op.forget_id)
+    assert turns() == ["Great, thanks", "I ordered more fleece for the shop\nit ships on Friday",
+                       "The quilting class moved to Tuesday"]
+    op = forget(container, Target.record(rid))
+    purge(container, op.forget_id)
+    assert "fleece" not in " ".join(turns()) and "Friday" not in " ".join(turns())
