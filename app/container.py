@@ -145,12 +145,22 @@ class Container:
         return "kith"
 
     def close(self) -> None:
-        """Finish pending writes and close the stores (the personalization ledger's connections included)."""
+        """Finish pending writes and close the stores: the personalization ledger's connections, the memory's
+        signature files, Chroma's client (its SQLite file and HNSW segment files: Chroma keeps them open until
+        its last client closes) and the database.  Every open file is released: a process that opens one data
+        folder after another (the tests, a window switching folders) would otherwise run out of file
+        descriptors."""
         svc = getattr(self, "_personal_service", None)
         if svc is not None:
             self.writer.run(svc.close)  # the writer thread's ledger connection
             svc.close()                 # this thread's
         self.writer.close()
+        mem = getattr(self, "_memory_service", None)
+        if mem is not None:
+            mem.mem.close()
+        vectors, self._vectors = self._vectors, None
+        if vectors is not None:
+            vectors.close()
         self.db.close()
         if hasattr(self.lock, "close"):
             self.lock.close()
