@@ -74,7 +74,7 @@ class DropZone(QFrame):
         title = QLabel("Drop mail, photos, chats or whole folders here")
         title.setObjectName("dropTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint = QLabel("mbox / eml mail exports, JPEG and HEIC photos, message exports \u2014 "
+        hint = QLabel("mbox / eml mail exports, JPEG, HEIC, PNG and WebP photos, message exports \u2014 "
                       "folders are searched recursively. Nothing leaves this computer.")
         hint.setObjectName("muted")
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)

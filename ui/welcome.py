@@ -18,11 +18,11 @@ SOURCES = (
      "takeout.google.com \u2192 Deselect all \u2192 Mail \u2192 Next step \u2192 Create export; unzip and drop "
      "the \u201cAll mail Including Spam and Trash.mbox\u201d file (spam and trash are left out)."),
     ("Telegram Desktop", "group",
-     "Settings \u2192 Advanced \u2192 Export Telegram data \u2192 choose chats, format \u201cMachine-readable JSON\u201d; "
-     "drop the result.json file."),
+     "Settings \u2192 Advanced \u2192 Export Telegram data (or a chat\u2019s \u22ee \u2192 Export chat history), "
+     "format HTML (the default) or \u201cMachine-readable JSON\u201d; drop the export folder."),
     ("Photos", "place",
      "Photos on a Mac: File \u2192 Export \u2192 Export Unmodified Original (keeps location and time). "
-     "Google Photos: Takeout \u2192 Google Photos. JPEG and HEIC are read; nothing leaves this computer."),
+     "Google Photos: Takeout \u2192 Google Photos. JPEG, HEIC, PNG and WebP are read; nothing leaves this computer."),
 )
 
 
