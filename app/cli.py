@@ -160,23 +160,21 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
 
     Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
     nothing about that." is the answer.  Superseded facts are shown as history."""
-    from app.operations.ask import ask as run
-    from app.operations.warmup import prepare_ask
-
     from app.answer import about_question, memory_answer
     from app.memory import owner_name
+    from app.operations.ask import ask_all
+    from app.operations.warmup import prepare_ask
 
     when = _parse_when(as_of) if as_of else None
     with _container() as c:
         prepare_ask(c)  # the encoder loads and Chroma opens on threads of their own while this one goes on
         try:
-            results = run(c, question, k, as_of=when, min_relevance=0.0 if show_all else None)
+            shown, results = ask_all(c, question, k, as_of=when, every=show_all)
         except ValueError as exc:
             _fail(str(exc))
         _warn_vectors(c)
         # the chat's memory answer, from what clears the threshold (--all lists more; the answer stays the same,
         # its citations renumbered to the longer list)
-        shown = run(c, question, k, as_of=when) if show_all else results
         answer = memory_answer(question, shown, owner_name(c), about_question(c, question))
         if show_all and answer.cited:
             def key(r):

@@ -39,6 +39,21 @@ def ask(c: Container, question: str, k: int | None = None, *, as_of: datetime | 
     Raises:
         ValueError: the question is empty.
     """
+    res, k = _recall(c, question, k, as_of, trace)
+    return results_from(c, res, k, min_relevance, facts)
+
+
+def ask_all(c: Container, question: str, k: int | None = None, *, as_of: datetime | None = None,
+            every: bool = True) -> tuple[list[AskResult], list[AskResult]]:
+    """``(shown, all)`` from one recall: what :func:`ask` shows at the relevance threshold, and (``every``) every
+    result retrieved, relevance ≥ 0 (``kith ask --all``; else ``shown`` again).  Raises ValueError: the question
+    is empty."""
+    res, k = _recall(c, question, k, as_of, False)
+    shown = results_from(c, res, k)
+    return shown, (results_from(c, res, k, 0.0) if every else shown)
+
+
+def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, trace: bool):
     from app.memory import recall
 
     question = (question or "").strip()
@@ -46,8 +61,7 @@ def ask(c: Container, question: str, k: int | None = None, *, as_of: datetime | 
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
     # refresh: pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
-    res = recall(c, question, k=max(k, 10), as_of=as_of, trace=trace, exclude_text=question, refresh=True)
-    return results_from(c, res, k, min_relevance, facts)
+    return recall(c, question, k=max(k, 10), as_of=as_of, trace=trace, exclude_text=question, refresh=True), k
 
 
 def results_from(c: Container, res, k: int, min_relevance: float | None = None, facts: bool = True) -> list[AskResult]:

@@ -195,15 +195,12 @@ def about(c: Container, ref: str | int) -> About:
             .group_by(Entity.id, Entity.canonical_name) \
             .order_by(func.count(func.distinct(RecordEntity.record_id)).desc(), Entity.canonical_name).limit(3)
         together = [(name, int(k)) for name, k in s.exec(other).all()]
-        facts = []
-        for f in _entity_facts(s, e.id):
-            if f.superseded_by is not None or f.domain == "identity" or f.key.startswith("writes_to:"):
-                continue
-            ev = sorted(s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)).all())
-            facts.append((f.confidence, f.statement, ev))
-        facts.sort(key=lambda x: -x[0])
+        kept = sorted((f for f in _entity_facts(s, e.id) if f.superseded_by is None and f.domain != "identity"
+                       and not f.key.startswith("writes_to:")), key=lambda f: -f.confidence)[:3]
+        facts = [(f.statement, sorted(s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)).all()))
+                 for f in kept]
         return About(e.id, e.kind, e.canonical_name, bool(e.is_owner), addresses, int(n or 0), ensure_utc(first),
-                     ensure_utc(last), together, [(st, ev) for _c, st, ev in facts[:3]])
+                     ensure_utc(last), together, facts)
 
 
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
