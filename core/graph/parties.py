@@ -233,6 +233,14 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         _make_group(s, res.entity, why, index)
         add(res, "list")
 
+    def sender_thing(thing_attrs: dict) -> Resolution:
+        """The sender resolved as a thing (a channel, a publication), linked as the record's sender."""
+        res = resolve(s, "thing", sender.name, sender.address, sender.address_kind, region, attrs=thing_attrs,
+                      index=index, context=ctx)
+        out.sender_id = add(res, "from")
+        out.sender_identity_id = res.identity_id or res.entity.id
+        return res
+
     # the sender
     if sender is not None and sender.address and sender.address_kind == "email" and \
             normalize_email(sender.address) in lists:
@@ -262,19 +270,12 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         # a Telegram channel posting, or a group posting as itself: a group, not a person
         group = attrs["sender_group"]
         why = f"{sender.name or sender.address} is {CHAT_GROUPS[group]} posting as itself"
-        res = resolve(s, "thing", sender.name, sender.address, sender.address_kind, region,
-                      attrs={"group": group, "kind_reason": why}, index=index, context=ctx)
+        res = sender_thing({"group": group, "kind_reason": why})
         _make_group(s, res.entity, why, index, group)
-        out.sender_id = add(res, "from")
-        out.sender_identity_id = res.identity_id or res.entity.id
     elif sender is not None and sender.address and sender.address_kind == "email" and rec.kind == "email" \
             and is_bulk_mail(attrs) and (is_role_address(sender.address) or looks_like_group_name(sender.name)):
-        why = (f"{sender.address} sends bulk mail (list or unsubscribe headers) from a role address or under a "
-               f"list's name")
-        res = resolve(s, "thing", sender.name, sender.address, "email", region,
-                      attrs={"sender_type": "bulk", "kind_reason": why}, index=index, context=ctx)
-        out.sender_id = add(res, "from")
-        out.sender_identity_id = res.identity_id or res.entity.id
+        sender_thing({"sender_type": "bulk", "kind_reason": f"{sender.address} sends bulk mail (list or "
+                      "unsubscribe headers) from a role address or under a list's name"})
     elif sender is not None and (sender.name or sender.address):
         res = person(sender.name, sender.address, sender.address_kind)
         if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists:
