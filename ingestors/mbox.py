@@ -401,7 +401,7 @@ def attachment_names(msg: Message) -> list[str]:
     content type in brackets ("(application/pdf)").  In order, each once."""
     names: list[str] = []
     for leaf in msg.walk():
-        if leaf.is_multipart() or leaf is msg and not leaf.get_filename():
+        if leaf.is_multipart() or (leaf is msg and not leaf.get_filename()):
             continue
         if leaf.get_content_type() == "message/rfc822":
             continue
