@@ -13,9 +13,10 @@ from core.store.schema import Entity, Fact, Record
 UTC = timezone.utc
 
 
-def _msg(n: int, sender: str, date: str, subject: str, body: str) -> str:
-    return (f"From x@example.org Mon Jan  1 00:00:00 2024\nFrom: {sender}\nTo: Me <me@example.com>\n"
-            f"Subject: {subject}\nDate: {date}\nMessage-ID: <v{n}@example.org>\n\n{body}\n\n")
+def _msg(n: int, sender: str, date: str, subject: str, body: str, to: str = "Me <me@example.com>",
+         headers: str = "") -> str:
+    return (f"From x@example.org Mon Jan  1 00:00:00 2024\nFrom: {sender}\nTo: {to}\n"
+            f"Subject: {subject}\nDate: {date}\nMessage-ID: <v{n}@example.org>\n{headers}\n{body}\n\n")
 
 
 def _facts(s, name: str, key: str) -> list[Fact]:
@@ -127,12 +128,10 @@ def test_a_mail_to_many_people_makes_no_who_wrote_to_whom_facts(container, tmp_p
     many = ", ".join(f"Reader {i} <reader{i}@example.net>" for i in range(MASS_MAIL_RECIPIENTS + 1))
     path = tmp_path / "circular.mbox"
     path.write_text(
-        "From x@example.org Mon Jan  1 00:00:00 2024\nFrom: Zed Quill <zed@example.org>\n"
-        f"To: {many}\nSubject: Offer\nDate: Mon, 01 Jan 2024 10:00:00 +0000\nMessage-ID: <m1@example.org>\n\n"
-        "Cheap watches today only.\n\n"
-        "From x@example.org Tue Jan  2 00:00:00 2024\nFrom: Zed Quill <zed@example.org>\n"
-        "To: Amy Reed <amy@example.net>, Reader 1 <reader1@example.net>\nSubject: Lunch\n"
-        "Date: Tue, 02 Jan 2024 10:00:00 +0000\nMessage-ID: <m2@example.org>\n\nLunch on Friday?\n\n")
+        _msg(1, "Zed Quill <zed@example.org>", "Mon, 01 Jan 2024 10:00:00 +0000", "Offer", "Cheap watches today only.",
+             to=many)
+        + _msg(2, "Zed Quill <zed@example.org>", "Tue, 02 Jan 2024 10:00:00 +0000", "Lunch", "Lunch on Friday?",
+               to="Amy Reed <amy@example.net>, Reader 1 <reader1@example.net>"))
     assert ingest(container, [path]).records_added == 2
     with container.db.session() as s:
         (zed,) = s.exec(select(Entity).where(Entity.canonical_name == "Zed Quill")).all()
@@ -143,9 +142,7 @@ def test_a_mail_to_many_people_makes_no_who_wrote_to_whom_facts(container, tmp_p
 
 def test_newsletters_and_digests_are_things_one_per_address_and_list_posters_stay_people(container, tmp_path):
     def mail(n, sender, subject, headers, body):
-        return (f"From x@example.org Mon Jan  {n} 00:00:00 2024\nFrom: {sender}\nTo: Me <me@example.com>\n"
-                f"Subject: {subject}\nDate: Mon, 0{n} Jan 2024 10:00:00 +0000\nMessage-ID: <b{n}@example.org>\n"
-                f"{headers}\n{body}\n\n")
+        return _msg(n, sender, f"Mon, 0{n} Jan 2024 10:00:00 +0000", subject, body, headers=headers)
 
     path = tmp_path / "bulk.mbox"
     path.write_text(
@@ -173,13 +170,10 @@ def test_newsletters_and_digests_are_things_one_per_address_and_list_posters_sta
 def test_a_first_name_seen_in_to_becomes_the_full_name_the_same_address_signs_with(container, tmp_path):
     path = tmp_path / "ben.mbox"
     path.write_text(
-        "From x@example.org Mon Jan  1 00:00:00 2024\nFrom: Me <me@example.com>\nTo: Ben <ben.c@example.net>\n"
-        "Subject: Dinner\nDate: Mon, 01 Jan 2024 10:00:00 +0000\nMessage-ID: <ben1@example.com>\n\nFriday?\n\n"
-        "From x@example.org Tue Jan  2 00:00:00 2024\nFrom: Ben Carter <ben.c@example.net>\nTo: Me <me@example.com>\n"
-        "Subject: Re: Dinner\nDate: Tue, 02 Jan 2024 10:00:00 +0000\nMessage-ID: <ben2@example.net>\n\nYes.\n\n"
+        _msg(1, "Me <me@example.com>", "Mon, 01 Jan 2024 10:00:00 +0000", "Dinner", "Friday?", to="Ben <ben.c@example.net>")
+        + _msg(2, "Ben Carter <ben.c@example.net>", "Tue, 02 Jan 2024 10:00:00 +0000", "Re: Dinner", "Yes.")
         # a different Ben at another address keeps his own name: only the same address upgrades it
-        "From x@example.org Wed Jan  3 00:00:00 2024\nFrom: Ben Ode <ben@elsewhere.example>\nTo: Me <me@example.com>\n"
-        "Subject: Hi\nDate: Wed, 03 Jan 2024 10:00:00 +0000\nMessage-ID: <ben3@example.net>\n\nHello.\n\n")
+        + _msg(3, "Ben Ode <ben@elsewhere.example>", "Wed, 03 Jan 2024 10:00:00 +0000", "Hi", "Hello."))
     assert ingest(container, [path]).records_added == 3
     with container.db.session() as s:
         names = sorted(e.canonical_name for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None),
