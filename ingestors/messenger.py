@@ -1,10 +1,16 @@
 """Instagram and Facebook Messenger JSON exports (``message_1.json``): one :class:`~ingestors.base.Record` per message.
 
 Meta's "Download your information" writes each conversation as ``message_1.json``
-(``message_2.json``, ... for long ones)::
+(``message_2.json``, ... for long ones; under ``messages/inbox/<name>_<id>/``, in newer exports below
+``your_activity_across_facebook/`` or ``your_instagram_activity/``)::
 
     {"participants": [{"name"}], "title", "thread_path",
      "messages": [{"sender_name", "timestamp_ms", "content"?, "photos"?, "share"?, ...}]}
+
+Older exports (2018) wrote ``"timestamp"`` in **seconds** and ``participants`` as plain names;
+Messenger's end-to-end encrypted chats (messenger.com's secure-storage download, 2024-) write
+camelCase keys: ``{"participants": ["Ana"], "threadName", "messages": [{"senderName", "timestamp"
+(milliseconds), "text", "isUnsent", "media": [{"uri"}], "reactions", "type"}]}``.  All three are read.
 
 Decisions:
 
@@ -14,15 +20,19 @@ Decisions:
   anything else is kept as written.
 * **Order**: the file lists the newest message first; records come oldest first.  Two
   messages with the same ``timestamp_ms`` are both kept, in their true order (the file's, reversed).
-* **Time**: ``timestamp_ms`` is Unix milliseconds, UTC (``attrs["time_basis"] = "utc"``).
+* **Time**: ``timestamp_ms`` is Unix milliseconds, UTC (``attrs["time_basis"] = "utc"``); a bare
+  ``timestamp`` is read as seconds below 10**11 (the year 5138) and as milliseconds above
+  (:func:`timestamp_ms`); ``attrs["timestamp_ms"]`` is always milliseconds.
 * **Media and the like**: ``photos``, ``videos``, ``audio_files``, ``files``, ``gifs``,
-  ``sticker`` and ``share`` are kept in ``attrs`` and noted (``"photo"``, ``"shared link"``);
+  ``sticker`` and ``share`` (and the encrypted chats' ``media``, noted by each file's extension) are
+  kept in ``attrs`` and noted (``"photo"``, ``"shared link"``);
   a message with only a photo is a record with empty text and the note ``"photo"``.
   ``is_unsent`` gives the note ``"unsent"``; reactions are kept in ``attrs["reactions"]``.
 * **Words Meta wrote, not the sender**: a text that starts with the sender's own name and a
   lower-case word (``"Ana sent a link."``, ``"Ana named the group Trip."``, ``"Ana reacted ❤
   to your message"``), or a fixed English phrase (``"You unsent a message"``, ``"Liked a
-  message"``, ``"Replied to your story"``; :func:`is_generated`).  On a message with media or a
+  message"``, ``"Replied to your story"``, and the owner's own notices: ``"You named the group
+  Trip."``, ``"You left the group."``, ``"You are now connected on Messenger"``; :func:`is_generated`).  On a message with media or a
   share it is left out (the text is empty, the media noted); on an unsent message the text is
   empty; otherwise the message is not a record.  Neither is a message of ``type``
   ``Subscribe``/``Unsubscribe``/``Call`` or one with ``call_duration``.  These are kept in
@@ -31,9 +41,13 @@ Decisions:
 * **Who**: ``Party(sender_name, None, "handle", "from")``; the recipients are the other
   ``participants`` (role ``"member"``).  An account that no longer exists (``"Facebook
   user"``, ``"Instagram User"``) is nobody in particular: sender None, with a note.
-* **Which service**: ``attrs["service"]`` is ``"facebook"`` when the export has Facebook's
-  marks (``magic_words``, a message ``type``), else ``"instagram"``.  Thread:
-  ``"<service>:<thread_path>"`` (else the title).  ``external_id``:
+* **Which service**: ``attrs["service"]`` is ``"instagram"`` or ``"facebook"`` when a folder (or the
+  zip) the file lies in says so (``your_instagram_activity``, ``instagram-<user>-<date>``;
+  ``your_activity_across_facebook``, ``facebook-<user>-<date>``, ``messenger``); otherwise
+  ``"facebook"`` when the export has Facebook's marks (``magic_words``, a message ``type``, the
+  encrypted chats' camelCase keys), else ``"instagram"``.  Thread: ``"<service>:<thread_path>"``;
+  without one, the conversation's folder (``"<service>:inbox/<name>_<id>"``, so every
+  ``message_N.json`` of it is one chat), else the title.  ``external_id``:
   ``"<timestamp_ms> #<n>"``, n counting messages of the same millisecond.
 
 A file over :data:`MAX_FILE_BYTES` is refused (Meta splits a conversation into files of
@@ -55,8 +69,17 @@ _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
 # Words Meta writes for the owner or with no name, not anyone's message (the English export)
 _GENERATED_PHRASES = re.compile(
     r"^(?:you (?:unsent a message|sent an? (?:attachment|photo|video|link|gif|sticker|voice message|file))|"
-    r"(?:\S+ )?unsent a message|liked a message|reacted .{1,12} to (?:your|a) message|"
-    r"replied to (?:your|their) story|mentioned you in (?:their|a) story|sent an attachment)\.?\s*$", re.I | re.S)
+    r"(?:\S+ )?unsent a message|liked a message|reacted .{1,12} to (?:your|a|their) message|"
+    r"replied to (?:your|their) story|mentioned you in (?:their|a) story|sent an attachment|"
+    # the owner's own notices, which Meta writes as "You ...", not with the owner's name
+    r"you (?:named the group [^\n]{1,200}|removed the group name|changed the group (?:photo|name)[^\n]{0,200}|"
+    r"created the group|left the group|added [^\n]{1,200} to the group|removed [^\n]{1,200} from the group|"
+    r"set (?:the|your) nickname[^\n]{0,200}|set the (?:quick reaction|emoji) to [^\n]{1,40}|"
+    r"changed the (?:chat )?theme[^\n]{0,80}|(?:started|joined|ended) (?:a|the) (?:video |audio )?(?:call|chat)|"
+    r"missed a (?:video |audio )?call from [^\n]{1,100}|"
+    r"(?:pinned|unpinned) a message|reacted .{1,12} to [^\n]{1,100}(?:'s|your) message|"
+    r"are now connected on messenger|"
+    r"can now message and call each other[^\n]{0,200}))\.?\s*$", re.I | re.S)
 _META_VERBS = {"sent", "unsent", "reacted", "liked", "named", "added", "removed", "left", "joined", "set", "changed",
                "created", "started", "missed", "called", "pinned", "unpinned", "shared", "replied", "mentioned",
                "turned", "updated", "voted", "invited", "blocked", "cleared", "waved"}
@@ -65,6 +88,15 @@ _SYSTEM_TYPES = {"Subscribe", "Unsubscribe", "Call"}
 _NO_ACCOUNT = {"facebook user", "facebook-nutzer", "instagram user", "instagramuser", "other user", "messenger user"}
 _MEDIA = {"photos": "photo", "videos": "video", "audio_files": "voice message", "files": "file",
           "gifs": "GIF", "sticker": "sticker", "share": "shared link"}
+# the encrypted chats' "media": [{"uri"}]: what each file is, by its extension
+_MEDIA_BY_SUFFIX = {**dict.fromkeys((".jpg", ".jpeg", ".png", ".webp", ".heic", ".bmp"), "photo"),
+                    **dict.fromkeys((".mp4", ".mov", ".m4v", ".webm", ".3gp"), "video"),
+                    **dict.fromkeys((".m4a", ".aac", ".mp3", ".ogg", ".opus", ".wav", ".amr"), "voice message"),
+                    ".gif": "GIF"}
+_SECONDS_BELOW = 10**11  # a "timestamp" below this is seconds (10**11 s is the year 5138), above milliseconds
+# folders Meta keeps conversations in (thread_path's first part)
+_THREAD_FOLDERS = {"inbox", "archived_threads", "message_requests", "filtered_threads", "e2ee_cutover"}
+_META_OPENING = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"participants"\s*:\s*\[')
 
 
 def fix_mojibake(value: Any) -> Any:
@@ -117,6 +149,65 @@ def _sender_of(name: str | None, notes: list[str]) -> Party | None:
     return Party(name, None, "handle", "from")
 
 
+def _first(d: dict, *keys: str, kind: type | tuple = str) -> Any:
+    """The first of ``keys`` whose value in ``d`` is a ``kind`` (not a bool), else None."""
+    for k in keys:
+        v = d.get(k)
+        if isinstance(v, kind) and not isinstance(v, bool):
+            return v
+    return None
+
+
+def timestamp_ms(msg: dict) -> int | None:
+    """A message's time as Unix milliseconds (UTC).
+
+    Args:
+        msg: one message object: ``timestamp_ms`` (milliseconds), else ``timestampMs``, else
+            ``timestamp`` — seconds (2018 exports) when below 10**11, milliseconds (the encrypted
+            chats' export) above.
+    Returns:
+        Milliseconds since 1970-01-01 UTC, or None when no such key holds a number.
+    """
+    ms = _first(msg, "timestamp_ms", "timestampMs", kind=(int, float))
+    if ms is not None:
+        return int(ms)
+    ts = _first(msg, "timestamp", kind=(int, float))
+    if ts is None:
+        return None
+    return int(ts) if abs(ts) >= _SECONDS_BELOW else int(round(ts * 1000))
+
+
+def _media_kind(item: Any) -> str:
+    """What one entry of an encrypted chat's ``media`` list is, by its ``uri``'s extension."""
+    uri = item.get("uri") if isinstance(item, dict) else item if isinstance(item, str) else ""
+    return _MEDIA_BY_SUFFIX.get(Path(str(uri or "")).suffix.lower(), "file")
+
+
+def service_from_path(path: Path) -> str | None:
+    """``"instagram"`` or ``"facebook"`` when a folder ``path`` lies in (or the file's name) says which
+    export it came from (``your_instagram_activity``, ``instagram-<user>-<date>``;
+    ``your_activity_across_facebook``, ``facebook-<user>-<date>``, ``messenger``), else None."""
+    for part in reversed(Path(path).parts):
+        low = part.casefold()
+        if low.startswith("instagram") or low == "your_instagram_activity":
+            return "instagram"
+        if low.startswith(("facebook", "messenger")) or low in ("your_activity_across_facebook",
+                                                                  "your_facebook_activity"):
+            return "facebook"
+    return None
+
+
+def _thread_key(data: dict, title: str | None, path: Path) -> str:
+    """``thread_path``; else ``"<folder>/<conversation folder>"`` when the file lies in Meta's layout
+    (``inbox/<name>_<id>/message_1.json``); else the title; else the file's folder's name."""
+    if isinstance(data.get("thread_path"), str) and data["thread_path"].strip():
+        return data["thread_path"]
+    parent = Path(path).absolute().parent
+    if parent.parent.name.casefold() in _THREAD_FOLDERS:
+        return f"{parent.parent.name}/{parent.name}"
+    return title or parent.name
+
+
 class MessengerIngestor:
     """Reads an Instagram or Facebook Messenger ``message_N.json``: one Record per message, oldest first.
 
@@ -127,13 +218,19 @@ class MessengerIngestor:
     suffixes = frozenset()
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """0.95 for a JSON object whose first 4 KiB hold ``"participants"`` or ``"messages"`` together
-        with ``"sender_name"`` and ``"timestamp_ms"``; else 0."""
+        """0.97 for a JSON object that opens with ``"participants": [`` (Meta writes it first, and a big
+        group's list can fill the first 4 KiB), or whose first 4 KiB hold ``"participants"`` or
+        ``"messages"`` together with a sender (``"sender_name"``/``"senderName"``) and a time
+        (``"timestamp_ms"``/``"timestamp"``); else 0.  (Above Telegram's 0.95: both are JSON with
+        ``"messages"``.)"""
         if not _JSON_START.match(head):
             return 0.0
-        if b'"sender_name"' in head and b'"timestamp_ms"' in head and (
+        if _META_OPENING.match(head):
+            return 0.97
+        if (b'"sender_name"' in head or b'"senderName"' in head) and (
+                b'"timestamp_ms"' in head or b'"timestamp"' in head or b'"timestampMs"' in head) and (
                 b'"participants"' in head or b'"messages"' in head):
-            return 0.95
+            return 0.97
         return 0.0
 
     def read(self, path: Path) -> Iterator[Item]:
@@ -156,14 +253,17 @@ class MessengerIngestor:
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             raise InputError(str(path), "not an Instagram or Messenger export: no 'messages' list in it")
         messages = data["messages"]
-        service = "facebook" if "magic_words" in data or any(
-            isinstance(m, dict) and "type" in m for m in messages[:50]) else "instagram"
-        title = fix_mojibake(data.get("title")) if isinstance(data.get("title"), str) else None
-        key = data.get("thread_path") if isinstance(data.get("thread_path"), str) else title or path.parent.name
-        thread = f"{service}:{key}"
-        members = [Party(fix_mojibake(p["name"]), None, "handle", "from")
-                   for p in data.get("participants") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)
-                   and fix_mojibake(p["name"]).casefold() not in _NO_ACCOUNT]
+        camel = any(isinstance(m, dict) and ("senderName" in m or "isUnsent" in m) for m in messages[:50])
+        service = service_from_path(path) or ("facebook" if "magic_words" in data or camel or any(
+            isinstance(m, dict) and "type" in m for m in messages[:50]) else "instagram")
+        title = _first(data, "title", "threadName")
+        title = fix_mojibake(title) if title else None
+        thread = f"{service}:{_thread_key(data, title, path)}"
+        members = []
+        for p in data.get("participants") or []:  # [{"name": ...}], or plain names (2018, encrypted chats)
+            name = fix_mojibake(p.get("name") if isinstance(p, dict) else p)
+            if isinstance(name, str) and name.strip() and name.casefold() not in _NO_ACCOUNT:
+                members.append(Party(name, None, "handle", "from"))
 
         rows: list[tuple[int, int, dict]] = []  # (timestamp_ms, position oldest-first, message)
         for n, msg in enumerate(reversed(messages)):
@@ -171,11 +271,13 @@ class MessengerIngestor:
             if not isinstance(msg, dict):
                 yield RecordError(str(path), where, "message is not a JSON object")
                 continue
-            ts = msg.get("timestamp_ms")
-            if not isinstance(ts, (int, float)) or isinstance(ts, bool):
-                yield RecordError(str(path), where, f"timestamp_ms is not a number: {ts!r}")
+            ts = timestamp_ms(msg)
+            if ts is None:
+                shown = {k: msg.get(k) for k in ("timestamp_ms", "timestamp") if k in msg}
+                yield RecordError(str(path), where, f"no time: neither timestamp_ms nor timestamp is a number "
+                                                    f"({shown or 'both missing'})")
                 continue
-            rows.append((int(ts), n, msg))
+            rows.append((ts, n, msg))
         rows.sort(key=lambda r: r[:2])
 
         same_ms: dict[int, int] = {}
@@ -188,12 +290,14 @@ class MessengerIngestor:
             sent_at = datetime.fromtimestamp(ts / 1000, tz=timezone.utc)
             notes: list[str] = []
             attrs: dict = {"service": service, "time_basis": "utc", "timestamp_ms": ts}
-            name = msg.get("sender_name") if isinstance(msg.get("sender_name"), str) else None
-            text = msg.get("content") if isinstance(msg.get("content"), str) else ""
+            name = _first(msg, "sender_name", "senderName")
+            text = _first(msg, "content", "text") or ""
+            unsent = bool(msg.get("is_unsent") or msg.get("isUnsent"))
             media = [f for f in _MEDIA if msg.get(f)]
+            extra = msg.get("media") if isinstance(msg.get("media"), list) else []  # the encrypted chats'
             generated = bool(text) and is_generated(text, name)
-            if msg.get("type") in _SYSTEM_TYPES or "call_duration" in msg or (
-                    generated and not media and not msg.get("is_unsent")):
+            if str(msg.get("type") or "").capitalize() in _SYSTEM_TYPES or "call_duration" in msg or (
+                    generated and not media and not extra and not unsent):
                 events.append({"at": sent_at.isoformat(), "actor": name, "text": text})
                 continue
             sender = _sender_of(name, notes)
@@ -203,7 +307,10 @@ class MessengerIngestor:
             for f in media:
                 attrs[f] = msg[f]
                 notes.append(_MEDIA[f])
-            if msg.get("is_unsent"):
+            if extra:
+                attrs["media"] = extra
+                notes.extend(dict.fromkeys(_media_kind(m) for m in extra))
+            if unsent:
                 notes.append("unsent")
                 attrs["unsent"] = True
             if msg.get("reactions"):

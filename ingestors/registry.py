@@ -109,8 +109,12 @@ def ingestor_for(path: str | os.PathLike, ingestors: Iterable[Ingestor] | None =
 
 
 def unsupported_reason(path: str | os.PathLike) -> str:
-    """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name)."""
+    """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
+    ``.json`` file no reader took, which JSON exports are read)."""
     suffix = Path(path).suffix.lower()
+    if suffix == ".json":  # .json is read by content: say which JSON files are read
+        return ("unsupported file type: .json (not a chat export Kith reads: Telegram's result.json, "
+                "Instagram's or Facebook Messenger's message_N.json)")
     return f"unsupported file type: {suffix or 'no suffix'}"
 
 

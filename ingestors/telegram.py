@@ -409,6 +409,7 @@ class TelegramIngestor:
                     raise InputError(str(path), f"not valid JSON ({broken})")
                 if not self._top_keys & {"messages", "chats"}:
                     raise InputError(str(path), "not a Telegram export: no 'messages' or 'chats' in it")
+                raise InputError(str(path), "not a Telegram export: no chat with a 'messages' list in it")
             return chats, inside_strings, broken
         raise InputError(str(path), f"not valid JSON ({broken})")
 
