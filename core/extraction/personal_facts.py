@@ -39,6 +39,11 @@ _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words us
 _AUX = r"(?:['’](?:ve|m|s)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
 _ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently)"
 _SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
+_WE = r"(?P<we>[Ww]e)"  # "we moved to Madrid": the speaker's household — a home of the speaker (homes only)
+_HOME_SUBJ = rf"(?:{_WE}|{_SUBJ})"
+_NEG = r"(?:don['’]t|do not|doesn['’]t|does not|no longer|not)"
+_HOME = ("places", "residence", "home")
+_JOB = ("work", "employment", "employer")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,10 @@ class FactCandidate:
     obj: str | None = None
     obj_kind: str | None = None
     time_note: str = ""  # how a relative date was read ('"yesterday" = 2023-06-09, the sender's date (sent …)')
+    ends: tuple[tuple[str, str, str], ...] = ()
+    """Non-empty for a statement that a fact stopped holding ("I don't live in Berlin anymore", "I left
+    Initech"): the (domain, category, key) triples the ended ``value`` may be under; ``valid_from`` is the
+    day it stopped.  Empty for a fact that holds."""
 
 
 # Capitalised words that start sentences but are not names ("Today Ana moved…", "Congrats Tom…", "You moved…").
@@ -92,6 +101,8 @@ def clean_subject_name(name: str | None) -> str | None:
 
 
 def _subject(m: re.Match) -> Subject:
+    if m.groupdict().get("we"):
+        return Subject("speaker")
     if m.group("subj") == "I":
         return Subject("speaker")
     if m.group("rel"):
@@ -105,13 +116,27 @@ def _subject(m: re.Match) -> Subject:
 _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b{_SUBJ} (?:work|works|worked|started|start|starts) (?:at|for) (?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ} (?:joined|join|joins) (?P<org>{_ORG})"), "employer"),
-    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:live|lives|living|moved|move|moves|moving|relocated)"
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:live|lives|living|moved|move|moves|moving|relocated)"
                 rf"(?: back)?(?: home)? (?:in|to) (?P<place>{_PLACE})"), "home"),
+    (re.compile(rf"\b{_HOME_SUBJ}(?:['’](?:m|re|s)| am| are| is)(?: {_ADV})? back (?:home )?(?:in|to) "
+                rf"(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
     (re.compile(rf"\b(?:(?P<subj>[Mm]y)|(?P<name>{_NAME})'s) birthday is (?:on )?(?P<bday>{_BDAY})"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:was|were) born on (?P<bday>{_BDAY}(?:,? \d{{4}})?)"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:had|has|is having|got) (?P<event>(?:a |an )?(?:surgery|operation|baby|"
                 rf"heart attack|stroke|accident|fall|broken \w+|covid|the flu|knee surgery|hip surgery))"), "health"),
     (re.compile(rf"\b{_SUBJ} (?:was|is|got) diagnosed with (?P<event>[a-z][a-z \-]{{2,40}}?)(?=[.,;!?]|$)"), "health"),
+]
+# Statements that a home or a job stopped: "I don't live in Berlin anymore", "we moved out of Berlin",
+# "I left Initech", "I no longer work at Initech", "I quit my job at Initech".
+_ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
+    (re.compile(rf"\b{_HOME_SUBJ} {_NEG} (?:live|lives|living) (?:in|at) (?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moved|move|moving) (?:out of|away from) (?P<val>{_PLACE})"),
+     (_HOME,)),
+    (re.compile(rf"\b{_SUBJ} {_NEG} (?:work|works|working) (?:at|for) (?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:stopped|stop) working (?:at|for) (?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:quit|resigned from|left) my (?:job|position|role) "
+                rf"(?:at|with) (?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?P<val>{_ORG})"), (_JOB, _HOME)),
 ]
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
@@ -137,6 +162,15 @@ def _birthday_value(text: str) -> str:
     day = int(re.search(r"\d{1,2}", text).group(0))
     year = re.search(r"\d{4}", text)
     return f"{year.group(0)}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
+_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|may|could|should|if)\b[^,;]*$",
+                       re.I)
+
+
+def _negated(sentence: str, start: int) -> bool:
+    """True when the words right before a match (same clause) negate or hedge it ("If I move to Oslo")."""
+    return bool(_NEGATION.search(sentence[max(0, start - 40):start]))
 
 
 def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
@@ -167,6 +201,10 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     subj = _subject(m)
                 if subj.kind == "name" and not subj.name:
                     continue  # "You moved…", "Congrats…": no one is named
+                if m.groupdict().get("we") and what != "home":
+                    continue
+                if _negated(sentence, m.start()):
+                    continue  # "I never lived in Berlin", "I didn't move to Madrid"
                 if what == "employer":
                     org = m.group("org").strip().rstrip(".,")
                     out.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
@@ -183,6 +221,16 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     day = start.isoformat() if start else "unknown"
                     out.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
                                              start, end, time_note=note))
+        for rx, keys in _ENDINGS:
+            for m in rx.finditer(sentence):
+                subj = _subject(m)
+                value = m.group("val").strip().rstrip(".,")
+                if (subj.kind == "name" and not subj.name) or value.split()[0].casefold() in _NOT_NAMES:
+                    continue
+                if m.groupdict().get("we"):
+                    keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
+                out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, sentence, 0.7, start,
+                                         time_note=note, ends=keys))
         for m in _MENTION.finditer(sentence):
             rel = RELATIONS[m.group("rel").lower()]
             name = m.group("relname")

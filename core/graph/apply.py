@@ -11,7 +11,7 @@ from datetime import datetime, time, timezone
 from sqlmodel import Session, select
 
 from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
-from core.graph.facts import FactDraft, FactOutcome, as_of_statement, write_fact
+from core.graph.facts import FactDraft, FactOutcome, as_of_statement, end_fact, write_fact
 from core.graph.resolution import NameIndex, identity_of, resolve, resolve_mention
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
@@ -108,6 +108,11 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
             subject = resolve_mention(s, c.subject.name, thread, index).entity
         if subject is None:
             continue
+        if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)
+            ended = end_fact(s, subject.id, c.ends, c.value, when, record_id)
+            if ended is not None:
+                outcomes.append(FactOutcome("ended", ended))
+            continue
         links: list[tuple[int, str]] = []
         if c.obj and c.obj_kind in ("thing", "place"):
             obj = resolve(s, c.obj_kind, c.obj, index=index).entity
@@ -117,7 +122,7 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
                           valid_from=when, record_id=record_id, links=links,
                           excerpt=c.sentence + (f" [{c.time_note}]" if c.time_note else ""))
         outcome = write_fact(s, draft)
-        if c.valid_to and outcome.action != "reinforced":
+        if c.valid_to and outcome.action != "reinforced" and outcome.fact.valid_to is None:
             outcome.fact.valid_to = _utc(c.valid_to)
             s.add(outcome.fact)
         outcomes.append(outcome)

@@ -10,7 +10,7 @@ share of the remaining doubt, so confidence rises toward 1 but never past it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, time, timedelta, timezone
 
 from sqlmodel import Session, select
 
@@ -75,7 +75,20 @@ def _evidence(s: Session, fact_id: int, record_id: int | None, excerpt: str) -> 
 
 
 def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
-    """Run one fact through dedupe → supersede → link (the caller commits).
+    """Run one fact through dedupe → supersede → link (the caller commits), placed by **valid time**.
+
+    The facts of one (subject, domain, category, key) form a timeline ordered by ``valid_from`` (UTC; on the
+    same day, by when their records were sent).  A draft is placed where its ``valid_from`` falls, whatever
+    the import order: an older statement imported after a newer one goes into the history (superseded by
+    the newer fact, ``valid_to`` = the newer one's ``valid_from``) instead of superseding it; a value equal to
+    the fact in effect at that time reinforces it; a value equal to the next fact moves that fact's
+    ``valid_from`` back.  A fact whose later evidence (records sent after the draft's record) restates it is
+    split there, so "Berlin (Jan) … Berlin (Sep)" imported before "Madrid (Jun)" gives Berlin → Madrid →
+    Berlin.  Without a ``valid_from`` (unknown time) the draft supersedes the active fact, as recorded.
+
+    Returns:
+        :class:`FactOutcome`: ``reinforced``, ``superseded`` (it became the active fact in place of another)
+        or ``added`` (new, active or — placed in the past — already superseded).
 
     Raises:
         ValueError: the statement does not start "As of", or the domain is not one of :data:`DOMAINS`.
@@ -84,36 +97,173 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         raise ValueError(f"fact statement must start 'As of DATE, …': {draft.statement!r}")
     if draft.domain not in DOMAINS:
         raise ValueError(f"unknown fact domain {draft.domain!r}; one of {DOMAINS}")
-    active = s.exec(select(Fact).where(
-        Fact.subject_entity_id == draft.subject_id, Fact.domain == draft.domain,
-        Fact.category == draft.category, Fact.key == draft.key, Fact.superseded_by.is_(None))).first()
     mark_stale(s, [draft.subject_id, *(eid for eid, _ in draft.links)], draft.domain)
-    if active is not None and active.value == draft.value:
-        if _evidence(s, active.id, draft.record_id, draft.excerpt):
-            active.evidence_count += 1
-            active.confidence = 1.0 - (1.0 - active.confidence) * (1.0 - draft.confidence)
-            if draft.valid_from and (active.valid_from is None or clock.ensure_utc(draft.valid_from) < clock.ensure_utc(active.valid_from)):
-                active.valid_from = clock.ensure_utc(draft.valid_from)
-            s.add(active)
-        for eid, role in draft.links:
-            _link(s, active.id, eid, role)
+    t = clock.ensure_utc(draft.valid_from)
+    line = _timeline(s, draft.subject_id, draft.domain, draft.category, draft.key)
+    active = next((f for f in line if f.superseded_by is None), None)
+    if t is None or not line or any(f.valid_from is None for f in line):
+        return _write_as_recorded(s, draft, active)
+    said = _said_at(s, draft.record_id)
+    before = [f for f in line if _order(s, f) <= (t, said or _FAR)]
+    prev = before[-1] if before else None
+    later = [f for f in line if f not in before]
+    nxt = later[0] if later else None
+    in_effect = prev is not None and (prev.valid_to is None or clock.ensure_utc(prev.valid_to) > t)
+    if in_effect and prev.value == draft.value:
+        return FactOutcome("reinforced", _reinforce(s, prev, draft))
+    if in_effect:  # a new value from t on: the in-effect fact's later restatements are a spell of their own
+        split = _split_after(s, prev, said, t)
+        if split is not None:
+            nxt = split
+    if nxt is not None and nxt.value == draft.value:  # it held already at t: the next spell starts earlier
+        if in_effect:
+            prev.valid_to = t
+            s.add(prev)
+        nxt.valid_from = t
+        return FactOutcome("reinforced", _reinforce(s, nxt, draft))
+    # the new fact is the latest: whatever was active leaves the partial unique index first
+    stepped = [f for f in line if f.superseded_by is None] if nxt is None else []
+    for f in stepped:
+        _point(s, f, f.id)
+    s.flush()
+    fact = _new_fact(s, draft, superseded_by=nxt.id if nxt is not None else None,
+                     valid_to=clock.ensure_utc(nxt.valid_from) if nxt is not None else None)
+    if in_effect:
+        _point(s, prev, fact.id)
+        prev.valid_to = t
+        s.add(prev)
+    for f in stepped:
+        f.superseded_by = fact.id
+        f.valid_to = f.valid_to or t
+        s.add(f)
+    replaced = bool(stepped)
+    s.flush()
+    return FactOutcome("superseded" if replaced else "added", fact)
+
+
+_FAR = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _timeline(s: Session, subject_id: int, domain: str, category: str, key: str) -> list[Fact]:
+    """The live facts of one key, ordered by valid_from (then id)."""
+    rows = s.exec(select(Fact).where(Fact.subject_entity_id == subject_id, Fact.domain == domain,
+                                     Fact.category == category, Fact.key == key,
+                                     Fact.tombstoned_at.is_(None))).all()
+    return sorted(rows, key=lambda f: (clock.ensure_utc(f.valid_from) or _FAR, f.id))
+
+
+def _said_at(s: Session, record_id: int | None) -> datetime | None:
+    from core.store.schema import Record
+
+    row = s.get(Record, record_id) if record_id is not None else None
+    return clock.ensure_utc(row.sent_at) if row is not None else None
+
+
+def _order(s: Session, f: Fact) -> tuple[datetime, datetime]:
+    """A fact's place in its timeline: (valid_from, when its earliest evidence was sent; recorded_at without)."""
+    from core.store.schema import Record
+
+    sent = s.exec(select(Record.sent_at).join(Evidence, Evidence.record_id == Record.id)
+                  .where(Evidence.fact_id == f.id, Record.sent_at.is_not(None))).all()
+    said = min((clock.ensure_utc(x) for x in sent), default=None) or clock.ensure_utc(f.recorded_at)
+    return clock.ensure_utc(f.valid_from), said
+
+
+def _point(s: Session, f: Fact, successor_id: int) -> None:
+    """``f.superseded_by = successor_id``, stepping out of the partial unique index first when it was active."""
+    if f.superseded_by is None:
+        f.superseded_by = f.id
+        s.add(f)
         s.flush()
-        return FactOutcome("reinforced", active)
-    if active is not None:
-        # Step the old row out of the partial unique index first (self-reference), then point it at the new one.
-        active.superseded_by = active.id
-        s.add(active)
-        s.flush()
+    f.superseded_by = successor_id
+    s.add(f)
+
+
+def _reinforce(s: Session, fact: Fact, draft: FactDraft) -> Fact:
+    """Another statement of ``fact``: a new evidence row raises confidence by noisy-OR; links are added."""
+    if _evidence(s, fact.id, draft.record_id, draft.excerpt):
+        fact.evidence_count += 1
+        fact.confidence = 1.0 - (1.0 - fact.confidence) * (1.0 - draft.confidence)
+    s.add(fact)
+    for eid, role in draft.links:
+        _link(s, fact.id, eid, role)
+    s.flush()
+    return fact
+
+
+def _new_fact(s: Session, draft: FactDraft, superseded_by: int | None = None,
+              valid_to: datetime | None = None) -> Fact:
     fact = Fact(subject_entity_id=draft.subject_id, domain=draft.domain, category=draft.category, key=draft.key,
                 value=draft.value, statement=draft.statement, confidence=draft.confidence,
-                valid_from=clock.ensure_utc(draft.valid_from), recorded_at=clock.now(),
-                evidence_count=1 if draft.record_id else 0)
+                valid_from=clock.ensure_utc(draft.valid_from), valid_to=valid_to, recorded_at=clock.now(),
+                evidence_count=1 if draft.record_id else 0, superseded_by=superseded_by)
     s.add(fact)
     s.flush()
     _link(s, fact.id, draft.subject_id, "subject")
     for eid, role in draft.links:
         _link(s, fact.id, eid, role)
     _evidence(s, fact.id, draft.record_id, draft.excerpt)
+    s.flush()
+    return fact
+
+
+def _split_after(s: Session, fact: Fact, said: datetime | None, t: datetime) -> Fact | None:
+    """Move ``fact``'s evidence from records sent after ``said`` (the new statement's own time) to a new fact
+    of the same value — its own spell, from the earliest such record's local date — and return it (None when
+    there is none, or ``said`` is unknown).  The new spell takes ``fact``'s place in the chain."""
+    from core.store.schema import Record
+
+    if said is None or fact.superseded_by == fact.id:  # unknown time, or a fact already ended
+        return None
+    rows = s.exec(select(Evidence, Record).join(Record, Record.id == Evidence.record_id)
+                  .where(Evidence.fact_id == fact.id, Record.sent_at.is_not(None))).all()
+    moved = [(ev, r) for ev, r in rows if clock.ensure_utc(r.sent_at) > said]
+    if not moved or len(moved) == len(rows):
+        return None
+    first = min(moved, key=lambda x: clock.ensure_utc(x[1].sent_at))[1]
+    local = clock.ensure_utc(first.sent_at) + timedelta(minutes=first.utc_offset or 0)
+    start = max(datetime.combine(local.date(), time(0, 0), tzinfo=timezone.utc), t)
+    was_active = fact.superseded_by is None
+    if was_active:
+        _point(s, fact, fact.id)  # leave the partial unique index: the later spell is the active one now
+        s.flush()
+    spell = Fact(subject_entity_id=fact.subject_entity_id, domain=fact.domain, category=fact.category, key=fact.key,
+                 value=fact.value, statement=_restate(fact.statement, start), confidence=fact.confidence,
+                 valid_from=start, valid_to=fact.valid_to, recorded_at=clock.now(), evidence_count=len(moved),
+                 superseded_by=None if was_active else fact.superseded_by)
+    s.add(spell)
+    s.flush()
+    for fe in s.exec(select(FactEntity).where(FactEntity.fact_id == fact.id)).all():
+        _link(s, spell.id, fe.entity_id, fe.role)
+    for ev, _ in moved:
+        s.add(Evidence(fact_id=spell.id, record_id=ev.record_id, excerpt=ev.excerpt))
+        s.delete(ev)
+    fact.evidence_count = max(0, fact.evidence_count - len(moved))
+    fact.superseded_by = spell.id
+    s.add(fact)
+    s.flush()
+    return spell
+
+
+def _restate(statement: str, when: datetime) -> str:
+    """The statement with its "As of DATE" date replaced by ``when``'s."""
+    head, sep, rest = statement.partition(", ")
+    return as_of_statement(when, rest) if sep and head.startswith("As of ") else statement
+
+
+def _write_as_recorded(s: Session, draft: FactDraft, active: Fact | None) -> FactOutcome:
+    """Dedupe → supersede by arrival, for facts without a valid time: the draft replaces the active fact."""
+    if active is not None and active.value == draft.value:
+        fact = _reinforce(s, active, draft)
+        if draft.valid_from and (fact.valid_from is None or
+                                 clock.ensure_utc(draft.valid_from) < clock.ensure_utc(fact.valid_from)):
+            fact.valid_from = clock.ensure_utc(draft.valid_from)
+            s.add(fact)
+        return FactOutcome("reinforced", fact)
+    if active is not None:
+        _point(s, active, active.id)  # step out of the partial unique index first (self-reference)
+        s.flush()
+    fact = _new_fact(s, draft)
     if active is not None:
         active.superseded_by = fact.id
         active.valid_to = clock.ensure_utc(draft.valid_from) or fact.recorded_at
@@ -121,6 +271,39 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         s.flush()
         return FactOutcome("superseded", fact)
     return FactOutcome("added", fact)
+
+
+def end_fact(s: Session, subject_id: int, keys: tuple[tuple[str, str, str], ...], value: str, at: datetime,
+             record_id: int | None = None) -> Fact | None:
+    """A statement that a fact stopped holding ("I don't live in Berlin anymore", "I left Initech").
+
+    Args:
+        keys: the (domain, category, key) triples it may be ("left X" is a home or an employer).
+        value: the value that stopped holding (compared case-insensitively).
+        at: when it stopped (UTC; the sender's day at midnight UTC, as ``valid_from``).
+        record_id: the record that says so (its later restatements of the value stay a spell of their own).
+
+    Returns:
+        The fact in effect at ``at`` with that value, now ended (``valid_to`` = ``at``; an active one marked
+        superseded by itself — ended, nothing replaced it — so it is history, not current), or None when no
+        such fact is in effect at ``at``.
+    """
+    at = clock.ensure_utc(at)
+    said = _said_at(s, record_id)
+    for domain, category, key in keys:
+        for f in _timeline(s, subject_id, domain, category, key):
+            start, end = clock.ensure_utc(f.valid_from), clock.ensure_utc(f.valid_to)
+            if f.value.casefold() != value.casefold() or start is None or start > at or (end is not None and end <= at):
+                continue
+            _split_after(s, f, said, at)
+            f.valid_to = at
+            if f.superseded_by is None:
+                _point(s, f, f.id)
+            s.add(f)
+            mark_stale(s, [subject_id], domain)
+            s.flush()
+            return f
+    return None
 
 
 def write_facts(s: Session, drafts: list[FactDraft]) -> list[FactOutcome]:
