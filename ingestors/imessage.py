@@ -1,7 +1,8 @@
 """macOS Messages ``chat.db``: one :class:`~ingestors.base.Record` (kind ``"chat"``) per message.
 
-The database is opened **read-only** (SQLite URI ``mode=ro``); the user's file is
-never written.  Tables read: ``message``, ``handle``, ``chat``,
+The database is opened **read-only** (SQLite URI ``mode=ro``, and ``immutable=1`` when no
+``-wal``/``-journal`` file lies beside it); the user's file is never written, and no file is
+created beside it.  Tables read: ``message``, ``handle``, ``chat``,
 ``chat_message_join``, ``chat_handle_join`` (members, when present), ``attachment``
 and ``message_attachment_join`` (when present).
 
@@ -13,17 +14,25 @@ Decisions:
   None, with a note.  ``attrs["time_basis"] = "utc"``.
 * **Text**: ``message.text``, else the body decoded from ``attributedBody``
   (:func:`decode_attributed_body`).  U+FFFC marks where an attachment sits and
-  is kept; attachments' names/types are in ``attrs["attachments"]``.  A body that
+  is kept among words; a message that is only attachments (only U+FFFC) has an
+  empty text.  Attachments' names/types are in ``attrs["attachments"]``, and each
+  is noted by its kind (``"photo"``, ``"video"``, ``"voice message"``, ``"sticker"``,
+  ``"file"``; ``"attachment"`` when the database has no row for it).  A body that
   cannot be decoded gives an empty text and a note (the record is kept).
 * **From**: ``is_from_me = 1`` → ``Party("me", None, "handle", "from")`` and
   ``attrs["is_from_me"] = True`` (the app maps "me" to the owner); else the
   message's ``handle.id``: a phone number (``address_kind="phone"``), an email
   address (``"email"``), an SMS short code (``"short_code"``, e.g. ``22000``) or an SMS
-  alphanumeric sender ID (``"alphanumeric"``, e.g. ``GOOGLE``) — the last two are services.  Recipients: the chat's other members (``chat_handle_join``,
+  alphanumeric sender ID (``"alphanumeric"``, e.g. ``GOOGLE``) — the last two are services.  A phone
+  number written without its country code (an SMS handle such as ``07700 900123``) is made E.164
+  (``+447700900123``) with the handle's own ``country`` (:func:`canonical_phone`), so it is the same
+  person as the ``+44 7700 900123`` of their iMessage handle whatever Kith's default region.
+  Recipients: the chat's other members (``chat_handle_join``,
   else the handles seen in the chat), role ``"member"``; in a chat with someone,
   a message of mine is to them.
 * **Thread**: ``"imessage:" + chat.guid`` (``chat.chat_identifier`` when no guid);
-  a message in no chat: ``"imessage:handle:<handle id>"``.  ``external_id`` is
+  a message in no chat: ``"imessage:handle:<handle id>"``.  A named group chat's
+  ``display_name`` is ``attrs["chat_name"]``.  ``external_id`` is
   ``message.guid`` (``"ROWID <n>"`` when empty).
 * **Edited** (``message_summary_info`` binary plist, key ``ec``: edit history per
   part): the text is the latest one (the row's own, or the last entry of the history
@@ -33,17 +42,28 @@ Decisions:
   record is kept — someone did write at that time — with an empty text (or what
   is left of a multi-part message) and the note ``"unsent"``.
 * **Not records**: tapbacks/reactions (``associated_message_type`` 2000–3999: they
-  only quote another message) and empty system rows (group renames, members
-  joining/leaving: ``item_type`` ≠ 0 with no text).
+  only quote another message); the same reactions that arrive as plain SMS text from
+  phones that are not Apple's (``Loved “see you at 6”``, ``Laughed at "…"``, with no
+  ``associated_message_type``) when the quoted words are one of the last
+  :data:`_RECENT_TEXTS` messages of that chat (or begin one, when the quote ends in
+  "…"); and empty system rows (group renames, members joining/leaving: ``item_type`` ≠ 0
+  with no text).
+* **Bad files**: a database another program holds locked, a damaged one, or a file that
+  is not SQLite raises :class:`~core.errors.InputError` naming the file and what is wrong;
+  a database damaged part-way keeps the messages read before the damage.
 """
 from __future__ import annotations
 
 import plistlib
+import re
 import sqlite3
+from collections import deque
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
+
+import phonenumbers
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError
@@ -53,6 +73,13 @@ _NANOSECOND_THRESHOLD = 10**11  # above: nanoseconds; below: seconds since 2001 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _STREAM_HEADER = b"\x04\x0bstreamtyped"
 _END_OF_OBJECT = 0x86
+BUSY_TIMEOUT_S = 5.0  # how long to wait for another program's lock on the database before saying so
+_RECENT_TEXTS = 500  # a text reaction is checked against this many of its chat's latest messages
+# a reaction sent as plain text by a phone that is not Apple's: the verb, then the quoted message
+_TEXT_TAPBACK = re.compile(
+    r'^(?:Loved|Liked|Disliked|Laughed at|Emphasi[sz]ed|Questioned|Reacted \S{1,8} to|'
+    r'Removed (?:a|an) (?:heart|like|dislike|laugh|exclamation point|exclamation|question mark|\S{1,8}) from) '
+    r'[\u201c"](?P<quote>.+)[\u201d"]$', re.S)
 
 
 class AttributedBodyError(ValueError):
@@ -213,17 +240,93 @@ def _address_kind(handle_id: str) -> str:
     return "alphanumeric"
 
 
+def canonical_phone(handle_id: str, country: str | None) -> str:
+    """A phone handle written without its country code, in E.164 form by the handle's own country.
+
+    Args:
+        handle_id: ``handle.id`` as Messages stored it (``"07700 900123"``, ``"+15551234567"``).
+        country: ``handle.country`` (ISO 3166 alpha-2, any case: ``"gb"``), or None.
+    Returns:
+        ``"+447700900123"`` for ``("07700 900123", "gb")``; ``handle_id`` unchanged when it already has
+        a ``+`` country code, when there is no country, or when it is not a possible number there.
+    """
+    if not country or handle_id.strip().startswith("+"):
+        return handle_id
+    try:
+        num = phonenumbers.parse(handle_id, country.strip().upper())
+    except phonenumbers.NumberParseException:
+        return handle_id
+    if not phonenumbers.is_possible_number(num):
+        return handle_id
+    return phonenumbers.format_number(num, phonenumbers.PhoneNumberFormat.E164)
+
+
+def is_text_reaction(text: str, earlier: Iterator[str] | list[str] | deque) -> bool:
+    """Whether ``text`` is a reaction sent as plain text (``Loved “see you at 6”``) to one of ``earlier``.
+
+    Args:
+        text: a message's text.
+        earlier: the texts of the chat's messages before it.
+    Returns:
+        True when ``text`` is a reaction verb and a quoted message (:data:`_TEXT_TAPBACK`) and the quote is
+        one of ``earlier`` (ignoring surrounding spaces), or, when it ends in "…" or "...", the start of one.
+    """
+    m = _TEXT_TAPBACK.match(text.strip())
+    if not m:
+        return False
+    quote = m.group("quote").strip()
+    cut = quote[:-1] if quote.endswith("\u2026") else quote[:-3] if quote.endswith("...") else None
+    for t in earlier:
+        t = t.strip()
+        if t == quote or (cut and len(cut) >= 3 and t.startswith(cut.rstrip())):
+            return True
+    return False
+
+
+def _attachment_note(a: dict) -> str:
+    """What one attachment is, for the record's notes: photo, video, voice message, sticker or file."""
+    if a.get("is_sticker"):
+        return "sticker"
+    mime = str(a.get("mime_type") or "").casefold()
+    uti = str(a.get("uti") or "").casefold()
+    if mime.startswith("image/") or uti in ("public.jpeg", "public.png", "public.heic", "com.compuserve.gif"):
+        return "photo"
+    if mime.startswith("video/") or uti in ("public.mpeg-4", "com.apple.quicktime-movie"):
+        return "video"
+    if mime.startswith("audio/") or uti in ("com.apple.coreaudio-format", "public.mpeg-4-audio"):
+        return "voice message"
+    return "file"
+
+
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
+def _sqlite_problem(exc: sqlite3.Error) -> str:
+    """What a person should read for SQLite's error (SQLite's own words kept at the end)."""
+    text = str(exc)
+    low = text.casefold()
+    if "locked" in low or "busy" in low:
+        return ("the database is locked by another program (Messages?): quit it and try again, or import a "
+                f"copy of chat.db made together with its chat.db-wal ({text})")
+    if "malformed" in low or "corrupt" in low:
+        return f"the database is damaged ({text}); SQLite's '.recover' can save what is left of it"
+    if "not a database" in low or "encrypted" in low:
+        return f"not a readable SQLite database ({text})"
+    return f"not a readable SQLite database: {text}"
+
+
 def _open_readonly(path: Path) -> sqlite3.Connection:
-    uri = "file:" + quote(str(path.absolute())) + "?mode=ro"
+    """``path`` opened read-only; also ``immutable`` when no ``-wal`` or ``-journal`` lies beside it, because a
+    WAL-mode copy of chat.db (Messages keeps it in WAL mode) would otherwise get ``-wal``/``-shm`` files created
+    next to it.  With a ``-wal`` beside it (a live or fully copied database) SQLite reads it too."""
+    quiet = not any(Path(str(path) + tail).exists() for tail in ("-wal", "-journal"))
+    uri = "file:" + quote(str(path.absolute())) + "?mode=ro" + ("&immutable=1" if quiet else "")
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
-        raise InputError(str(path), f"not a readable SQLite database: {exc}") from exc
+        raise InputError(str(path), _sqlite_problem(exc)) from exc
     return conn
 
 
@@ -247,16 +350,21 @@ class IMessageIngestor:
         Args:
             path: a ``chat.db`` (opened with ``mode=ro``; never modified).
         Raises:
-            InputError: not an SQLite database, or not a Messages one (tables missing).
+            InputError: not an SQLite database, not a Messages one (tables missing), locked by another
+                program, or damaged (the reason says which; messages yielded before the damage stay good).
         """
         path = Path(path)
         if not path.is_file():
             raise InputError(str(path), "no such file")
         conn = _open_readonly(path)
+        done = [0]
         try:
-            yield from self._read(conn, path)
+            for item in self._read(conn, path):
+                done[0] += isinstance(item, Record)
+                yield item
         except sqlite3.Error as exc:
-            raise InputError(str(path), f"cannot read the Messages database: {exc}") from exc
+            kept = f"; the {done[0]} messages before it were read" if done[0] else ""
+            raise InputError(str(path), f"cannot read the Messages database: {_sqlite_problem(exc)}{kept}") from exc
         finally:
             conn.close()
 
@@ -270,12 +378,25 @@ class IMessageIngestor:
         def col(name: str, default: str = "NULL") -> str:
             return f"m.{name}" if name in mcols else default
 
-        handles = {rowid: hid for rowid, hid in conn.execute("SELECT ROWID, id FROM handle")}
+        hcols = _columns(conn, "handle")
+        handles = {}
+        for rowid, hid, country in conn.execute(
+                "SELECT ROWID, id, " + ("country" if "country" in hcols else "NULL") + " FROM handle"):
+            if isinstance(hid, str) and _address_kind(hid) == "phone":
+                hid = canonical_phone(hid, country if isinstance(country, str) else None)
+            handles[rowid] = hid
         chats: dict[int, str] = {}
+        chat_names: dict[int, str] = {}
         chat_cols = _columns(conn, "chat")
-        for row in conn.execute("SELECT ROWID, " + ("guid" if "guid" in chat_cols else "NULL") + ", "
-                                + ("chat_identifier" if "chat_identifier" in chat_cols else "NULL") + " FROM chat"):
+
+        def ccol(name: str) -> str:
+            return name if name in chat_cols else "NULL"
+
+        for row in conn.execute(f"SELECT ROWID, {ccol('guid')}, {ccol('chat_identifier')}, {ccol('display_name')} "
+                                "FROM chat"):
             chats[row[0]] = row[1] or row[2] or f"chat {row[0]}"
+            if isinstance(row[3], str) and row[3].strip():
+                chat_names[row[0]] = row[3].strip()
         members: dict[int, list[int]] = {}
         if "chat_handle_join" in tables:
             for chat_id, handle_id in conn.execute("SELECT chat_id, handle_id FROM chat_handle_join ORDER BY rowid"):
@@ -309,6 +430,7 @@ class IMessageIngestor:
             FROM message m
             ORDER BY {col('date', 'm.ROWID')}, m.ROWID
         """
+        recent: dict[str | None, deque] = {}  # each chat's latest texts, for reactions sent as text
         for row in conn.execute(sql):
             rowid = row[0]
             try:
@@ -316,8 +438,17 @@ class IMessageIngestor:
             except Exception as exc:  # one bad row must not cost its neighbours
                 yield RecordError(str(path), f"message ROWID {rowid}", f"{type(exc).__name__}: {exc}")
                 continue
-            if record is not None:
-                yield record
+            if record is None:
+                continue
+            earlier = recent.setdefault(record.thread, deque(maxlen=_RECENT_TEXTS))
+            if record.text and is_text_reaction(record.text, earlier):
+                continue  # "Loved “…”" from a phone that is not Apple's: a reaction, not a message
+            if record.text:
+                earlier.append(record.text)
+            chat_id = row[-1]
+            if chat_id in chat_names:
+                record.attrs["chat_name"] = chat_names[chat_id]
+            yield record
 
     def _party(self, handle_rowid: int, handles: dict[int, str], role: str) -> Party | None:
         hid = handles.get(handle_rowid)
@@ -360,6 +491,11 @@ class IMessageIngestor:
 
         if attachments.get(rowid):
             attrs["attachments"] = attachments[rowid]
+            notes.extend(dict.fromkeys(_attachment_note(a) for a in attachments[rowid]))
+        elif "\ufffc" in text:
+            notes.append("attachment")
+        if text and not text.replace("\ufffc", "").strip():
+            text = ""  # only attachments: no words
         if thread_origin:
             attrs["thread_originator_guid"] = thread_origin
         if reply_to:

@@ -22,6 +22,16 @@ from ingestors.base import Ingestor
 SNIFF_BYTES = 4096
 MIN_SCORE = 0.5  # a sniff below this does not claim a file whose suffix nobody claims
 SKIPPED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+_SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a database (chat.db-wal)
+
+
+def _listed(names: list[str]) -> list[str]:
+    """The names of one folder worth reading: not hidden, not :data:`SKIPPED_NAMES`, and not SQLite's
+    companion files of a database beside them (``chat.db-wal``, ``chat.db-shm``, ``chat.db-journal``:
+    SQLite reads them with ``chat.db``; alone they are no export)."""
+    present = set(names)
+    return [f for f in names if not f.startswith(".") and f not in SKIPPED_NAMES
+            and not any(f.endswith(c) and f[:-len(c)] in present for c in _SQLITE_COMPANIONS)]
 
 _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go to the first)
     ("ingestors.mbox", "MboxIngestor"),
@@ -126,8 +136,9 @@ def expand_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list
     Returns:
         Every file, folders walked recursively, each folder's files sorted by path;
         hidden files and folders (name starting with ``.``), ``.DS_Store``,
-        ``Thumbs.db`` and ``desktop.ini`` are skipped inside folders (a file named
-        directly is kept).  Arguments keep their order; duplicates are dropped.
+        ``Thumbs.db``, ``desktop.ini`` and SQLite's ``-wal``/``-shm``/``-journal`` files beside
+        their database are skipped inside folders (a file named directly is kept).  Arguments
+        keep their order; duplicates are dropped.
     Raises:
         InputError: a path does not exist.
     """
@@ -147,8 +158,7 @@ def expand_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list
             found = []
             for root, dirs, files in os.walk(given):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
-                found += [Path(root, f) for f in files
-                          if not f.startswith(".") and f not in SKIPPED_NAMES]
+                found += [Path(root, f) for f in _listed(files)]
             for p in sorted(found):
                 add(p)
         elif given.exists():
@@ -206,7 +216,7 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[
             found = []
             for root, dirs, names in os.walk(path, onerror=walk_error):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
-                found += [Path(root, f) for f in names if not f.startswith(".") and f not in SKIPPED_NAMES]
+                found += [Path(root, f) for f in _listed(names)]
             for p in sorted(found):
                 add(p)
         elif path.is_file():
