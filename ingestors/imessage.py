@@ -337,12 +337,24 @@ class IMessageIngestor:
     suffixes = frozenset({".db"})
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """0.95 for an SQLite file whose first page names Messages' tables, 0.3 for another SQLite file, else 0."""
+        """0.95 for an SQLite file whose first page names Messages' tables, or whose tables (read-only) include
+        ``message``, ``handle``, ``chat`` and ``chat_message_join`` (an iPhone backup's ``sms.db``, stored under a
+        hash with no suffix, names them past the first page); 0.3 for another SQLite file; else 0."""
         if not head.startswith(_SQLITE_MAGIC):
             return 0.0
         if b"chat_message_join" in head or (b"attributedBody" in head and b"handle" in head):
             return 0.95
-        return 0.3
+        try:
+            conn = _open_readonly(Path(path))
+        except InputError:
+            return 0.3
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error:
+            return 0.3
+        finally:
+            conn.close()
+        return 0.95 if {"message", "handle", "chat", "chat_message_join"} <= tables else 0.3
 
     def read(self, path: Path) -> Iterator[Item]:
         """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), oldest first.

@@ -256,3 +256,24 @@ def test_locked_and_damaged_databases_are_clear_errors_naming_the_file(tmp_path,
     with pytest.raises(InputError) as err:
         list(IMessageIngestor().read(damaged))
     assert str(damaged) in str(err.value) and "damaged" in err.value.reason
+
+
+def test_an_iphone_backups_sms_db_without_a_suffix_is_found_by_its_tables(tmp_path):
+    from ingestors.registry import ingestor_for
+
+    # iTunes/Finder backups keep sms.db as a hash with no suffix; pad the schema so the Messages tables are
+    # named past the first 4 KiB that the registry sniffs
+    padding = "".join(f"CREATE TABLE pad_{i} (a TEXT, b TEXT, c TEXT, d TEXT, e TEXT, f TEXT);\n" for i in range(80))
+    db = build(tmp_path / "3d0d7e5fb2ce288813306e4d4636395e047a3d28", schema=padding + SCHEMA,
+               handles=[(1, "+15551230001", "us", "SMS")], messages=[msg(1, "from the backup", 1)])
+    head = db.read_bytes()[:4096]
+    assert b"chat_message_join" not in head and b"attributedBody" not in head
+    assert ingestor_for(db).name == "imessage"
+    (rec,) = records(db)
+    assert rec.text == "from the backup" and rec.sender == Party(None, "+15551230001", "phone", "from")
+    other = tmp_path / "notes"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE note (id INTEGER, body TEXT)")
+    conn.commit()
+    conn.close()
+    assert IMessageIngestor().sniff(other, other.read_bytes()[:4096]) == 0.3 and ingestor_for(other) is None
