@@ -533,7 +533,7 @@ def card_facts(rec, record_id: int, entity_id: int, name: str) -> list:
     def add(category: str, key: str, value: str, sentence: str, excerpt: str, domain: str = "work") -> None:
         out.append(FactDraft(subject_id=entity_id, domain=domain, category=category, key=key, value=value,
                              statement=as_of_statement(when, sentence), confidence=0.9, valid_from=when,
-                             record_id=record_id, excerpt=f"{excerpt} ({where})"))
+                             record_id=record_id, excerpt=f"{excerpt} ({where})", by_arrival=True))
     if card.get("org"):
         add("employment", "employer", card["org"], f"{name} works at {card['org']}.", f"ORG: {card['org']}")
     if card.get("title"):

@@ -41,6 +41,10 @@ class FactDraft:
     record_id: int | None = None
     excerpt: str = ""
     links: list[tuple[int, str]] = field(default_factory=list)
+    by_arrival: bool = False
+    """True when ``valid_from`` is only when the value was known to hold (a contact card: a snapshot dated by
+    its ``REV`` or its file's time), not when it began: the draft then supersedes the active fact as it
+    arrives (an edited card's new employer replaces the old one) instead of being placed by ``valid_from``."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     t = clock.ensure_utc(draft.valid_from)
     line = _timeline(s, draft.subject_id, draft.domain, draft.category, draft.key)
     active = next((f for f in line if f.superseded_by is None), None)
-    if t is None or not line or any(f.valid_from is None for f in line):
+    if t is None or draft.by_arrival or not line or any(f.valid_from is None for f in line):
         return _write_as_recorded(s, draft, active)
     said = _said_at(s, draft.record_id)
     before = [f for f in line if _order(s, f) <= (t, said or _FAR)]

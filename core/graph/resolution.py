@@ -11,6 +11,8 @@
 | Thread            | definitive  | the same name already wrote in this chat/thread → that participant|
 | Exact name        | definitive  | merge (case-insensitive) — **full names only** (issue 13); a name |
 |                   |             | two or more contact cards share is a suggestion (card_name)       |
+| Exact name across identifiers | 0.80 | both sides have addresses of their own, share none and no   |
+|                   |             | company mail domain: new entity + a suggestion (full_name)        |
 | Alias match       | definitive  | merge (nicknames, emails, handles) — full names only              |
 | First name + org domain | definitive | a bare name corroborated by a shared company mail domain    |
 | Address spells the name | definitive | "Anna" <elliott.anna@…>, or no name at <anna.elliott@…>: the  |
@@ -30,7 +32,11 @@ merged and the second one's employer superseded the first one's (issue 13).  A b
 nickname is shared by many people, so a match on it alone is at most a suggestion unless something
 else corroborates it (a shared identifier, a company mail domain, the same thread); a fuzzy match
 between two people who each have their own address is a suggestion too.  A wrong merge is worse than a
-missed one: a missed one waits in the review queue.
+missed one: a missed one waits in the review queue.  The same holds for a full name: "Sam Lee" at
+sam@acme.example and "Sam Lee" at sam.lee@globex.example (or one by phone on WhatsApp, one by mail) were
+merged (held) and shown as one person with both addresses; a common full name says no more than a first
+name does when each side has its own addresses, so that is a suggestion (``full_name``) unless a shared
+company mail domain corroborates it.
 
 Every merge Kith makes by name while the incoming mention brings a new alias (an address or a name
 variant) is done as *create, then merge* with a :class:`~core.store.schema.MergeCandidate` row
@@ -53,6 +59,7 @@ Every decision is returned with the signal that made it and its score.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
@@ -70,6 +77,7 @@ FUZZY_REVIEW = 0.55     # seed 002: 0.55–0.85 → new entity + review item
 SAME_SURNAME = 0.45     # seed 002: same last name, different first name
 NICKNAME = 0.90         # same last name, first names one name's forms (Bob/Robert): the fuzzy-high band
 BARE_NAME = 0.60        # issue 13: a bare first name/nickname across identifiers is at most a suggestion
+FULL_NAME = 0.80        # issue 13's kind: a same full name across identifiers is a suggestion, above bare names
 FIRST_NAME_DIFFERENT = 0.5  # first names with bigram similarity below this are "different" (Mary vs John, not Jon vs John)
 DEFINITIVE = ("phone", "contact", "email", "handle")  # address kinds looked up as definitive aliases
 ADDRESS_KINDS = ("phone", "email", "handle")
@@ -82,6 +90,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "signature_phone": "definitive (their own signature)", "nickname": f"≥ {FUZZY_MERGE} (nickname forms)",
     "card_name": "suggestion (several contact cards have this name)",
     "address_name": "definitive (the address spells the full name)",
+    "full_name": "suggestion (same full name, each with addresses of their own)",
 }
 CARD_NAMES = "card_names"
 """``Entity.attrs[CARD_NAMES]``: the normalised display names (``FN``) of the contact cards joined to an entity —
@@ -129,9 +138,16 @@ class Context:
     apart: set[int] = field(default_factory=set)
 
 
+def _fold(name: str) -> str:
+    """``normalize_name`` without diacritics ("José García" → "jose garcia"): a name typed on a keyboard
+    without accents is the same name, for the fuzzy rows (exact lookups keep the accents)."""
+    decomposed = unicodedata.normalize("NFKD", normalize_name(name))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def _bigrams(name: str) -> Counter:
     grams: Counter = Counter()
-    for word in normalize_name(name).split():
+    for word in _fold(name).split():
         padded = f" {word} "
         grams.update(padded[i:i + 2] for i in range(len(padded) - 1))
     return grams
@@ -168,7 +184,7 @@ def name_score(a: str, b: str) -> tuple[float, str]:
     (0.90, "nickname"); same surname with a clearly different first name → (0.45, "same_surname");
     otherwise the bigram similarity with signal fuzzy_high / fuzzy_review / none.
     """
-    ta, tb = normalize_name(a).split(), normalize_name(b).split()
+    ta, tb = _fold(a).split(), _fold(b).split()
     if len(ta) >= 2 and len(tb) >= 2 and ta[-1] == tb[-1] and ta[0] != tb[0]:
         fa, fb = ta[0], tb[0]
         if bigram_similarity(a, b) < FUZZY_MERGE and nickname_forms(fa, fb):
@@ -536,6 +552,10 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                             f"({', '.join(e.canonical_name for e in cards)}); "
                                             f"{_identifier_note(s, cards[0].id, mine)}"))
             best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
+            if signal == "exact_name" and _strangers(s, best.id, mine):
+                return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                               suggest=(best.id, "full_name", FULL_NAME, f"same full name {name!r} only, "
+                                        f"{_identifier_note(s, best.id, mine)}"))
             return _join(s, best, signal, 1.0, f"same full name {name!r}", name, address, address_kind,
                          contact_id, region, attrs, index, ctx, mine)
         # a bare first name or nickname: definitive only when corroborated
@@ -683,6 +703,17 @@ def _shares(a: dict[str, set[str]], b: dict[str, set[str]]) -> bool:
     return any(a[k] & b.get(k, set()) for k in a)
 
 
+def _strangers(s: Session, entity_id: int, mine: dict[str, set[str]]) -> bool:
+    """True when a mention with identifiers ``mine`` and entity ``entity_id`` each have identifiers of their
+    own, share none, and share no organisation's mail domain (issue 13's kind: two people called "Sam Lee" at
+    two companies, or one on WhatsApp and one by mail) — a same full name between them is only a suggestion."""
+    theirs = _addresses(s, entity_id)
+    if not mine or not theirs or _shares(mine, theirs):
+        return False
+    domains = {email_domain(a) for a in mine.get("email", ())} & {email_domain(a) for a in theirs.get("email", ())}
+    return not any(d and is_org_domain(d) for d in domains)
+
+
 def _conflicts(s: Session, entity_id: int, mine: dict[str, set[str]]) -> int:
     if not mine:
         return 0
@@ -734,6 +765,11 @@ def _late_join(s: Session, found: Entity, name: str, index: NameIndex, ctx: Cont
 
     for other in _by_names(s, ("name",), normalize_name(name), "person"):
         if other.id == found.id or other.id in ctx.apart or other.is_owner or found.is_owner:
+            continue
+        if _strangers(s, other.id, _addresses(s, found.id)):
+            record_decision(s, found.id, other.id, "pending", "full_name", FULL_NAME,
+                            f"same full name {name!r} only (learnt when {found.canonical_name!r} wrote with it), "
+                            f"{_identifier_note(s, other.id, _addresses(s, found.id))}")
             continue
         merge_by_rule(s, found, other, "exact_name", 1.0,
                       f"same full name {name!r} (learnt when {found.canonical_name!r} wrote with it)", index)

@@ -116,8 +116,8 @@ def test_forgetting_a_person_takes_their_earlier_identities_and_held_facts(conta
     from helpers.mboxes import write_mbox
 
     path = write_mbox(tmp_path / "alex.mbox", [
-        ("Alex Reed <alex@north.example>", "new job", "I work at Northwind now."),
-        ("Alex Reed <alex.r@south.example>", "hello", "I work at Southbank these days.")],
+        ("Alex Reed <alex@north.dupont.com>", "new job", "I work at Northwind now."),
+        ("Alex Reed <alex.r@south.dupont.com>", "hello", "I work at Southbank these days.")],
         start=datetime(2023, 3, 6, 9, tzinfo=timezone.utc), step=timedelta(days=2))
     ingest(container, [path])
     with container.db.session() as s:

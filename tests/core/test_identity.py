@@ -105,13 +105,34 @@ def test_bare_names_without_identifiers_join_and_nicknames_stay_definitive(s):
     assert c.entity.id != a.entity.id and c.review_id is not None  # a bare name across identifiers
 
 
-def test_full_name_across_identifiers_merges_but_holds_supersession_until_confirmed(s):
+def test_full_name_across_unrelated_identifiers_is_a_suggestion_not_a_merge(s):
+    """Two "Sam Lee"s at two companies, or one on WhatsApp by phone and one by mail: the same full name with
+    addresses of their own is no more than a suggestion (it was a held merge: one person, both addresses)."""
     index = NameIndex()
     when = lambda m: datetime(2023, m, 6, 9, tzinfo=timezone.utc)  # noqa: E731
-    first = _say(s, index, R(P("Alex Reed", "alex@north.example")), "I work at Northwind now.", when(3))
-    second = _say(s, index, R(P("Alex Reed", "alex.r@south.example")), "I work at Southbank these days.", when(4))
+    a = _say(s, index, R(P("Sam Lee", "sam@acme.example")), "I work at Acme now.", when(3))
+    b = _say(s, index, R(P("Sam Lee", "sam.lee@globex.example")), "I work at Globex these days.", when(4))
+    c = _say(s, index, R(P("Sam Lee", "+44 7700 900123", "phone"), kind="chat", thread="wa:x"), "I live in Leeds.",
+             when(5))
+    assert len({a.sender_id, b.sender_id, c.sender_id}) == 3
+    assert _active(s, a.sender_id, "employer") == ["Acme"] and _active(s, b.sender_id, "employer") == ["Globex"]
+    assert s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).all() == []
+    pending = s.exec(select(MergeCandidate).where(MergeCandidate.status == "pending")).all()
+    assert {(m.a_id, m.b_id, m.signal, m.score) for m in pending} == {
+        (a.sender_id, b.sender_id, "full_name", 0.8), (a.sender_id, c.sender_id, "full_name", 0.8)}
+    assert "sam@acme.example" in pending[0].reason and "sam.lee@globex.example" in pending[0].reason
+    # the same address again finds its own Sam Lee, not the first one
+    again = _say(s, index, R(P("Sam Lee", "sam.lee@globex.example")), "Hello.", when(6))
+    assert again.sender_id == b.sender_id
+
+
+def test_full_name_across_identifiers_of_one_company_merges_but_holds_supersession_until_confirmed(s):
+    index = NameIndex()
+    when = lambda m: datetime(2023, m, 6, 9, tzinfo=timezone.utc)  # noqa: E731
+    first = _say(s, index, R(P("Alex Reed", "alex@north.dupont.com")), "I work at Northwind now.", when(3))
+    second = _say(s, index, R(P("Alex Reed", "alex.r@south.dupont.com")), "I work at Southbank these days.", when(4))
     alex = first.sender_id
-    assert second.sender_id == alex  # a full name is definitive …
+    assert second.sender_id == alex  # a full name and one company's mail domain …
     mc = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).one()
     assert (mc.signal, mc.threshold, mc.decided_by, mc.detail["hold"]) == ("exact_name", "definitive", "kith", True)
     held = second.sender_identity_id
@@ -119,7 +140,7 @@ def test_full_name_across_identifiers_merges_but_holds_supersession_until_confir
     # … but Southbank does not supersede Northwind: it waits on the second identity
     assert _active(s, alex, "employer") == ["Northwind"] and _active(s, held, "employer") == ["Southbank"]
     # a later mail from the second address still speaks for that identity
-    later = _say(s, index, R(P("Alex Reed", "alex.r@south.example")), "I live in Leeds.", when(5))
+    later = _say(s, index, R(P("Alex Reed", "alex.r@south.dupont.com")), "I live in Leeds.", when(5))
     assert later.sender_id == alex and _active(s, held, "home") == ["Leeds"] and _active(s, alex, "home") == []
     confirm(s, mc)
     assert _active(s, alex, "employer") == ["Southbank"] and _active(s, alex, "home") == ["Leeds"]
@@ -189,17 +210,26 @@ def test_emoji_in_another_chat_a_full_name_joins_with_its_reason_a_bare_name_is_
 
 
 def test_last_first_order_and_a_full_name_learnt_later(s):
-    a = resolve(s, "person", "Anna Greene", "agreene@umbrella.example")
+    a = resolve(s, "person", "Anna Greene", None)
     b = resolve(s, "person", "Greene, Anna", "annagreene85@gmail.com")
     assert (b.entity.id, b.signal) == (a.entity.id, "exact_name")
-    # an Apple ID seen first without a name, then with it: the name joins it to the one already known
+    c = resolve(s, "person", "Anna Greene", "agreene@umbrella.example")  # both have addresses now: a suggestion
+    assert c.entity.id != a.entity.id and (c.signal, c.matched_id) == ("full_name", a.entity.id)
+    # an Apple ID seen first without a name, then with it: the name learnt meets another Sam Palmer
     x = resolve(s, "person", None, "sam.palmer@icloud.com")
     y = resolve(s, "person", "Sam Palmer", "spalmer@wonka.example")
     assert x.entity.id != y.entity.id
     z = resolve(s, "person", "Sam Palmer", "sam.palmer@icloud.com")
-    assert z.entity.id == x.entity.id and s.get(Entity, y.entity.id).tombstoned_at is not None
+    assert z.entity.id == x.entity.id and s.get(Entity, y.entity.id).tombstoned_at is None
     mc = s.exec(select(MergeCandidate).where(MergeCandidate.b_id == y.entity.id)).one()
-    assert (mc.a_id, mc.signal, mc.status, mc.detail["hold"]) == (x.entity.id, "exact_name", "merged", True)
+    assert (mc.a_id, mc.signal, mc.status) == (x.entity.id, "full_name", "pending")
+    # at one company's domain the late name joins them (held until confirmed)
+    u = resolve(s, "person", None, "kim.ro@eu.dupont.com")
+    v = resolve(s, "person", "Kim Ro", "kro@dupont.com")
+    w = resolve(s, "person", "Kim Ro", "kim.ro@eu.dupont.com")
+    assert w.entity.id == u.entity.id and s.get(Entity, v.entity.id).tombstoned_at is not None
+    mc = s.exec(select(MergeCandidate).where(MergeCandidate.b_id == v.entity.id)).one()
+    assert (mc.a_id, mc.signal, mc.status, mc.detail["hold"]) == (u.entity.id, "exact_name", "merged", True)
 
 
 def test_thread_first_then_whoever_the_text_names(s):

@@ -20,8 +20,8 @@ def life(kith_container, tmp_path):
     from app.operations.ingest import ingest
 
     path = write_mbox(tmp_path / "alex.mbox", [
-        ("Alex Reed <alex@north.example>", "new job", "I work at Northwind now."),
-        ("Alex Reed <alex.r@south.example>", "hello", "I work at Southbank these days."),
+        ("Alex Reed <alex@north.dupont.com>", "new job", "I work at Northwind now."),
+        ("Alex Reed <alex.r@south.dupont.com>", "hello", "I work at Southbank these days."),
         ("Sam <sam@one.example>", "hi", "Hello there."),
         ("Sam <sam@two.example>", "hi", "Hello again.")],
         start=datetime(2023, 3, 6, 9, tzinfo=timezone.utc), step=timedelta(days=2))
@@ -61,7 +61,7 @@ def test_panel_shows_why_and_confirming_releases_the_held_fact(qtbot, page, life
     rows = page.why.rows()
     assert "Merged by Kith \u2014 not confirmed: Alex Reed (#%d)" % d.other_id in rows
     assert any(r.startswith("Waits for your confirmation: ") and "Southbank" in r for r in rows)
-    assert any(r.startswith("alex.r@south.example (email)") for r in rows) and \
+    assert any(r.startswith("alex.r@south.dupont.com (email)") for r in rows) and \
         "Why: same full name 'Alex Reed'" in rows
     qtbot.waitUntil(lambda: page.data is not None and page.data.profile.id == alex, timeout=30_000)
     assert not any("Southbank" in f for f in page.facts_shown())  # held, not current yet
