@@ -32,10 +32,11 @@ Decisions:
   lower-case word (``"Ana sent a link."``, ``"Ana named the group Trip."``, ``"Ana reacted ❤
   to your message"``), or a fixed English phrase (``"You unsent a message"``, ``"Liked a
   message"``, ``"Replied to your story"``, and the owner's own notices: ``"You named the group
-  Trip."``, ``"You left the group."``, ``"You are now connected on Messenger"``; :func:`is_generated`).  On a message with media or a
-  share it is left out (the text is empty, the media noted); on an unsent message the text is
-  empty; otherwise the message is not a record.  Neither is a message of ``type``
-  ``Subscribe``/``Unsubscribe``/``Call`` or one with ``call_duration``.  These are kept in
+  Trip."``, ``"You left the group."``, ``"You are now connected on Messenger"``;
+  :func:`is_generated`).  On a message with media or a share it is left out (the text is empty,
+  the media noted); on an unsent message the text is empty; otherwise the message is not a record.
+  Neither is a message of ``type`` ``Subscribe``/``Unsubscribe``/``Call`` (any case) or one with
+  ``call_duration``.  These are kept in
   ``attrs["system_events"]`` (``{"at", "actor", "text"}``) of the next record (the last
   record for those after it).
 * **Who**: ``Party(sender_name, None, "handle", "from")``; the recipients are the other

@@ -76,7 +76,8 @@ def test_encrypted_chat_export_camel_case(tmp_path):
             {"isUnsent": True, "media": [], "reactions": [], "senderName": "Owner Person", "text": "",
              "timestamp": 1700000030000, "type": "text"},
             {"isUnsent": False, "media": [], "reactions": [{"actor": "Owner Person", "reaction": "❤"}],
-             "senderName": "João Silva", "text": "Olá! Até amanhã 👋", "timestamp": 1700000000000, "type": "text"},
+             "senderName": "João Silva", "text": "Olá! Até amanhã 👋", "timestamp": 1700000000000,
+             "type": "text"},
         ]}, ensure_ascii=False), encoding="utf-8")
     assert ingestor_for(p).name == "messenger"
     items = _records(p)
