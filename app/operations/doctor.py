@@ -263,10 +263,10 @@ def diagnose(c: Container) -> DoctorReport:
         checks = [_check_sqlite(conn), _check_fts(conn), *_check_vectors(c, conn), _check_signatures(c, conn),
                   _check_episodes(conn), _check_lexicon(conn), _check_ledger(conn)]
     pending = pipeline.pending(c)
-    with c.db.engine.connect() as conn:
-        if "forget_op" in SQLModel.metadata.tables:  # a forget whose later steps a crash cut short
-            pending["forgets"] = int(conn.exec_driver_sql(
-                "SELECT count(*) FROM forget_op WHERE state IN ('hiding', 'restoring', 'purging')").scalar() or 0)
+    if "forget_op" in SQLModel.metadata.tables:  # a forget whose later steps (or the purge it asked for) a crash cut short
+        from app.operations.forget import unfinished
+
+        pending["forgets"] = len(unfinished(c))
     return DoctorReport(checks, pending=pending)
 
 

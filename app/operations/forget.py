@@ -336,7 +336,7 @@ def _fingerprint(sc: Scope) -> str:
     return hashlib.sha256(json.dumps(ids, sort_keys=True).encode()).hexdigest()
 
 
-def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
+def _hide_on_writer(c: Container, t: Target, mentions: str, purge: bool = False) -> int:
     from core.graph import forget as graph
     from core.graph import summaries
     from core.memory import forget as memory
@@ -352,7 +352,9 @@ def _hide_on_writer(c: Container, t: Target, mentions: str) -> int:
         conn = _raw(s)
         op = ForgetOp(target_kind=t.kind, label=sc.label, state="hiding", mentions=mentions, created_at=now,
                       expires_at=now + timedelta(days=_recovery_days(c)),
-                      plan={"scope": sc.to_json(), "memory": memory.selection_ids(msel)},
+                      # ``purge``: the caller asked for erasure; kept with the plan so that a crash before the
+                      # purge is finished by resume_pending, never left as a restorable hide
+                      plan={"scope": sc.to_json(), "memory": memory.selection_ids(msel), "purge": bool(purge)},
                       fingerprint=_fingerprint(sc))
         s.add(op)
         s.flush()
@@ -449,7 +451,7 @@ def forget(c: Container, target, purge: bool = False, mentions: str = "redact") 
         NotFound / Ambiguous: no such target; ValueError: the owner, a bad range or ``mentions``.
     """
     t = resolve_target(c, target)
-    op_id = c.writer.run(_hide_on_writer, c, t, mentions)
+    op_id = c.writer.run(_hide_on_writer, c, t, mentions, purge)
     label = _report(c, op_id).label  # the purge clears it from the data folder; the caller may still show it
     purged = purge_ops(c, [op_id]) if purge else None
     rep = _report(c, op_id)
@@ -704,7 +706,8 @@ def list_forgotten(c: Container, include_done: bool = False) -> list[ForgottenIt
 
 def resume_pending(c: Container) -> list[int]:
     """Finish every forget a crash interrupted: a hide whose derived indexes were not done, a restore,
-    a purge whose files were not compacted/rebuilt/vacuumed; and a half-done Chroma rebuild.
+    a purge whose files were not compacted/rebuilt/vacuumed, a ``forget(..., purge=True)`` killed before its
+    purge (it is purged now, as asked: :func:`unfinished`); and a half-done Chroma rebuild.
     ``kith doctor`` and start-up call it (cheap when nothing is pending: one query).  Returns the forget
     ids it completed."""
     from core.memory.forget import finish_compaction
@@ -716,16 +719,31 @@ def resume_pending(c: Container) -> list[int]:
     folder = c.settings.home / "memory"
     if any((folder / f).exists() for f in ("signatures.dat.compact", "gists.dat.compact")):
         c.writer.run(compaction)  # a signature compaction a crash cut short
-    with c.db.session() as s:
-        ops = [(op.id, op.state) for op in s.exec(select(ForgetOp).where(
-            ForgetOp.state.in_(("hiding", "restoring", "purging")))).all()]
+    ops = unfinished(c)
     done = []
-    for op_id, state in ops:
+    for op_id, state, purge in ops:
         if state == "hiding":
             c.writer.run(_finish_hide, c, op_id)
         elif state == "restoring":
             c.writer.run(_finish_restore, c, op_id)
         done.append(op_id)
-    if any(st == "purging" for _, st in ops):  # (its Chroma rebuild finishes a half-done one: NAME-rebuild)
+    erase = [op_id for op_id, state, purge in ops if purge and state in ("hiding", "hidden")]
+    if erase:  # `forget --purge` killed before its purge: erase as asked (this also finishes any purge in progress)
+        purge_ops(c, erase)
+    elif any(st == "purging" for _, st, _p in ops):  # (its Chroma rebuild finishes a half-done one: NAME-rebuild)
         c.writer.run(_finish_purge_on_writer, c)
     return done
+
+
+def unfinished(c: Container) -> list[tuple[int, str, bool]]:
+    """Forgets a crash left unfinished, oldest first: a hide, restore or purge in progress, and a hide made for
+    ``forget(..., purge=True)`` whose purge never ran (the erasure the user asked for is still owed).
+
+    Returns:
+        ``(forget id, state, purge asked)`` triples; read-only.
+    """
+    with c.db.session() as s:
+        return [(op.id, op.state, bool((op.plan or {}).get("purge"))) for op in s.exec(
+            select(ForgetOp).where(ForgetOp.state.in_(("hiding", "restoring", "purging", "hidden")))
+            .order_by(ForgetOp.id)).all()
+            if op.state != "hidden" or (op.plan or {}).get("purge")]

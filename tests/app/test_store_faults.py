@@ -1,0 +1,62 @@
+"""Faults a hostile user can cause in a data folder, each with the values the stores must hold afterwards:
+a ``forget --purge`` killed before its purge, episode-lexicon rows deleted by hand, a damaged SQLite page,
+and a full disk while importing."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlmodel import select
+
+import app.operations.forget as forget_ops
+from app.operations.doctor import diagnose, repair
+from app.operations.forget import forget, list_forgotten, resume_pending
+from app.operations.ingest import ingest
+from core.store.forgetting import ForgetOp
+from core.store.schema import Entity, Record
+from helpers.mboxes import write_mbox
+
+ME = "Owner Person <owner@example.net>"
+
+
+@pytest.fixture
+def mail(tmp_path, container):
+    """kitchen.mbox: Alice ×2, Bob, and the owner's own line naming Alice (4 records, 3 senders)."""
+    container.settings.owner_emails = ["owner@example.net"]
+    container.settings.owner_name = "Owner Person"
+    a = write_mbox(tmp_path / "kitchen.mbox", [
+        ("Alice Example <alice@example.com>", "Sourdough starter", "Feed the sourdough starter twice a day."),
+        ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing on Saturday morning?"),
+        ("Alice Example <alice@example.com>", "Rye flour", "Rye flour makes the starter bubble."),
+        (ME, "Bob Stone <bob@example.org>", "Printer", "Remember that Alice Example fixed the printing last week."),
+    ])
+    rep = ingest(container, [a])
+    assert rep.records_added == 4 and not rep.errors
+    return a
+
+
+def test_forget_purge_killed_before_its_purge_is_purged_by_resume(container, mail, monkeypatch):
+    """`kith forget X --purge` killed after the hide committed but before the purge ran: the erasure the user
+    asked for is still owed.  The doctor counts it as pending and resume_pending (doctor --repair, the window
+    at start-up) purges it; it is never left as a restorable hide."""
+    def killed(*_a, **_k):
+        raise KeyboardInterrupt  # the process dies here: nothing after the hide runs
+    monkeypatch.setattr(forget_ops, "purge_ops", killed)
+    with pytest.raises(KeyboardInterrupt):
+        forget(container, "Alice Example", purge=True)
+    monkeypatch.undo()
+    with container.db.session() as s:
+        op = s.exec(select(ForgetOp)).one()
+        assert op.state == "hidden"
+        assert len(s.exec(select(Record)).all()) == 4  # hidden, not yet erased
+    assert diagnose(container).pending["forgets"] == 1
+
+    assert resume_pending(container) == [op.id]
+    with container.db.session() as s:
+        assert s.get(ForgetOp, op.id).state == "purged"
+        assert len(s.exec(select(Record)).all()) == 2  # Alice's two mails erased; Bob's and the owner's stay
+        assert not s.exec(select(Entity).where(Entity.canonical_name == "Alice Example")).all()
+    assert list_forgotten(container) == []  # nothing restorable: the purge was asked for
+    assert diagnose(container).pending["forgets"] == 0
+    data = (container.settings.home / "kith.sqlite3").read_bytes()
+    assert b"alice@example.com" not in data and b"Sourdough" not in data
