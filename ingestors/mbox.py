@@ -62,6 +62,7 @@ SNIFF_BYTES = 4096
 
 _HEADER_LINE = re.compile(rb"^([\x21-\x39\x3b-\x7e]+):")  # RFC 5322 field name, then ':'
 _MBOXRD_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
+_HEADER_END = re.compile(rb"\r?\n\r?\n|^\r?\n")  # the blank line between a message's headers and its body
 _KNOWN_HEADERS = {
     b"from", b"to", b"cc", b"subject", b"date", b"message-id", b"received", b"return-path",
     b"mime-version", b"content-type", b"delivered-to", b"reply-to", b"in-reply-to", b"references",
@@ -878,9 +879,32 @@ def _open(path: Path) -> BinaryIO:
         raise InputError(str(path), f"cannot open: {exc.strerror or exc}") from exc
 
 
+_BOM = b"\xef\xbb\xbf"
+_OUTLOOK_PREAMBLE = re.compile(rb"^Microsoft Mail Internet Headers Version [\d.]+[ \t]*\r?\n")
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE compound file: Outlook's .msg
+OUTLOOK_MSG = ("an Outlook .msg file (Outlook's own format), which Kith does not read: save the message as "
+               ".eml, or export the mailbox as mbox (Thunderbird or Apple Mail can), and import that")
+"""The reason given for an Outlook ``.msg`` file (an OLE compound document, not an RFC 822 message)."""
+
+
+def _skip_preamble(data: bytes) -> bytes:
+    """``data`` without what some writers put before a message's first header: a UTF-8 byte-order mark,
+    blank (or whitespace-only) lines, and the ``Microsoft Mail Internet Headers Version 2.0`` line Outlook
+    writes above the headers it saves."""
+    data = data[len(_BOM):] if data.startswith(_BOM) else data
+    while True:
+        stripped = data.lstrip(b" \t")
+        if stripped[:1] in (b"\r", b"\n"):
+            data = stripped[1:]
+        else:
+            break
+    m = _OUTLOOK_PREAMBLE.match(data)
+    return data[m.end():] if m else data
+
+
 def _looks_like_headers(head: bytes) -> float:
     """0.0–0.8: how much the start of ``head`` looks like RFC 822 header lines."""
-    lines = head.lstrip(b"\r\n").splitlines()
+    lines = _skip_preamble(head).splitlines()
     if not lines or not _HEADER_LINE.match(lines[0]):
         return 0.0
     known = 0
@@ -900,11 +924,13 @@ def _looks_like_headers(head: bytes) -> float:
 @dataclass
 class RawMessage:
     """One message cut from an mbox: its ``From_`` line (None for a first message without one),
-    its bytes (None when it is over the size limit), and its size in bytes."""
+    its bytes (None when it is over the size limit), its size in bytes, and whether it ends where a
+    line ends (False: the file stops in the middle of a line of this message, i.e. it was cut short)."""
 
     from_line: bytes | None
     data: bytes | None
     size: int
+    complete: bool = True
 
 
 def _chunks(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
@@ -918,6 +944,23 @@ def _chunks(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
         at_start = piece.endswith(b"\n")
 
 
+MAX_HEADER_BYTES = 256 * 1024  # a message's header block is looked at (for its MIME boundary) up to this size
+
+
+def _top_boundary(head: bytes) -> bytes | None:
+    """The boundary of a message whose header block is ``head``, when it is a multipart, else None."""
+    from email.parser import BytesHeaderParser
+
+    try:
+        msg = BytesHeaderParser(policy=policy.compat32).parsebytes(head)
+        if msg.get_content_maintype() != "multipart":
+            return None
+        boundary = msg.get_boundary()
+    except Exception:  # a header the parser cannot read: no MIME structure to respect
+        return None
+    return boundary.encode("utf-8", "surrogateescape") if boundary else None
+
+
 def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                first_has_envelope: bool = True) -> Iterator[RawMessage]:
     """Cut an open mbox file into messages, holding at most one message (≤ ``max_message_bytes``) in memory.
@@ -925,7 +968,11 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     A line separates two messages only when it follows a blank line, has the envelope
     shape (:func:`is_envelope`: ``From``, an address, a date) **and** a header line follows
     it.  (In an mbox whose first message has no headers at all, the envelope shape alone
-    is enough.)  Any other line starting ``From `` is body text, quoted or not.  The blank
+    is enough.)  Any other line starting ``From `` is body text, quoted or not.  Inside a
+    multipart message whose closing boundary (``--boundary--``) has not come yet, even such a
+    line is body text (a ``git format-patch`` file or a saved mbox attached unencoded starts
+    with one); should the closing boundary never come (a message cut short), the message is
+    cut at the first of those lines after all, so no message after it is lost.  The blank
     line before each ``From_`` line is dropped, and ``^>+From `` lines lose one ``>``
     (mboxrd un-quoting).  A message over ``max_message_bytes`` is not kept: it comes back
     with ``data=None`` and its size, and the file goes on being read after it.
@@ -933,7 +980,13 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     Args:
         fh: the file, positioned at the first message (its ``From_`` line, or its headers
             when ``first_has_envelope`` is False).
+        max_message_bytes: the most bytes of one message held in memory.
+        first_has_envelope: whether the first message starts with a ``From_`` line.
+    Yields:
+        :class:`RawMessage` per message, in file order.
     """
+    source = _chunks(fh)
+    replay: list[tuple[bytes, bool]] = []  # pieces to read again before the file's next ones
     from_line: bytes | None = None
     parts: list[bytes] = []
     size = 0
@@ -943,6 +996,12 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     deciding = False  # the line after the first envelope decides require_headers
     pending: bytes | None = None  # an envelope-shaped line waiting to see whether headers follow
     previous_blank = True
+    last_piece = b"\n"
+    in_headers = not first_has_envelope  # reading the current message's header block
+    head: list[bytes] = []
+    head_size = 0
+    closing: bytes | None = None  # the current message's closing boundary line while it has not come
+    deferred: list[int] = []  # positions in ``parts`` of envelope lines kept as body inside an open multipart
 
     def add(piece: bytes) -> None:
         nonlocal size, over
@@ -952,6 +1011,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         if size > max_message_bytes:
             over = True
             parts.clear()
+            deferred.clear()
         else:
             parts.append(piece)
 
@@ -962,21 +1022,77 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         return RawMessage(from_line, data, size)
 
     def begin(line: bytes) -> None:
-        nonlocal from_line, size, over
+        nonlocal from_line, size, over, in_headers, head_size, closing
         from_line, size, over = line, 0, False
         parts.clear()
+        deferred.clear()
+        head.clear()
+        in_headers, head_size, closing = True, 0, None
 
-    for piece, at_start in _chunks(fh):
+    def cut_at_deferred(extra: list[tuple[bytes, bool]]) -> None:
+        """The open multipart never closed: read again from its first deferred envelope line, as a separator."""
+        nonlocal size, closing, previous_blank
+        at = deferred[0]
+        tail = parts[at:]
+        del parts[at:]
+        size -= sum(map(len, tail))
+        deferred.clear()
+        closing = None
+        again, starts = [], True
+        for t in tail:
+            again.append((t, starts))
+            starts = t.endswith(b"\n")
+        replay[:0] = again + extra
+        previous_blank = True
+
+    def track(piece: bytes, at_start: bool) -> None:
+        """Follow the current message's header block (for its boundary), then whether its multipart closed."""
+        nonlocal in_headers, head_size, closing
+        if in_headers:
+            if at_start and not piece.strip():
+                in_headers = False
+                boundary = _top_boundary(b"".join(head))
+                closing = b"--" + boundary + b"--" if boundary else None
+                head.clear()
+            elif head_size < MAX_HEADER_BYTES:
+                head.append(piece)
+                head_size += len(piece)
+        elif closing is not None and at_start and piece.rstrip() == closing:
+            closing = None
+            deferred.clear()
+
+    while True:
+        if replay:
+            piece, at_start = replay.pop(0)
+        else:
+            nxt = next(source, None)
+            if nxt is None:
+                if deferred and not over:
+                    if pending is not None:  # the file's last line: body text of the open message
+                        add(pending)
+                        pending = None
+                    cut_at_deferred([])
+                    continue
+                break
+            piece, at_start = nxt
+        last_piece = piece
         if deciding:
             require_headers = bool(at_start and _HEADER_LINE.match(piece))
             deciding = False
         if pending is not None:
             if not require_headers or (at_start and _HEADER_LINE.match(piece)):
-                yield finish()
-                begin(pending)
+                if closing is not None and not over:  # inside an open multipart: body, unless it never closes
+                    deferred.append(len(parts))
+                    add(pending)
+                else:
+                    yield finish()
+                    begin(pending)
             else:
                 add(pending)
             pending = None
+        if deferred and not over and size + len(piece) > max_message_bytes:
+            cut_at_deferred([(piece, at_start)])  # too big to be one message: the multipart never closed
+            continue
         if at_start and previous_blank and piece.startswith(b"From "):
             if not started:
                 started, deciding = True, True
@@ -990,6 +1106,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         if not started:  # cannot happen when positioned as documented; be safe
             started = True
         add(piece)
+        track(piece, at_start)
         previous_blank = at_start and piece.endswith(b"\n") and not piece.strip()
     if pending is not None:
         if require_headers:
@@ -998,7 +1115,9 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
             yield finish()
             begin(pending)
     if started:
-        yield finish()
+        last = finish()
+        last.complete = last_piece.endswith(b"\n")
+        yield last
 
 
 # --------------------------------------------------------------------------- the ingestors
@@ -1019,7 +1138,7 @@ class MboxIngestor:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when ``head`` starts with an mbox ``From_`` line with a time in it, 0.6 without one, else 0."""
-        head = head.lstrip(b"\r\n")
+        head = _skip_preamble(head)
         if not head.startswith(b"From "):
             return 0.0
         first = head.split(b"\n", 1)[0]
@@ -1031,17 +1150,23 @@ class MboxIngestor:
 
         Args:
             path: the mbox file.  Its first message may lack the ``From_`` line (it starts with headers).
+        A UTF-8 byte-order mark and blank lines before the first message are skipped.  A last message the
+        file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
+        RecordError.
+
         Raises:
-            InputError: the file cannot be opened, holds no message ("no messages in this file"), or
-                starts with neither a ``From `` line nor mail headers.
+            InputError: the file cannot be opened, holds no message ("no messages in this file"), is an
+                Outlook ``.msg`` file, or starts with neither a ``From `` line nor mail headers.
         """
         path = Path(path)
         with _open(path) as fh:
             head = fh.read(SNIFF_BYTES)
-            start = len(head) - len(head.lstrip(b"\r\n \t"))
-            body = head[start:]
-            if not body:
+            body = _skip_preamble(head)
+            start = len(head) - len(body)
+            if not body.strip():
                 raise InputError(str(path), "no messages in this file")
+            if body.startswith(_OLE_MAGIC):
+                raise InputError(str(path), OUTLOOK_MSG)
             has_envelope = body.startswith(b"From ")
             if not has_envelope and _looks_like_headers(body) < 0.4:
                 raise InputError(str(path), "not an mbox file: it starts with neither a 'From ' line nor mail headers")
@@ -1053,18 +1178,30 @@ class MboxIngestor:
                                       f"message is over {self.max_message_bytes // MIB} MiB "
                                       f"({message.size // MIB} MiB): left out, the rest of the file is read")
                     continue
-                yield from _safe_records(message.data, path, index, envelope)
+                if not message.complete and not _HEADER_END.search(message.data):
+                    yield RecordError(str(path), f"message {index}",
+                                      "the file ends inside this message's headers (it was cut short): "
+                                      "left out, the messages before it are read")
+                    continue
+                items = _safe_records(message.data, path, index, envelope)
+                if not message.complete and items and isinstance(items[0], Record):
+                    items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
+                yield from items
+
+
+_EMLX_LENGTH = re.compile(rb"^[ \t]*(\d{1,12})[ \t]*\r?\n")
 
 
 class EmlIngestor:
-    """Reads one RFC 822 message (``.eml``): its Record, then those of the messages forwarded in it.
+    """Reads one RFC 822 message (``.eml``; Apple Mail's ``.emlx``, the message after a line with its
+    length and before a property list): its Record, then those of the messages forwarded in it.
 
     Args:
         max_message_bytes: a bigger file is refused (InputError), default :data:`MAX_MESSAGE_BYTES`.
     """
 
     name = "eml"
-    suffixes = frozenset({".eml"})
+    suffixes = frozenset({".eml", ".emlx"})
 
     def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES):
         self.max_message_bytes = max_message_bytes
@@ -1076,19 +1213,26 @@ class EmlIngestor:
     def read(self, path: Path) -> Iterator[Item]:
         """Yield the message's Records (see :func:`message_records`), or a RecordError when the parser fails.
 
-        A leading mbox-style ``From `` line is skipped.
+        What some writers put before the headers is skipped: a UTF-8 byte-order mark, blank lines,
+        an mbox-style ``From `` line, Outlook's ``Microsoft Mail Internet Headers Version 2.0`` line.
 
         Raises:
-            InputError: the file cannot be opened, is over the size limit, or does not start with mail headers.
+            InputError: the file cannot be opened, is over the size limit, is an Outlook ``.msg`` file
+                (:data:`OUTLOOK_MSG`), or does not start with mail headers.
         """
         path = Path(path)
         with _open(path) as fh:
             raw = fh.read(self.max_message_bytes + 1)
         if len(raw) > self.max_message_bytes:
             raise InputError(str(path), f"message is over {self.max_message_bytes // MIB} MiB: not read")
-        raw = raw.lstrip(b"\r\n")
+        if raw.startswith(_OLE_MAGIC):
+            raise InputError(str(path), OUTLOOK_MSG)
+        emlx = _EMLX_LENGTH.match(raw)
+        if emlx:  # Apple Mail's .emlx: the message's length, the message, then Apple's property list
+            raw = raw[emlx.end():emlx.end() + int(emlx.group(1))]
+        raw = _skip_preamble(raw)
         if raw.startswith(b"From "):
-            raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
+            raw = _skip_preamble(raw.split(b"\n", 1)[1] if b"\n" in raw else b"")
         if not _HEADER_LINE.match(raw):
             raise InputError(str(path), "not an email message: it does not start with mail headers")
         yield from _safe_records(raw, path, 1)

@@ -25,13 +25,20 @@ SKIPPED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 _SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a database (chat.db-wal)
 
 
-def _listed(names: list[str]) -> list[str]:
-    """The names of one folder worth reading: not hidden, not :data:`SKIPPED_NAMES`, and not SQLite's
+_MAIL_MBOX_COMPANIONS = {"table_of_contents", "info.plist"}  # Apple Mail's index files in an exported X.mbox folder
+
+
+def _listed(names: list[str], folder: str = "") -> list[str]:
+    """The names of one folder worth reading: not hidden, not :data:`SKIPPED_NAMES`, not SQLite's
     companion files of a database beside them (``chat.db-wal``, ``chat.db-shm``, ``chat.db-journal``:
-    SQLite reads them with ``chat.db``; alone they are no export)."""
+    SQLite reads them with ``chat.db``; alone they are no export), and, in a folder named ``*.mbox``
+    (Apple Mail's export: the messages are its file ``mbox``), not Apple Mail's ``table_of_contents``
+    and ``Info.plist``."""
     present = set(names)
+    in_mail_export = folder.lower().rstrip("/\\").endswith(".mbox") and "mbox" in present
     return [f for f in names if not f.startswith(".") and f not in SKIPPED_NAMES
-            and not any(f.endswith(c) and f[:-len(c)] in present for c in _SQLITE_COMPANIONS)]
+            and not any(f.endswith(c) and f[:-len(c)] in present for c in _SQLITE_COMPANIONS)
+            and not (in_mail_export and f.lower() in _MAIL_MBOX_COMPANIONS)]
 
 _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go to the first)
     ("ingestors.mbox", "MboxIngestor"),
@@ -122,6 +129,10 @@ def unsupported_reason(path: str | os.PathLike) -> str:
     """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
     ``.json`` file no reader took, which JSON exports are read)."""
     suffix = Path(path).suffix.lower()
+    if suffix == ".msg":  # Outlook's own format: say what to do instead
+        from ingestors.mbox import OUTLOOK_MSG
+
+        return f"unsupported file type: .msg ({OUTLOOK_MSG})"
     if suffix == ".json":  # .json is read by content: say which JSON files are read
         return ("unsupported file type: .json (not a chat export Kith reads: Telegram's result.json, "
                 "Instagram's or Facebook Messenger's message_N.json)")
@@ -158,7 +169,7 @@ def expand_paths(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list
             found = []
             for root, dirs, files in os.walk(given):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
-                found += [Path(root, f) for f in _listed(files)]
+                found += [Path(root, f) for f in _listed(files, root)]
             for p in sorted(found):
                 add(p)
         elif given.exists():
@@ -216,7 +227,7 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[
             found = []
             for root, dirs, names in os.walk(path, onerror=walk_error):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
-                found += [Path(root, f) for f in _listed(names)]
+                found += [Path(root, f) for f in _listed(names, root)]
             for p in sorted(found):
                 add(p)
         elif path.is_file():

@@ -1,0 +1,134 @@
+"""Mail inputs of the kinds in ../shared/corpus/regressions/README.md (an mbox split wrongly, a message read
+without its headers, a date read wrongly, someone else's words taken as the sender's), in forms the first
+pass did not try: each test writes its input and checks the values worked out by hand."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from core.errors import InputError
+from ingestors.base import Record, RecordError
+from ingestors.mbox import EmlIngestor, MboxIngestor
+from ingestors.registry import expand_inputs, unsupported_reason
+
+UTC = timezone.utc
+
+
+def _msg(subject: str, body: str, sender: str = "Ann Lee <ann@example.org>",
+         date: str = "Mon, 01 Jan 2001 09:05:00 +0100", envelope: str | None = "From ann@example.org Mon Jan  1 08:05:00 2001",
+         headers: str = "") -> str:
+    return ((envelope + "\n" if envelope else "") + f"From: {sender}\nTo: Me <me@example.com>\nSubject: {subject}\n"
+            f"Date: {date}\nMessage-ID: <{subject.replace(' ', '.')}@example.org>\n{headers}\n{body}\n\n")
+
+
+def _read(tmp_path, name: str, data: str | bytes, reader=None) -> list:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    reader = reader or (EmlIngestor() if ".eml" in name else MboxIngestor())
+    return list(reader.read(path))
+
+
+PATCH = """MIME-Version: 1.0
+Content-Type: multipart/mixed;
+\tboundary="pp"
+
+--pp
+Content-Type: text/plain
+
+Here is the patch for the Birchwood build.
+
+--pp
+Content-Type: text/x-patch; name="0001-fix.patch"
+Content-Disposition: attachment; filename="0001-fix.patch"
+
+From 4f3a2b1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a Mon Sep 17 00:00:00 2001
+From: Dev One <dev@example.org>
+Date: Mon, 1 Jan 2001 09:00:00 +0100
+Subject: [PATCH] fix
+
+---
+ a.c | 1 +
+"""
+
+
+def test_an_envelope_line_inside_an_attachment_does_not_split_the_message(tmp_path):
+    """``git format-patch`` output (or a saved mbox) attached unencoded starts with an envelope line and headers;
+    a writer that does not quote ``From `` leaves it so.  Inside the open multipart it is body text."""
+    first = _msg("Patch", "").rstrip("\n") + "\n" + PATCH + "--pp--\n"
+    items = _read(tmp_path, "patch.mbox", first + "\n" + _msg("Two", "Second."))
+    assert [(r.subject, r.sender.address) for r in items] == [("Patch", "ann@example.org"),
+                                                               ("Two", "ann@example.org")]
+    assert items[0].text.strip() == "Here is the patch for the Birchwood build."
+    assert items[0].attrs["attachments"] == ["0001-fix.patch"]
+
+
+def test_a_multipart_that_never_closes_is_cut_at_the_next_envelope_and_loses_no_message(tmp_path):
+    """A message cut short inside its multipart: the envelope line after it separates after all, whether the file
+    ends there or the held bytes reach the size limit."""
+    cut = _msg("Cut", "").rstrip("\n") + "\n" + PATCH.replace("Here is the patch", "Cut short here")
+    data = cut + "\n" + _msg("Two", "Second.") + _msg("Three", "Third.")
+    for reader in (MboxIngestor(), MboxIngestor(max_message_bytes=len(cut) + 40)):  # Two does not fit
+        items = [i for i in _read(tmp_path, "cut.mbox", data, reader) if isinstance(i, Record)]
+        subjects = [r.subject for r in items]
+        assert subjects == ["Cut", "[PATCH] fix", "Two", "Three"], subjects
+        assert "Cut short here" in items[0].text
+
+
+def test_bom_blank_lines_crlf_and_thunderbird_envelopes(tmp_path):
+    body = _msg("One", "Hello.\n\nFrom what I remember, the Juniper Cafe.", envelope="From - Mon Jan  1 00:00:00 2001",
+                headers="X-Mozilla-Status: 0001\n") + _msg("Two", "Second.", envelope="From - Tue Jan  2 00:00:00 2001")
+    for name, data in (("bom.mbox", "\ufeff" + body), ("blank.mbox", "\n \n" + body),
+                       ("crlf.mbox", ("\ufeff" + body).replace("\n", "\r\n"))):
+        items = _read(tmp_path, name, data)
+        assert [r.subject for r in items] == ["One", "Two"], name
+        assert "From what I remember, the Juniper Cafe." in items[0].text
+        assert items[0].sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC)
+    headers_first = "\ufeff" + _msg("One", "Hello.", envelope=None) + _msg("Two", "Second.")
+    assert [r.subject for r in _read(tmp_path, "noenv.mbox", headers_first)] == ["One", "Two"]
+
+
+@pytest.mark.parametrize("prefix", ["\ufeff", "\n\n", " \n", "\ufeff\r\n", "Microsoft Mail Internet Headers Version 2.0\n"])
+def test_an_eml_with_something_before_its_headers(tmp_path, prefix):
+    (r,) = _read(tmp_path, "one.eml", prefix + _msg("Lunch", "See you at noon.", envelope=None))
+    assert (r.subject, r.sender.name, r.text.strip()) == ("Lunch", "Ann Lee", "See you at noon.")
+    assert r.sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC)
+
+
+def test_an_eml_saved_with_its_mbox_line_and_crlf(tmp_path):
+    (r,) = _read(tmp_path, "saved.eml", _msg("Lunch", "See you at noon.").replace("\n", "\r\n"))
+    assert (r.subject, r.text.strip(), r.sent_at) == ("Lunch", "See you at noon.", datetime(2001, 1, 1, 8, 5, tzinfo=UTC))
+
+
+def test_apple_mail_emlx_and_an_exported_mbox_folder(tmp_path):
+    msg = _msg("Apple", "Sent from Mail.", envelope=None).encode()
+    (r,) = _read(tmp_path, "123.emlx", str(len(msg)).encode() + b"\n" + msg
+                 + b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict/></plist>\n')
+    assert (r.subject, r.text.strip()) == ("Apple", "Sent from Mail.")
+    folder = tmp_path / "export" / "Work.mbox"
+    folder.mkdir(parents=True)
+    (folder / "mbox").write_text(_msg("One", "a"))
+    (folder / "table_of_contents").write_bytes(b"bplist00\x00")
+    (folder / "Info.plist").write_text("<plist/>")
+    files, problems = expand_inputs([tmp_path / "export"])
+    assert [f.name for f in files] == ["mbox"] and problems == []
+
+
+def test_an_outlook_msg_file_is_refused_saying_what_it_is(tmp_path):
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512
+    for name in ("renamed.eml", "renamed.mbox"):
+        with pytest.raises(InputError) as err:
+            _read(tmp_path, name, ole)
+        assert str(tmp_path / name) in str(err.value) and "Outlook .msg" in str(err.value)
+    assert "Outlook .msg" in unsupported_reason(tmp_path / "mail.msg")
+
+
+def test_a_file_that_ends_inside_a_message(tmp_path):
+    good = _msg("One", "Complete.")
+    in_headers = _read(tmp_path, "a.mbox", good + "From ann@example.org Mon Jan  1 08:05:00 2001\nFrom: Bob <b")
+    assert isinstance(in_headers[0], Record) and in_headers[0].subject == "One"
+    assert isinstance(in_headers[1], RecordError) and "cut short" in in_headers[1].reason
+    in_body = _read(tmp_path, "b.mbox", good + _msg("Two", "The text stops in the mid").rstrip("\n"))
+    assert [r.subject for r in in_body] == ["One", "Two"]
+    assert "The text stops in the mid" in in_body[1].text and any("cut short" in n for n in in_body[1].notes)
+    assert not any("cut short" in n for n in in_body[0].notes)
