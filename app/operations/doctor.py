@@ -10,6 +10,8 @@ What is checked (:func:`diagnose`, read-only — it takes no lock and writes not
 * ``signatures`` — ``signatures.dat`` and ``gists.dat`` are whole (no torn row) and equally long; every
   episode's row is inside them, belongs to no other episode, and is not zeroed while the episode lives.
 * ``episodes`` — every record has its episode.
+* ``lexicon`` — every live, signed episode is in the episode lexicon (``lexdoc``) and has its FTS5 row in
+  ``episode_lex``; no row for a gone or tombstoned episode, no FTS5 row without its document.
 * ``ledger`` — no personalization row (signals, messages, observations, profiles…) about an entity that
   no longer exists.
 * ``pending`` — stages an import left undone (``app/pipeline.py``).
@@ -221,14 +223,26 @@ def _check_signatures(c: Container, conn) -> Check:
     return ch
 
 
+def _lexicon_fts_gaps(conn) -> tuple[list[int], list[int]]:
+    """The episode lexicon's full-text rows against its documents (``lexdoc``): (episodes whose document has no
+    ``episode_lex`` row, ``episode_lex`` rows without a document).  A row deleted from the FTS table alone (by
+    hand, or a damaged page dropped by a salvage) leaves ``lexdoc`` whole, so the episode checks cannot see it."""
+    docs = _ids(conn, "SELECT episode_id FROM lexdoc")
+    rows = _ids(conn, "SELECT rowid FROM episode_lex")
+    return sorted(docs - rows), sorted(rows - docs)
+
+
 def _check_lexicon(conn) -> Check:
     """The episode lexicon (``core/retrieval/lexicon.py``): every live episode indexed, no row for a gone or
-    tombstoned one."""
+    tombstoned one, and every indexed episode's full-text row present (no full-text row without its document)."""
     from core.retrieval import lexicon
 
     ch = Check("lexicon")
     ch.flag("episodes_missing_from_lexicon", lexicon.missing(conn))
     ch.flag("lexicon_rows_without_live_episode", lexicon.stale(conn))
+    no_row, no_doc = _lexicon_fts_gaps(conn)
+    ch.flag("lexicon_fts_rows_missing", no_row)
+    ch.flag("lexicon_fts_rows_without_document", no_doc)
     return ch
 
 
@@ -340,6 +354,12 @@ def _repair_on_writer(c: Container, found: DoctorReport) -> dict[str, int]:
 
         did["lexicon_rows_dropped"] = lexicon.remove(conn, lexicon.stale(conn))
         did["lexicon_rows_indexed"] = lexicon.rebuild(conn, lexicon.missing(conn))
+        no_row, no_doc = _lexicon_fts_gaps(conn)
+        for i in range(0, len(no_doc), 500):  # a full-text row whose document is gone: nothing to rebuild it from
+            part = ",".join(str(x) for x in no_doc[i:i + 500])
+            conn.exec_driver_sql(f"DELETE FROM episode_lex WHERE rowid IN ({part})")
+        did["lexicon_fts_rows_dropped"] = len(no_doc)
+        did["lexicon_fts_rows_rewritten"] = lexicon.rewrite(conn, no_row) if no_row else 0  # (and their neighbours')
     # vectors: a lost store is rebuilt; missing vectors are redone; orphans go
     msg = pipeline.check_vector_store(c)
     did["vector_store_rebuilt"] = int(msg is not None)

@@ -60,3 +60,31 @@ def test_forget_purge_killed_before_its_purge_is_purged_by_resume(container, mai
     assert diagnose(container).pending["forgets"] == 0
     data = (container.settings.home / "kith.sqlite3").read_bytes()
     assert b"alice@example.com" not in data and b"Sourdough" not in data
+
+
+def _lex_rows(container) -> dict[int, tuple]:
+    con = sqlite3.connect(container.settings.home / "kith.sqlite3")
+    try:
+        return {r[0]: r[1:] for r in con.execute("SELECT rowid, own, sent, near1, near2, near3 FROM episode_lex")}
+    finally:
+        con.close()
+
+
+def test_doctor_finds_and_rewrites_deleted_episode_lexicon_rows(container, mail):
+    """Rows deleted from the lexicon's FTS5 table by hand (its ``lexdoc`` documents left whole) and a row planted
+    without a document: the doctor names both, and the repair puts back exactly the rows the import wrote."""
+    before = _lex_rows(container)
+    assert len(before) == 4  # one row per record's episode
+    gone = sorted(before)[1:3]
+    con = sqlite3.connect(container.settings.home / "kith.sqlite3")
+    con.execute(f"DELETE FROM episode_lex WHERE rowid IN ({gone[0]}, {gone[1]})")
+    con.execute("INSERT INTO episode_lex(rowid, own) VALUES (9999, 'ghost words')")
+    con.commit()
+    con.close()
+    lex = {ch.name: ch for ch in diagnose(container).checks}["lexicon"]
+    assert lex.problems["lexicon_fts_rows_missing"] == 2 and lex.samples["lexicon_fts_rows_missing"] == gone
+    assert lex.problems["lexicon_fts_rows_without_document"] == 1
+    rep = repair(container)
+    assert rep.ok, rep.describe()
+    assert rep.repaired["lexicon_fts_rows_dropped"] == 1 and rep.repaired["lexicon_fts_rows_rewritten"] >= 2
+    assert _lex_rows(container) == before
