@@ -228,6 +228,15 @@ def _span(first: datetime | None, last: datetime | None) -> str:
     return f" from {first:%B %Y} to {last:%B %Y}"
 
 
+_ATTACHED_NOTE = re.compile(r"^\[attached: [^\]]*\]$")
+
+
+def _says_something(text: str | None) -> bool:
+    """True when a record's text has a sentence of the sender's own: not only what it quotes, nor only the
+    note of its attachments (``ingestors.mbox``: ``[attached: gravity.pl]``)."""
+    return any(not _ATTACHED_NOTE.match(s) and len(s.split()) >= 3 for s in own_sentences(text or ""))
+
+
 def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     """The answer to "who is X?" from what the graph holds about X (``app.operations.graph.About``): its facts,
     addresses, how many records it is in and when, and who is most often with it — citing the shown results
@@ -242,6 +251,7 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     cited: list[int] = []
     for test in (lambda r: _get(r, "kind") in ("fact", "history") and _get(r, "sender") == name,
                  lambda r: _get(r, "record_id") in evidence,
+                 lambda r: _get(r, "sender") == name and _says_something(_get(r, "text")),
                  lambda r: _get(r, "sender") == name,
                  lambda r: name.casefold() in (_get(r, "text") or "").casefold()):
         cited = [n for n, r in items if test(r)][:1]

@@ -9,7 +9,9 @@ Recognised, in the forms the common clients write:
 * quoted lines: starting ``>`` (plain-text replies; HTML ``<blockquote>`` is written so by
   ``ingestors.mbox.html_to_text``);
 * attribution lines: ``On … wrote:`` (also wrapped over two lines), ``Am … schrieb …:``, ``Le … a écrit :``,
-  ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``… <address> wrote:``;
+  ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``… <address> wrote:``; and above ``>`` lines,
+  any line ending with ``:`` that names an address, a date or a verb of saying (mutt's ``* Ann (a@…)
+  [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``);
 * separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
   (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), and
   Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:`` lines, maybe under a
@@ -32,6 +34,20 @@ _WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*:[ \t]*$", re.I)  # "On … <" 
 _HEADER = re.compile(r"^[ \t]*\*?(From|Sent|Date|To|Cc|Subject|Von|Gesendet|Datum|An|Betreff|De|Envoyé|Objet|À)"
                      r"\*?[ \t]*:[ \t]*(.*)$", re.I)
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
+_INTRO = re.compile(r"^.{1,200}:[ \t]*$")
+_INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"
+                         r"kirjoitti|napisa[łl]|написал|quoting|zitat)\b|\d{1,4}[-/.:]\d{1,2}|\[[^\]]*\d[^\]]*\]", re.I)
+
+
+def _introduces_quote(lines: list[str], i: int) -> bool:
+    """True when ``lines[i]`` is an attribution in a client's own style — a line ending with ``:`` right above
+    quoted (``>``) lines that names an address, a date or time, or a verb of saying: mutt's ``* Cristy
+    (cristy@…) [000614 18:05]:``, Gnus' ``Cristy <c@…> writes:``, ``Quoting Ann <a@…>:``, ``Ann wrote:``."""
+    line = lines[i]
+    if not _INTRO.match(line) or line.lstrip().startswith(">"):
+        return False
+    nxt = next((x for x in lines[i + 1:] if x.strip()), "")
+    return nxt.lstrip().startswith(">") and bool(_INTRO_SIGN.search(line))
 
 
 def _outlook_block(lines: list[str], i: int) -> bool:
@@ -85,7 +101,7 @@ def own_words(text: str) -> str:
             continue
         if line.lstrip().startswith(">"):
             continue
-        if _ATTRIBUTION.match(line):
+        if _ATTRIBUTION.match(line) or _introduces_quote(lines, i):
             continue
         if line.strip() and i + 1 < len(lines) and _WRAPPED.match(f"{line} {lines[i + 1].strip()}"):
             skip_next = True  # an attribution wrapped over two lines

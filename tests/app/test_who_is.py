@@ -32,6 +32,18 @@ def test_several_entities_with_the_name_are_asked_about_not_guessed():
     assert ans.cited == [] and not ans.nothing
 
 
+def test_who_is_cites_a_record_in_the_persons_own_words_before_an_attachment_note():
+    from app.operations.graph import About
+
+    cristy = About(5, "person", "Cristy", False, ["cristy@example.com"], 2, None, None, [], [])
+    results = [{"kind": "record", "sender": "Cristy", "text": "[attached: gravity.pl]", "record_id": 1},
+               {"kind": "record", "sender": "Mark", "text": "Cristy sent a script.", "record_id": 2},
+               {"kind": "record", "sender": "Cristy", "text": "> Is it a feature?\nIt is a designed thing.",
+                "record_id": 3}]
+    assert about_answer(cristy, results).cited == [3]
+    assert about_answer(cristy, results[:2]).cited == [1]  # her record all the same, when it is the only one
+
+
 def test_other_questions_keep_the_memory_answer():
     assert memory_answer("who is Carol?", [], None, None).text == NOTHING
 
@@ -87,7 +99,7 @@ def test_the_best_sentence_is_the_senders_own_and_whole():
     mail = ("Re: your mail\n\n* Mark (markov@example.nl) [000614 17:46]:\n> It was not clear from the docs.\n\n"
             "There is a lot that is not clear in the docs.  We're writing a book due\nout next year to fix these "
             "sorts of problems.\n\nCristy\n")
-    assert own_sentences(mail) == ["Re: your mail", "* Mark (markov@example.nl) [000614 17:46]:",
+    assert own_sentences(mail) == ["Re: your mail",  # mutt's attribution line above the quote is not hers
                                    "There is a lot that is not clear in the docs.",
                                    "We're writing a book due out next year to fix these sorts of problems.", "Cristy"]
     assert best_sentence("what book is Cristy writing?", mail, "Cristy") == \

@@ -19,7 +19,14 @@ from core.extraction.quoted import own_words, split_inline_forward
      "Yes.\n\nMine inline."),
     ("Am 03.04.2023 um 09:00 schrieb Uma Roy <uma@example.com>:\n> Ich wohne in Berlin.\nSchön!", "Schön!"),
     ("FYI\n\n---------- Forwarded message ---------\nFrom: V <v@x.org>\n\nI live in Oslo now.", "FYI\n"),
+    # attributions in other clients' styles, above quoted lines (mutt, Gnus, IMP, a bare "wrote")
+    ("* Cristy (cristy@mystic.example) [000614 18:05]:\n> > It is a feature?\n> Yes.\nThen it stays.",
+     "Then it stays."),
+    ("Ann Lee <ann@x.org> writes:\n\n> Shall we?\n\nYes.", "\n\nYes."),
+    ("Quoting Ann Lee <ann@x.org>:\n> Shall we?\nYes.", "Yes."),
+    ("Ann wrote:\n> Shall we?\nYes.", "Yes."),
     # the writer's own words that only look like the forms stay
+    ("My list:\n> not a quote really\nend", "My list:\nend"),
     ("I said it.\nAnd then Bob wrote:\nthings", "I said it.\nAnd then Bob wrote:\nthings"),
     ("I moved to Leeds. From: the start it was fine.", "I moved to Leeds. From: the start it was fine."),
 ])
