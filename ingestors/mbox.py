@@ -515,6 +515,10 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
         return None, False
     if (da.year, da.month, da.day) != (db.year, db.month, db.day) or not 1971 <= da.year <= 2200:
         return None, False
+    try:
+        da.astimezone(timezone.utc)  # an offset of a day or more ("+2500") cannot be placed in time
+    except (OverflowError, ValueError):
+        return None, False
     return da, (da.hour, da.minute) == (db.hour, db.minute)
 
 
@@ -531,9 +535,9 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
     * nothing: None, with a note.
     """
     dt = _parse_date(date_value, notes, attrs) if date_value else None
-    if dt is not None:
-        return dt
     envelope = envelope_time(mbox_from)
+    if dt is not None:
+        return _unless_future(dt, date_value, envelope, notes, attrs)
     if date_value is None:
         notes.append("no Date header" + (": time taken from the mbox envelope line" if envelope else
                                          ": time unknown"))
@@ -544,7 +548,8 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
             notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
                          + ("" if day.tzinfo else ", in UTC"))
             attrs["date_source"] = "date-header-lenient"
-            return day if day.tzinfo else day.replace(tzinfo=timezone.utc)
+            return _unless_future(day if day.tzinfo else day.replace(tzinfo=timezone.utc), date_value, envelope,
+                                  notes, attrs)
         if envelope is not None and envelope.date() == day.date():
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
             attrs["date_source"] = "envelope"
@@ -552,12 +557,53 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
         notes.append(f"Date header has a day but no time ({date_value!r}): placed at noon UTC")
         attrs["date_source"] = "date-header-day"
         return day.replace(hour=12, tzinfo=timezone.utc)
+    elif _is_epoch(date_value):
+        notes.append(f"Date header is the 1970 epoch ({date_value!r}), the date of a clock never set"
+                     + (": time taken from the mbox envelope line" if envelope else ": time unknown"))
     else:
         notes.append(f"Date header unparseable: {date_value!r}" + (": time taken from the mbox envelope line"
                                                                     if envelope else ""))
     if envelope is not None:
         attrs["date_source"] = "envelope"
     return envelope
+
+
+FUTURE_SLACK_DAYS = 2
+"""A Date more than this many days after the import (and after the envelope line's date) is a wrong clock."""
+
+
+def _is_epoch(value: str) -> bool:
+    """True when a Date header reads as the Unix epoch (1970-01-01T00:00:00Z): an unset clock."""
+    try:
+        dt = parsedate_to_datetime(_numeric_gmt(value))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return False
+    return dt is not None and dt.replace(tzinfo=dt.tzinfo or timezone.utc).timestamp() == 0
+
+
+def _unless_future(dt: datetime, date_value: str, envelope: datetime | None, notes: list[str],
+                   attrs: dict) -> datetime:
+    """``dt`` read from the Date header, unless it lies in the future (the sender's clock was wrong).
+
+    A Date more than :data:`FUTURE_SLACK_DAYS` after now is kept only when nothing better is known: the mbox
+    envelope line's time is used when it is not in the future too.  Either way a note says so,
+    ``attrs["date_header"]`` keeps the value as written and ``attrs["date_suspect"] = "future"``.
+    """
+    from datetime import timedelta
+
+    from core import clock
+
+    limit = clock.now().astimezone(timezone.utc) + timedelta(days=FUTURE_SLACK_DAYS)
+    if dt <= limit:
+        return dt
+    attrs["date_suspect"], attrs["date_header"] = "future", date_value
+    if envelope is not None and envelope <= limit:
+        notes.append(f"Date header is in the future ({date_value!r}; a wrong clock): time taken from the mbox "
+                     f"envelope line")
+        attrs["date_source"] = "envelope"
+        return envelope
+    notes.append(f"Date header is in the future ({date_value!r}): kept, but the sender's clock was probably wrong")
+    return dt
 
 
 # --------------------------------------------------------------------------- one message
@@ -576,12 +622,23 @@ _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
 
 _GMT_OFFSET = re.compile(r"\b(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?\b", re.I)
+_COLON_OFFSET = re.compile(r"(?<=\d)(\s+[+-]\d\d):(\d\d)\b")  # "09:05:00 +01:00" (ISO style, after a time)
+_TWELVE_HOUR = re.compile(r"\b(\d{1,2})(:\d\d(?::\d\d)?)\s*([AaPp])\.?\s?[Mm]\.?(?![\w])")
+
+
+def _to_24h(m: re.Match) -> str:
+    hour = int(m.group(1)) % 12 + (12 if m.group(3) in "Pp" else 0)
+    return f"{hour:02d}{m.group(2)}"
 
 
 def _numeric_gmt(value: str) -> str:
-    """``GMT+1``/``UTC-05:30`` (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read
-    ``GMT+1`` the POSIX way, as one hour *west*)."""
-    return _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+    """A Date value with its time and zone in the forms the standard library reads: ``GMT+1``/``UTC-05:30``
+    (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read ``GMT+1`` the POSIX way,
+    as one hour *west*), an offset written ``+01:00`` as ``+0100``, and a 12-hour time (``9:05 PM``, Outlook's
+    forwarded headers, some web mailers) as ``21:05``."""
+    value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+    value = _TWELVE_HOUR.sub(_to_24h, value)
+    return _COLON_OFFSET.sub(r"\1\2", value)
 
 
 def _zone_of(value: str) -> str | None:
@@ -614,6 +671,13 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
     """
     value = _numeric_gmt(value)
     zone = _zone_of(value)
+    if zone and zone[0] in "+-" and (int(zone[1:3]) > 14 or int(zone[3:5]) > 59):  # no zone is that far off
+        if notes is not None:
+            notes.append(f"Date header's offset {zone!r} is not a real time zone: read as UTC")
+        if attrs is not None:
+            attrs["date_source"] = "date-header-no-zone"
+        value = re.sub(rf"(?<=\s){re.escape(zone)}\b", "-0000", value, count=1)
+        zone = "-0000"
     named = zone.upper() if zone and zone[0].isalpha() else None
     offset = ZONE_NAMES.get(named) if named and named not in _STD_ZONES else None
     if offset is not None:

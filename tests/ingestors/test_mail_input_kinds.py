@@ -132,3 +132,47 @@ def test_a_file_that_ends_inside_a_message(tmp_path):
     assert [r.subject for r in in_body] == ["One", "Two"]
     assert "The text stops in the mid" in in_body[1].text and any("cut short" in n for n in in_body[1].notes)
     assert not any("cut short" in n for n in in_body[0].notes)
+
+
+@pytest.mark.parametrize("date, utc, offset_min, source", [
+    ("Mon, 1 Jan 2001 9:05:00 +0100 (CET)", datetime(2001, 1, 1, 8, 5, tzinfo=UTC), 60, None),
+    ("01 Jan 2001 09:05 GMT", datetime(2001, 1, 1, 9, 5, tzinfo=UTC), 0, None),
+    ("Mon, 1 Jan 2001 09:05:00 +01:00", datetime(2001, 1, 1, 8, 5, tzinfo=UTC), 60, None),  # was: "no zone"
+    ("Mon, 01 Jan 2001 09:05:00 PM +0100", datetime(2001, 1, 1, 20, 5, tzinfo=UTC), 60, None),  # was: 08:05
+    ("Jan 1, 2001 9:05:00 PM PST", datetime(2001, 1, 2, 5, 5, tzinfo=UTC), -480, None),  # was: 09:05 UTC
+    ("Monday, January 1, 2001 9:05 AM", datetime(2001, 1, 1, 9, 5, tzinfo=UTC), 0, "date-header-no-zone"),
+    ("Monday, January 1, 2001 12:30 AM", datetime(2001, 1, 1, 0, 30, tzinfo=UTC), 0, "date-header-no-zone"),
+    ("2001-01-01T09:05:00Z", datetime(2001, 1, 1, 9, 5, tzinfo=UTC), 0, "date-header-lenient"),
+    ("Mon, 1 Jan 01 09:05:00 +0100", datetime(2001, 1, 1, 8, 5, tzinfo=UTC), 60, None),  # two-digit year
+    ("Mon, 1 Jan 99 09:05:00 +0100", datetime(1999, 1, 1, 8, 5, tzinfo=UTC), 60, None),
+    ("Mon, 1 Jan 2001 09:05:00 +2500", datetime(2001, 1, 1, 9, 5, tzinfo=UTC), 0, "date-header-no-zone"),
+])
+def test_date_forms(tmp_path, date, utc, offset_min, source):
+    (r,) = _read(tmp_path, "d.eml", _msg("s", "b", date=date, envelope=None))
+    assert r.sent_at == utc
+    assert r.sent_at.utcoffset().total_seconds() / 60 == offset_min
+    assert r.attrs.get("date_source") == source
+    assert not any("'AM'" in n or "'PM'" in n for n in r.notes)  # AM/PM is not a time zone
+
+
+def test_a_date_offset_no_zone_has_does_not_cost_the_file(tmp_path):
+    items = _read(tmp_path, "z.mbox", _msg("Bad", "x", date="Mon, 1 Jan 2001 09:05:00 +2500")
+                  + _msg("Good", "y", date="Tue, 2 Jan 2001 10:00:00 +0000"))
+    assert [(r.subject, r.sent_at) for r in items] == [("Bad", datetime(2001, 1, 1, 9, 5, tzinfo=UTC)),
+                                                       ("Good", datetime(2001, 1, 2, 10, 0, tzinfo=UTC))]
+
+
+def test_a_broken_clock_is_flagged_and_the_envelope_used_when_there_is_one(tmp_path):
+    future = "Wed, 01 Jan 2098 10:00:00 +0000"
+    env, alone = _read(tmp_path, "f.mbox", _msg("Env", "x", date=future)), _read(tmp_path, "f.eml",
+                                                                              _msg("Alone", "x", date=future, envelope=None))
+    assert env[0].sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC) and env[0].attrs["date_source"] == "envelope"
+    assert alone[0].sent_at == datetime(2098, 1, 1, 10, 0, tzinfo=UTC)  # nothing better known: kept, flagged
+    for r in (env[0], alone[0]):
+        assert r.attrs["date_suspect"] == "future" and r.attrs["date_header"] == future
+        assert any("in the future" in n for n in r.notes)
+    (epoch,) = _read(tmp_path, "e.mbox", _msg("Epoch", "x", date="Thu, 01 Jan 1970 00:00:00 +0000"))
+    assert epoch.sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC) and epoch.attrs["date_source"] == "envelope"
+    assert any("1970 epoch" in n for n in epoch.notes)
+    (none,) = _read(tmp_path, "n.mbox", _msg("NoDate", "x").replace("Date: Mon, 01 Jan 2001 09:05:00 +0100\n", ""))
+    assert none.sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC) and none.attrs["date_source"] == "envelope"
