@@ -19,7 +19,9 @@ What is checked (:func:`diagnose`, read-only — it takes no lock and writes not
 :func:`repair` (``kith doctor --repair``) runs under the writer lock: it cuts torn and orphan signature
 tails, gives episodes that shared or lost a row new signatures, re-indexes missing FTS rows, marks
 missing vectors for re-embedding (a deleted Chroma folder is rebuilt from SQLite), drops orphans, creates
-missing episodes, then completes every pending stage, and reports counts of what it did.
+missing episodes, then completes every pending stage, and reports counts of what it did.  A damaged SQLite
+file is reported, never a traceback: indexes out of step with their tables are rebuilt (``REINDEX``); with
+damaged table pages nothing is changed (:data:`DAMAGED`), since every other repair trusts the database.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from app import pipeline
@@ -105,7 +108,8 @@ class DoctorReport:
                 bad = ", ".join(f"{k}: {v}" for k, v in ch.problems.items() if v)
                 out.append(f"PROBLEM  {ch.name}: {bad}" + (f"  ({ch.message})" if ch.message else ""))
         left = {k: v for k, v in self.pending.items() if v}
-        out.append("pending  " + ", ".join(f"{k}: {v}" for k, v in left.items()) if left else "ok       nothing pending")
+        if DAMAGED not in self.errors:  # (a damaged database is not asked what is pending)
+            out.append("pending  " + ", ".join(f"{k}: {v}" for k, v in left.items()) if left else "ok       nothing pending")
         if self.repaired:
             out.append("repaired " + ", ".join(f"{k}: {v}" for k, v in self.repaired.items() if v))
         out += [f"error    {e}" for e in self.errors]
@@ -138,12 +142,37 @@ def _check_sqlite(conn) -> Check:
         ch.message = f"PostgreSQL {ver}; signatures and every table on the server"
         return ch
     ch = Check("sqlite")
-    res = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check")]
-    ch.flag("integrity_check", 0 if res == ["ok"] else len(res))
-    if res != ["ok"]:
+    res = integrity_problems(conn)
+    ch.flag("integrity_check", len(res))
+    if res:
         ch.message = "; ".join(res[:3])
-    ch.flag("foreign_key_violations", len(conn.exec_driver_sql("PRAGMA foreign_key_check").all()))
+    try:
+        ch.flag("foreign_key_violations", len(conn.exec_driver_sql("PRAGMA foreign_key_check").all()))
+    except DBAPIError as exc:  # a damaged page under a table: integrity_check has said where
+        ch.flag("unreadable", 1)
+        ch.message = ch.message or _short(exc)
     return ch
+
+
+def integrity_problems(conn) -> list[str]:
+    """SQLite's ``PRAGMA integrity_check`` as a list of problems, one line each (empty when the file is whole).
+    A file too damaged for the check to finish is one problem naming SQLite's error."""
+    try:
+        res = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check")]
+    except DBAPIError as exc:
+        return [_short(exc)]
+    lines = [x.strip() for r in res for x in str(r).splitlines() if x.strip() and x.strip() != "ok"]
+    return [x for x in lines if not x.startswith("*** in database")]
+
+
+def _only_indexes(problems: list[str]) -> bool:
+    """Whether every problem is an index out of step with its table (``REINDEX`` rebuilds them from the rows)."""
+    return bool(problems) and all(("index" in p and not p.startswith("On tree page")) or
+                                  p.startswith("wrong # of entries in index") for p in problems)
+
+
+def _short(exc: BaseException) -> str:
+    return str(getattr(exc, "orig", None) or exc).splitlines()[0]
 
 
 def _check_fts(conn) -> Check:
@@ -239,10 +268,13 @@ def _check_lexicon(conn) -> Check:
 
     ch = Check("lexicon")
     ch.flag("episodes_missing_from_lexicon", lexicon.missing(conn))
-    ch.flag("lexicon_rows_without_live_episode", lexicon.stale(conn))
+    stale = lexicon.stale(conn)
+    ch.flag("lexicon_rows_without_live_episode", stale)
     no_row, no_doc = _lexicon_fts_gaps(conn)
-    ch.flag("lexicon_fts_rows_missing", no_row)
-    ch.flag("lexicon_fts_rows_without_document", no_doc)
+    no_row = sorted(set(no_row) - set(stale))  # a stale document goes whole: counted once, above
+    for what, items in (("lexicon_fts_rows_missing", no_row), ("lexicon_fts_rows_without_document", no_doc)):
+        if items:  # named only when found (the usual report keeps its two lexicon counts)
+            ch.flag(what, items)
     return ch
 
 
@@ -274,8 +306,19 @@ def diagnose(c: Container) -> DoctorReport:
     """Run every check (read-only).  Returns the :class:`DoctorReport` (``repaired`` empty)."""
     c.refresh()
     with c.db.engine.connect() as conn:
-        checks = [_check_sqlite(conn), _check_fts(conn), *_check_vectors(c, conn), _check_signatures(c, conn),
-                  _check_episodes(conn), _check_lexicon(conn), _check_ledger(conn)]
+        checks = [_check_sqlite(conn)]
+        for name, run in (("fts", lambda: [_check_fts(conn)]), ("vectors", lambda: list(_check_vectors(c, conn))),
+                          ("signatures", lambda: [_check_signatures(c, conn)]),
+                          ("episodes", lambda: [_check_episodes(conn)]), ("lexicon", lambda: [_check_lexicon(conn)]),
+                          ("ledger", lambda: [_check_ledger(conn)])):
+            try:
+                checks += run()
+            except DBAPIError as exc:  # a damaged database page: say which check could not read, never a traceback
+                ch = Check(name, message=f"could not be checked: the database could not be read ({_short(exc)})")
+                ch.flag("unreadable", 1)
+                checks.append(ch)
+    if not checks[0].ok and checks[0].problems.get("integrity_check"):
+        return DoctorReport(checks, errors=[DAMAGED])
     pending = pipeline.pending(c)
     if "forget_op" in SQLModel.metadata.tables:  # a forget whose later steps (or the purge it asked for) a crash cut short
         from app.operations.forget import unfinished
@@ -406,6 +449,26 @@ def _orphan_people(c: Container) -> set[int]:
     return out
 
 
+DAMAGED = ("the database file (kith.sqlite3) is damaged: `kith doctor --repair` rebuilds damaged indexes; with damaged "
+           "table pages it changes nothing (the other stores are repaired from the database, which would lose what "
+           "they hold); keep a copy of the data folder as it is, then restore an earlier `kith export` with "
+           "`kith import-archive`, or import your files again, into a new data folder")
+
+
+def _reindex(c: Container) -> int:
+    """``REINDEX`` when SQLite's integrity check finds only indexes out of step with their tables (rebuilt from
+    the rows, nothing lost).  Returns 1 when it ran and the file is whole again, else 0."""
+    if c.db.server:
+        return 0
+    with c.db.engine.connect() as conn:
+        problems = integrity_problems(conn)
+        if not _only_indexes(problems):
+            return 0
+        conn.exec_driver_sql("REINDEX")
+        conn.commit()
+        return int(not integrity_problems(conn))
+
+
 def repair(c: Container, progress: Callable[[str, int, int], None] | None = None, cancel=None) -> DoctorReport:
     """Check, repair what the checks found (under the writer lock), complete every pending stage, and check
     again.
@@ -421,10 +484,16 @@ def repair(c: Container, progress: Callable[[str, int, int], None] | None = None
     with c.lock.hold():
         from app.operations.forget import resume_pending
 
+        reindexed = c.writer.run(_reindex, c)
+        found = diagnose(c)
+        if DAMAGED in found.errors:  # every other repair reads the database: none runs on a damaged one
+            found.repaired = {"sqlite_indexes_rebuilt": reindexed} if reindexed else {}
+            return found
         resumed_forgets = resume_pending(c)  # a forget a crash cut short is finished before anything is checked
         found = diagnose(c)
         did = c.writer.run(_repair_on_writer, c, found)
         did["forgets_finished"] = len(resumed_forgets)
+        did["sqlite_indexes_rebuilt"] = reindexed
         done = pipeline.complete_pending(c, progress=progress, cancel=cancel)
         for stage, n in done.done.items():
             did[f"completed {stage}"] = n

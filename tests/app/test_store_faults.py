@@ -88,3 +88,82 @@ def test_doctor_finds_and_rewrites_deleted_episode_lexicon_rows(container, mail)
     assert rep.ok, rep.describe()
     assert rep.repaired["lexicon_fts_rows_dropped"] == 1 and rep.repaired["lexicon_fts_rows_rewritten"] >= 2
     assert _lex_rows(container) == before
+
+
+def _pages(db, table: str) -> tuple[list[int], int]:
+    con = sqlite3.connect(db)
+    try:
+        return [r[0] for r in con.execute("SELECT pageno FROM dbstat WHERE name = ?", (table,))], \
+            con.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        con.close()
+
+
+def _settle(container) -> None:
+    """The WAL checkpointed into the file and the container's connections let go: the bytes a test patches next
+    are the database's, and a container opened afterwards reads them."""
+    container.db.engine.dispose()
+    con = sqlite3.connect(container.settings.home / "kith.sqlite3")
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+
+
+def _reopen(container):
+    from app.container import Container
+
+    _settle(container)
+    return Container()
+
+
+def test_doctor_rebuilds_an_index_out_of_step_with_its_table(container, mail):
+    """A record's content hash changed in its table page only (a flipped byte): SQLite's integrity check finds
+    the row missing from the unique index; the doctor says so and ``--repair`` rebuilds the index, keeping
+    every row."""
+    db = container.settings.home / "kith.sqlite3"
+    with container.db.session() as s:
+        rec = s.exec(select(Record).order_by(Record.id)).first()
+    _settle(container)
+    pages, size = _pages(db, "record")
+    data = bytearray(db.read_bytes())
+    at = next(i for p in pages if (i := data.find(rec.content_hash.encode(), (p - 1) * size, p * size)) >= 0)
+    data[at] = ord("0") if data[at] != ord("0") else ord("1")
+    db.write_bytes(bytes(data))
+    c = _reopen(container)
+    try:
+        sq = {ch.name: ch for ch in diagnose(c).checks}["sqlite"]
+        assert sq.problems["integrity_check"] == 1 and "missing from index" in sq.message
+        rep = repair(c)
+        assert rep.ok, rep.describe()
+        assert rep.repaired["sqlite_indexes_rebuilt"] == 1
+        with c.db.session() as s:
+            assert len(s.exec(select(Record)).all()) == 4
+    finally:
+        c.close()
+
+
+def test_doctor_reports_a_damaged_table_page_and_changes_nothing(container, mail):
+    """Garbage over the record table's page: the doctor reports the damage (no traceback) and ``--repair``
+    changes no other store (repairing them from an unreadable database would drop their vectors and rows)."""
+    from app.operations.doctor import DAMAGED
+    from core.store.collections import RECORDS
+
+    home = container.settings.home
+    _settle(container)
+    db = home / "kith.sqlite3"
+    pages, size = _pages(db, "record")
+    data = bytearray(db.read_bytes())
+    start = (pages[-1] - 1) * size + 8  # past the page header: the cell pointers and cells become garbage
+    data[start:start + 512] = b"\xde\xad\xbe\xef" * 128
+    db.write_bytes(bytes(data))
+    sigs = (home / "memory" / "signatures.dat").read_bytes()
+    c = _reopen(container)
+    try:
+        found = diagnose(c)
+        assert DAMAGED in found.errors and not found.ok
+        assert {ch.name: ch for ch in found.checks}["sqlite"].problems["integrity_check"] >= 1
+        rep = repair(c)
+        assert not rep.ok and DAMAGED in rep.errors and not rep.repaired
+        assert len(c.vectors.ids(RECORDS)) == 4
+        assert (home / "memory" / "signatures.dat").read_bytes() == sigs
+    finally:
+        c.close()
