@@ -184,6 +184,79 @@ _NOT_A_NAME = {"i", "me", "my", "you", "it", "that", "this", "he", "she", "they"
 _WHO_AM_I = re.compile(r"^\s*who am i\s*[?!.]*\s*$", re.IGNORECASE)
 
 
+_TOUCH_VERB = (r"(?:talk(?:ed)?|spoke|speak|chat(?:ted)?|write|wrote|written|text(?:ed)?|message[ds]?|messaged|"
+               r"e-?mail(?:ed)?|mail(?:ed)?|correspond(?:ed)?|hear(?:d)?|contact(?:ed)?|call(?:ed)?)")
+_IN_TOUCH = re.compile(
+    r"^\s*who(?:'s|’s|\s+is|\s+are|'re)?\s+(?:"
+    rf"(?:do|did|have)\s+(?:i|we)\s+{_TOUCH_VERB}(?:\s+(?:to|with|from))?\s+(?:the\s+)?most(?:\s+often)?"
+    rf"|(?P<to_me>{_TOUCH_VERB}s?\s+(?:to\s+|with\s+)?(?:me|us))\s+(?:the\s+)?most(?:\s+often)?"
+    r"|am\s+i\s+(?:the\s+)?most\s+in\s+touch\s+with"
+    r"|my\s+(?:top|closest|main|usual|most\s+frequent)\s+(?:contacts?|correspondents?|friends?|people)"
+    r")(?P<rest>\b.*)$", re.IGNORECASE)
+_CHANNELS = ((re.compile(r"\bwhats\s?app\b", re.I), ("whatsapp",), "On WhatsApp"),
+             (re.compile(r"\btelegram\b", re.I), ("telegram", "telegram-html"), "On Telegram"),
+             (re.compile(r"\b(?:imessages?|sms)\b", re.I), ("imessage",), "In Messages"),
+             (re.compile(r"\b(?:messenger|facebook|instagram)\b", re.I), ("messenger",), "On Messenger"),
+             (re.compile(r"\be-?mail(?:s|ed)?\b|\bmail(?:s|ed)?\b", re.I), ("mbox", "eml"), "By email"))
+_YEAR = re.compile(r"\b(?:in|during)\s+((?:19|20)\d\d)\b", re.I)
+
+
+@dataclass
+class InTouch:
+    """A "who do I talk to most?" question read (:func:`in_touch_question`): the source kinds it asks about
+    (empty: all), the year it names (or None), how the answer says that (``"On WhatsApp"``, ``"In 2000"``), and the
+    people found (``app.operations.graph.Contact``, most first)."""
+
+    channels: tuple[str, ...]
+    year: int | None
+    label: str
+    senders: bool = False
+    people: list = field(default_factory=list)
+
+
+def in_touch_question(question: str) -> InTouch | None:
+    """:class:`InTouch` (no people yet) when ``question`` asks who the owner is most in touch with — "who do I talk
+    to most?", "who emails me the most?", "who are my top contacts on WhatsApp?", "… in 2021?" — else None.
+    English only.  A verb of mail ("email", "mailed") asks about mail."""
+    m = _IN_TOUCH.match(question or "")
+    if not m:
+        return None
+    channels: tuple[str, ...] = ()
+    labels = []
+    for pattern, kinds, label in _CHANNELS:
+        if pattern.search(question):
+            channels, labels = kinds, [label]
+            break
+    y = _YEAR.search(m.group("rest") or "")
+    year = int(y.group(1)) if y else None
+    if year is not None:
+        labels.append(f"in {year}" if labels else f"In {year}")
+    return InTouch(channels, year, " ".join(labels), senders=bool(m.group("to_me")))
+
+
+def in_touch_answer(q: InTouch) -> MemoryAnswer:
+    """The answer to :func:`in_touch_question` from its ``people``: "You're most in touch with Mark (23 records,
+    from March 2000 to August 2000), then Cristy (11) and Carl (9)." — or that nobody was found."""
+    where = f"{q.label}, " if q.label else ""
+    if q.senders and q.people:
+        p = q.people[0]
+        more = [f"{o.name} ({o.records})" for o in q.people[1:]]
+        text = f"{where}{p.name} wrote to you most ({p.records} message{'s' if p.records != 1 else ''}" \
+               f"{_span(p.first, p.last)})" + (", then " + " and ".join(more) if more else "") + "."
+        return MemoryAnswer(text[:1].upper() + text[1:], [], "who")
+    where = f"{where}y" if q.label else "Y"
+    if not q.people:
+        scope = f" {q.label[0].lower()}{q.label[1:]}" if q.label else ""
+        return MemoryAnswer(f"I found nobody you're in touch with{scope}.", [], "who")
+    top, rest = q.people[0], q.people[1:]
+    head = f"{where}ou're most in touch with {top.name} ({top.records} record{'s' if top.records != 1 else ''}" \
+           f"{_span(top.first, top.last)})"
+    if rest:
+        tail = [f"{p.name} ({p.records})" for p in rest]
+        head += ", then " + (" and ".join(tail) if len(tail) <= 2 else ", ".join(tail[:-1]) + " and " + tail[-1])
+    return MemoryAnswer(head + ".", [], "who")
+
+
 def about_subject(question: str) -> str | None:
     """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
     "what do you know about X"), without a leading article; None for any other question."""
@@ -196,11 +269,26 @@ def about_subject(question: str) -> str | None:
 
 def about_question(c, question: str):
     """What the knowledge graph holds about the entity a "who is X?" question names ("who am I?": the owner): an
-    ``app.operations.graph.About``; the list of ``(id, name, kind)`` when the name fits several entities; None
-    when the question is not of that kind or names nothing Kith knows.  Reads only."""
+    ``app.operations.graph.About``; the list of ``(id, name, kind)`` when the name fits several entities; for "who
+    do I talk to most?" (:func:`in_touch_question`) an :class:`InTouch` with the people found
+    (``app.operations.graph.most_in_touch``); None when the question is none of these or names nothing Kith
+    knows.  Reads only."""
     from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
+    touch = in_touch_question(question)
+    if touch is not None:
+        from datetime import timezone
+
+        from app.operations.graph import most_in_touch
+
+        since = until = None
+        if touch.year is not None:
+            since, until = (datetime(touch.year, 1, 1, tzinfo=timezone.utc),
+                            datetime(touch.year + 1, 1, 1, tzinfo=timezone.utc))
+        touch.people = most_in_touch(c, channels=touch.channels, since=since, until=until,
+                                     roles=("from",) if touch.senders else None)
+        return touch
     name = about_subject(question)
     ref: str | int | None = name
     if name is None and _WHO_AM_I.match(question or ""):
@@ -242,6 +330,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     addresses, how many records it is in and when, and who is most often with it — citing the shown results
     that rest on it (a fact about it, a record it sent, one naming it).  ``about`` may be the list of
     ``(id, name, kind)`` of several entities with that name: the answer asks which."""
+    if isinstance(about, InTouch):
+        return in_touch_answer(about)
     if isinstance(about, list):
         names = ", ".join(f"{name} (id {i})" for i, name, _k in about[:5])
         return MemoryAnswer(f"Several share that name: {names}. Which one do you mean?", [], "who")

@@ -203,6 +203,52 @@ def about(c: Container, ref: str | int) -> About:
                      ensure_utc(last), together, facts)
 
 
+PARTY_ROLES = ("from", "to", "cc", "member")
+"""The roles that make someone a party to a record (not someone it mentions, nor a place or an event)."""
+
+
+@dataclass
+class Contact:
+    """Someone the owner is in touch with (:func:`most_in_touch`): ``records`` live records they are a party to,
+    sent between ``first`` and ``last`` (UTC, or None when no time is known)."""
+
+    id: int
+    name: str
+    records: int
+    first: datetime | None
+    last: datetime | None
+
+
+def most_in_touch(c: Container, *, channels: tuple[str, ...] = (), since: datetime | None = None,
+                  until: datetime | None = None, roles: tuple[str, ...] | None = None,
+                  limit: int = 3) -> list[Contact]:
+    """The people (not the owner, not forgotten) who are parties to the most live records (:data:`PARTY_ROLES`),
+    most first, ties by name — "who do I talk to most?".  Reads only.
+
+    Args:
+        channels: source kinds to count (``("whatsapp",)``, ``("mbox", "eml")``); empty: every kind.
+        since / until: only records sent in ``[since, until)`` (UTC).
+        roles: the roles that count (``("from",)``: who wrote); default :data:`PARTY_ROLES`.
+        limit: people returned.
+    """
+    live = (select(Record.id).join(Source, Source.id == Record.source_id).where(Record.tombstoned_at.is_(None)))
+    if channels:
+        live = live.where(Source.kind.in_(channels))
+    if since is not None:
+        live = live.where(Record.sent_at >= since)
+    if until is not None:
+        live = live.where(Record.sent_at < until)
+    n = func.count(func.distinct(Record.id))
+    q = (select(Entity.id, Entity.canonical_name, n, func.min(Record.sent_at), func.max(Record.sent_at))
+         .join(RecordEntity, RecordEntity.entity_id == Entity.id).join(Record, Record.id == RecordEntity.record_id)
+         .where(Record.id.in_(live), RecordEntity.role.in_(roles or PARTY_ROLES), Entity.kind == "person",
+                Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None))
+         .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(limit))
+    with c.db.session() as s:
+        return [Contact(int(i), name, int(k), ensure_utc(first), ensure_utc(last))
+                for i, name, k, first, last in s.exec(q).all()]
+
+
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
     """Entity names ranked by current fact count (seed 002's knowledge map): ``[{"id","name","kind","facts"}]``."""
     with c.db.session() as s:

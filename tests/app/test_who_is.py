@@ -149,3 +149,44 @@ def test_kith_ask_says_the_memory_answer_first_and_cites_the_listed_results(tmp_
     assert re.search(rf"^{n_all}\. \[[0-9.]+\] email .*\n   Climbing Hi! I found a new crag", listing_all, re.M)
     assert runner.invoke(main, ["ask", "what about the zeppelin?"], catch_exceptions=False).stdout.startswith(
         "I found nothing about that.")
+
+
+def test_in_touch_questions_are_read_with_their_channel_year_and_direction():
+    from app.answer import in_touch_question
+
+    q = in_touch_question("Who do I talk to the most on WhatsApp?")
+    assert (q.channels, q.year, q.label, q.senders) == (("whatsapp",), None, "On WhatsApp", False)
+    q = in_touch_question("who emails me the most in 2000?")
+    assert (q.channels, q.year, q.label, q.senders) == (("mbox", "eml"), 2000, "By email in 2000", True)
+    q = in_touch_question("who are my top contacts?")
+    assert (q.channels, q.year, q.label, q.senders) == ((), None, "", False)
+    for other in ("who told me about the starter?", "who is Bob?", "what do I talk about most?"):
+        assert in_touch_question(other) is None, other
+
+
+def test_who_do_i_talk_to_most_counts_the_records_each_person_is_a_party_to(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
+        mail = write_mbox(tmp_path / "club.mbox", [
+            (bob, "Climbing", "Shall we go climbing on Saturday?"),          # 2 Apr 2023: Bob wrote
+            ("Owner Person <owner@example.net>", bob, "Re: Climbing", "Yes, gladly."),  # 3 Apr: to Bob
+            (bob, "Ropes", "Bring the ropes."),                             # 4 Apr: Bob wrote
+            (alice, "Sourdough", "Feed the starter twice a day."),          # 5 Apr: Alice wrote
+            ("Owner Person <owner@example.net>", alice, "Re: Sourdough", "Thanks!"),    # 6 Apr: to Alice
+            ("Owner Person <owner@example.net>", alice, "Bread", "It rose!"),           # 7 Apr: to Alice
+            ("Owner Person <owner@example.net>", alice, "More bread", "Again."),        # 8 Apr: to Alice
+        ])
+        assert ingest(c, [mail]).records_added == 7
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        # parties to: Alice 4 records (1 from her, 3 to her), Bob 3 (2 from him, 1 to him)
+        assert loop.turn("who do I talk to most?").reply.split("\n\n")[0] == \
+            "You're most in touch with Alice Example (4 records in April 2023), then Bob Stone (3)."
+        # who wrote to me: Bob's 2 messages before Alice's 1
+        assert loop.turn("Who emails me the most?").reply.split("\n\n")[0] == \
+            "By email, Bob Stone wrote to you most (2 messages in April 2023), then Alice Example (1)."
+        assert loop.turn("who did I email most in 1999?").reply.split("\n\n")[0] == \
+            "I found nobody you're in touch with by email in 1999."
+    finally:
+        c.close()
