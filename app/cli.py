@@ -834,8 +834,44 @@ def run_cli() -> None:  # pragma: no cover - console-script wrapper
         sys.exit(LOCK_EXIT)
     except KithError as exc:
         _fail(str(exc))
+    except Exception as exc:
+        msg = store_write_failure(exc)
+        if msg is None:
+            raise
+        _fail(msg)
     finally:
         _ending()
+
+
+WRITE_ERRNOS = {"ENOSPC", "EFBIG", "EDQUOT", "EROFS", "EACCES", "EPERM", "EIO"}
+
+
+def store_write_failure(exc: BaseException) -> str | None:
+    """One clear line for a data folder that cannot be written (a full disk, a file-size limit, a read-only or
+    unwritable folder, an I/O error), from the exception a store raised; None for any other exception.
+
+    What every earlier batch committed is kept, and the next command or ``kith doctor --repair`` finishes the
+    stages left undone, so the line says that instead of a traceback."""
+    import errno
+    import sqlite3
+
+    seen, why = set(), None
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, sqlite3.OperationalError) and any(
+                k in str(exc).lower() for k in ("disk i/o error", "disk is full", "readonly", "read-only",
+                                                 "unable to open database")):
+            why = str(exc)
+            break
+        if isinstance(exc, OSError) and errno.errorcode.get(exc.errno or 0) in WRITE_ERRNOS:
+            why = exc.strerror or str(exc)
+            break
+        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
+    if why is None:
+        return None
+    return (f"cannot write to the data folder ({why}): is the disk full, or the folder read-only? What was stored "
+            "before is kept; free space (or fix the permissions) and run the command again — `kith doctor --repair` "
+            "finishes what was left undone")
 
 
 def _ending() -> None:

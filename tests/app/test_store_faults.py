@@ -167,3 +167,24 @@ def test_doctor_reports_a_damaged_table_page_and_changes_nothing(container, mail
         assert (home / "memory" / "signatures.dat").read_bytes() == sigs
     finally:
         c.close()
+
+
+def test_a_full_disk_is_one_clear_line_not_a_traceback():
+    """What SQLite and the files raise when the disk is full or the folder cannot be written (as SQLAlchemy wraps
+    it) becomes one line saying so and that nothing stored is lost; any other error is not taken for it."""
+    import errno
+
+    from sqlalchemy.exc import OperationalError
+
+    from app.cli import store_write_failure
+
+    wrapped = OperationalError("COMMIT", {}, sqlite3.OperationalError("disk I/O error"))
+    msg = store_write_failure(wrapped)
+    assert msg.startswith("cannot write to the data folder (disk I/O error)") and "doctor --repair" in msg
+    assert "database or disk is full" in store_write_failure(sqlite3.OperationalError("database or disk is full"))
+    try:
+        raise RuntimeError("a batch could not be stored") from OSError(errno.ENOSPC, "No space left on device")
+    except RuntimeError as exc:
+        assert "(No space left on device)" in store_write_failure(exc)
+    assert store_write_failure(ValueError("bad input")) is None
+    assert store_write_failure(sqlite3.OperationalError("no such table: record")) is None
