@@ -65,6 +65,20 @@ def is_zip(path: Path, head: bytes | None = None) -> bool:
     return head[:4] in ZIP_MAGIC
 
 
+def member_name(info: zipfile.ZipInfo) -> str:
+    """A member's path as its maker wrote it.  Without the UTF-8 flag, ``zipfile`` reads the name as
+    CP437 (the zip format's old default); macOS's and Windows' zippers and phones write UTF-8 there
+    without setting the flag (``WhatsApp Chat - Família`` read as ``Fam├¡lia``), so such a name
+    that is valid UTF-8 is read as UTF-8; any other stays as CP437 read it."""
+    name = info.filename
+    if info.flag_bits & 0x800 or name.isascii():
+        return name
+    try:
+        return name.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return name
+
+
 def _skipped(name: str) -> bool:
     parts = PurePosixPath(name).parts
     return (not parts or parts[0] == "__MACOSX" or any(p.startswith(".") for p in parts)
@@ -103,7 +117,7 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
     try:
         with zf:
             for info in zf.infolist():
-                name = info.filename
+                name = member_name(info)
                 where = f"{cite}/{name}"
                 if info.is_dir() or (_skipped(name) and not _unsafe(name)):
                     continue

@@ -169,3 +169,35 @@ def time_zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:
         raise ValueError(f"unknown time zone: {name!r}") from exc
+
+
+_UNDEFINED_IN_1252 = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})
+
+
+def decode_utf8_or_1252(data: bytes, final: bool = True) -> tuple[str, int, bytes]:
+    """Text that should be UTF-8 but may hold bytes of an 8-bit encoding (a line re-saved as Windows-1252
+    or Latin-1: ``b"caf\\xe9"``), decoded without losing a byte.
+
+    Args:
+        data: the bytes; final: False when more bytes follow (a character cut at the end then waits).
+    Returns:
+        ``(text, bad, tail)``: valid UTF-8 decoded as such, each other byte as its Windows-1252 character
+        (Latin-1 for the five bytes Windows-1252 leaves undefined); ``bad`` how many bytes were not UTF-8;
+        ``tail`` the bytes of a character cut at the end (``b""`` when ``final``).
+    """
+    out: list[str] = []
+    bad, i = 0, 0
+    view = memoryview(data)  # each try decodes on from the last bad byte, without copying: O(len(data))
+    while True:
+        try:
+            out.append(str(view[i:], "utf-8"))
+            return "".join(out), bad, b""
+        except UnicodeDecodeError as exc:
+            start, end = i + exc.start, i + exc.end
+            out.append(str(view[i:start], "utf-8"))
+            if not final and exc.reason == "unexpected end of data" and len(data) - start < 4:
+                return "".join(out), bad, data[start:]
+            for b in data[start:end]:
+                out.append(chr(b) if b in _UNDEFINED_IN_1252 else bytes([b]).decode("cp1252"))
+            bad += end - start
+            i = end

@@ -47,8 +47,9 @@ Decisions:
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
 * **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
-  character it names; any other: the backslash dropped) and a raw control character
-  inside a string are fixed as the file is read, and every record of a repaired file gets
+  character it names; any other: the backslash dropped), half a surrogate pair alone
+  (``\\ud83d``: U+FFFD), a byte that is not UTF-8 (read as its Windows-1252 character) and a raw
+  control character inside a string are fixed as the file is read, and every record of a repaired file gets
   the note ``"file repaired: …"``.  A file that ends early keeps the messages before the
   break, then a :class:`~ingestors.base.RecordError` says where it broke.
 
@@ -66,7 +67,7 @@ from typing import Any, BinaryIO, Iterator
 import ijson
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
+from ingestors.base import Item, Party, Record, RecordError, decode_utf8_or_1252, other_members, time_zone
 
 _MEDIA_KEYS = ("media_type", "photo", "file", "sticker_emoji", "poll", "location_information",
                "contact_information")
@@ -74,11 +75,18 @@ _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
 CHUNK = 1 << 16
 # a backslash that does not start a valid JSON escape (pairs of backslashes skipped)
 _BAD_ESCAPE = re.compile(rb'(?<!\\)(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
-_ESCAPE = re.compile(rb'\\(["\\/bfnrt]|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|u|x|.|$)', re.S)
+_ESCAPE = re.compile(rb'\\(["\\/bfnrt]|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|'
+                     rb'u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|u|x|.|$)', re.S)
+_SURROGATE = re.compile(rb'\\u[dD][89a-fA-F]')  # \ud83d: half of a pair, or alone (invalid)
+_HIGH = re.compile(rb'\\u[dD][89abAB][0-9a-fA-F]{2}')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _INTERESTING = re.compile(rb'["\\\x00-\x1f]')
 _MESSAGE_PREFIXES = ("messages.item", "chats.list.item.messages.item", "left_chats.list.item.messages.item")
 _CHAT_PREFIXES = {"": False, "chats.list.item": True, "left_chats.list.item": True}
+
+
+_PLURALS = {"line break or tab inside a string": "line breaks or tabs inside strings",
+            "byte that is not UTF-8 (read as Windows-1252)": "bytes that are not UTF-8 (read as Windows-1252)"}
 
 
 class RepairingReader:
@@ -100,6 +108,7 @@ class RepairingReader:
         self.inside_strings = inside_strings
         self.repairs: dict[str, int] = {}
         self._carry = b""
+        self._tail = b""  # a UTF-8 character cut at the end of the last chunk
         self._in_string = False
         self._escaped = False
         self.offset = 0  # bytes read from the file so far
@@ -109,12 +118,32 @@ class RepairingReader:
 
     def _fix_escape(self, m: re.Match) -> bytes:
         body = m.group(1)
-        if body[:1] in b'"\\/bfnrt' and body != b"" or (body[:1] == b"u" and len(body) == 5):
+        if body[:1] == b"u" and len(body) == 5 and _SURROGATE.match(b"\\" + body):
+            self._count("lone surrogate")  # half an emoji (\ud83d alone): the replacement character
+            return b"\\ufffd"
+        if body[:1] in b'"\\/bfnrt' and body != b"" or (body[:1] == b"u" and len(body) in (5, 11)):
             return m.group(0)
         self._count("invalid escape")
         if body[:1] == b"x" and len(body) == 3:
             return b"\\u00" + body[1:]
         return body  # the backslash dropped
+
+    def _valid_utf8(self, chunk: bytes) -> bytes:
+        """``chunk`` as valid UTF-8: a byte that is not UTF-8 (a name re-saved as Latin-1: ``J\\xf6rg``) is
+        read as its Windows-1252 character (:func:`~ingestors.base.decode_utf8_or_1252`, counted); a
+        character cut at the chunk's end waits for the next one.  (yajl stops at the first bad byte.)"""
+        data, self._tail = self._tail + chunk, b""
+        if data.isascii():
+            return data
+        try:
+            data.decode("utf-8")
+            return data  # the common case: valid, and no character cut at the end
+        except UnicodeDecodeError:
+            pass
+        text, bad, self._tail = decode_utf8_or_1252(data, final=not chunk)  # b"": the end of the file
+        if bad:
+            self._count("byte that is not UTF-8 (read as Windows-1252)", bad)
+        return text.encode("utf-8")
 
     def _fix_controls(self, data: bytes) -> bytes:
         found = len(_CONTROL.findall(data))
@@ -148,19 +177,21 @@ class RepairingReader:
         if size == 0:
             return b""
         while True:
-            chunk = self.fh.read(CHUNK)
-            self.offset += len(chunk)
-            data, self._carry = self._carry + chunk, b""
-            if chunk:  # not the end: a trailing run of backslashes waits for what follows it
+            raw = self.fh.read(CHUNK)
+            self.offset += len(raw)
+            data, self._carry = self._carry + self._valid_utf8(raw), b""
+            if raw:  # not the end: a trailing run of backslashes (or a \ud83d) waits for what follows it
                 cut = data.find(b"\\", max(0, len(data) - 8))
                 if cut >= 0:
+                    if cut >= 6 and _HIGH.fullmatch(data, cut - 6, cut):
+                        cut -= 6  # the first half of a pair whose second half may be cut off
                     while cut > 0 and data[cut - 1] == 0x5C:
                         cut -= 1
                     if len(data) - cut < (1 << 20):
                         data, self._carry = data[:cut], data[cut:]
                 if not data:
                     continue
-            if _BAD_ESCAPE.search(data) or data.endswith(b"\\"):
+            if _BAD_ESCAPE.search(data) or data.endswith(b"\\") or _SURROGATE.search(data):
                 data = _ESCAPE.sub(self._fix_escape, data)
             data = self._fix_controls(data)
             if self.inside_strings:
@@ -423,7 +454,8 @@ class TelegramIngestor:
         """
         path = Path(path)
         chats, inside_strings, broken = self._survey(path)
-        repaired = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in self._repairs.items())
+        repaired = ", ".join(f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
+                             for kind, n in self._repairs.items())
         note = f"file repaired: {repaired} fixed" if repaired else None
         queue = iter(chats)
         state: _ChatState | None = None

@@ -9,7 +9,13 @@ WhatsApp writes each message's header in the phone's locale.  What is read:
 * **Any locale's digits and marks**: every Unicode decimal digit (Arabic-Indic ``٢٥``,
   Persian, Devanagari, Bengali, ...) reads as its value; bidi marks (U+200E, U+200F,
   U+061C, U+202A–U+202E, U+2066–U+2069), the Arabic comma ``،`` and no-break or narrow
-  no-break spaces are taken for what they stand for.  Thai Buddhist-era years (2566) are converted.
+  no-break spaces are taken for what they stand for.  Thai Buddhist-era years (2566) are converted,
+  and so are the calendars of Iranian and Saudi phones: a year 1300–1420 is Solar Hijri (1402/10/03 is
+  2023-12-24; jdatetime), 1421–1500 Hijri Umm al-Qura (11/06/1445 is 2023-12-24; hijridate), with
+  ``attrs["calendar"]`` (``"persian"``, ``"islamic-umalqura"``) and a note.
+* **Encodings**: UTF-8 (a BOM dropped); UTF-16 with a BOM or without one (Windows' "Unicode"
+  re-save); in UTF-8, a byte that is not UTF-8 (a line re-saved as Windows-1252) is read as its
+  Windows-1252 character — nothing becomes U+FFFD — and the message is noted (:data:`RECODED_NOTE`).
 * **12-hour clocks in any locale**: the AM/PM marker before or after the time is looked up in
   Babel's CLDR day periods of every locale (``AM``, ``a. m.``, ``ص``/``م``, ``上午``/``下午``,
   ``오전``/``오후``, ``π.μ.``, ``ق.ظ.``, ...); a word Babel does not know as a marker (``น.``) is
@@ -76,16 +82,18 @@ has the iOS shape with a year-first date and is read by this ingestor too.
 """
 from __future__ import annotations
 
+import codecs
+import io
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Iterator
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, other_members, time_zone
+from ingestors.base import Item, Party, Record, decode_utf8_or_1252, other_members, time_zone
 
 MAX_MESSAGE_CHARS = 1_000_000  # one message's text is kept up to this many characters
 _MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -288,6 +296,7 @@ class _Header:
     rest: str
     extra: list[str] = field(default_factory=list)  # continuation lines
     size: int = 0
+    end: int = 0  # the message's last line
 
 
 def _parse_header(line: str, lineno: int) -> _Header | None:
@@ -321,12 +330,54 @@ def _year(y: int) -> int:
     return y
 
 
+def calendar_of(year: int) -> str | None:
+    """The calendar a phone wrote a 4-digit ``year`` in, when it is not Gregorian: ``"persian"`` (Solar
+    Hijri, 1300–1420: Iranian and Afghan phones; 1402 is 2023/24) or ``"islamic-umalqura"`` (Hijri,
+    1421–1500: Saudi phones; 1445 is 2023/24).  Gregorian years of WhatsApp's time (2009 on) are never
+    in these ranges, nor are Thai Buddhist-era years (2552 on)."""
+    if 1300 <= year <= 1420:
+        return "persian"
+    if 1421 <= year <= 1500:
+        return "islamic-umalqura"
+    return None
+
+
+def to_gregorian(year: int, month: int, day: int) -> tuple[int, int, int]:
+    """A date of :func:`calendar_of`'s calendar for ``year`` as a Gregorian ``(year, month, day)``
+    (jdatetime for Solar Hijri, hijridate for Umm al-Qura); a Gregorian date unchanged.
+
+    Raises:
+        ValueError: no such day in that calendar (``(0, 0, 0)`` is never returned).
+    """
+    calendar = calendar_of(year)
+    if calendar is None:
+        return year, month, day
+    try:
+        if calendar == "persian":
+            import jdatetime
+
+            d = jdatetime.date(year, month, day).togregorian()
+        else:
+            from hijridate import Hijri
+
+            d = Hijri(year, month, day).to_gregorian()
+    except (ValueError, OverflowError, TypeError) as exc:
+        raise ValueError(f"no such {calendar} date: {year}-{month}-{day}") from exc
+    return d.year, d.month, d.day
+
+
 def _ymd(h: _Header, order: str) -> tuple[int, int, int]:
+    """The header's Gregorian ``(year, month, day)`` in ``order``; ``(0, 0, 0)`` when that date cannot be."""
     if h.year_first:
-        return _year(h.f1), h.f2, h.f3
-    if order == "DMY":
-        return _year(h.f3), h.f2, h.f1
-    return _year(h.f3), h.f1, h.f2
+        ymd = _year(h.f1), h.f2, h.f3
+    elif order == "DMY":
+        ymd = _year(h.f3), h.f2, h.f1
+    else:
+        ymd = _year(h.f3), h.f1, h.f2
+    try:
+        return to_gregorian(*ymd)
+    except ValueError:
+        return 0, 0, 0  # datetime() refuses it: the line is not a header in this order
 
 
 def _hour(h: _Header, notes: list[str]) -> int:
@@ -558,6 +609,26 @@ def is_generated(text: str, multiline: bool) -> bool:
     return bare.rstrip(".").casefold() not in _DELETED
 
 
+RECODED_NOTE = "bytes that are not UTF-8 read as Windows-1252"
+
+
+def text_encoding(head: bytes) -> str:
+    """The encoding of an export from its first bytes: ``"utf-16"`` with a UTF-16 BOM (Windows'
+    "Unicode" re-save), ``"utf-16-le"``/``"utf-16-be"`` when about every other byte of the start is NUL
+    (UTF-16 without a BOM), else ``"utf-8"`` (a UTF-8 BOM is dropped by the reader)."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not head.startswith(codecs.BOM_UTF32_LE):
+        return "utf-16"
+    sample = head[:256]
+    sample = sample[: len(sample) // 2 * 2]
+    if len(sample) >= 8:
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        if odd >= len(sample) // 4 and even <= odd // 8:  # (a few: U+xx00 characters, "\ude00")
+            return "utf-16-le"
+        if even >= len(sample) // 4 and odd <= even // 8:
+            return "utf-16-be"
+    return "utf-8"
+
+
 class WhatsAppIngestor:
     """Reads a WhatsApp "Export chat" ``.txt`` file: one Record per message, in file order.
 
@@ -579,27 +650,51 @@ class WhatsAppIngestor:
         self.dayfirst = dayfirst
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """0.9 when the first non-empty line of ``head`` (UTF-8) is a WhatsApp message header, else 0."""
-        text = head.decode("utf-8", "replace")
+        """0.9 when the first non-empty line of ``head`` (UTF-8, or UTF-16 as :func:`text_encoding` finds it)
+        is a WhatsApp message header, else 0."""
+        text = head.decode(text_encoding(head), "replace")
         for line in text.splitlines():
             if line.strip():
                 return 0.9 if _parse_header(line, 1) else 0.0
         return 0.0
 
     @staticmethod
-    def _lines(path: Path) -> Iterator[tuple[int, str]]:
-        """``(line number, text)`` of each line, decoded as UTF-8 (BOM dropped, bad bytes U+FFFD), read lazily.
+    def _lines(path: Path, recoded: set[int] | None = None) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of each line, read lazily (``\\n``, ``\\r\\n`` or ``\\r`` ends a line).
+
+        The encoding is :func:`text_encoding`'s (UTF-8, a BOM dropped; UTF-16 with a BOM, or without one
+        when every other byte of the start is NUL).  In UTF-8, a byte that is not part of valid UTF-8 (a
+        line re-saved as Windows-1252 or Latin-1: ``caf\\xe9``) is read as its Windows-1252 character
+        (Latin-1 for the five bytes Windows-1252 leaves undefined), so no byte is lost; the numbers of
+        such lines are added to ``recoded``.  Broken UTF-16 becomes U+FFFD.
 
         Raises:
             InputError: the file cannot be opened.
         """
         try:
-            fh: TextIO = open(path, encoding="utf-8-sig", errors="replace", newline=None)
+            fh = open(path, "rb")
         except OSError as exc:
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
         with fh:
-            for n, line in enumerate(fh, 1):
-                yield n, line[:-1] if line.endswith("\n") else line
+            encoding = text_encoding(fh.read(4096))
+            fh.seek(0)
+            if encoding != "utf-8":
+                with io.TextIOWrapper(fh, encoding=encoding, errors="replace", newline=None) as text:
+                    for n, line in enumerate(text, 1):  # the "utf-16" codec drops the BOM itself
+                        yield n, line[:-1] if line.endswith("\n") else line
+                return
+            if fh.read(3) != codecs.BOM_UTF8:
+                fh.seek(0)
+            n = 0
+            for raw in fh:
+                raw = raw[:-1] if raw.endswith(b"\n") else raw
+                raw = raw[:-1] if raw.endswith(b"\r") else raw
+                for part in raw.split(b"\r"):  # a lone CR ends a line too (as in universal newlines)
+                    n += 1
+                    text, bad, _ = decode_utf8_or_1252(part)
+                    if bad and recoded is not None:
+                        recoded.add(n)
+                    yield n, text
 
     def survey(self, path: Path) -> Survey:
         """First pass: the file's header shape, date-order evidence, members and other-shape lines.
@@ -656,6 +751,7 @@ class WhatsAppIngestor:
                             + ("day-first" if order == "DMY" else "month-first") + f" ({why})")
 
         thread = thread_key(path)
+        recoded: set[int] = set()  # lines whose bytes were not all UTF-8
         pending_events: list[dict] = []
         last: Record | None = None
         block: _Header | None = None
@@ -681,6 +777,13 @@ class WhatsAppIngestor:
                 notes.append(guessed_note)
             if h.shape != survey.shape:
                 attrs["line_shape"] = "other"
+            calendar = calendar_of(_year(h.f1 if h.year_first else h.f3))
+            if calendar:
+                attrs["calendar"] = calendar
+                notes.append(f"date written in the {'Solar Hijri' if calendar == 'persian' else 'Hijri (Umm al-Qura)'}"
+                             f" calendar, read as {sent_at:%Y-%m-%d}")
+            if any(h.line <= n <= max(h.line, h.end) for n in recoded):
+                notes.append(RECODED_NOTE)
             if h.size > MAX_MESSAGE_CHARS:
                 notes.append(f"message longer than {MAX_MESSAGE_CHARS} characters: its end was left out")
             if pending_events:
@@ -691,7 +794,7 @@ class WhatsAppIngestor:
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes)
 
-        for n, line in self._lines(path):
+        for n, line in self._lines(path, recoded):
             h = _parse_header(line, n)
             starts = h is not None and self._when(h, order, []) is not None and (
                 h.shape == survey.shape or n in accepted)
@@ -703,9 +806,10 @@ class WhatsAppIngestor:
                             yield last
                         last = rec
                 block = h
-                block.size = len(h.rest)
+                block.size, block.end = len(h.rest), n
             elif block is not None:
                 block.size += len(line) + 1
+                block.end = n
                 if block.size <= MAX_MESSAGE_CHARS:
                     block.extra.append(line)
         if block is not None:
