@@ -19,7 +19,9 @@ where someone speaks; a file with none gives no text and ``no_speech=True`` (Whi
 writes "you" on silence), only the spoken stretches are given to the model (leading silence
 adds no words), and a segment Whisper itself rates as no speech (``no_speech_prob`` above
 0.6 with ``avg_logprob`` below −1, Whisper's own thresholds) or that lies outside every
-spoken stretch is dropped.  A stereo file whose channels carry different speech (two
+spoken stretch is dropped, and so is one rated above 0.6 whose words are only what Whisper writes on
+noise (``"you"``, ``"Thank you."``: :data:`HALLUCINATIONS`; a knock or a cough is a "spoken stretch" to
+the energy check).  A stereo file whose channels carry different speech (two
 speakers on two channels) is transcribed channel by channel, as two speakers.  An
 ``initial_prompt`` (names Kith knows) primes the decoder so proper nouns come out right.
 
@@ -58,6 +60,14 @@ SILENCE_DBFS = -50.0  # ... and above this absolute level (digital silence and h
 PAUSE_SECONDS = 0.3  # shorter gaps do not split a spoken stretch
 PAD_SECONDS = 0.25  # kept around each spoken stretch
 LANGUAGE_BLOCK_SECONDS = 10.0  # the language is detected per block of speech of at most this length
+# What Whisper writes on a noise (a cough, a knock, a breath) it rates as probably not speech
+# (normalised by normalize_text; openai/whisper discussions #679, #928 and the like).
+HALLUCINATIONS = frozenset({
+    "you", "thank you", "thank you very much", "thanks", "thank you so much", "thanks for watching",
+    "thank you for watching", "thanks for watching and ill see you next time", "please subscribe",
+    "subscribe", "bye", "bye bye", "so", "okay", "oh", "um", "uh", "hmm", "music",
+    "subtitles by the amara org community", "amara org", "transcribed by", "the end",
+})
 CHANNELS_DIFFER = 0.7  # stereo channels less correlated than this carry different speech
 
 
@@ -172,6 +182,17 @@ def channels_differ(stereo: np.ndarray) -> bool:
 def normalize_text(text: str) -> str:
     """Lower-case, punctuation removed, whitespace collapsed (for comparing transcripts)."""
     return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).replace("'", "").split())
+
+
+def is_hallucination(text: str) -> bool:
+    """True when ``text`` is only what Whisper writes on noise that is not speech (``"you"``, ``"Thank
+    you."``, ``"Thanks for watching!"``: :data:`HALLUCINATIONS`), once or repeated.  Used only for a segment
+    Whisper itself rates as probably not speech (``no_speech_prob`` above :data:`NO_SPEECH_PROB`)."""
+    words = normalize_text(text)
+    if not words or words in HALLUCINATIONS:
+        return True
+    parts = [normalize_text(part) for part in re.split(r"[!?,]+|\.(?:\s|$)", text)]
+    return all(part in HALLUCINATIONS for part in parts if part)
 
 
 def split_points(audio: np.ndarray, piece_seconds: float, search_seconds: float = 5.0,
@@ -444,8 +465,9 @@ class Transcriber:
                 text = s["text"].strip()
                 start, end = round(offset + s["start"], 2), round(offset + s["end"], 2)
                 if not text or (s.get("no_speech_prob", 0) > NO_SPEECH_PROB and
-                                (s.get("avg_logprob", 0) < LOGPROB_FLOOR or not _overlaps(start, end, regions))):
-                    continue  # Whisper's own no-speech rule, and its hallucinations outside any spoken stretch
+                                (s.get("avg_logprob", 0) < LOGPROB_FLOOR or not _overlaps(start, end, regions)
+                                 or is_hallucination(text))):
+                    continue  # Whisper's own no-speech rule, and its hallucinations on noise or outside speech
                 segments.append(Segment(start, end, text, lang or result.get("language"), speaker))
             if progress:
                 progress((i + 1) / len(pieces))
