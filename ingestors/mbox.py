@@ -94,6 +94,11 @@ def _codec(charset: str | None) -> str | None:
         return None
 
 
+_ONE_BYTE_CODECS = ("cp125", "iso8859-", "latin", "koi8", "mac-", "cp437", "cp850", "cp852", "cp866", "cp874")
+"""Python codec names (as ``codecs.lookup`` gives them) of charsets with one byte per character: text in them
+is almost never valid UTF-8 with non-ASCII characters, so bytes that are were mislabelled."""
+
+
 def decode_bytes(data: bytes, charset: str | None) -> str:
     """Decode mail bytes to text, never raising.
 
@@ -102,7 +107,10 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         charset: the declared MIME charset (``"iso-8859-1"``, ``"gb2312"``...), or None.
 
     Returns:
-        The text: decoded with the declared charset when it reads cleanly, else as
+        The text: as UTF-8 when the declared charset is a one-byte-per-character one
+        (``iso-8859-1``, ``windows-1252``, ``koi8-r``…) but the bytes are valid UTF-8 with
+        characters beyond ASCII (a client that labelled UTF-8 text with its default: ``GrÃ¼ÃŸe``
+        would be wrong); else decoded with the declared charset when it reads cleanly, else as
         UTF-8 when that reads cleanly; else, when the label is UTF-8 or none, as UTF-8
         with the bytes that are not UTF-8 read as Windows-1252 when they are letters
         or punctuation within words (Latin-1 text sent as "utf-8": ``Gr\\xfc\\xdfe`` →
@@ -110,6 +118,11 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         known) replacing unreadable bytes with U+FFFD.
     """
     codec = _codec(charset)
+    if codec and codec.startswith(_ONE_BYTE_CODECS) and not data.isascii():
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     for name in filter(None, (codec, "utf-8")):
         try:
             return data.decode(name)
@@ -161,6 +174,29 @@ def _unescape(chunk: bytes) -> str:
         return chunk.decode("latin-1")
 
 
+_LOOSE_WORD = re.compile(r"=\?([A-Za-z0-9._:-]+)(?:\*[A-Za-z-]+)?\?([BbQq])\?([^?\s]+)(?:\?=|\?(?=\s|$)|(?=\s|$))")
+
+
+def _loose_word(m: re.Match) -> str:
+    """An encoded-word the standard library left as it was (its ``?=`` missing or cut, a space inside it
+    written as ``_``…), decoded when its payload decodes; else the text as written."""
+    import base64
+    import binascii
+    import quopri
+
+    charset, kind, payload = m.groups()
+    try:
+        if kind in "Bb":
+            data = base64.b64decode(payload + "=" * (-len(payload) % 4), validate=True)
+        else:
+            data = quopri.decodestring(payload.replace("_", " ").encode("ascii"), header=True)
+    except (binascii.Error, ValueError, UnicodeEncodeError):
+        return m.group(0)
+    if _codec(charset) is None and charset.strip().lower() not in _CHARSET_ALIASES:
+        return m.group(0)
+    return decode_bytes(data, charset)
+
+
 def decode_header_value(raw: str) -> str:
     """Decode one raw header value to plain text.
 
@@ -169,7 +205,8 @@ def decode_header_value(raw: str) -> str:
             8-bit bytes (carried as surrogate escapes), maybe RFC 2047 words.
 
     Returns:
-        A str with control characters and whitespace runs made single spaces.  Never raises.
+        A str with control characters and whitespace runs made single spaces; an encoded-word whose
+        ``?=`` is missing (cut by a client) is decoded too.  Never raises.
     """
     text = raw
     if any("\udc80" <= ch <= "\udcff" for ch in text):  # raw 8-bit bytes: UTF-8, else Windows-1252
@@ -184,6 +221,8 @@ def decode_header_value(raw: str) -> str:
             else _unescape(c) if cs is None else decode_bytes(c, cs)
             for c, cs in chunks
         )
+        if "=?" in text:
+            text = _LOOSE_WORD.sub(_loose_word, text)
     return " ".join("".join(ch if ch >= " " and ch != "\x7f" else " " for ch in text).split())
 
 
@@ -374,6 +413,10 @@ def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
             texts = [(sub, _walk(sub, forwarded, notes)) for sub in subs]
             plain = [t for sub, t in texts if sub.get_content_type() == "text/plain" and t.strip()]
             rich = [t for _, t in texts if t.strip()]  # an empty text/plain next to HTML: the HTML
+            if plain and rich and rich[-1] is not plain[0] and _is_stub(plain[0], rich[-1]):
+                notes.append("the text/plain part is not the message (a placeholder such as 'view this mail in "
+                             "HTML'): the HTML part read instead")
+                return rich[-1]
             return plain[0] if plain else rich[-1] if rich else ""
         texts = [_walk(sub, forwarded, notes) for sub in subs
                  if sub.get_content_disposition() != "attachment" or sub.get_content_type() == "message/rfc822"]
@@ -381,6 +424,18 @@ def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
     if part.get_content_disposition() == "attachment":
         return ""
     return _leaf_text(part)
+
+
+def _is_stub(plain: str, rich: str) -> bool:
+    """True when ``plain``, a multipart/alternative's text/plain part, does not render ``rich`` (its HTML as
+    text): the HTML has more words, and fewer than half of the plain part's words are among them ("This
+    email requires an HTML viewer", "To view this message, open it in a browser")."""
+    words = re.findall(r"\w+", plain.casefold())
+    rich_words = re.findall(r"\w+", rich.casefold())
+    if len(rich_words) <= len(words):
+        return False
+    known = set(rich_words)
+    return sum(w in known for w in words) * 2 < len(words)
 
 
 def _any_text(part: Message) -> str:
@@ -845,8 +900,9 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         root, else the In-Reply-To, else the Message-ID itself (so a first message and its replies
         share a key), else the normalised subject.  Then one Record per forwarded
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
-        ``attrs["forwarded_in"]`` = the outer record's ``external_id`` (the outer record lists
-        them in ``attrs["forwarded"]``).  A message forwarded *in the text* (under Gmail's
+        ``attrs["forwarded_in"]`` = the ``external_id`` of the message it was forwarded in (the
+        outer record lists them in ``attrs["forwarded"]``); a message forwarded inside a forwarded
+        message follows it, forwarded in it (up to :data:`MAX_FORWARD_DEPTH` levels).  A message forwarded *in the text* (under Gmail's
         ``---------- Forwarded message ---------``, Thunderbird's or Apple Mail's separator, with its
         ``From:``/``Date:``/``Subject:`` lines) is cut from the outer text and is such a Record too; its Date
         line, written without a zone, is read at the outer message's offset (``date_source`` ``"forward-header"``).
@@ -872,10 +928,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             main.text = f"[attached: {', '.join(files)}]"
             main.notes.append("no text of its own: its attached files are named instead")
     out = [main]
-    for inner in forwarded:
-        inner_text, _, inner_notes = body_of(inner)  # a forward of a forward stays inside it
-        out.append(_forwarded_record(main, header_record(inner, path, index, _clean_body(inner_text, inner_notes),
-                                                         inner_notes), len(out)))
+    _add_forwarded(main, forwarded, path, index, out, 1)
     if inline is not None:
         inner_notes = []
         rec = header_record(_inline_message(inline), path, index, _clean_body(inline.body, inner_notes),
@@ -893,9 +946,15 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     return out
 
 
-_FORWARD_HEADER_NAMES = {"from": "From", "von": "From", "de": "From", "sent": "Date", "date": "Date",
-                         "gesendet": "Date", "datum": "Date", "envoyé": "Date", "to": "To", "an": "To", "à": "To",
-                         "cc": "Cc", "subject": "Subject", "betreff": "Subject", "objet": "Subject"}
+_FORWARD_HEADER_NAMES = {
+    **dict.fromkeys(("from", "von", "de", "da", "van", "från", "fra", "od", "lähettäjä", "от"), "From"),
+    **dict.fromkeys(("sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "inviato", "verzonden",
+                     "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data"), "Date"),
+    **dict.fromkeys(("to", "an", "à", "para", "a", "aan", "till", "til", "do", "vastaanottaja", "кому"), "To"),
+    **dict.fromkeys(("subject", "betreff", "objet", "asunto", "assunto", "oggetto", "onderwerp", "ämne", "emne",
+                     "temat", "aihe", "тема"), "Subject"),
+    "cc": "Cc"}
+"""The header names of a message forwarded in the text (as the clients write them in their languages)."""
 
 
 def _inline_message(inline: InlineForward) -> Message:
@@ -907,6 +966,25 @@ def _inline_message(inline: InlineForward) -> Message:
             lines.append(f"{std}: {' '.join(value.split())}")
     raw = "\n".join(lines) + "\nContent-Type: text/plain; charset=utf-8\n\n" + inline.body
     return BytesParser(policy=POLICY).parsebytes(raw.encode("utf-8"))
+
+
+MAX_FORWARD_DEPTH = 8
+"""Messages forwarded inside forwarded messages are read this many levels deep."""
+
+
+def _add_forwarded(parent: Record, inners: list[Message], path: Path, index: int, out: list[Record],
+                   depth: int) -> None:
+    """Append to ``out`` a Record per ``message/rfc822`` message in ``inners`` (forwarded inside ``parent``), each
+    followed by those forwarded inside it in turn, up to :data:`MAX_FORWARD_DEPTH` levels."""
+    for inner in inners:
+        inner_text, deeper, inner_notes = body_of(inner)
+        rec = _forwarded_record(parent, header_record(inner, path, index, _clean_body(inner_text, inner_notes),
+                                                      inner_notes), len(out))
+        out.append(rec)
+        if deeper and depth < MAX_FORWARD_DEPTH:
+            _add_forwarded(rec, deeper, path, index, out, depth + 1)
+        elif deeper:
+            rec.notes.append(f"{len(deeper)} message(s) forwarded more than {MAX_FORWARD_DEPTH} levels deep: not read")
 
 
 def _forwarded_record(main: Record, rec: Record, n: int) -> Record:

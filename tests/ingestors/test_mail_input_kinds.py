@@ -176,3 +176,52 @@ def test_a_broken_clock_is_flagged_and_the_envelope_used_when_there_is_one(tmp_p
     assert any("1970 epoch" in n for n in epoch.notes)
     (none,) = _read(tmp_path, "n.mbox", _msg("NoDate", "x").replace("Date: Mon, 01 Jan 2001 09:05:00 +0100\n", ""))
     assert none.sent_at == datetime(2001, 1, 1, 8, 5, tzinfo=UTC) and none.attrs["date_source"] == "envelope"
+
+
+def _mime(subject: str, mime: str) -> str:
+    """A message (no envelope line) whose MIME headers and body are ``mime``."""
+    return _msg(subject, "", envelope=None).rstrip("\n") + "\nMIME-Version: 1.0\n" + mime
+
+
+def test_utf8_text_under_a_one_byte_charset_label_and_cut_encoded_words(tmp_path):
+    body = "Grüße aus München, schöne Zeit.".encode()
+    for label in ("iso-8859-1", "windows-1252", "iso-8859-15"):
+        raw = _mime("s", f"Content-Type: text/plain; charset={label}\nContent-Transfer-Encoding: 8bit\n\n").encode()
+        (r,) = _read(tmp_path, "l.eml", raw + body + b"\n")
+        assert r.text.strip() == "Grüße aus München, schöne Zeit.", label  # was: GrÃ¼ÃŸe aus MÃ¼nchen
+    raw = _mime("s", "Content-Type: text/plain; charset=iso-8859-1\n\n").encode() + "Café crème".encode("latin-1")
+    assert _read(tmp_path, "k.eml", raw)[0].text.strip() == "Café crème"  # real Latin-1 stays Latin-1
+    (r,) = _read(tmp_path, "w.eml", _msg("=?utf-8?q?Gr=C3=BC=C3=9Fe?=", "x", envelope=None,
+                                          sender="=?UTF-8?B?SsO8cmdlbiBNw7xsbGVy <jm@example.de>"))
+    assert (r.sender.name, r.sender.address, r.subject) == ("Jürgen Müller", "jm@example.de", "Grüße")
+
+
+def test_a_placeholder_text_part_gives_way_to_the_html_that_holds_the_message(tmp_path):
+    alt = ('Content-Type: multipart/alternative; boundary="b1"\n\n--b1\nContent-Type: text/plain; charset=utf-8\n\n'
+           "This email requires an HTML viewer.\n\n--b1\nContent-Type: text/html; charset=utf-8\n\n"
+           "<div>Hi Sam,</div><div>The Juniper Cafe opens at 8&nbsp;am &amp; closes at 5.<br>Best,<br>Ann</div>\n"
+           "--b1--\n")
+    (r,) = _read(tmp_path, "a.eml", _mime("Cafe", alt))
+    assert r.text.split("\n") == ["Hi Sam,", "", "The Juniper Cafe opens at 8 am & closes at 5.", "Best,", "Ann"]
+    assert any("HTML part read instead" in n for n in r.notes)
+    same = alt.replace("This email requires an HTML viewer.", "Hi Sam, the Juniper Cafe opens at 8 am.")
+    (r,) = _read(tmp_path, "b.eml", _mime("Cafe", same))
+    assert r.text.strip() == "Hi Sam, the Juniper Cafe opens at 8 am."  # a real plain rendition is kept
+
+
+def test_messages_forwarded_two_deep_are_each_their_own_senders(tmp_path):
+    carol = ("From: Carol Deep <carol@example.net>\nSubject: Original plan\nDate: Sat, 30 Dec 2000 10:00:00 +0000\n"
+             "Message-ID: <deep@x>\n\nThe Lantern Inn is booked for the 5th.\n")
+    bob = ("From: Bob Mid <bob@example.net>\nSubject: Fwd: Original plan\nDate: Sun, 31 Dec 2000 10:00:00 +0000\n"
+           'Message-ID: <mid@x>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="in1"\n\n'
+           "--in1\nContent-Type: text/plain\n\nBob's note: see below.\n--in1\nContent-Type: message/rfc822\n\n"
+           + carol + "--in1--\n")
+    outer = ('Content-Type: multipart/mixed; boundary="out1"\n\n--out1\nContent-Type: text/plain\n\n'
+             "Ann's words: forwarding Bob's forward.\n--out1\nContent-Type: message/rfc822\n\n" + bob + "--out1--\n")
+    ann, mid, deep = _read(tmp_path, "n.eml", _mime("Fwd: Fwd: Original plan", outer))
+    assert (ann.sender.name, ann.text.strip()) == ("Ann Lee", "Ann's words: forwarding Bob's forward.")
+    assert (mid.sender.name, mid.text.strip(), mid.attrs["forwarded_in"]) == ("Bob Mid", "Bob's note: see below.",
+                                                                              ann.external_id)
+    assert (deep.sender.name, deep.text.strip(), deep.attrs["forwarded_in"]) == (
+        "Carol Deep", "The Lantern Inn is booked for the 5th.", "<mid@x>")  # was: not read at all
+    assert deep.sent_at == datetime(2000, 12, 30, 10, 0, tzinfo=UTC) and ann.thread == mid.thread == deep.thread

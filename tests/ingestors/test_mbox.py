@@ -223,7 +223,8 @@ def test_decoding_helpers():
     assert decode_header_value(raw_latin1) == "Café"
     assert decode_header_value("=?utf-8?b?w6k=?=\n =?utf-8?b?w6k=?=") == "éé"
     assert decode_header_value("=?gb2312?B?1tY=?=") == "种"
-    assert decode_header_value("=?utf-8?q?broken") == "=?utf-8?q?broken"
+    assert decode_header_value("=?utf-8?q?broken") == "broken"  # an encoded-word cut before its "?=" is decoded
+    assert decode_header_value("=?utf-8?q?broken_=ZZ?=") == "broken =ZZ"
     assert decode_header_value("=?utf-8?q?caf=C3=A9?= in C:\\users") == "café in C:\\users"
     assert html_to_text("<div>a<br>b</div><script>x()</script>") == "a\nb"
 
