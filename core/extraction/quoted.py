@@ -9,13 +9,17 @@ Recognised, in the forms the common clients write:
 * quoted lines: starting ``>`` (plain-text replies; HTML ``<blockquote>`` is written so by
   ``ingestors.mbox.html_to_text``);
 * attribution lines: ``On … wrote:`` (also wrapped over two lines), ``Am … schrieb …:``, ``Le … a écrit :``,
-  ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``… <address> wrote:``; and above ``>`` lines,
+  ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``Em … escreveu:``, ``… skrev …:``,
+  ``W dniu … napisał:``, ``… kirjoitti:``, ``… написал:``, ``… <address> … 写道：``, ``… <address> wrote:``; and above ``>`` lines,
   any line ending with ``:`` that names an address, a date or a verb of saying (mutt's ``* Ann (a@…)
   [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``);
 * separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
-  (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), and
-  Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:`` lines, maybe under a
-  line of underscores).
+  (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), each
+  also in the common European languages (``-----Ursprüngliche Nachricht-----``, ``Début du message
+  réexpédié :``…), and Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:``
+  lines, maybe under a line of underscores; also as Outlook writes them in other languages: ``Von:``/
+  ``Gesendet:``, ``De :``/``Envoyé :``, ``De:``/``Enviado:``/``Para:``/``Asunto:``, ``Da:``/``Inviato:``,
+  ``Van:``/``Verzonden:``, ``Från:``/``Skickat:``…).
 """
 from __future__ import annotations
 
@@ -24,19 +28,36 @@ from dataclasses import dataclass
 
 FORWARD_MARK = re.compile(
     r"^[ \t]*(?:-{2,}[ \t]*(?:Forwarded message|Forwarded Message|Weitergeleitete Nachricht|Message transféré|"
-    r"Mensaje reenviado|Messaggio inoltrato)[ \t]*-*|Begin forwarded message:?)[ \t]*$", re.I | re.M)
+    r"Mensaje reenviado|Messaggio inoltrato|Mensagem encaminhada|Doorgestuurd bericht|Vidarebefordrat meddelande|"
+    r"Videresendt meddelelse|Videresendt melding|Wiadomość przekazana dalej|Välitetty viesti|"
+    r"Пересылаемое сообщение|Пересланное сообщение)[ \t]*-*|"
+    r"(?:Begin forwarded message|Anfang der weitergeleiteten Nachricht|Début du message réexpédié|"
+    r"Inicio del mensaje reenviado|Inizio messaggio inoltrato|Início da mensagem reencaminhada|"
+    r"Begin doorgestuurd bericht)[ \t]*:?)[ \t]*$", re.I | re.M)
 """A line that starts a forwarded message in the text (Gmail, Thunderbird, Apple Mail; a few languages)."""
-_ORIGINAL_MARK = re.compile(r"^[ \t]*-{2,}[ \t]*Original Message[ \t]*-{2,}[ \t]*$", re.I)
+_ORIGINAL_MARK = re.compile(
+    r"^[ \t]*-{2,}[ \t]*(?:Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original|"
+    r"Messaggio originale|Oorspronkelijk bericht|Mensagem original|Originalmeddelande|Oprindelig meddelelse|"
+    r"Opprinnelig melding|Wiadomość oryginalna|Alkuperäinen viesti|Исходное сообщение)[ \t]*-{2,}[ \t]*$", re.I)
 _LEAD = (r"On\s.+\swrote|Am\s.+\sschrieb.*|Le\s.+\sa\s[ée]crit\s?|El\s.+\sescribi[óo]|Il\s.+\sha\sscritto|"
-         r"Op\s.+\sschreef.*")
-_ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*:[ \t]*$", re.I)
-_WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*:[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
-_HEADER = re.compile(r"^[ \t]*\*?(From|Sent|Date|To|Cc|Subject|Von|Gesendet|Datum|An|Betreff|De|Envoyé|Objet|À)"
-                     r"\*?[ \t]*:[ \t]*(.*)$", re.I)
+         r"Op\s.+\sschreef.*|Em\s.+\sescreveu|\S.*\d.*\sskrev\s.+|(?:W\sdniu|Dnia)\s.+\snapisał(?:a|\(a\))?.*|"
+         r".*\d.*\skirjoitti.*|.*\d.*\sнаписал(?:а|\(а\))?.*|.*\d.*\snapsal(?:a|\(a\))?.*|.+<[^<>\s]+@[^<>\s]+>.*写道")
+_COLON = r"[:：]"  # Chinese and Japanese clients end the line with a full-width colon
+_ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*{_COLON}[ \t]*$", re.I)
+_WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*{_COLON}[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
+# Outlook's header block above a quoted message, in the languages Outlook writes it in
+_FROM_NAMES = {"from", "von", "de", "da", "van", "från", "fra", "od", "lähettäjä", "от"}
+_SENT_NAMES = {"sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "inviato", "verzonden",
+               "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data"}
+_TO_NAMES = {"to", "subject", "an", "betreff", "à", "objet", "para", "asunto", "assunto", "a", "oggetto", "aan",
+             "onderwerp", "till", "ämne", "til", "emne", "do", "temat", "vastaanottaja", "aihe", "кому", "тема"}
+_HEADER = re.compile(r"^[ \t]*\*?(" + "|".join(sorted(_FROM_NAMES | _SENT_NAMES | _TO_NAMES | {"cc"}, key=len,
+                                                      reverse=True))
+                     + r")\*?[ \t]*:[ \t]*(.*)$", re.I)
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
 _INTRO = re.compile(r"^.{1,200}:[ \t]*$")
 _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"
-                         r"kirjoitti|napisa[łl]|написал|quoting|zitat)\b|\d{1,4}[-/.:]\d{1,2}|\[[^\]]*\d[^\]]*\]", re.I)
+                         r"kirjoitti|napisa[łl]|napsal|написал|escreveu|quoting|zitat)\b|写道|\d{1,4}[-/.:]\d{1,2}|\[[^\]]*\d[^\]]*\]", re.I)
 
 
 def _introduces_quote(lines: list[str], i: int) -> bool:
@@ -54,11 +75,10 @@ def _outlook_block(lines: list[str], i: int) -> bool:
     """True when ``lines[i]`` starts an Outlook-style header block: ``From:`` then, within the next five lines,
     a ``Sent:``/``Date:`` line and a ``To:``/``Subject:`` line."""
     m = _HEADER.match(lines[i])
-    if not m or m.group(1).casefold() not in ("from", "von", "de"):
+    if not m or m.group(1).casefold() not in _FROM_NAMES:
         return False
     names = {h.group(1).casefold() for h in map(_HEADER.match, lines[i + 1:i + 6]) if h}
-    return bool(names & {"sent", "date", "gesendet", "datum", "envoyé"}) and \
-        bool(names & {"to", "subject", "an", "betreff", "à", "objet"})
+    return bool(names & _SENT_NAMES) and bool(names & _TO_NAMES)
 
 
 def quote_start(lines: list[str]) -> int | None:
@@ -146,7 +166,7 @@ def split_inline_forward(text: str) -> InlineForward | None:
         else:
             break
         i += 1
-    if not any(k.casefold() in ("from", "von", "de") for k in headers):
+    if not any(k.casefold() in _FROM_NAMES for k in headers):
         return None
     body = "\n".join(rest[i:]).strip("\n")
     return InlineForward(before, headers, body)

@@ -179,3 +179,56 @@ def test_a_first_name_seen_in_to_becomes_the_full_name_the_same_address_signs_wi
         names = sorted(e.canonical_name for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None),
                                                                                Entity.is_owner.is_(False))).all())
     assert names == ["Ben Carter", "Ben Ode", "Me"]  # no owner is configured here: "Me" is a person
+
+
+def test_mail_input_kinds_through_the_import_and_ask(container, tmp_path):
+    """Inputs of the regression kinds in forms the first pass did not try, through ``ingest`` and ``ask``: a BOM and
+    CRLF mbox; a patch attached unencoded (its envelope line split the message); a 12-hour Date with a zone name;
+    an Outlook reply in Spanish quoting an English statement; a message forwarded inside a forwarded message (it
+    was lost); a last message cut short inside its headers (quarantined, the others kept)."""
+    from app.operations.ask import ask
+    from core.store.schema import QuarantineItem
+
+    patch = ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="pp"\n\n--pp\nContent-Type: text/plain\n\n'
+             "From what I remember, the Birchwood build failed twice.\n\n--pp\nContent-Type: text/x-patch\n"
+             'Content-Disposition: attachment; filename="0001-fix.patch"\n\n'
+             "From 4f3a2b1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a Mon Sep 17 00:00:00 2001\nFrom: Dev One <dev@example.org>\n"
+             "Subject: [PATCH] fix\n\n---\n a.c | 1 +\n--pp--")
+    carol = ("From: Carol Deep <carol@example.net>\nSubject: Original plan\nDate: Sat, 30 Dec 2000 10:00:00 +0000\n"
+             "Message-ID: <deep@example.net>\n\nThe Lantern Inn is booked for the fifth.\n")
+    bob = ("From: Bob Mid <bob@example.net>\nSubject: Fwd: Original plan\nDate: Sun, 31 Dec 2000 10:00:00 +0000\n"
+           'Message-ID: <mid@example.net>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="in1"\n\n'
+           "--in1\nContent-Type: text/plain\n\nSee below.\n--in1\nContent-Type: message/rfc822\n\n" + carol + "--in1--\n")
+    nested = ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="o1"\n\n--o1\nContent-Type: text/plain\n\n'
+              "Forwarding Bob's forward.\n--o1\nContent-Type: message/rfc822\n\n" + bob + "--o1--")
+    path = tmp_path / "kinds.mbox"
+    text = "".join([
+        _msg(1, "Ann Lee <ann@example.org>", "Mon, 01 Jan 2001 09:05:00 +0100", "Build", "", headers=patch),
+        _msg(2, "Pat Kim <pat@example.com>", "Jan 1, 2001 9:05:00 PM PST", "Evening", "Dinner at the Quayside Grill."),
+        _msg(3, "Will Ng <will@example.com>", "Tue, 02 Jan 2001 10:00:00 +0100", "RE: hola",
+             "Gracias.\n\nDe: Uma Roy <uma@example.com>\nEnviado: lunes, 1 de enero de 2001 9:05\nPara: Will Ng\n"
+             "Asunto: hola\n\nI live in Munich now."),
+        _msg(4, "Ann Lee <ann@example.org>", "Wed, 03 Jan 2001 10:00:00 +0000", "Fwd: Fwd: Original plan", "",
+             headers=nested),
+        "From x@example.org Mon Jan  1 00:00:00 2024\nFrom: Cut Short <cu",
+    ])
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    r = ingest(container, [path])
+    assert r.records_added == 6  # Build, Evening, RE: hola, the forward, Bob's, Carol's
+    assert [(e.locator, "cut short" in e.reason) for e in r.errors] == [("message 5", True)]
+    with container.db.session() as s:
+        rows = {row.subject: row for row in s.exec(select(Record)).all()}
+        assert set(rows) == {"Build", "Evening", "RE: hola", "Fwd: Fwd: Original plan", "Fwd: Original plan",
+                             "Original plan"}
+        assert "the Birchwood build failed twice" in rows["Build"].text
+        evening = rows["Evening"]  # 9:05 PM at -08:00
+        assert clock.ensure_utc(evening.sent_at) == datetime(2001, 1, 2, 5, 5, tzinfo=UTC) and evening.utc_offset == -480
+        assert _facts(s, "Will Ng", "home") == []  # the quoted Munich is Uma's, not Will's
+        deep = rows["Original plan"]
+        assert s.get(Entity, deep.sender_entity_id).canonical_name == "Carol Deep"
+        assert deep.attrs["forwarded_in"] == "<mid@example.net>"
+        assert len(s.exec(select(QuarantineItem)).all()) == 1
+    top = ask(container, "Lantern Inn", k=3)
+    assert top and "Lantern Inn" in top[0].text and top[0].sender == "Carol Deep"
+    top = ask(container, "Birchwood build", k=3)
+    assert top and top[0].subject == "Build" and top[0].sender == "Ann Lee"

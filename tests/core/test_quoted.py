@@ -44,3 +44,38 @@ def test_split_inline_forward_reads_the_header_block():
     assert fwd.body == "The Orchid Room is yours."
     assert split_inline_forward("-------- Forwarded Message --------\nno headers here\n") is None
     assert split_inline_forward("plain text") is None
+
+
+@pytest.mark.parametrize("text, own", [
+    # replies quoting without ">" under an attribution or an Outlook block in other languages
+    ("Gracias.\n\nDe: Uma Roy <uma@example.com>\nEnviado: lunes, 1 de enero de 2001 9:05\nPara: Will Ng\n"
+     "Asunto: hola\n\nVivo en Sevilla.", "Gracias.\n"),
+    ("Danke.\n\n-----Ursprüngliche Nachricht-----\nVon: Uma Roy <uma@example.com>\nGesendet: Montag, 1. Januar 2001\n"
+     "An: Will Ng\nBetreff: hi\n\nIch wohne in München.", "Danke.\n"),
+    ("Grazie.\n\nDa: Uma Roy <uma@example.com>\nInviato: lunedì 1 gennaio 2001 09:05\nA: Will Ng\nOggetto: ciao\n\n"
+     "Abito a Roma.", "Grazie.\n"),
+    ("Bedankt.\n\nVan: Uma Roy <uma@example.com>\nVerzonden: maandag 1 januari 2001 09:05\nAan: Will Ng\n"
+     "Onderwerp: hoi\n\nIk woon in Utrecht.", "Bedankt.\n"),
+    ("Ótimo.\n\nEm seg., 1 de jan. de 2001 às 09:05, Uma Roy <uma@example.com> escreveu:\nMoro em Lisboa agora.",
+     "Ótimo.\n"),
+    ("Bra.\n\nDen mån 1 jan. 2001 kl 09:05 skrev Uma Roy <uma@example.com>:\nJag bor i Uppsala nu.", "Bra.\n"),
+    ("Dzięki.\n\nW dniu 1.01.2001 o 09:05, Uma Roy napisał(a):\nMieszkam w Krakowie.", "Dzięki.\n"),
+    ("好的。\n\nUma Roy <uma@example.com> 于2001年1月1日周一 09:05写道：\n我现在住在北京。", "好的。\n"),
+    ("Ok.\n\n-----Message d'origine-----\nDe : Uma Roy\nJ'habite à Lyon.", "Ok.\n"),
+    # own words that only look like the forms stay
+    ("Da: capo a piedi.\nA: bene.", "Da: capo a piedi.\nA: bene."),
+    ("I skrev it down.", "I skrev it down."),
+])
+def test_quotes_in_other_languages_are_not_the_writers_words(text, own):
+    assert own_words(text) == own
+
+
+def test_an_inline_forward_under_a_localised_separator_is_split():
+    fwd = split_inline_forward("Mira.\n\n---------- Mensaje reenviado ---------\nDe: Venue Desk <desk@hall.example>\n"
+                               "Enviado: lunes, 4 de marzo de 2024 17:00\nAsunto: Reserva\nPara: Dana\n\n"
+                               "La sala está reservada.")
+    assert fwd is not None and fwd.before == "Mira."
+    assert fwd.headers["De"] == "Venue Desk <desk@hall.example>" and fwd.body == "La sala está reservada."
+    fwd = split_inline_forward("FYI\n\nAnfang der weitergeleiteten Nachricht:\n\nVon: Venue Desk <desk@hall.example>\n"
+                               "Betreff: Buchung\n\nGebucht.")
+    assert fwd is not None and fwd.body == "Gebucht." and fwd.before == "FYI"
