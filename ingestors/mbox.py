@@ -902,7 +902,8 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
         ``attrs["forwarded_in"]`` = the ``external_id`` of the message it was forwarded in (the
         outer record lists them in ``attrs["forwarded"]``); a message forwarded inside a forwarded
-        message follows it, forwarded in it (up to :data:`MAX_FORWARD_DEPTH` levels).  A message forwarded *in the text* (under Gmail's
+        message follows it, forwarded in it (up to :data:`MAX_FORWARD_DEPTH` levels).  A message
+        forwarded *in the text* (under Gmail's
         ``---------- Forwarded message ---------``, Thunderbird's or Apple Mail's separator, with its
         ``From:``/``Date:``/``Subject:`` lines) is cut from the outer text and is such a Record too; its Date
         line, written without a zone, is read at the outer message's offset (``date_source`` ``"forward-header"``).

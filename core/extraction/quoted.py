@@ -10,7 +10,8 @@ Recognised, in the forms the common clients write:
   ``ingestors.mbox.html_to_text``);
 * attribution lines: ``On … wrote:`` (also wrapped over two lines), ``Am … schrieb …:``, ``Le … a écrit :``,
   ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``Em … escreveu:``, ``… skrev …:``,
-  ``W dniu … napisał:``, ``… kirjoitti:``, ``… написал:``, ``… <address> … 写道：``, ``… <address> wrote:``; and above ``>`` lines,
+  ``W dniu … napisał:``, ``… kirjoitti:``, ``… написал:``, ``… <address> … 写道：``, ``… <address> wrote:``;
+  and above ``>`` lines,
   any line ending with ``:`` that names an address, a date or a verb of saying (mutt's ``* Ann (a@…)
   [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``);
 * separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
@@ -41,7 +42,8 @@ _ORIGINAL_MARK = re.compile(
     r"Opprinnelig melding|Wiadomość oryginalna|Alkuperäinen viesti|Исходное сообщение)[ \t]*-{2,}[ \t]*$", re.I)
 _LEAD = (r"On\s.+\swrote|Am\s.+\sschrieb.*|Le\s.+\sa\s[ée]crit\s?|El\s.+\sescribi[óo]|Il\s.+\sha\sscritto|"
          r"Op\s.+\sschreef.*|Em\s.+\sescreveu|\S.*\d.*\sskrev\s.+|(?:W\sdniu|Dnia)\s.+\snapisał(?:a|\(a\))?.*|"
-         r".*\d.*\skirjoitti.*|.*\d.*\sнаписал(?:а|\(а\))?.*|.*\d.*\snapsal(?:a|\(a\))?.*|.+<[^<>\s]+@[^<>\s]+>.*写道")
+         r".*\d.*\skirjoitti.*|.*\d.*\sнаписал(?:а|\(а\))?.*|.*\d.*\snapsal(?:a|\(a\))?.*|"
+         r".+<[^<>\s]+@[^<>\s]+>.*写道")
 _COLON = r"[:：]"  # Chinese and Japanese clients end the line with a full-width colon
 _ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*{_COLON}[ \t]*$", re.I)
 _WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*{_COLON}[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
@@ -57,7 +59,8 @@ _HEADER = re.compile(r"^[ \t]*\*?(" + "|".join(sorted(_FROM_NAMES | _SENT_NAMES 
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
 _INTRO = re.compile(r"^.{1,200}:[ \t]*$")
 _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"
-                         r"kirjoitti|napisa[łl]|napsal|написал|escreveu|quoting|zitat)\b|写道|\d{1,4}[-/.:]\d{1,2}|\[[^\]]*\d[^\]]*\]", re.I)
+                         r"kirjoitti|napisa[łl]|napsal|написал|escreveu|quoting|zitat)\b|写道|\d{1,4}[-/.:]\d{1,2}|"
+                         r"\[[^\]]*\d[^\]]*\]", re.I)
 
 
 def _introduces_quote(lines: list[str], i: int) -> bool:

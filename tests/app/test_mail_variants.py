@@ -198,7 +198,8 @@ def test_mail_input_kinds_through_the_import_and_ask(container, tmp_path):
              "Message-ID: <deep@example.net>\n\nThe Lantern Inn is booked for the fifth.\n")
     bob = ("From: Bob Mid <bob@example.net>\nSubject: Fwd: Original plan\nDate: Sun, 31 Dec 2000 10:00:00 +0000\n"
            'Message-ID: <mid@example.net>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="in1"\n\n'
-           "--in1\nContent-Type: text/plain\n\nSee below.\n--in1\nContent-Type: message/rfc822\n\n" + carol + "--in1--\n")
+           "--in1\nContent-Type: text/plain\n\nSee below.\n--in1\nContent-Type: message/rfc822\n\n"
+           + carol + "--in1--\n")
     nested = ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="o1"\n\n--o1\nContent-Type: text/plain\n\n'
               "Forwarding Bob's forward.\n--o1\nContent-Type: message/rfc822\n\n" + bob + "--o1--")
     path = tmp_path / "kinds.mbox"
@@ -222,7 +223,8 @@ def test_mail_input_kinds_through_the_import_and_ask(container, tmp_path):
                              "Original plan"}
         assert "the Birchwood build failed twice" in rows["Build"].text
         evening = rows["Evening"]  # 9:05 PM at -08:00
-        assert clock.ensure_utc(evening.sent_at) == datetime(2001, 1, 2, 5, 5, tzinfo=UTC) and evening.utc_offset == -480
+        assert clock.ensure_utc(evening.sent_at) == datetime(2001, 1, 2, 5, 5, tzinfo=UTC)
+        assert evening.utc_offset == -480
         assert _facts(s, "Will Ng", "home") == []  # the quoted Munich is Uma's, not Will's
         deep = rows["Original plan"]
         assert s.get(Entity, deep.sender_entity_id).canonical_name == "Carol Deep"
