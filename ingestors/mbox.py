@@ -355,15 +355,24 @@ POLICY = policy.default.clone(message_factory=_ParsedMessage)
 _BOUNDARY_LINE = re.compile(rb"^--([^\s]{1,70}?)(--)?[ \t]*\r?$", re.MULTILINE)
 
 
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{2,40})""", re.I)
+
+
 def _leaf_text(part: Message) -> str:
-    """A text/plain part decoded, or a text/html part as visible text ('' for empty or other types)."""
+    """A text/plain part decoded, or a text/html part as visible text ('' for empty or other types); an HTML
+    part without a usable charset label is decoded with its ``<meta charset>`` (or ``http-equiv``) one."""
     if part.get_content_type() not in ("text/plain", "text/html"):
         return ""
     payload = part.get_payload(decode=True)
     if not payload:
         return ""
-    text = decode_bytes(payload, part.get_content_charset())
-    return html_to_text(text) if part.get_content_subtype() == "html" else text
+    charset = part.get_content_charset()
+    html = part.get_content_subtype() == "html"
+    if html and not _codec(charset):  # no usable label on the part: the page's own <meta charset>
+        meta = _META_CHARSET.search(payload[:4096])
+        charset = meta.group(1).decode("ascii") if meta else charset
+    text = decode_bytes(payload, charset)
+    return html_to_text(text) if html else text
 
 
 def _repair_multipart(part: Message) -> Message | None:

@@ -228,3 +228,10 @@ def test_messages_forwarded_two_deep_are_each_their_own_senders(tmp_path):
     assert (deep.sender.name, deep.text.strip(), deep.attrs["forwarded_in"]) == (
         "Carol Deep", "The Lantern Inn is booked for the 5th.", "<mid@x>")  # was: not read at all
     assert deep.sent_at == datetime(2000, 12, 30, 10, 0, tzinfo=UTC) and ann.thread == mid.thread == deep.thread
+
+
+def test_an_html_part_without_a_charset_label_is_read_in_its_meta_charset(tmp_path):
+    page = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head>'
+            "<body><p>Привет, встретимся у метро.</p></body></html>").encode("cp1251")
+    raw = _mime("s", "Content-Type: text/html\nContent-Transfer-Encoding: 8bit\n\n").encode() + page + b"\n"
+    assert _read(tmp_path, "m.eml", raw)[0].text == "Привет, встретимся у метро."  # was: Ïðèâåò…
