@@ -36,7 +36,8 @@ missed one: a missed one waits in the review queue.  The same holds for a full n
 sam@acme.example and "Sam Lee" at sam.lee@globex.example (or one by phone on WhatsApp, one by mail) were
 merged (held) and shown as one person with both addresses; a common full name says no more than a first
 name does when each side has its own addresses, so that is a suggestion (``full_name``) unless a shared
-company mail domain corroborates it.
+company mail domain corroborates it, or the name is the owner's (an archive's owner writing from another
+of their own accounts).
 
 Every merge Kith makes by name while the incoming mention brings a new alias (an address or a name
 variant) is done as *create, then merge* with a :class:`~core.store.schema.MergeCandidate` row
@@ -552,7 +553,7 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                             f"({', '.join(e.canonical_name for e in cards)}); "
                                             f"{_identifier_note(s, cards[0].id, mine)}"))
             best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
-            if signal == "exact_name" and _strangers(s, best.id, mine):
+            if signal == "exact_name" and not best.is_owner and _strangers(s, best.id, mine):
                 return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
                                suggest=(best.id, "full_name", FULL_NAME, f"same full name {name!r} only, "
                                         f"{_identifier_note(s, best.id, mine)}"))
