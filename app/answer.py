@@ -257,6 +257,116 @@ def in_touch_answer(q: InTouch) -> MemoryAnswer:
     return MemoryAnswer(head + ".", [], "who")
 
 
+_CONTACT_VERB = (r"(?P<verb>hear(?:d)?\s+from|talk(?:ed)?\s+(?:to|with)|spoke\s+(?:to|with)|speak\s+(?:to|with)|"
+                 r"chat(?:ted)?\s+with|wr(?:ite|ote)\s+to|e-?mail(?:ed)?|messaged?|text(?:ed)?|contact(?:ed)?|"
+                 r"see|saw)")
+_WHEN_CONTACT = (
+    re.compile(rf"^\s*when\s+(?:did|have)\s+(?:i|we)\s+(?P<which>last|first)\s+{_CONTACT_VERB}\s+(?P<name>.+?)"
+               r"\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*when\s+did\s+(?P<name>.+?)\s+(?P<which>last|first)\s+(?P<verb>write|wrote|e-?mail|message|"
+               r"text|contact)(?:ed)?(?:\s+(?:to\s+)?(?:me|us))?\s*[?!.]*\s*$", re.IGNORECASE))
+_ADDRESS_Q = re.compile(
+    r"^\s*(?:what(?:'s|’s|\s+is|\s+are|\s+was)\s+(?P<name>.+?)(?:'s|’s|')\s+(?P<what>e-?mail(?:\s+address(?:es)?)?|"
+    r"(?:phone|mobile|cell)(?:\s+numbers?)?|numbers?|contact\s+details|address(?:es)?)"
+    r"|how\s+(?:do|can)\s+i\s+(?:reach|contact)\s+(?P<name2>.+?))\s*[?!.]*\s*$", re.IGNORECASE)
+
+
+@dataclass
+class LastContact:
+    """A "when did I last hear from X?" question read and answered from the graph: ``which`` (``"last"`` or
+    ``"first"``), the ``direction`` asked (``"from"``: what X sent — "hear from X", "X wrote to me"; ``"to"``: what
+    was sent to X — "email X"; ``"any"``: X a party), X's name, and the record found
+    (``app.operations.graph.Contacted``) or None."""
+
+    which: str
+    direction: str
+    name: str
+    found: object = None
+
+
+@dataclass
+class Reach:
+    """A "what is X's email address?" question answered from the graph: X's name, what was asked (``email``,
+    ``phone`` or ``any``) and X's addresses (``app.operations.graph.About.addresses``)."""
+
+    name: str
+    what: str
+    addresses: list[str]
+
+
+def _entity_or_choices(c, name: str):
+    """The live entity ``name`` names, the list of ``(id, name, kind)`` when several do, or None."""
+    from app.operations.entities import find_entity
+    from core.errors import Ambiguous, NotFound
+
+    try:
+        return find_entity(c, name)
+    except Ambiguous as exc:
+        return [(e.id, e.canonical_name, e.kind) for e in exc.candidates]
+    except NotFound:
+        return None
+
+
+def contact_question(c, question: str):
+    """A :class:`LastContact` or :class:`Reach` for "when did I last hear from X?" / "when did X first write to
+    me?" / "what is X's email address?" / "how do I reach X?" when X names a known entity; the list of ``(id,
+    name, kind)`` when it names several; None otherwise.  Reads only."""
+    for pattern in _WHEN_CONTACT:
+        m = pattern.match(question or "")
+        if m:
+            e = _entity_or_choices(c, m.group("name"))
+            if e is None or isinstance(e, list):
+                return e
+            from app.operations.graph import last_contact
+
+            verb = re.sub(r"\s+", " ", m.group("verb").casefold())
+            sent_by = verb.startswith("hear") or pattern is _WHEN_CONTACT[1]
+            sent_to = verb.startswith(("wr", "e", "mess", "text")) and pattern is _WHEN_CONTACT[0]
+            direction = "from" if sent_by else "to" if sent_to else "any"
+            roles = {"from": ("from",), "to": ("to", "cc", "member")}.get(direction)
+            which = m.group("which").casefold()
+            return LastContact(which, direction, e.canonical_name,
+                               last_contact(c, e.id, roles=roles, first=which == "first"))
+    m = _ADDRESS_Q.match(question or "")
+    if m:
+        e = _entity_or_choices(c, m.group("name") or m.group("name2"))
+        if e is None or isinstance(e, list):
+            return e
+        from app.operations.graph import about
+
+        what = (m.group("what") or "").casefold()
+        kind = "email" if "mail" in what else "phone" if what and "address" not in what and "contact" not in what \
+            else "any"
+        return Reach(e.canonical_name, kind, about(c, e.id).addresses)
+    return None
+
+
+def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
+    """The answer to :func:`contact_question`, citing the found record when it is among ``results``."""
+    if isinstance(q, Reach):
+        want = [a for a in q.addresses if q.what == "any" or ("@" in a) == (q.what == "email")]
+        label = {"email": "email address", "phone": "phone number"}.get(q.what, "address")
+        if want:
+            return MemoryAnswer(f"{q.name}: {', '.join(want)}.", [], "who")
+        known = f" (I know {', '.join(q.addresses)})" if q.addresses else ""
+        return MemoryAnswer(f"I don't have {'an' if label[0] in 'ae' else 'a'} {label} for {q.name}{known}.", [], "who")
+    r = q.found
+    if r is None:
+        return MemoryAnswer(f"I have no dated record of you and {q.name}.", [], "when")
+    cited = [n for n, x in enumerate(results, 1) if _get(x, "record_id") == r.record_id][:1]
+    what = f"“{r.subject}”" if r.subject else ""
+    if not what:
+        first = next((x for x in own_sentences(r.text) if not _ATTACHED_NOTE.match(x)), "")
+        what = f"“{first[:80]}{'…' if len(first) > 80 else ''}”" if first else ""
+    how = {"mbox": "by email", "eml": "by email", "whatsapp": "on WhatsApp", "telegram": "on Telegram",
+           "telegram-html": "on Telegram", "imessage": "in Messages", "messenger": "on Messenger"}.get(r.channel, "")
+    detail = ", ".join(x for x in (how, what) if x)
+    did = {"from": f"You {q.which} heard from {q.name}", "to": f"The {q.which} message to {q.name} was sent"}.get(
+        q.direction, f"You were {q.which} in touch with {q.name}")
+    text = f"{did} on {day_text(r.when)}" + (f" ({detail})" if detail else "")
+    return MemoryAnswer(f"{text}. {_cite(cited)}".strip(), cited, "when")
+
+
 def about_subject(question: str) -> str | None:
     """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
     "what do you know about X"), without a leading article; None for any other question."""
@@ -276,6 +386,9 @@ def about_question(c, question: str):
     from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
+    contact = contact_question(c, question)
+    if contact is not None:
+        return contact
     touch = in_touch_question(question)
     if touch is not None:
         from datetime import timezone
@@ -332,6 +445,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     ``(id, name, kind)`` of several entities with that name: the answer asks which."""
     if isinstance(about, InTouch):
         return in_touch_answer(about)
+    if isinstance(about, (LastContact, Reach)):
+        return contact_answer(about, results)
     if isinstance(about, list):
         names = ", ".join(f"{name} (id {i})" for i, name, _k in about[:5])
         return MemoryAnswer(f"Several share that name: {names}. Which one do you mean?", [], "who")

@@ -249,6 +249,37 @@ def most_in_touch(c: Container, *, channels: tuple[str, ...] = (), since: dateti
                 for i, name, k, first, last in s.exec(q).all()]
 
 
+@dataclass
+class Contacted:
+    """One record that puts someone in touch with the owner (:func:`last_contact`): its id, send time (UTC, or
+    None), kind (``email``, ``chat``, …), the source kind (``mbox``, ``whatsapp``, …), subject and text."""
+
+    record_id: int
+    when: datetime | None
+    kind: str
+    channel: str
+    subject: str | None
+    text: str
+
+
+def last_contact(c: Container, entity_id: int, *, roles: tuple[str, ...] | None = None,
+                 first: bool = False) -> Contacted | None:
+    """The latest (``first``: the earliest) live record with a known send time in which entity ``entity_id`` has
+    one of ``roles`` (default :data:`PARTY_ROLES`; ``("from",)``: the records it sent), or None.  Reads only."""
+    order = Record.sent_at.asc() if first else Record.sent_at.desc()
+    q = (select(Record.id, Record.sent_at, Record.kind, Source.kind, Record.subject, Record.text)
+         .join(RecordEntity, RecordEntity.record_id == Record.id).join(Source, Source.id == Record.source_id)
+         .where(RecordEntity.entity_id == entity_id, RecordEntity.role.in_(roles or PARTY_ROLES),
+                Record.tombstoned_at.is_(None), Record.sent_at.is_not(None))
+         .order_by(order, Record.id.desc()).limit(1))
+    with c.db.session() as s:
+        row = s.exec(q).first()
+    if row is None:
+        return None
+    rid, when, kind, channel, subject, text = row
+    return Contacted(int(rid), ensure_utc(when), kind, channel, subject, text or "")
+
+
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:
     """Entity names ranked by current fact count (seed 002's knowledge map): ``[{"id","name","kind","facts"}]``."""
     with c.db.session() as s:

@@ -190,3 +190,35 @@ def test_who_do_i_talk_to_most_counts_the_records_each_person_is_a_party_to(tmp_
             "I found nobody you're in touch with by email in 1999."
     finally:
         c.close()
+
+
+def test_when_did_i_last_hear_from_and_what_is_their_address_come_from_the_graph(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        bob, me = "Bob Stone <bob@example.org>", "Owner Person <owner@example.net>"
+        mail = write_mbox(tmp_path / "club.mbox", [
+            (bob, "Climbing", "Shall we go climbing on Saturday?"),   # 2 Apr 2023
+            (bob, "Ropes", "Bring the ropes."),                      # 3 Apr
+            (me, bob, "Re: Ropes", "Will do."),                      # 4 Apr: to Bob
+        ])
+        assert ingest(c, [mail]).records_added == 3
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def answer(q: str) -> str:
+            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
+
+        assert answer("When did I last hear from Bob Stone?") == \
+            "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
+        assert answer("when did I first hear from Bob Stone?") == \
+            "You first heard from Bob Stone on 2 April 2023 (by email, “Climbing”)."
+        assert answer("when did I last talk to Bob Stone?") == \
+            "You were last in touch with Bob Stone on 4 April 2023 (by email, “Re: Ropes”)."
+        assert answer("when did I last email Bob Stone?") == \
+            "The last message to Bob Stone was sent on 4 April 2023 (by email, “Re: Ropes”)."
+        assert answer("What's Bob Stone's email address?") == "Bob Stone: bob@example.org."
+        assert answer("what is Bob Stone's phone number?") == \
+            "I don't have a phone number for Bob Stone (I know bob@example.org)."
+        assert answer("how do I reach Bob Stone?") == "Bob Stone: bob@example.org."
+    finally:
+        c.close()
