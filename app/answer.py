@@ -21,11 +21,12 @@ with a note saying so.
 """
 from __future__ import annotations
 
+import calendar
 import re
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Sequence
 
 from core import clock
@@ -181,7 +182,8 @@ _NOT_A_NAME = {"i", "me", "my", "you", "it", "that", "this", "he", "she", "they"
                "here", "up", "new", "next", "going on", "happening"}
 
 
-_WHO_AM_I = re.compile(r"^\s*who am i\s*[?!.]*\s*$", re.IGNORECASE)
+_WHO_AM_I = re.compile(r"^\s*(?:who am i|what do you know about (?:me|myself)|tell me about (?:me|myself))\s*[?!.]*\s*$",
+                       re.IGNORECASE)
 
 
 _TOUCH_VERB = (r"(?:talk(?:ed)?|spoke|speak|chat(?:ted)?|write|wrote|written|text(?:ed)?|message[ds]?|messaged|"
@@ -367,6 +369,173 @@ def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
     return MemoryAnswer(f"{text}. {_cite(cited)}".strip(), cited, "when")
 
 
+_PERIOD_Q = re.compile(r"^\s*(?:what|anything)\s+(?:happened|(?:did|do)\s+(?:i|we)\s+do|was\s+(?:going\s+on|"
+                       r"happening)|went\s+on)\s+(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+_MONTH_NAMES = {name.casefold(): i for i in range(1, 13)
+                for name in (calendar.month_name[i], calendar.month_abbr[i], calendar.month_abbr[i] + ".")}
+_MONTH_YEAR = re.compile(r"^(?:in|during)?\s*(?P<month>[a-z]+\.?)\s*,?\s+(?P<year>\d{4})$", re.IGNORECASE)
+_YEAR_ONLY = re.compile(r"^(?:in|during)?\s*(?P<year>(?:19|20)\d\d)$", re.IGNORECASE)
+_RELATIVE = re.compile(r"^(?P<rel>yesterday|today|(?:last|this)\s+(?:week|month|year))$", re.IGNORECASE)
+_ON_DAY = re.compile(r"^on\s+(?P<day>.+)$", re.IGNORECASE)
+
+
+def _month_span(year: int, month: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1, tzinfo=timezone.utc)
+    return start, datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
+
+
+def period_of(when: str, now: datetime | None = None) -> tuple[datetime, datetime, str] | None:
+    """The UTC period ``[since, until)`` a phrase names and how an answer says it: "June 2000" / "in June 2000"
+    → (2000-06-01, 2000-07-01, "In June 2000"); "2000"; "on 22 October 2008" / "on Oct 22, 2008" (one day);
+    "yesterday", "today", "last week" (the 7 days before this week's Monday), "this week", "last month",
+    "this month", "last year", "this year" (against ``now``, default ``core.clock.now()``).  None when it names
+    no period."""
+    from dateutil import parser as dateparser
+
+    text = " ".join((when or "").split())
+    now = clock.ensure_utc(now or clock.now())
+    today = datetime(now.year, now.month, now.day, tzinfo=timezone.utc)
+    m = _MONTH_YEAR.match(text)
+    if m and m.group("month").casefold() in _MONTH_NAMES:
+        month, year = _MONTH_NAMES[m.group("month").casefold()], int(m.group("year"))
+        since, until = _month_span(year, month)
+        return since, until, f"In {calendar.month_name[month]} {year}"
+    m = _YEAR_ONLY.match(text)
+    if m:
+        year = int(m.group("year"))
+        return datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc), f"In {year}"
+    m = _RELATIVE.match(text)
+    if m:
+        rel = " ".join(m.group("rel").casefold().split())
+        monday = today - timedelta(days=today.weekday())
+        since, until = {"yesterday": (today - timedelta(days=1), today), "today": (today, today + timedelta(days=1)),
+                        "this week": (monday, monday + timedelta(days=7)),
+                        "last week": (monday - timedelta(days=7), monday),
+                        "this month": _month_span(today.year, today.month),
+                        "last month": _month_span(today.year - (today.month == 1), (today.month - 2) % 12 + 1),
+                        "this year": (datetime(today.year, 1, 1, tzinfo=timezone.utc),
+                                      datetime(today.year + 1, 1, 1, tzinfo=timezone.utc)),
+                        "last year": (datetime(today.year - 1, 1, 1, tzinfo=timezone.utc),
+                                      datetime(today.year, 1, 1, tzinfo=timezone.utc))}[rel]
+        return since, until, rel[:1].upper() + rel[1:]
+    m = _ON_DAY.match(text)
+    if m:
+        try:  # a day given in full: two different defaults give the same date only when the text names all three
+            a = dateparser.parse(m.group("day"), default=datetime(2001, 1, 1))
+            b = dateparser.parse(m.group("day"), default=datetime(2002, 2, 2))
+        except (ValueError, OverflowError):
+            return None
+        if a.date() != b.date():
+            return None
+        since = datetime(a.year, a.month, a.day, tzinfo=timezone.utc)
+        return since, since + timedelta(days=1), f"On {day_text(since)}"
+    return None
+
+
+@dataclass
+class PeriodQuestion:
+    """A "what happened in June 2000?" question read (:func:`period_question`): how the answer names the period,
+    and what the records of it hold (``app.operations.graph.Period``)."""
+
+    label: str
+    found: object = None
+
+
+_KIND_WORDS = {"email": ("email", "emails"), "chat": ("chat message", "chat messages"), "photo": ("photo", "photos"),
+               "voice": ("voice memo", "voice memos"), "contact": ("contact card", "contact cards")}
+
+
+def _count(n: int, kind: str) -> str:
+    one, many = _KIND_WORDS.get(kind, (kind, kind + "s"))
+    return f"{n} {one if n == 1 else many}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def period_answer(q: PeriodQuestion) -> MemoryAnswer:
+    """"In June 2000: 14 records — 12 emails and 2 photos, mostly with Cristy (6) and Mark (5); photos at Arezzo
+    (2); about “Font metrics” and “your mail”." — or that nothing is from then."""
+    p = q.found
+    if p is None or not p.records:
+        then = q.label[3:] if q.label.startswith(("In ", "On ")) else q.label[:1].lower() + q.label[1:]
+        return MemoryAnswer(f"I have nothing from {then}.", [], "when")
+    kinds = sorted(p.kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    text = f"{q.label}: {p.records} record{'s' if p.records != 1 else ''} — {_and([_count(n, k) for k, n in kinds])}"
+    if p.people:
+        text += ", mostly with " + _and([f"{name} ({n})" for name, n in p.people[:2]])
+    if p.places:
+        text += "; photos at " + _and([f"{name} ({n})" for name, n in p.places[:2]])
+    if p.subjects:
+        text += "; about " + _and([f"“{x}”" for x in p.subjects])
+    return MemoryAnswer(text + ".", [], "when")
+
+
+def period_question(c, question: str) -> PeriodQuestion | None:
+    """A :class:`PeriodQuestion` with what the records hold, when ``question`` asks what happened in a period
+    (:func:`period_of`): "what happened in June 2000?", "what did I do last week?", "what was going on on 22
+    October 2008?"; else None.  Reads only."""
+    m = _PERIOD_Q.match(question or "")
+    span = period_of(m.group("when")) if m else None
+    if span is None:
+        return None
+    from app.operations.graph import period
+
+    since, until, label = span
+    return PeriodQuestion(label, period(c, since, until))
+
+
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening))\b[\s,!.]*(?:kith|there)?"
+                       r"[\s!.]*$", re.IGNORECASE)
+_THANKS = re.compile(r"^\s*(?:thanks|thank\s+you|thx|cheers|ty)\b(?:\s+\w+){0,3}[\s!.]*$", re.IGNORECASE)
+_HELP = re.compile(r"^\s*(?:help|what\s+can\s+(?:you\s+do|i\s+ask(?:\s+you)?)|how\s+does\s+(?:this|it|kith)\s+work|"
+                   r"how\s+do\s+i\s+use\s+(?:this|you|kith))\s*[?!.]*\s*$", re.IGNORECASE)
+
+
+@dataclass
+class SmallTalk:
+    """A greeting, a thanks or a request for help (:func:`small_talk`), with what Kith holds
+    (``app.operations.graph.Overview``) for the greeting's and the help's examples."""
+
+    kind: str
+    overview: object = None
+
+
+def small_talk(c, question: str) -> SmallTalk | None:
+    """:class:`SmallTalk` for "hello", "thanks!", "what can you do?", "help"; else None.  Reads only."""
+    q = question or ""
+    kind = "hello" if _GREETING.match(q) else "thanks" if _THANKS.match(q) else "help" if _HELP.match(q) else None
+    if kind is None:
+        return None
+    if kind == "thanks":
+        return SmallTalk(kind)
+    from app.operations.graph import overview
+
+    return SmallTalk(kind, overview(c))
+
+
+def small_talk_answer(t: SmallTalk) -> MemoryAnswer:
+    """The reply to :func:`small_talk`: "You're welcome."; or what Kith holds and three questions to ask of it."""
+    if t.kind == "thanks":
+        return MemoryAnswer("You're welcome.", [], "other")
+    o = t.overview
+    hello = "Hello! " if t.kind == "hello" else ""
+    if o is None or not o.records:
+        return MemoryAnswer(f"{hello}I don't hold anything yet: drop chat exports, mail, photos or voice memos on the "
+                            "window (or run `kith ingest PATH`), then ask me about the people, places and events in "
+                            "them.", [], "other")
+    held = f"{o.records} record{'s' if o.records != 1 else ''} about {o.people} " \
+           f"{'person' if o.people == 1 else 'people'}" + (f" and {o.places} place{'s' if o.places != 1 else ''}"
+                                                         if o.places else "")
+    examples = [f"“who is {o.top_people[0]}?”"] if o.top_people else []
+    if o.top_places:
+        examples.append(f"“when was I in {o.top_places[0].split(',')[0]}?”")
+    examples.append("“who do I talk to most?”")
+    return MemoryAnswer(f"{hello}I hold {held}, all on this computer. Ask me, for example, {_and(examples)}; "
+                        "I answer from your own records and cite them.", [], "other")
+
+
 def about_subject(question: str) -> str | None:
     """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
     "what do you know about X"), without a leading article; None for any other question."""
@@ -386,9 +555,15 @@ def about_question(c, question: str):
     from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
+    talk = small_talk(c, question)
+    if talk is not None:
+        return talk
     contact = contact_question(c, question)
     if contact is not None:
         return contact
+    when = period_question(c, question)
+    if when is not None:
+        return when
     touch = in_touch_question(question)
     if touch is not None:
         from datetime import timezone
@@ -447,6 +622,10 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return in_touch_answer(about)
     if isinstance(about, (LastContact, Reach)):
         return contact_answer(about, results)
+    if isinstance(about, PeriodQuestion):
+        return period_answer(about)
+    if isinstance(about, SmallTalk):
+        return small_talk_answer(about)
     if isinstance(about, list):
         names = ", ".join(f"{name} (id {i})" for i, name, _k in about[:5])
         return MemoryAnswer(f"Several share that name: {names}. Which one do you mean?", [], "who")

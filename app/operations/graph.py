@@ -1,6 +1,7 @@
 """Queries over the knowledge graph: facts as of a date, entity profiles, the knowledge map, fact search."""
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
@@ -278,6 +279,79 @@ def last_contact(c: Container, entity_id: int, *, roles: tuple[str, ...] | None 
         return None
     rid, when, kind, channel, subject, text = row
     return Contacted(int(rid), ensure_utc(when), kind, channel, subject, text or "")
+
+
+@dataclass
+class Period:
+    """What the live records sent in ``[since, until)`` (UTC) hold (:func:`period`): how many, how many of each
+    kind (``{"email": 12, "photo": 2}``), the people most often a party to them and the places the photos were
+    taken at (``[(name, records)]``, most first, at most 3), and up to 3 distinct subjects of the mails, most
+    recent first."""
+
+    since: datetime
+    until: datetime
+    records: int
+    kinds: dict[str, int]
+    people: list[tuple[str, int]]
+    places: list[tuple[str, int]]
+    subjects: list[str]
+
+
+def period(c: Container, since: datetime, until: datetime) -> Period:
+    """:class:`Period` for the live records sent in ``[since, until)`` (UTC) — "what happened in June 2000?".
+    Reads only."""
+    live = (select(Record.id).where(Record.tombstoned_at.is_(None), Record.sent_at >= since,
+                                    Record.sent_at < until))
+    n = func.count(func.distinct(Record.id))
+    with c.db.session() as s:
+        kinds = {k: int(v) for k, v in s.exec(select(Record.kind, func.count(Record.id)).where(Record.id.in_(live))
+                                               .group_by(Record.kind)).all()}
+        people = [(name, int(k)) for name, k in s.exec(
+            select(Entity.canonical_name, n).join(RecordEntity, RecordEntity.entity_id == Entity.id)
+            .join(Record, Record.id == RecordEntity.record_id)
+            .where(Record.id.in_(live), RecordEntity.role.in_(PARTY_ROLES), Entity.kind == "person",
+                   Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None))
+            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(3)).all()]
+        places = [(name, int(k)) for name, k in s.exec(
+            select(Entity.canonical_name, n).join(Record, Record.place_entity_id == Entity.id)
+            .where(Record.id.in_(live), Entity.tombstoned_at.is_(None))
+            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(3)).all()]
+        subjects: list[str] = []
+        for subject in s.exec(select(Record.subject).where(Record.id.in_(live), Record.subject.is_not(None))
+                                 .order_by(Record.sent_at.desc(), Record.id.desc()).limit(50)).all():
+            bare = re.sub(r"^(?:(?:re|fwd?|aw|sv|tr)\s*:\s*)+", "", subject or "", flags=re.IGNORECASE).strip()
+            if bare and bare.casefold() not in {x.casefold() for x in subjects}:
+                subjects.append(bare)
+            if len(subjects) == 3:
+                break
+    return Period(since, until, sum(kinds.values()), kinds, people, places, subjects)
+
+
+@dataclass
+class Overview:
+    """What Kith holds, in a few figures (:func:`overview`): live records, people (the owner left out), places,
+    the people most in touch (:func:`most_in_touch`) and the places with the most records (names)."""
+
+    records: int
+    people: int
+    places: int
+    top_people: list[str]
+    top_places: list[str]
+
+
+def overview(c: Container) -> Overview:
+    """:class:`Overview` of the data folder.  Reads only."""
+    with c.db.session() as s:
+        records = s.exec(select(func.count(Record.id)).where(Record.tombstoned_at.is_(None))).one()
+        counts = dict(s.exec(select(Entity.kind, func.count(Entity.id)).where(
+            Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False)).group_by(Entity.kind)).all())
+        n = func.count(func.distinct(Record.id))
+        places = [name for name, _k in s.exec(
+            select(Entity.canonical_name, n).join(Record, Record.place_entity_id == Entity.id)
+            .where(Record.tombstoned_at.is_(None), Entity.tombstoned_at.is_(None))
+            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(2)).all()]
+    return Overview(int(records or 0), int(counts.get("person", 0)), int(counts.get("place", 0)),
+                    [p.name for p in most_in_touch(c, limit=2)], places)
 
 
 def knowledge_map(c: Container, limit: int = 50) -> list[dict]:

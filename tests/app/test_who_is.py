@@ -222,3 +222,54 @@ def test_when_did_i_last_hear_from_and_what_is_their_address_come_from_the_graph
         assert answer("how do I reach Bob Stone?") == "Bob Stone: bob@example.org."
     finally:
         c.close()
+
+
+def test_period_of_reads_months_years_days_and_relative_periods():
+    from app.answer import period_of
+
+    utc = timezone.utc
+    now = datetime(2026, 12, 1, 10, 0, tzinfo=utc)  # a Tuesday
+    assert period_of("in June 2000", now) == (datetime(2000, 6, 1, tzinfo=utc), datetime(2000, 7, 1, tzinfo=utc),
+                                              "In June 2000")
+    assert period_of("Dec 1999", now)[:2] == (datetime(1999, 12, 1, tzinfo=utc), datetime(2000, 1, 1, tzinfo=utc))
+    assert period_of("during 2008", now) == (datetime(2008, 1, 1, tzinfo=utc), datetime(2009, 1, 1, tzinfo=utc),
+                                             "In 2008")
+    assert period_of("on 22 October 2008", now) == (datetime(2008, 10, 22, tzinfo=utc),
+                                                    datetime(2008, 10, 23, tzinfo=utc), "On 22 October 2008")
+    assert period_of("last week", now)[:2] == (datetime(2026, 11, 23, tzinfo=utc), datetime(2026, 11, 30, tzinfo=utc))
+    assert period_of("last month", now)[:2] == (datetime(2026, 11, 1, tzinfo=utc), datetime(2026, 12, 1, tzinfo=utc))
+    assert period_of("yesterday", now)[:2] == (datetime(2026, 11, 30, tzinfo=utc), datetime(2026, 12, 1, tzinfo=utc))
+    for other in ("to the car", "on the beach", "on Tuesday", "with Bob"):
+        assert period_of(other, now) is None, other
+
+
+def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def answer(q: str) -> str:
+            return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+        assert answer("hello") == ("Hello! I don't hold anything yet: drop chat exports, mail, photos or voice memos "
+                                   "on the window (or run `kith ingest PATH`), then ask me about the people, places "
+                                   "and events in them.")
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
+        mail = write_mbox(tmp_path / "club.mbox", [
+            (bob, "Climbing", "Shall we go climbing on Saturday?"),   # 30 Mar 2023
+            (bob, "Ropes", "Bring the ropes."),                      # 31 Mar
+            (alice, "Sourdough", "Feed the starter twice a day."),   # 1 Apr
+            (bob, "Re: Sourdough", "Me too!"),                       # 2 Apr
+        ], start=datetime(2023, 3, 30, 9, 0, tzinfo=timezone.utc))
+        assert ingest(c, [mail]).records_added == 4
+        # April 2023: Alice's and Bob's mails about the starter; each is a party to one (the owner left out)
+        assert answer("What happened in April 2023?") == \
+            "In April 2023: 2 records — 2 emails, mostly with Alice Example (1) and Bob Stone (1); about “Sourdough”."
+        assert answer("what did I do in 1999?") == "I have nothing from 1999."
+        assert answer("Hi!") == ("Hello! I hold 4 records about 2 people, all on this computer. Ask me, for example, "
+                                 "“who is Bob Stone?” and “who do I talk to most?”; I answer from your own records "
+                                 "and cite them.")
+        assert answer("thanks!") == "You're welcome."
+    finally:
+        c.close()
