@@ -15,7 +15,8 @@ What the standard library does not do for us, done here:
 * **Splitting an mbox** (:func:`split_mbox`): a ``From `` line separates messages
   only when it has the envelope shape (an address, then a date) and header lines
   follow it, so the unquoted ``From what I remember…`` lines that mboxo writers leave
-  in bodies stay in their message (Python's :mod:`mailbox` splits on every one).  A
+  in bodies stay in their message (Python's :mod:`mailbox` splits on every one); inside a
+  multipart whose closing boundary has not come, not even then (an attached patch or mbox).  A
   file whose first message has no envelope line is read from its headers.  One
   message is held in memory at a time; one over :data:`MAX_MESSAGE_BYTES` is left out
   with a :class:`RecordError` and the rest of the file is read.
@@ -32,7 +33,11 @@ What the standard library does not do for us, done here:
   "yesterday" is read in the sender's calendar; ``-0000`` is UTC); a ``Date`` that is not RFC 5322 (``1999/01/31``)
   is read leniently, and a missing or unreadable one falls back to the mbox
   ``From_`` line's time (``attrs["date_source"] = "envelope"``, with a note); with
-  neither, ``sent_at=None`` and a note, never "now" or 1970.
+  neither, ``sent_at=None`` and a note, never "now" or 1970.  12-hour times (``9:05 PM``) and
+  ``+01:00`` offsets are read; an offset no zone has (``+2500``) is UTC, noted; a Date in the future
+  is a wrong clock (``attrs["date_suspect"]``: the envelope line's time when there is one).
+* **Before the headers**: a UTF-8 byte-order mark, blank lines and Outlook's ``Microsoft Mail Internet
+  Headers`` line are skipped; an Outlook ``.msg`` file is refused saying what it is.
 """
 from __future__ import annotations
 
