@@ -242,6 +242,26 @@ def _wire_personal(c, kwargs: dict) -> None:
                                                                                   source="chat"))
 
 
+_PRONOUN = re.compile(r"\b(?P<p>he|she|they|him|them|his|their|theirs|hers|her)\b(?P<after>\s+(?P<next>[\w'’]+))?",
+                      re.IGNORECASE)
+_NOT_OWNED = frozenset({"yesterday", "today", "tomorrow", "last", "this", "next", "about", "and", "or", "to", "from",
+                        "with", "in", "on", "at", "for", "by", "of", "again", "recently", "lately", "ago", "before",
+                        "after", "since", "most", "more", "first", "once", "twice", "when", "if", "that"})
+
+
+def resolve_pronouns(text: str, name: str) -> str:
+    """``text`` with its third-person pronouns put as ``name`` (possessives as ``name's``): "he/she/they/him/them"
+    → "Cristy"; "his/their/hers" and "her" before a noun → "Cristy's" ("her email address"); "her" at the end or
+    before a preposition or a time word is the object ("hear from her", "talk to her yesterday")."""
+    def put(m: re.Match) -> str:
+        p = m.group("p").casefold()
+        after = m.group("after") or ""
+        nxt = (m.group("next") or "").casefold()
+        owned = p in ("his", "their", "theirs", "hers") or (p == "her" and nxt and nxt not in _NOT_OWNED)
+        return (f"{name}'s" if owned else name) + after
+    return _PRONOUN.sub(put, text)
+
+
 class ConversationLoop:
     """One conversation with Kith (history lives here; the stores via the injected callables).
 
@@ -295,6 +315,7 @@ class ConversationLoop:
         self.keep = keep
         self.about = about
         self.partner_id: int | None = None  # the person the conversation is with (kept with it; None: the owner)
+        self.subject: str | None = None  # who the last answer about someone was about ("she" in the next question)
         self.history: list[dict] = []
         self.messages: list[ChatMessage] = []
         self.turns = 0
@@ -432,12 +453,13 @@ class ConversationLoop:
                         self.learn(observation)
                 except Exception as exc:  # the observer must never stop the chat
                     warnings.append(f"observer failed: {type(exc).__name__}: {exc}")
-            memories = to_memories(self.recall(text))
+            asked = self.resolve_pronouns(text)  # "when did I last hear from her?" after "who is Cristy?"
+            memories = to_memories(self.recall(asked))
             brief_obj = self.brief(text) if self.brief is not None else ""
             brief = "" if brief_obj is None else str(brief_obj)
 
             if not getattr(self.model, "available", False) or self.answerer == "memory":
-                reply, cited = self.memory_reply(text, memories)
+                reply, cited = self.memory_reply(asked, memories)
                 if on_token:
                     on_token(reply)
                 result = TurnResult(reply=reply, memories=memories, cited=cited, brief=brief, prompt=[],
@@ -465,20 +487,34 @@ class ConversationLoop:
         memories it rests on, then the memories as numbered sources; and the cited memories."""
         from app.answer import NOTHING, memory_answer
 
+        from app.answer import SmallTalk
+
         about = None
         if self.about is not None:
             try:
                 about = self.about(text)
             except Exception:  # the graph lookup only sharpens the answer: without it, the answer from memories
                 about = None
+        name = getattr(about, "name", None)
+        if isinstance(name, str) and name and not getattr(about, "is_owner", False):
+            self.subject = name  # who "she" is in the next question
         if not memories and about is None:
             return NOTHING, []
         ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name, about)
-        if not memories:
+        if not memories or isinstance(about, SmallTalk):
             return ans.text, []
         by_number = {m.number: m for m in memories}
         cited = [by_number[n] for n in ans.cited if n in by_number]
         return ans.text + "\n\nSources:\n" + "\n".join(m.line(limit=200) for m in memories), cited
+
+    def resolve_pronouns(self, text: str) -> str:
+        """``text`` with a third-person pronoun put as the person the conversation's last "who is X?" (or "when
+        did I last hear from X?", "what is X's address?") answer was about — "when did I last hear from her?"
+        after "who is Cristy?" → "when did I last hear from Cristy?"; "what is her email address?" → "what is
+        Cristy's email address?".  Unchanged when no one was named yet or the text has no such pronoun."""
+        if not self.subject:
+            return text
+        return resolve_pronouns(text, self.subject)
 
     def memory_answer(self, memories: list[Memory]) -> str:
         """The memories as numbered sources (kept for callers that show them without an answer)."""

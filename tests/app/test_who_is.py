@@ -273,3 +273,34 @@ def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(tmp
         assert answer("thanks!") == "You're welcome."
     finally:
         c.close()
+
+
+def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(tmp_path):
+    from app.loop import resolve_pronouns
+
+    assert resolve_pronouns("when did I last hear from her?", "Cristy") == "when did I last hear from Cristy?"
+    assert resolve_pronouns("what is her email address?", "Cristy") == "what is Cristy's email address?"
+    assert resolve_pronouns("did I talk to her yesterday?", "Cristy") == "did I talk to Cristy yesterday?"
+    assert resolve_pronouns("where does he live? his home?", "Bob") == "where does Bob live? Bob's home?"
+    assert resolve_pronouns("where is the shed?", "Bob") == "where is the shed?"
+
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        bob = "Bob Stone <bob@example.org>"
+        mail = write_mbox(tmp_path / "club.mbox", [(bob, "Climbing", "Shall we go climbing on Saturday?"),
+                                                   (bob, "Ropes", "Bring the ropes.")])
+        assert ingest(c, [mail]).records_added == 2
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def answer(q: str) -> str:
+            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
+
+        assert answer("when did I last hear from him?").startswith("I found nothing")  # nobody named yet
+        assert answer("who is Bob Stone?").startswith("Bob Stone (bob@example.org) — in 2 of your records")
+        assert answer("when did I last hear from him?") == \
+            "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
+        assert answer("what is his email address?") == "Bob Stone: bob@example.org."
+        assert [m["content"] for m in loop.history if m["role"] == "user"][-1] == "what is his email address?"
+    finally:
+        c.close()
