@@ -125,6 +125,12 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
         for e in report.errors:
             where = f" ({e.locator})" if e.locator else ""
             click.echo(f"  ! {e.path}{where}: {e.reason}")
+        for label in report.forgotten_again:
+            click.echo(f"  forgotten again: {label} (forgotten while this import ran; what it brought of them is "
+                       "forgotten too)")
+        if report.purged_during:
+            click.echo(f"  note: {report.purged_during} forget(s) were purged while this import ran; what it added "
+                       "after them could not be checked against them (see `kith entities`)")
     if report.nothing_read:
         click.echo("kith: nothing could be read from the given paths", err=True)
         sys.exit(1)

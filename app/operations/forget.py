@@ -747,3 +747,64 @@ def unfinished(c: Container) -> list[tuple[int, str, bool]]:
             select(ForgetOp).where(ForgetOp.state.in_(("hiding", "restoring", "purging", "hidden")))
             .order_by(ForgetOp.id)).all()
             if op.state != "hidden" or (op.plan or {}).get("purge")]
+
+
+# ---- forgets made while an import ran ----------------------------------------------------------------
+
+_IDENTIFIERS = ("email", "phone", "handle", "contact")
+
+
+def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -> list[ForgetReport]:
+    """Forget again whom a forget hid while an import was running: a person forgotten (by another process,
+    between the import's batches) at or after ``since`` (UTC, the import's start) comes back through the import's
+    later batches as a new entity with the same address.  Each entity the import made (id ≥
+    ``first_new_entity``) that shares an email address, phone number, handle or contact card with an entity such
+    a forget hid — or, for a person known by name only (a chat sender), the same full name of two words or
+    more — is forgotten too: a forget of its own, with the first forget's choices (``mentions``, ``purge``),
+    labelled as arrived during the import.  A forget already purged keeps no address to match (the purge
+    erased them): nothing is done for it, and the caller says so.
+
+    Returns:
+        The forgets made, in order.
+    """
+    from core.graph.entities import normalize_name
+
+    with c.db.session() as s:
+        ops = s.exec(select(ForgetOp).where(ForgetOp.created_at >= since, ForgetOp.target_kind == "entity",
+                                            ForgetOp.restored_at.is_(None))).all()
+        plans = [(op.id, op.state, op.mentions, bool((op.plan or {}).get("purge")), (op.plan or {}).get("scope"))
+                 for op in ops]
+    found: dict[int, tuple[str, bool]] = {}
+    for _op_id, _state, mentions, purge, scope in plans:
+        if not scope:
+            continue
+        ents = [int(e) for e in Scope.from_json(scope).entities]
+        if not ents:
+            continue
+        from core.store.schema import Alias, Entity
+
+        with c.db.session() as s:
+            keys = s.exec(select(Alias.kind, Alias.normalized).where(Alias.entity_id.in_(ents))).all()
+            ids = {(k, n) for k, n in keys if k in _IDENTIFIERS and n}
+            names = {normalize_name(n) for k, n in keys if k == "name" and n and len(n.split()) >= 2}
+            rows = s.exec(select(Alias.entity_id, Alias.kind, Alias.normalized).join(Entity, Entity.id == Alias.entity_id)
+                          .where(Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False),
+                                 Entity.id >= int(first_new_entity))).all()
+        for eid, kind, norm in rows:
+            if (kind, norm) in ids or (kind == "name" and norm and normalize_name(norm) in names):
+                found.setdefault(int(eid), (mentions, purge))
+    out = []
+    for eid, (mentions, purge) in sorted(found.items()):
+        try:
+            out.append(forget(c, Target.entity(eid), purge=purge, mentions=mentions))
+        except NotFound:  # merged or forgotten meanwhile
+            continue
+    return out
+
+
+def purged_during(c: Container, since: datetime) -> int:
+    """How many entity forgets made at or after ``since`` were already purged (their addresses erased, so
+    :func:`forget_late_arrivals` cannot match what arrived after them)."""
+    with c.db.session() as s:
+        return len(s.exec(select(ForgetOp.id).where(ForgetOp.created_at >= since, ForgetOp.target_kind == "entity",
+                                                    ForgetOp.purged_at.is_not(None))).all())

@@ -24,6 +24,7 @@ from sqlmodel import select
 from app import pipeline
 from app.container import Container
 from app.operations.types import IngestError, IngestProgress, IngestReport
+from core import clock
 from core.errors import InputError
 from core.store.schema import QuarantineItem, Record as RecordRow
 from ingestors.base import Record, RecordError
@@ -231,6 +232,7 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
             progress(IngestProgress(report.files, total[0], current, report.records_added,
                                     report.records_skipped, len(report.errors)))
 
+    started, first_new = clock.now(), _next_entity_id(c)  # for forgets made while this import runs
     lk = c.lock
     before = (lk.holds, lk.waited_s, lk.overhead_s)
     # Each batch's writes hold the writer lock (the writer thread takes it per job), not the whole import:
@@ -238,11 +240,26 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
     _ingest_held(c, files, report, batch_size, pool, cancel, tick, defer, total)
     report.lock = {"holds": lk.holds - before[0], "waited_s": round(lk.waited_s - before[1], 3),
                    "overhead_s": round(lk.overhead_s - before[2], 4)}
+    if report.records_added:
+        from app.operations.forget import forget_late_arrivals, purged_during
+
+        report.forgotten_again = [r.label for r in forget_late_arrivals(c, started, first_new)]
+        report.purged_during = purged_during(c, started)
     stats = getattr(c.fact_extractor, "stats", None)
     if stats is not None:
         report.extraction_fallbacks = stats.fallbacks - fallbacks_before
     tick("")
     return report
+
+
+def _next_entity_id(c: Container) -> int:
+    """The id the next entity will have at least (one past the largest so far)."""
+    from sqlalchemy import func
+
+    from core.store.schema import Entity
+
+    with c.db.session() as s:
+        return int(s.exec(select(func.max(Entity.id))).one() or 0) + 1
 
 
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,

@@ -53,6 +53,9 @@ class IngestReport:
     lock: dict = field(default_factory=dict)  # the writer lock: holds, seconds waited for others, own overhead (s)
     files_ok: int = 0  # files read without any error
     after_import: dict | None = None  # the after-import jobs' result when the import ran them itself (separate process)
+    forgotten_again: list[str] = field(default_factory=list)  # who a forget made during the import hid, come back
+    # through its later batches and forgotten again (app.operations.forget.forget_late_arrivals)
+    purged_during: int = 0  # forgets purged during the import: what arrived after them could not be matched
 
     @property
     def nothing_read(self) -> bool:
@@ -80,6 +83,10 @@ class IngestReport:
             d["files_ok"] = self.files_ok
         if self.after_import is not None:
             d["after_import"] = self.after_import
+        if self.forgotten_again:
+            d["forgotten_again"] = list(self.forgotten_again)
+        if self.purged_during:
+            d["purged_during"] = self.purged_during
         return d
 
     @classmethod
@@ -91,7 +98,8 @@ class IngestReport:
                    cancelled=bool(d.get("cancelled", False)), records_filtered=int(d.get("records_filtered", 0)),
                    extraction_fallbacks=int(d.get("extraction_fallbacks", 0)), resumed=int(d.get("resumed", 0)),
                    lock=dict(d.get("lock", {})), files_ok=int(d.get("files_ok", 0)),
-                   after_import=d.get("after_import"))
+                   after_import=d.get("after_import"), forgotten_again=list(d.get("forgotten_again", [])),
+                   purged_during=int(d.get("purged_during", 0)))
 
 
 @dataclass
