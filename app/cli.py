@@ -86,11 +86,18 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
 
     from app.operations.ingest import ingest as run
 
+    import signal
+
     cancel = threading.Event()
     if progress_jsonl:  # the window's import process (app/import_process.py): stop after the current batch
-        import signal
-
         signal.signal(signal.SIGTERM, lambda *_: cancel.set())
+    elif threading.current_thread() is threading.main_thread():
+        def interrupted(*_):  # Ctrl+C: stop after the current batch (what it wrote is kept); again: at once
+            if cancel.is_set():
+                raise KeyboardInterrupt
+            cancel.set()
+            click.echo("kith: stopping after the current batch (Ctrl+C again stops at once)…", err=True)
+        previous_sigint = signal.signal(signal.SIGINT, interrupted)
     with _container() as c:
         shown: set[str] = set()
 
@@ -102,7 +109,11 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
                 shown.add(p.current)
                 click.echo(f"[{p.files_done + 1}/{p.files_total}] {p.current}", err=True)
 
-        report = run(c, list(paths), progress=progress, defer=defer, cancel=cancel)
+        try:
+            report = run(c, list(paths), progress=progress, defer=defer, cancel=cancel)
+        finally:
+            if not progress_jsonl and threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, previous_sigint)
         if progress_jsonl and report.records_added and not cancel.is_set() and not defer:
             # The window's import process also does the after-import work (summaries, consolidation), so that
             # none of it runs in the window's own interpreter.
@@ -125,6 +136,9 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
         for e in report.errors:
             where = f" ({e.locator})" if e.locator else ""
             click.echo(f"  ! {e.path}{where}: {e.reason}")
+        if report.cancelled:
+            click.echo("  stopped before the end: what was read is kept; the same command again continues "
+                       "(what was read already is skipped)")
         for label in report.forgotten_again:
             click.echo(f"  forgotten again: {label} (forgotten while this import ran; what it brought of them is "
                        "forgotten too)")

@@ -42,3 +42,31 @@ def test_a_person_forgotten_between_an_imports_batches_does_not_come_back(tmp_pa
         assert sorted(t.strip() for t in texts) == ["Ann says hello.", "Ann writes again."]
     finally:
         c.close()
+
+
+def test_ctrl_c_during_kith_ingest_stops_after_the_batch_and_says_how_to_go_on(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from click.testing import CliRunner
+
+    import app.operations.ingest as ingest_ops
+    from app.cli import main
+    from app.operations.types import IngestReport
+
+    seen = {}
+
+    def fake_ingest(c, paths, progress=None, defer=False, cancel=None):
+        os.kill(os.getpid(), signal.SIGINT)  # the person presses Ctrl+C during the import
+        seen["cancel_set"] = cancel.is_set()
+        return IngestReport(files=1, records_added=3, cancelled=True, files_ok=1)
+
+    monkeypatch.setenv("KITH_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(ingest_ops, "ingest", fake_ingest)
+    before = signal.getsignal(signal.SIGINT)
+    result = CliRunner().invoke(main, ["ingest", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert seen == {"cancel_set": True}  # the import was asked to stop after its batch, not killed
+    assert "1 file(s): 3 record(s) added" in result.output
+    assert "stopped before the end: what was read is kept; the same command again continues" in result.output
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is put back
