@@ -148,24 +148,39 @@ _WE_CONTRACTED = ((re.compile(r"\b([Ww]e)[’']re\b"), r"\1 are"), (re.compile(r
                   (re.compile(r"\b([Ww]e)[’']d\b"), r"\1 would"), (re.compile(r"\b([Ww]e)[’']ll\b"), r"\1 will"))
 
 
+_AGREE = (("am", "is"), ("have", "has"), ("do", "does"), ("don't", "doesn't"), ("don’t", "doesn’t"))
+
+
+def _agree(text: str, name: str) -> str:
+    """The verb after ``name`` put in the third person singular, where :func:`third_person` put the name for
+    "I" ("Steve am trying" → "Steve is trying", "Steve have" → "Steve has", "Steve don't" → "Steve doesn't")."""
+    for first, third in _AGREE:
+        text = re.sub(rf"(\b{re.escape(name)}\s+){re.escape(first)}\b", rf"\g<1>{third}", text)
+    return text
+
+
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
                   subject: str | None = None) -> str:
     """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
     filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
     own name does not count as a shared word (it matches their signature); a mail's ``subject``, written before
-    its text, is what the message is about, not what it says: a sentence of the text is chosen while it has one."""
+    its text, is what the message is about, not what it says: a sentence of the text is chosen while it has one.
+    A sentence that ends with ":" ("I am trying to do the following:") comes with the one after it."""
     q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
     body = text or ""
     if subject and body.startswith(subject) and own_sentences(body[len(subject):]):
         body = body[len(subject):]
     sents = own_sentences(body) or [text or ""]
     scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
-    best = max(scored)[2]
+    _score, neg_i, best = max(scored)
+    if best.rstrip().endswith(":") and -neg_i + 1 < len(sents):  # "… trying to do the following:" says it next
+        best = f"{best} {sents[-neg_i + 1]}"
     best = _FILLER.sub("", best).strip() or best
     if speaker:
         for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
             best = pat.sub(rep, best)
         best = third_person(best, speaker)
+        best = _agree(best, speaker)
     words = best.split()
     if len(words) > limit:
         best = " ".join(words[:limit]) + " …"
@@ -441,7 +456,7 @@ class PeriodQuestion:
     found: object = None
 
 
-_KIND_WORDS = {"email": ("email", "emails"), "chat": ("chat message", "chat messages"), "photo": ("photo", "photos"),
+_KIND_WORDS = {"message": ("message", "messages"), "email": ("email", "emails"), "chat": ("chat message", "chat messages"), "photo": ("photo", "photos"),
                "voice": ("voice memo", "voice memos"), "contact": ("contact card", "contact cards")}
 
 
@@ -484,6 +499,125 @@ def period_question(c, question: str) -> PeriodQuestion | None:
 
     since, until, label = span
     return PeriodQuestion(label, period(c, since, until))
+
+
+_PLACES_Q = re.compile(r"^\s*(?:where\s+have\s+(?:i|we)\s+(?:been|travell?ed|gone)|(?:which|what)\s+places\s+(?:have|did)\s+"
+                       r"(?:i|we)\s+(?:been\s+to|visit(?:ed)?|see|seen|go\s+to)|where\s+did\s+(?:i|we)\s+(?:travel|go)"
+                       r"(?:\s+to)?|(?:list\s+)?(?:my|the)\s+places)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
+_KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compile(r"photos?|pictures?|pics?", re.I)),
+            ("voice", re.compile(r"(?:voice\s+)?memos?|recordings?", re.I)),
+            ("chat", re.compile(r"chat\s+messages?|texts?", re.I)), ("message", re.compile(r"messages?|notes?", re.I)))
+_KINDS_OF = {"message": ("email", "chat")}  # a "message" is a mail or a chat message
+_HOW_MANY = (
+    re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|has|have)\s+(?P<name>.+?)\s+(?:send|sent|write|written)"
+               r"(?:\s+(?:to\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
+               r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?)\s+(?:did|have)\s+(?:i|we)\s+(?:take|taken|took|shoot|"
+               r"shot)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE))
+_PLACE_IN = re.compile(r"\b(?:in|at)\s+(?P<place>(?!(?:19|20)\d\d\b)[A-Z][\w' -]*?)(?=\s+(?:in|during|on)\b|$)")
+
+
+@dataclass
+class Count:
+    """A "how many emails did X send me?" / "how many photos did I take in Italy?" question read and counted:
+    the record kind asked (``email``, ``photo``, …; None: any), the sender's name (None: the owner's photos),
+    the place and year asked about, and the ``app.operations.graph.Tally``."""
+
+    kind: str | None
+    sender: str | None
+    place: str | None
+    year: int | None
+    found: object = None
+
+
+@dataclass
+class Places:
+    """A "where have I been?" question: the year asked about (or None) and the places of the photos
+    (``app.operations.graph.Tally.places`` with each place's first day), most photos first."""
+
+    year: int | None
+    places: list = field(default_factory=list)
+
+
+def _kind_of(what: str) -> str | None:
+    return next((k for k, rx in _KIND_OF if rx.fullmatch((what or "").strip())), None)
+
+
+def count_question(c, question: str):
+    """A :class:`Count` or :class:`Places` when ``question`` asks how many records of a kind someone sent (or the
+    owner took, somewhere), or where the owner has been (from the photos' places); the list of ``(id, name,
+    kind)`` when the name fits several entities; else None.  Reads only."""
+    from app.operations.graph import tally
+
+    m = _PLACES_Q.match(question or "")
+    if m:
+        y = _YEAR.search(m.group("rest") or "")
+        year = int(y.group(1)) if y else None
+        since, until = _year_span(year)
+        t = tally(c, kinds=("photo",), since=since, until=until)
+        out = []
+        for name, n in t.places[:5]:
+            first = tally(c, kinds=("photo",), place=name, since=since, until=until)
+            out.append((name, n, first.first))
+        return Places(year, out)
+    for i, pattern in enumerate(_HOW_MANY):
+        m = pattern.match(question or "")
+        if not m:
+            continue
+        kind = _kind_of(m.group("what"))
+        if kind is None and not re.fullmatch(r"\s*(?:records?|things?)\s*", m.group("what") or ""):
+            return None
+        rest = m.group("rest") or ""
+        y = _YEAR.search(rest)
+        year = int(y.group(1)) if y else None
+        pm = _PLACE_IN.search(rest.strip())
+        place = pm.group("place").strip() if pm else None
+        since, until = _year_span(year)
+        sender = None
+        sender_id = None
+        if i < 2:
+            e = _entity_or_choices(c, m.group("name"))
+            if e is None or isinstance(e, list):
+                return e
+            sender, sender_id = e.canonical_name, e.id
+        kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
+        return Count(kind, sender, place, year,
+                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until))
+    return None
+
+
+def _year_span(year: int | None) -> tuple[datetime | None, datetime | None]:
+    if year is None:
+        return None, None
+    return datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc)
+
+
+def count_answer(q) -> MemoryAnswer:
+    """"Cristy sent you 7 emails, from June 2000 to October 2000." / "You took 2 photos in Italy, on 22 October
+    2008 (Arezzo, Tuscany, Italy)." / "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on
+    22 October 2008) and …"."""
+    if isinstance(q, Places):
+        scope = f" in {q.year}" if q.year else ""
+        if not q.places:
+            return MemoryAnswer(f"None of your photos{scope} has a place I know.", [], "where")
+        parts = [f"{name} ({n} photo{'s' if n != 1 else ''}, {'on' if n == 1 else 'first on'} {day_text(first)})"
+                 if first else f"{name} ({n})" for name, n, first in q.places]
+        return MemoryAnswer(f"From your photos{scope}, you've been to {_and(parts)}.", [], "where")
+    t = q.found
+    what = _count(t.records, q.kind) if q.kind else f"{t.records} record{'s' if t.records != 1 else ''}"
+    where = f" in {q.place}" if q.place else ""
+    when = f" in {q.year}" if q.year else ""
+    span = ""
+    if t.records and t.first and t.last:
+        span = f", on {day_text(t.first)}" if t.first.date() == t.last.date() else _span(t.first, t.last).replace(
+            " from ", ", from ").replace(" in ", ", in ", 1)
+    places = ""
+    if q.place and t.places:
+        places = " (" + _and([name for name, _n in t.places[:3]]) + ")"
+    if q.sender:
+        return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
+    return MemoryAnswer(f"You took {what}{where}{when}{span}{places}.", [], "other")
 
 
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening))\b[\s,!.]*(?:kith|there)?"
@@ -564,6 +698,9 @@ def about_question(c, question: str):
     when = period_question(c, question)
     if when is not None:
         return when
+    counted = count_question(c, question)
+    if counted is not None:
+        return counted
     touch = in_touch_question(question)
     if touch is not None:
         from datetime import timezone
@@ -624,6 +761,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return contact_answer(about, results)
     if isinstance(about, PeriodQuestion):
         return period_answer(about)
+    if isinstance(about, (Count, Places)):
+        return count_answer(about)
     if isinstance(about, SmallTalk):
         return small_talk_answer(about)
     if isinstance(about, list):

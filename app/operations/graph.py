@@ -328,6 +328,50 @@ def period(c: Container, since: datetime, until: datetime) -> Period:
 
 
 @dataclass
+class Tally:
+    """How many live records match (:func:`tally`), sent between ``first`` and ``last`` (UTC, or None), and the
+    places among them (``[(name, records)]``, most first)."""
+
+    records: int
+    first: datetime | None
+    last: datetime | None
+    places: list[tuple[str, int]]
+
+
+def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = None, place: str | None = None,
+          since: datetime | None = None, until: datetime | None = None) -> Tally:
+    """Count the live records of ``kinds`` (record kinds: ``email``, ``chat``, ``photo``, ``voice``; empty: all)
+    sent by entity ``sender_id`` (None: anyone), taken at a place whose name holds ``place`` (case-insensitive:
+    "Italy" matches "Arezzo, Tuscany, Italy"), sent in ``[since, until)`` (UTC) — "how many emails did Cristy send
+    me?", "how many photos did I take in Italy?".  Reads only."""
+    q = select(Record.id, Record.sent_at, Record.place_entity_id).where(Record.tombstoned_at.is_(None))
+    if kinds:
+        q = q.where(Record.kind.in_(kinds))
+    if sender_id is not None:
+        q = q.where(Record.sender_entity_id == sender_id)
+    if since is not None:
+        q = q.where(Record.sent_at >= since)
+    if until is not None:
+        q = q.where(Record.sent_at < until)
+    with c.db.session() as s:
+        rows = s.exec(q).all()
+        ids = {pid for _r, _t, pid in rows if pid is not None}
+        names = dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(ids),
+                                                                            Entity.tombstoned_at.is_(None))).all()) \
+            if ids else {}
+    if place:
+        want = place.casefold()
+        rows = [r for r in rows if r[2] in names and want in names[r[2]].casefold()]
+    times = [ensure_utc(t) for _r, t, _p in rows if t is not None]
+    per: dict[str, int] = {}
+    for _r, _t, pid in rows:
+        if pid in names:
+            per[names[pid]] = per.get(names[pid], 0) + 1
+    return Tally(len(rows), min(times, default=None), max(times, default=None),
+                 sorted(per.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+@dataclass
 class Overview:
     """What Kith holds, in a few figures (:func:`overview`): live records, people (the owner left out), places,
     the people most in touch (:func:`most_in_touch`) and the places with the most records (names)."""

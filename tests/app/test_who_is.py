@@ -304,3 +304,59 @@ def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(tmp_pa
         assert [m["content"] for m in loop.history if m["role"] == "user"][-1] == "what is his email address?"
     finally:
         c.close()
+
+
+def test_how_many_counts_the_records_of_a_kind_a_person_sent(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
+        mail = write_mbox(tmp_path / "club.mbox", [(bob, "Climbing", "Shall we go climbing?"),   # 2 Apr 2023
+                                                   (alice, "Bread", "Feed the starter."),       # 3 Apr
+                                                   (bob, "Ropes", "Bring the ropes.")])         # 4 Apr
+        assert ingest(c, [mail]).records_added == 3
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def answer(q: str) -> str:
+            return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+        assert answer("How many emails did Bob Stone send me?") == "Bob Stone sent you 2 emails, in April 2023."
+        assert answer("how many messages did I get from Alice Example?") == \
+            "Alice Example sent you 1 message, on 3 April 2023."
+        assert answer("how many emails did Bob Stone send me in 2022?") == "Bob Stone sent you 0 emails in 2022."
+        assert answer("how many photos did I take?") == "You took 0 photos."
+    finally:
+        c.close()
+
+
+def test_where_have_i_been_and_how_many_photos_come_from_the_photos_places(tmp_path):
+    import pytest
+    from pathlib import Path
+
+    photos = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "photos"
+    if not photos.is_dir():
+        pytest.skip("../shared/corpus not present (it exists only in the dev workspace and CI)")
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        assert ingest(c, [photos / "gps_DSCN0010.jpg", photos / "gps_DSCN0040.jpg"]).records_added == 2
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def answer(q: str) -> str:
+            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
+
+        # both taken at Arezzo on 22 October 2008 (GPS position and time; see the regressions' README)
+        assert answer("where have I been?") == \
+            "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on 22 October 2008)."
+        assert answer("how many photos did I take in Italy?") == \
+            "You took 2 photos in Italy, on 22 October 2008 (Arezzo, Tuscany, Italy)."
+        assert answer("which places have I visited in 2009?") == "None of your photos in 2009 has a place I know."
+    finally:
+        c.close()
+
+
+def test_a_sentence_that_announces_what_follows_comes_with_it():
+    from app.answer import best_sentence
+
+    text = "Hi all,\n\nI am trying to do the following:\n\n1) Take a JPEG image and size it down.\n\nThanks, Steve"
+    assert best_sentence("what is Steve trying to do?", text, speaker="Steve Sapovits") == \
+        "Steve Sapovits is trying to do the following: 1) Take a JPEG image and size it down."
