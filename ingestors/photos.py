@@ -235,11 +235,13 @@ def _rational(value, what: str, notes: list[str] | None) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _dms(tag, what: str = "value", notes: list[str] | None = None) -> float | None:
-    """Degrees from an EXIF [degrees, minutes, seconds] list of rationals (any may be fractional).
+def _dms(tag, what: str = "value", notes: list[str] | None = None) -> tuple[float, bool] | None:
+    """``(degrees, negative)`` from an EXIF [degrees, minutes, seconds] list of rationals (any may be fractional).
 
-    Minutes or seconds that cannot be read (``n/0``, missing) count as 0, with a note; an
-    unreadable degree value gives None.
+    The degrees are the magnitude (the sum of the parts' absolute values); ``negative`` says whether the values
+    themselves were written signed (``-33/1, 52/1, 7/1`` or all three negative: writers that put the sign in the
+    numbers as well as, or instead of, the S/W reference).  Minutes or seconds that cannot be read (``n/0``,
+    missing) count as 0, with a note; an unreadable degree value gives None.
     """
     try:
         values = list(tag.values)[:3]
@@ -259,28 +261,47 @@ def _dms(tag, what: str = "value", notes: list[str] | None = None) -> float | No
                 notes.append(f"GPS {what} {unit} unreadable ({v}): read as 0")
             x = 0.0
         parts.append(x)
-    return sum(p / 60 ** i for i, p in enumerate(parts))
+    return sum(abs(p) / 60 ** i for i, p in enumerate(parts)), any(p < 0 for p in parts)
+
+
+def _hemisphere(tags: dict, ref_name: str, negative_ref: str, positive_ref: str, signed: bool, what: str,
+                notes: list[str] | None) -> int:
+    """-1 or +1 for a latitude or longitude: its reference (``S``/``W`` negative) decides; without a readable
+    reference, the sign the values were written with.  A reference that says one thing and signed values the
+    other is noted (the reference is the standard's sign)."""
+    ref = (_value(tags, ref_name) or "").upper()[:1]
+    if ref in (negative_ref, positive_ref):
+        if signed and ref == positive_ref and notes is not None:
+            notes.append(f"GPS {what} written as a negative number with reference {ref}: read as {ref}")
+        return -1 if ref == negative_ref else 1
+    return -1 if signed else 1
 
 
 def gps_position(tags: dict, notes: list[str] | None = None) -> tuple[float, float] | None:
     """(lat, lon) in signed decimal degrees (S and W negative) from exifread tags, or None.
 
-    None when the GPS IFD is absent or empty, a degree value is unreadable, the position is out
-    of range, or it is exactly (0, 0) (a receiver with no fix).  Degenerate minutes or seconds
-    are read as 0 (see :func:`_dms`), noted in ``notes`` when given.
+    The sign comes from ``GPSLatitudeRef``/``GPSLongitudeRef`` (any case); values written as negative numbers are
+    read as their magnitude, so a negative latitude with reference ``S`` is south, not north (no double negation),
+    and without a reference the values' own sign is taken.  None when the GPS IFD is absent or empty, a degree
+    value is unreadable, the position is out of range, or it is exactly (0, 0) (a receiver with no fix, noted).
+    Degenerate minutes or seconds are read as 0 (see :func:`_dms`), noted in ``notes`` when given.
     """
     if "GPS GPSLatitude" not in tags or "GPS GPSLongitude" not in tags:
         return None
+    before = len(notes) if notes is not None else 0
     lat = _dms(tags.get("GPS GPSLatitude"), "latitude", notes)
     lon = _dms(tags.get("GPS GPSLongitude"), "longitude", notes)
     if lat is None or lon is None:
         return None
-    if (_value(tags, "GPS GPSLatitudeRef") or "N").upper().startswith("S"):
-        lat = -lat
-    if (_value(tags, "GPS GPSLongitudeRef") or "E").upper().startswith("W"):
-        lon = -lon
-    if not (-90 <= lat <= 90 and -180 <= lon <= 180) or (lat == 0 and lon == 0):
-        if notes is not None and not (lat == 0 and lon == 0):
+    lat = _hemisphere(tags, "GPS GPSLatitudeRef", "S", "N", lat[1], "latitude", notes) * lat[0]
+    lon = _hemisphere(tags, "GPS GPSLongitudeRef", "W", "E", lon[1], "longitude", notes) * lon[0]
+    if lat == 0 and lon == 0:
+        if notes is not None:  # one note for it, not one per 0/0 part
+            del notes[before:]
+            notes.append("GPS position 0, 0 (a receiver without a fix): not used")
+        return None
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        if notes is not None:
             notes.append(f"GPS position out of range ({lat:.5f}, {lon:.5f}): not used")
         return None
     return lat, lon
