@@ -81,6 +81,44 @@ def preview_text(text: str, lines: int = PREVIEW_LINES, limit: int = PREVIEW_CHA
     return out + (" \u2026" if more else "")
 
 
+SOURCES_MARK = "\n\nSources:\n"
+NOTE_MARK = "\n\n(Kith's own answer from memory:"
+
+
+def source_label(result: AskResult) -> str:
+    """A memory's source in a few words: the file's name (not its folder) and the day, "22 Oct 2008"."""
+    src = result.source or ""
+    name = Path(src).name or src or ("what you told Kith" if result.kind == "episode" else "a memory")
+    when = format_when(result.when, "") if result.when else ""
+    when = when.split(",")[0] if when else ""  # the day is enough here
+    return f"{name}, {when}" if when else name
+
+
+def bubble_text(reply: str, memories: list[AskResult], cited: set[int], numbers: list[int] | None = None) -> str:
+    """What a reply's bubble shows: the answer, then only the memories it cites as "[3] photo.jpg, 22 Oct 2008"
+    (the full list, with an *Open* button each, is the "Memories used" panel beside the chat), then a
+    fallback's note.  The memory answer's text lists every memory recalled with its full path; repeated in the
+    bubble, that buried a one-line answer under a screen of paths.
+
+    Args:
+        reply: the reply as the loop made it (``answer`` + ``"\\n\\nSources:\\n"`` + numbered lines [+ note]).
+        memories: the memories recalled for the turn, in [n] order.
+        cited: the [n] numbers the reply rests on.
+        numbers: each memory's [n] (a kept turn's; default 1, 2, 3…).
+    """
+    head, sep, rest = (reply or "").partition(SOURCES_MARK)
+    if not sep:
+        return reply or ""
+    i = rest.find(NOTE_MARK)
+    note = rest[i:] if i >= 0 else ""
+    numbers = list(numbers) if numbers else list(range(1, len(memories) + 1))
+    cites = [f"[{n}] {source_label(m)}" for m, n in zip(memories, numbers) if n in cited]
+    out = head
+    if cites:
+        out += "\n\nSources: " + " \u00b7 ".join(cites)
+    return out + note
+
+
 def _ask(container, question: str) -> list[AskResult]:
     """Worker side: imported here so a broken ingestor module shows as an error, not a dead window."""
     from app.operations.ask import ask
@@ -401,10 +439,13 @@ class ResultCard(QFrame):
         if result.subject and body_text.startswith(result.subject):
             body_text = body_text[len(result.subject):].strip()
         title_text = result.subject
-        if not title_text:  # a photo or an untitled note: its first line is the title
+        if result.kind in ("fact", "history"):  # its subject is "domain: key" ("places: photographed:2008-10")
+            title_text = ("What used to be true" if result.kind == "history" else "What Kith knows") + (
+                f" about {result.sender}" if result.sender else "")
+        elif not title_text:  # a photo or an untitled note: its first line is the title
             first, _, rest = body_text.partition("\n")
             title_text, body_text = " ".join(first.split())[:120] or "(untitled)", rest.strip()
-        if result.sender:
+        if result.sender and result.kind not in ("fact", "history"):
             title_text += f" \u2014 from {result.sender}"
 
         top = QHBoxLayout()
@@ -871,7 +912,7 @@ class ChatWidget(QWidget):
         self.last_outcome = outcome
         live, self._live = self._live, None
         if live is not None:
-            live.set_text(self.reply_text(res))
+            live.set_text(bubble_text(self.reply_text(res), list(outcome.memories), set(outcome.cited)))
             bits = []
             if res.no_model:
                 bits.append("from memory alone")
@@ -1040,7 +1081,8 @@ class ChatWidget(QWidget):
         self._clear_transcript()
         last = None
         for t in conv.turns:
-            b = self._add_bubble(t.role, t.text)
+            text = bubble_text(t.text, t.memories, set(t.cited), t.numbers) if t.role == "assistant" else t.text
+            b = self._add_bubble(t.role, text)
             if t.role == "assistant":
                 last = t
                 bits = [format_when(t.at.isoformat())]

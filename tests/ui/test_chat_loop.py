@@ -150,7 +150,12 @@ def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
     assert "kitchen.mbox" in sources and "twice a day" in sources
     assert chat.banner.isVisibleTo(chat)
     assert "Answers come from your memories" in chat.banner_text.text() and "Settings" in chat.banner_text.text()
-    assert chat.transcript()[-1] == ("assistant", res.reply)
+    # The bubble: the answer, then only the cited memory by file name and day (not every memory with its folder
+    # path: those are the "Memories used" cards beside it, each with Open).
+    shown = chat.transcript()[-1]
+    assert shown[0] == "assistant" and shown[1].startswith(answer + "\n\nSources: [1] kitchen.mbox, ")
+    assert "\nSources:\n" not in shown[1] and "/" not in shown[1].split("Sources: ", 1)[1]
+    assert "[2]" not in shown[1]
     # a citation opens its source: the whole message, with its sender and time
     card = [c for c in chat.findChildren(ResultCard) if c.isVisibleTo(chat)][0]
     qtbot.mouseClick(card.open_button, Qt.MouseButton.LeftButton)
@@ -328,3 +333,23 @@ def test_conversations_are_listed_kept_across_a_restart_reopened_continued_renam
         assert w2.shutdown(60_000)
     finally:
         again.close()
+
+
+def test_bubble_text_lists_only_cited_sources_by_name():
+    from app.operations.types import AskResult
+    from ui.chat import bubble_text
+
+    mems = [AskResult(text="a", source="/home/me/Pictures/a.jpg", when="2008-10-22T14:28:00+00:00", score=1.0),
+            AskResult(text="b", source="/home/me/Pictures/b.jpg", when="2008-10-22T14:55:00+00:00", score=0.5),
+            AskResult(text="c", source="/home/me/mail/all.mbox", when=None, score=0.2)]
+    reply = ("You were in Arezzo on 22 October 2008 [2][3]\n\nSources:\n[1] (2008-10-22; source: "
+             "/home/me/Pictures/a.jpg) a\n[2] (…) b\n[3] (…) c")
+    assert bubble_text(reply, mems, {2, 3}) == ("You were in Arezzo on 22 October 2008 [2][3]\n\n"
+                                                "Sources: [2] b.jpg, 22 Oct 2008 \u00b7 [3] all.mbox")
+    # a kept turn's numbers (a forgotten [1] is gone) and a fallback's note after the sources
+    note = "\n\n(Kith's own answer from memory: the model cited nothing.)"
+    assert bubble_text("Yes [3]\n\nSources:\n[2] x\n[3] y" + note, mems[1:], {3}, [2, 3]) == \
+        "Yes [3]\n\nSources: [3] all.mbox" + note
+    # nothing cited: just the answer; a model's reply (no sources block) as it is
+    assert bubble_text("Hello!\n\nSources:\n[1] x", mems[:1], set()) == "Hello!"
+    assert bubble_text("A model's words [1].", mems, {1}) == "A model's words [1]."
