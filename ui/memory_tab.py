@@ -123,13 +123,106 @@ def load_memory(container, since: datetime | None) -> dict:
     return out
 
 
-def _detail_text(d: dict) -> str:
+TARGET_NOUNS = {"episode": "a memory", "atom": "a pattern", "belief": "a belief", "goal": "a goal",
+                "snapshot": "its self-model", "forget": "a forget", "procedure": "a procedure", "trace": "a recall",
+                "episodes": "memories"}
+"""What a learning event's ``target`` ("episode:12", "atom:3") is about, in words (the id is not shown)."""
+
+
+def _n(v) -> int:
+    """A count from a detail value: a list's length, a number as it is."""
+    if isinstance(v, (list, tuple, set, dict)):
+        return len(v)
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _triple(v) -> str:
+    """``['ann', 'lives in', 'rome']`` as "ann lives in rome" ('' when it has no words)."""
+    if isinstance(v, (list, tuple)):
+        return " ".join(str(x) for x in v if str(x).strip()).strip()
+    return ""
+
+
+def _about_text(kind: str, target: str, d: dict) -> str:
+    """The "About" column: the target in words — a goal's title, a concept's name, "a memory" — never its id."""
+    if not target:
+        return ""
+    prefix, _, rest = target.partition(":")
+    if prefix == "goal" and d.get("title"):
+        return str(d["title"])
+    if prefix == "procedure" and d.get("name"):
+        return str(d["name"])
+    if prefix == "concept":
+        return rest
+    return TARGET_NOUNS.get(prefix, prefix.replace("_", " "))
+
+
+def _detail_text(d: dict, kind: str = "") -> str:
+    """A learning event's detail in words: "61 memories looked over: 1 new pattern", "seen in 3 memories" —
+    counts for lists, no ids, no brackets (the raw detail is the row's tooltip)."""
+    d = dict(d or {})
+    if kind == "episode_stored":
+        n = _n(d.get("triples"))
+        return _plural(n, "statement") + " noticed" if n else ""
+    if kind == "consolidation":
+        bits = [_plural(_n(d.get(k)), one, many) for k, one, many in (
+            ("atoms", "new pattern", "new patterns"), ("reinforced", "pattern reinforced", "patterns reinforced"),
+            ("beliefs", "belief", "beliefs"), ("superseded", "memory corrected", "memories corrected"),
+            ("decayed", "pattern faded", "patterns faded"), ("archived", "pattern archived", "patterns archived"))
+            if _n(d.get(k))]
+        head = _plural(_n(d.get("scanned")), "memory", "memories") + " looked over"
+        return head + (": " + ", ".join(bits) if bits else ", nothing new to generalise")
+    if kind == "atom_created":
+        if d.get("reinforced"):
+            return "seen again" + (f" in {_plural(_n(d.get('added')), 'more memory', 'more memories')}"
+                                   if _n(d.get("added")) else "")
+        what = _triple(d.get("triple"))
+        seen = f"seen in {_plural(_n(d.get('evidence')), 'memory', 'memories')}"
+        return f"\u201c{what}\u201d, {seen}" if what else seen
+    if kind == "belief_asserted":
+        what = _triple(d.get("triple"))
+        conf = d.get("confidence")
+        return (f"\u201c{what}\u201d" if what else "") + (f" ({float(conf):.0%} sure)" if conf is not None else "")
+    if kind == "belief_revised":
+        if d.get("withdrawn"):
+            return "withdrawn" + (f": {d['reason']}" if d.get("reason") else "")
+        try:
+            return f"{float(d.get('old')):.0%} \u2192 {float(d.get('new')):.0%}" + (
+                f" ({d['reason']})" if d.get("reason") else "")
+        except (TypeError, ValueError):
+            pass
+    if kind == "self_vector_updated":
+        return (f"after {d.get('reason')}" if d.get("reason") else "updated") + (
+            f", from {_plural(_n(d.get('inputs')), 'new pattern')}" if _n(d.get("inputs")) else "")
+    if kind in ("unlearned", "restored"):
+        bits = []
+        for k, one, many in (("episodes", "memory", "memories"), ("signatures", "index entry", "index entries"),
+                             ("episodes_redacted", "memory redacted", "memories redacted"),
+                             ("redacted", "memory redacted", "memories redacted"),
+                             ("concepts", "concept", "concepts")):
+            if _n(d.get(k)):
+                bits.append(_plural(_n(d.get(k)), one, many))
+        return ", ".join(bits)
+    if kind == "recall":
+        return _plural(_n(d.get("matches")), "match", "matches")
+    if kind == "signatures_compacted":
+        return _plural(_n(d.get("dropped")), "unused index entry", "unused index entries") + " dropped"
+    # Anything else: its keys in words, lists as counts, no nested structures.
     parts = []
     for k, v in list(d.items())[:4]:
-        s = str(v)
-        if len(s) > 60:
-            s = s[:60] + "\u2026"
-        parts.append(f"{k}: {s}")
+        if isinstance(v, dict) or k in ("row", "by", "parent"):
+            continue
+        val = str(_n(v)) if isinstance(v, (list, tuple, set)) else str(v)
+        if len(val) > 60:
+            val = val[:60] + "\u2026"
+        parts.append(f"{k.replace('_', ' ')}: {val}")
     return "; ".join(parts)
 
 
@@ -302,17 +395,26 @@ class MemoryWidget(QWidget):
             label = KIND_LABELS.get(kind, kind.replace("_", " "))
             first = items[-1]
             if len(items) == 1:
-                parent = QTreeWidgetItem([format_when(first.get("at"), "\u2014"), label, first.get("target", ""),
-                                          _detail_text(first.get("detail") or {})])
+                parent = self._event_item(first, kind, label)
             else:
                 noun = "memories" if kind == "episode_stored" else "events"
                 parent = QTreeWidgetItem([format_when(first.get("at"), "\u2014"), f"{label} {len(items)} {noun}",
                                           "", ""])
                 for e in reversed(items[-200:]):
-                    parent.addChild(QTreeWidgetItem([format_when(e.get("at"), "\u2014"), label, e.get("target", ""),
-                                                     _detail_text(e.get("detail") or {})]))
+                    parent.addChild(self._event_item(e, kind, label))
             parent.setToolTip(1, kind)
             self.events.addTopLevelItem(parent)
+
+    @staticmethod
+    def _event_item(e: dict, kind: str, label: str) -> QTreeWidgetItem:
+        """One learning event's row: when, what, about (in words) and its detail in words; the raw target and
+        detail are the row's tooltip, for the curious."""
+        detail = e.get("detail") or {}
+        item = QTreeWidgetItem([format_when(e.get("at"), "\u2014"), label,
+                                _about_text(kind, e.get("target", ""), detail), _detail_text(detail, kind)])
+        raw = "; ".join(f"{k}: {v}" for k, v in detail.items())
+        item.setToolTip(3, (e.get("target", "") + (" \u2014 " if raw and e.get("target") else "") + raw)[:500])
+        return item
 
     def _show_beliefs(self, beliefs: list[dict] | None, error: str | None) -> None:
         self.beliefs.clear()
