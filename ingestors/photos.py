@@ -15,21 +15,33 @@ plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a ca
 clock that has run since), or lies after the import or after the file's own modification time;
 such a value is kept in ``attrs`` and flagged (``attrs["clock_suspect"]``, a note "camera
 clock looks unset/wrong"), never used to place the photo in time.  Times are kept to the second;
-``SubSecTime*`` goes to ``attrs["subsec_us"]``.  The file's modification time is never the
-capture time (it is when the file was copied).
+``SubSecTime*`` (or a fraction written after the seconds) goes to ``attrs["subsec_us"]``.  The tag the time came
+from is ``attrs["time_tag"]``; an impossible value (``2019:02:30 25:61:00``) is noted and the next tag tried (zeros
+and blanks are the standard's "unknown", not noted).  ``DateTime`` alone is when the file was last saved: from a
+camera that is when it was taken, but from an editor (its ``Software``) or with no camera named (a scan, an
+export) it is a save time: kept, labelled (``attrs["save_time"]``, a note, "Photo saved …" in the text).  The
+file's modification time is never the capture time (it is when the file was copied).
 
 EXIF times are the camera's wall clock, so the UTC instant needs the offset (``time_basis``):
 
-* ``"offset"``: an ``OffsetTime*`` tag says it;
+* ``"offset"``: an ``OffsetTime*`` tag says it (``-05:00``, ``+0530``, ``+02``, ``Z``), or an offset written
+  after the time itself (``2023:05:04 10:12:33+02:00``), or the offset tag of another time tag reading the same
+  time (``OffsetTime`` alone, noted);
 * ``"gps-time"``: the GPS time-of-day (UTC, from the satellites) against the camera's time
   of day gives the offset, rounded to 15 minutes; it is checked against the time zone of
   the GPS position on that date (``timezonefinder`` + ``zoneinfo``, offline) and a
   disagreement is noted (a camera left on home time).  A time of day fixes the offset only up
   to a whole day, so near the date line the one nearest the position's zone is taken (Samoa's
-  +13:00, not −11:00).  The GPS *date* is not used for this: cameras often get it a day wrong;
-* ``"gps-zone"``: no GPS time, but a position: that position's zone on that date;
+  +13:00, not −11:00).  In the hour the clocks go back, it tells the first 01:30 from the second.  The GPS
+  *date* is not used for this: cameras often get it a day wrong.  An offset tag that the GPS time contradicts
+  is overruled (noted: a sign written backwards, a zone not set with the clock), unless the tag agrees with the
+  position's zone and the GPS time does not (a GPS time written in local time, noted);
+* ``"gps-zone"``: no GPS time, but a position: that position's zone on that date (a time the clocks skipped is
+  read at the offset before the change, a repeated one as the first: both noted);
 * ``"zone-unknown"``: neither: the camera time is read in the ``local_timezone`` the
   ingestor was made with (default UTC), with a note.
+
+``sent_at`` carries a fixed offset (``attrs["time_zone"]`` names the zone).
 
 Place: the nearest GeoNames locality within :data:`FAR_KM`; further away only its region and
 country, and not even those at sea (the position's time zone is an ``Etc/`` one: ``attrs["at_sea"]``).
@@ -68,13 +80,15 @@ from ingestors.file_names import time_from_name
 log = logging.getLogger(__name__)
 
 _EXIF_TIME = re.compile(r"(\d{4})[:\-/](\d\d)[:\-/](\d\d)[ T](\d\d):(\d\d):(\d\d)")
-_OFFSET = re.compile(r"([+-])(\d\d):?(\d\d)")
+# what some writers put after the seconds of a DateTime* value: a fraction, then an offset or Z
+_TIME_TAIL = re.compile(r"(?:[.,](\d+))?\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
+_OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d\d))?", re.IGNORECASE)
 _PILLOW_EXIF = frozenset({"heif", "png", "webp"})  # kinds whose EXIF Pillow is asked for when exifread finds none
 _HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
-# (time tag, its offset tag, its fraction-of-a-second tag), best first
-_TIME_TAGS = (("EXIF DateTimeOriginal", "EXIF OffsetTimeOriginal", "EXIF SubSecTimeOriginal"),
-              ("EXIF DateTimeDigitized", "EXIF OffsetTimeDigitized", "EXIF SubSecTimeDigitized"),
-              ("Image DateTime", "EXIF OffsetTime", "EXIF SubSecTime"))
+# (time tag, its name in notes and attrs["time_tag"], its offset tag, its fraction-of-a-second tag), best first
+_TIME_TAGS = (("EXIF DateTimeOriginal", "DateTimeOriginal", "EXIF OffsetTimeOriginal", "EXIF SubSecTimeOriginal"),
+              ("EXIF DateTimeDigitized", "DateTimeDigitized", "EXIF OffsetTimeDigitized", "EXIF SubSecTimeDigitized"),
+              ("Image DateTime", "DateTime", "EXIF OffsetTime", "EXIF SubSecTime"))
 # Clocks that count from an epoch after a reset (a flat battery): 1970 (Unix) and 1980 (FAT/DOS) are before
 # any digital camera, and 2000-01-01 is the most common firmware default; a time in the first two days after
 # one of them is a clock that was never set, however many minutes it has run
@@ -403,6 +417,22 @@ def parse_exif_time(text: str | None) -> datetime | None:
         return None
 
 
+def exif_time_tail(text: str | None) -> tuple[int, timezone | None]:
+    """What follows the seconds in a ``DateTime*`` value written by some tools (``"2023:05:04 10:12:33.45+02:00"``,
+    ``"…33Z"``): ``(microseconds, fixed offset or None)`` — ``(0, None)`` when nothing does."""
+    match = _EXIF_TIME.search(text or "")
+    tail = _TIME_TAIL.match(text[match.end():]) if match else None
+    if tail is None:
+        return 0, None
+    return parse_subsec(tail.group(1)), parse_offset(tail.group(2))
+
+
+def unreadable_time(text: str | None) -> bool:
+    """True for a ``DateTime*`` value that says something but is no date and time (``"2019:02:30 25:61:00"``);
+    False for one that parses and for the standard's "unknown" (blank, ``"0000:00:00 00:00:00"``)."""
+    return bool(re.search(r"[1-9]", text or "")) and parse_exif_time(text) is None
+
+
 def parse_subsec(text: str | None) -> int:
     """Microseconds from an EXIF ``SubSecTime*`` value: the digits are a decimal fraction of a second
     (``"45"`` is 0.45 s, ``"045"`` 0.045 s); 0 when absent or not digits."""
@@ -413,13 +443,19 @@ def parse_subsec(text: str | None) -> int:
 
 
 def parse_offset(text: str | None) -> timezone | None:
-    """A fixed zone from an EXIF ``OffsetTime*`` value such as ``"-05:00"``, or None."""
-    match = _OFFSET.fullmatch((text or "").strip())
+    """A fixed zone from an EXIF ``OffsetTime*`` value: ``"-05:00"`` (the standard), ``"+0530"``, ``"+02"``,
+    ``"Z"`` (UTC), ``"UTC+02:00"``; None when blank, unreadable or beyond ±14:00 (no zone has it)."""
+    value = (text or "").strip()
+    if value.upper() == "Z":
+        return timezone.utc
+    match = _OFFSET.fullmatch(value)
     if not match:
         return None
     sign, hours, minutes = match.groups()
-    delta = timedelta(hours=int(hours), minutes=int(minutes))
-    return timezone(-delta if sign == "-" else delta) if delta < timedelta(hours=15) else None
+    delta = timedelta(hours=int(hours), minutes=int(minutes or 0))
+    if delta > timedelta(hours=14) or int(minutes or 0) >= 60:
+        return None
+    return timezone(-delta if sign == "-" else delta)
 
 
 def _camera(make: str | None, model: str | None) -> str | None:
@@ -541,8 +577,8 @@ class PhotoIngestor:
         local, sent_at = self._time(tags, place, attrs, notes, modified, path.name)
 
         text = "Photo"
-        if local:
-            text += f" taken {local:%Y-%m-%d %H:%M}"
+        if local:  # a file's save time (an editor's, a scanner's) is not when the picture was taken
+            text += f" {'saved' if attrs.get('save_time') else 'taken'} {local:%Y-%m-%d %H:%M}"
         if place:
             text += f" at {place.name}"
         camera = _camera(make, model)
@@ -595,27 +631,34 @@ class PhotoIngestor:
         attrs["time_zone"] = getattr(zone, "key", None) or "UTC"
         notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
                      f"{'UTC' if is_utc else attrs['time_zone']}: no capture time in the picture's metadata")
-        return local, local.replace(tzinfo=zone)
+        instant = local.replace(tzinfo=zone)
+        return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
               modified: datetime | None = None, name: str = "") -> tuple[datetime | None, datetime | None]:
         """(camera local time, the instant at the photo's own offset) — either may be None.  See the module
         docstring."""
         now = datetime.now(timezone.utc)
-        local = offset_tag = None
+        local = tag_zone = None
         suspect: list[str] = []
-        for time_tag, offset_name, subsec_name in _TIME_TAGS:
-            candidate = parse_exif_time(_value(tags, time_tag))
+        for time_tag, label, offset_name, subsec_name in _TIME_TAGS:
+            raw = _value(tags, time_tag)
+            candidate = parse_exif_time(raw)
             if candidate is None:
+                if unreadable_time(raw):
+                    notes.append(f"{label} unreadable ({raw!r}): not a date and time")
                 continue
             problem = clock_problem(candidate, now, modified)
             if problem:
                 suspect.append(problem)
                 continue
-            local, offset_tag = candidate, offset_name
-            fraction = parse_subsec(_value(tags, subsec_name))
+            local = candidate
+            attrs["time_tag"] = label
+            fraction, tag_zone = exif_time_tail(raw)
+            fraction = parse_subsec(_value(tags, subsec_name)) or fraction
             if fraction:  # kept beside the time (burst order), not in it: times are stored to the second
                 attrs["subsec_us"] = fraction
+            tag_zone = self._offset_of(tags, time_tag, offset_name, local, tag_zone, notes)
             break
         if suspect:
             attrs["clock_suspect"] = suspect[0]
@@ -635,33 +678,127 @@ class PhotoIngestor:
             if not suspect:
                 notes.append("no capture time in EXIF")
             return None, None
+        if attrs["time_tag"] == "DateTime":
+            note, saved = _save_time_note(tags)
+            notes.append(note)
+            if saved:
+                attrs["save_time"] = True
 
         attrs["local_time"] = local.isoformat()
-        zone = parse_offset(_value(tags, offset_tag))
-        basis = "offset"
-        position_zone = zone_at(place.lat, place.lon) if zone is None and place is not None else None
-        tod = gps_time_of_day(tags) if zone is None and place is not None else None
-        if zone is None and tod is not None:
-            expected = local.replace(tzinfo=position_zone).utcoffset() if position_zone else None
-            offset, residual = offset_from_gps(local, tod, expected)
+        position_zone = zone_at(place.lat, place.lon) if place is not None else None
+        # the position's zone's offsets at that wall time: two in the hour the clocks go back (fold 0, then 1)
+        expected: list[tuple[int, timedelta]] = []
+        if position_zone is not None:
+            for fold in (0, 1):
+                off = local.replace(tzinfo=position_zone, fold=fold).utcoffset()
+                if off not in [o for _, o in expected]:
+                    expected.append((fold, off))
+
+        def fold_at_position(offset: timedelta) -> int | None:
+            return next((f for f, o in expected if o == offset), None)
+
+        gps = None  # the offset the camera clock was on, from the GPS time of day (a fresh fix only)
+        tod = gps_time_of_day(tags) if place is not None else None
+        if tod is not None:
+            near = expected[0][1] if expected else (tag_zone.utcoffset(None) if tag_zone else None)
+            offset, residual = offset_from_gps(local, tod, near)
             if residual <= GPS_STALE_MINUTES:
-                zone, basis = timezone(offset), "gps-time"
-                if expected is not None and expected != offset:
-                    notes.append(f"camera clock was on UTC{_fmt(offset)}, not the local time at the GPS position "
-                                 f"({position_zone.key}, UTC{_fmt(expected)}): the GPS time places it")
-                elif expected is not None:
-                    zone = position_zone  # the same offset, by its name
-            else:
+                gps = offset
+            elif tag_zone is None:
                 notes.append(f"GPS time {residual:.0f} min off any quarter-hour offset (an old fix): "
                              "the position's time zone used")
+        zone, basis, fold = None, None, 0
+        where = f" ({position_zone.key}, UTC{_fmt(expected[0][1])})" if expected else ""
+        if tag_zone is not None:
+            tagged = tag_zone.utcoffset(None)
+            if gps is not None and gps != tagged:
+                if fold_at_position(tagged) is not None and fold_at_position(gps) is None:
+                    zone, basis = tag_zone, "offset"  # a GPS clock written in local time, not UTC (some phones)
+                    notes.append(f"GPS time gives UTC{_fmt(gps)}, unlike the offset tag (UTC{_fmt(tagged)}) and "
+                                 f"the time zone at the position{where}: the offset tag used")
+                else:  # the tag is what is wrong: a sign written backwards, a zone not set with the clock
+                    agrees = fold_at_position(gps) is not None
+                    notes.append(f"offset tag UTC{_fmt(tagged)} disagrees with the GPS time (UTC{_fmt(gps)})"
+                                 + (f", which the time zone at the position{where} confirms" if agrees else "")
+                                 + ": the GPS time places it")
+                    basis = "gps-time"
+                    zone, fold = (position_zone, fold_at_position(gps)) if agrees else (timezone(gps), 0)
+            else:
+                zone, basis = tag_zone, "offset"
+                if gps is None and expected and fold_at_position(tagged) is None:
+                    notes.append(f"offset tag UTC{_fmt(tagged)} is not the time zone at the GPS position{where}: "
+                                 "a camera on another zone's time, or an offset written with the wrong sign")
+        elif gps is not None:
+            basis = "gps-time"
+            if fold_at_position(gps) is not None:
+                zone, fold = position_zone, fold_at_position(gps)  # the same offset, by its name
+            else:
+                zone = timezone(gps)
+                if expected:
+                    notes.append(f"camera clock was on UTC{_fmt(gps)}, not the local time at the GPS position"
+                                 f"{where}: the GPS time places it")
         if zone is None and position_zone is not None:
             zone, basis = position_zone, "gps-zone"
+            if local.replace(tzinfo=position_zone).astimezone(timezone.utc).astimezone(position_zone) \
+                    .replace(tzinfo=None) != local:  # fold 0 in a gap is the offset before it (PEP 495)
+                notes.append(f"{local:%H:%M} on {local:%Y-%m-%d} did not happen at the position ({position_zone.key}: "
+                             "the clocks went forward): read at the offset before the change, as the camera's "
+                             "clock was")
+            elif len(expected) > 1:
+                notes.append(f"{local:%H:%M} on {local:%Y-%m-%d} happened twice at the position ({position_zone.key}: "
+                             "the clocks went back): read as the first, before the change")
         if zone is None:
             zone, basis = self.local_timezone, "zone-unknown"
             notes.append(f"time zone unknown: camera time read as {self.local_timezone.key}")
         attrs["time_basis"] = basis
         attrs["time_zone"] = getattr(zone, "key", None) or str(zone)
-        return local, local.replace(tzinfo=zone)  # the instant, at the offset where it was taken (issue 13)
+        # the instant, at the offset where it was taken (issue 13), as a fixed offset: a zone's datetime in the hour
+        # the clocks go back never compares equal to one in another zone (PEP 495), whichever fold it is
+        instant = local.replace(tzinfo=zone, fold=fold)
+        return local, instant.astimezone(timezone(instant.utcoffset()))
+
+    @staticmethod
+    def _offset_of(tags: dict, time_tag: str, offset_name: str, local: datetime, written: timezone | None,
+                   notes: list[str]) -> timezone | None:
+        """The offset of the camera time read from ``time_tag``: its own ``OffsetTime*`` tag, else one written
+        after the time itself (``written``), else the offset tag of another time tag that reads the same time
+        (or is absent: an ``OffsetTime`` written alone), noted; None when there is none."""
+        own = _value(tags, offset_name)
+        zone = parse_offset(own)
+        if zone is None and re.search(r"\d", own or ""):  # blanks ("   :  ") are the standard's "unknown"
+            notes.append(f"offset tag {offset_name.split()[-1]} unreadable ({own!r}): not used")
+        if zone is not None or written is not None:
+            return zone or written
+        for other_tag, _, other_offset, _ in _TIME_TAGS:
+            if other_tag == time_tag:
+                continue
+            zone = parse_offset(_value(tags, other_offset))
+            other_time = parse_exif_time(_value(tags, other_tag))
+            if zone is not None and other_time in (None, local):
+                notes.append(f"offset taken from {other_offset.split()[-1]} (no {offset_name.split()[-1]})")
+                return zone
+        return None
+
+
+# what editing tools (not cameras) write in Software: their DateTime is when a file was saved, not taken
+_EDITORS = re.compile(r"photoshop|lightroom|gimp|paint\.net|picasa|photo ?(editor|viewer|gallery)|windows photo|"
+                      r"snapseed|shotwell|darktable|digikam|photoscape|acd ?see|capture one|affinity|pixelmator|"
+                      r"irfanview|xnview|faststone|paint shop|scan|photos \d", re.IGNORECASE)
+
+
+def _save_time_note(tags: dict) -> tuple[str, bool]:
+    """The note for a time read from ``DateTime`` alone, and whether that time is a save time: ``DateTime`` is when
+    the file was last saved, which a camera writes as it takes the picture, but an editor (its ``Software``), a
+    scanner or an export (no camera make or model) writes when it saves."""
+    software = _value(tags, "Image Software")
+    if software and _EDITORS.search(software):
+        by = f"by {software}"
+    elif not (_value(tags, "Image Make") or _value(tags, "Image Model")):
+        by = "with no camera named (a scan or an export)"
+    else:
+        return "time from DateTime (no DateTimeOriginal): the camera's own save time", False
+    return (f"time from DateTime, when the file was last saved {by}: not when the picture was taken "
+            "(no DateTimeOriginal)"), True
 
 
 def _fmt(offset: timedelta) -> str:

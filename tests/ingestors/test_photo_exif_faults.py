@@ -70,3 +70,177 @@ def test_no_fix_at_null_island_is_one_note_and_no_place(tmp_path):
     assert [n for n in zeros.notes if "GPS" in n] == ["GPS position 0, 0 (a receiver without a fix): not used"]
     # no position, no zone to check a GPS clock against: the camera time in the local zone, labelled
     assert zeros.sent_at == datetime(2023, 1, 10, 10, 0, tzinfo=UTC) and zeros.attrs["time_basis"] == "zone-unknown"
+
+
+# ----------------------------------------------------------------------------- when: offsets, GPS clocks, midnight
+
+def gps(lat, lon, hms=None, date=None):
+    """A GPS IFD: (lat, lon) in decimal degrees through S/W references, GPS time of day ``(h, m, s)`` (each an int
+    or a ``(num, den)`` rational) and GPSDateStamp."""
+    def dms(x):
+        x = abs(x)
+        d, m = int(x), int((x - int(x)) * 60)
+        return (RATIONAL, [(d, 1), (m, 1), (round(((x - d) * 60 - m) * 60 * 1000), 1000)])
+
+    ifd = {1: text("S" if lat < 0 else "N"), 2: dms(lat), 3: text("W" if lon < 0 else "E"), 4: dms(lon)}
+    if hms:
+        ifd[7] = (RATIONAL, [v if isinstance(v, tuple) else (v, 1) for v in hms])
+    if date:
+        ifd[29] = text(date)
+    return ifd
+
+
+NEW_YORK, AREZZO = (40.7128, -74.0060), (43.4637, 11.8807)
+
+
+def test_an_offset_tag_the_gps_clock_and_the_position_contradict_is_overruled(tmp_path):
+    # 14:00 with OffsetTimeOriginal "+04:00" (the sign written backwards) in New York in July (EDT, -04:00); the
+    # satellites say 18:00 UTC: 14:00 - 18:00 = -04:00, as the zone at the position says: 18:00Z (it was 10:00Z)
+    ny = read(photo(tmp_path / "ny.jpg", exif={0x9003: text("2023:07:01 14:00:00"), 0x9011: text("+04:00")},
+                    gps=gps(*NEW_YORK, (18, 0, 0))))
+    assert ny.sent_at == datetime(2023, 7, 1, 18, 0, tzinfo=UTC) and ny.sent_at.utcoffset() == timedelta(hours=-4)
+    assert ny.attrs["time_basis"] == "gps-time" and ny.attrs["time_zone"] == "America/New_York"
+    assert ny.notes == ["offset tag UTC+04:00 disagrees with the GPS time (UTC-04:00), which the time zone at the "
+                        "position (America/New_York, UTC-04:00) confirms: the GPS time places it"]
+    # a GPS time written in local time (10:12:33, as the camera's): the tag (+02:00) and Italy's CEST agree, the
+    # GPS clock alone says UTC: the tag stands, 10:12:33 - 2 h = 08:12:33Z
+    it = read(photo(tmp_path / "it.jpg", exif={0x9003: text("2023:05:04 10:12:33"), 0x9011: text("+02:00")},
+                    gps=gps(*AREZZO, (10, 12, 33), "2023:05:04")))
+    assert it.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC) and it.attrs["time_basis"] == "offset"
+    assert any(n.startswith("GPS time gives UTC+00:00, unlike the offset tag (UTC+02:00)") for n in it.notes)
+    # no GPS time: the tag stands (a camera on another zone's time is real), but the clash with the place is said
+    alone = read(photo(tmp_path / "alone.jpg", exif={0x9003: text("2023:07:01 14:00:00"), 0x9011: text("+04:00")},
+                       gps=gps(*NEW_YORK)))
+    assert alone.sent_at == datetime(2023, 7, 1, 10, 0, tzinfo=UTC) and alone.attrs["time_basis"] == "offset"
+    assert any("an offset written with the wrong sign" in n for n in alone.notes)
+
+
+@pytest.mark.parametrize("exif, utc, note", [
+    # +02 (hours only): 10:12:33 - 2 h
+    ({0x9011: text("+02")}, datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC), None),
+    ({0x9011: text("+0200")}, datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC), None),
+    ({0x9011: text("Z")}, datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC), None),
+    # Nepal, +05:45: 10:12:33 - 5:45 = 04:27:33
+    ({0x9011: text("+05:45")}, datetime(2023, 5, 4, 4, 27, 33, tzinfo=UTC), None),
+    # only OffsetTime (DateTime's offset), no DateTime that could differ: -04:00, 14:12:33Z
+    ({0x9010: text("-04:00")}, datetime(2023, 5, 4, 14, 12, 33, tzinfo=UTC), "offset taken from OffsetTime"),
+    # the standard's blank "unknown": the settings' zone (UTC here), no complaint about the tag
+    ({0x9011: text("   :  ")}, datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC), None),
+    ({0x9011: text("+25:00")}, datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC), "offset tag OffsetTimeOriginal unreadable"),
+])
+def test_offset_tags_as_writers_write_them(tmp_path, exif, utc, note):
+    r = read(photo(tmp_path / "o.jpg", exif={0x9003: text("2023:05:04 10:12:33"), **exif}))
+    assert r.sent_at == utc
+    assert any(n.startswith(note) for n in r.notes) if note else all("offset" not in n for n in r.notes)
+
+
+def test_an_offset_and_a_fraction_written_into_the_time_itself(tmp_path):
+    # "2023:05:04 10:12:33.450+02:00": 08:12:33Z, 0.45 s kept beside it (it was read as zone-unknown, UTC 10:12:33)
+    r = read(photo(tmp_path / "t.jpg", exif={0x9003: text("2023:05:04 10:12:33.450+02:00")}))
+    assert r.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC) and r.attrs["time_basis"] == "offset"
+    assert r.attrs["subsec_us"] == 450000
+    # with a DateTime that differs (saved later, elsewhere), OffsetTime is DateTime's and is not borrowed
+    r = read(photo(tmp_path / "t2.jpg", ifd0={0x010F: text("Test"), 0x0132: text("2024:01:01 09:00:00")},
+                   exif={0x9003: text("2023:05:04 10:12:33"), 0x9010: text("-08:00")}))
+    assert r.attrs["time_basis"] == "zone-unknown" and r.sent_at == datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("when, position, hms, gps_date, utc, offset, zone", [
+    # New Delhi (+05:30) 10 min after local midnight: 00:10 - 5:30 = 18:40 the day before; the GPS date says the
+    # local date (a day ahead of UTC's): not used
+    ("2023:03:02 00:10:00", (28.6139, 77.2090), (18, 40, 0), "2023:03:02",
+     datetime(2023, 3, 1, 18, 40, tzinfo=UTC), timedelta(hours=5, minutes=30), "Asia/Kolkata"),
+    # Kathmandu (+05:45): 00:05 - 5:45 = 18:20 the day before
+    ("2023:03:02 00:05:00", (27.7172, 85.3240), (18, 20, 0), None,
+     datetime(2023, 3, 1, 18, 20, tzinfo=UTC), timedelta(hours=5, minutes=45), "Asia/Kathmandu"),
+    # Adelaide in summer (ACDT, +10:30): 09:00 - 10:30 = 22:30 the day before
+    ("2023:01:10 09:00:00", (-34.9285, 138.6007), (22, 30, 0), "2023:01:10",
+     datetime(2023, 1, 9, 22, 30, tzinfo=UTC), timedelta(hours=10, minutes=30), "Australia/Adelaide"),
+    # Adelaide in winter (ACST, +09:30): 23:50 - 9:30 = 14:20 the same day
+    ("2023:07:10 23:50:00", (-34.9285, 138.6007), (14, 20, 0), "2023:07:11",
+     datetime(2023, 7, 10, 14, 20, tzinfo=UTC), timedelta(hours=9, minutes=30), "Australia/Adelaide"),
+    # Chatham Islands in summer (+13:45): 00:30 - 13:45 = 10:45 the day before
+    ("2023:01:10 00:30:00", (-43.95, -176.55), (10, 45, 0), "2023:01:08",
+     datetime(2023, 1, 9, 10, 45, tzinfo=UTC), timedelta(hours=13, minutes=45), "Pacific/Chatham"),
+    # Honolulu (-10:00) at 20:00 is 06:00 the next day in UTC; the GPS date is a day behind: not used
+    ("2023:06:01 20:00:00", (21.3069, -157.8583), (6, 0, 0), "2023:06:01",
+     datetime(2023, 6, 2, 6, 0, tzinfo=UTC), timedelta(hours=-10), "Pacific/Honolulu"),
+    # a GPS second with a fraction (39.25 s) against the camera's 16:28:39: +02:00 (the regression's kind)
+    ("2008:10:22 16:28:39", AREZZO, (14, 27, (3925, 100)), "2008:10:21",
+     datetime(2008, 10, 22, 14, 28, 39, tzinfo=UTC), timedelta(hours=2), "Europe/Rome"),
+])
+def test_gps_clock_near_midnight_in_half_and_three_quarter_hour_zones(tmp_path, when, position, hms, gps_date, utc,
+                                                                      offset, zone):
+    r = read(photo(tmp_path / "m.jpg", exif={0x9003: text(when)}, gps=gps(*position, hms, gps_date)))
+    assert r.sent_at == utc and r.sent_at.utcoffset() == offset
+    assert (r.attrs["time_basis"], r.attrs["time_zone"]) == ("gps-time", zone)
+    assert r.text.startswith(f"Photo taken {when[:10].replace(':', '-')} {when[11:16]}")  # the local date
+    assert [n for n in r.notes if "GPS" in n or "offset" in n] == []
+
+
+def test_the_hour_the_clocks_go_back_is_told_apart_by_the_gps_clock(tmp_path):
+    # New York, 5 Nov 2023: 01:30 happened at -04:00 (05:30Z) and again at -05:00 (06:30Z)
+    first = read(photo(tmp_path / "a.jpg", exif={0x9003: text("2023:11:05 01:30:00")}, gps=gps(*NEW_YORK, (5, 30, 0))))
+    second = read(photo(tmp_path / "b.jpg", exif={0x9003: text("2023:11:05 01:30:00")}, gps=gps(*NEW_YORK, (6, 30, 0))))
+    assert first.sent_at == datetime(2023, 11, 5, 5, 30, tzinfo=UTC) and first.sent_at.utcoffset() == timedelta(hours=-4)
+    assert second.sent_at == datetime(2023, 11, 5, 6, 30, tzinfo=UTC)
+    assert second.sent_at.utcoffset() == timedelta(hours=-5)  # it was "camera on UTC-05:00, not the local time"
+    assert second.attrs["time_zone"] == "America/New_York" and second.notes == [] and first.notes == []
+    # Sydney, 2 Apr 2023 (southern autumn): 02:30 was at +11:00 (15:30Z on 1 Apr) and at +10:00 (16:30Z)
+    syd = read(photo(tmp_path / "s.jpg", exif={0x9003: text("2023:04:02 02:30:00")}, gps=gps(*SYDNEY, (16, 30, 0))))
+    assert syd.sent_at == datetime(2023, 4, 1, 16, 30, tzinfo=UTC) and syd.sent_at.utcoffset() == timedelta(hours=10)
+    assert syd.attrs["time_zone"] == "Australia/Sydney" and syd.notes == []
+    # no GPS clock: the first 01:30 (EDT), said; and 02:30 on 12 Mar 2023 never happened in New York: the camera's
+    # clock was still on EST, 02:30 + 5 h = 07:30Z
+    twice = read(photo(tmp_path / "c.jpg", exif={0x9003: text("2023:11:05 01:30:00")}, gps=gps(*NEW_YORK)))
+    assert twice.sent_at == datetime(2023, 11, 5, 5, 30, tzinfo=UTC) and "happened twice" in twice.notes[0]
+    gap = read(photo(tmp_path / "d.jpg", exif={0x9003: text("2023:03:12 02:30:00")}, gps=gps(*NEW_YORK)))
+    assert gap.sent_at == datetime(2023, 3, 12, 7, 30, tzinfo=UTC) and "did not happen" in gap.notes[0]
+
+
+# ----------------------------------------------------------------------------- which time tag
+
+def test_impossible_and_blank_capture_times_fall_back_and_say_so(tmp_path):
+    # 30 February at 25:61: noted, DateTimeDigitized used (with its +01:00: 09:00Z)
+    bad = read(photo(tmp_path / "bad.jpg", exif={0x9003: text("2019:02:30 25:61:00"), 0x9004: text("2019:02:28 10:00:00"),
+                                                 0x9012: text("+01:00")}))
+    assert bad.sent_at == datetime(2019, 2, 28, 9, 0, tzinfo=UTC) and bad.attrs["time_tag"] == "DateTimeDigitized"
+    assert "DateTimeOriginal unreadable ('2019:02:30 25:61:00'): not a date and time" in bad.notes
+    assert bad.attrs["datetime_original"] == "2019:02:30 25:61:00"  # kept as written
+    # the standard's "unknown" (zeros, blanks) is no fault to report
+    for i, unknown in enumerate(("0000:00:00 00:00:00", "    :  :     :  :  ")):
+        r = read(photo(tmp_path / f"u{i}.jpg", exif={0x9003: text(unknown), 0x9004: text("2019:02:28 10:00:00")}))
+        assert r.attrs["time_tag"] == "DateTimeDigitized" and not any("unreadable" in n for n in r.notes)
+
+
+def test_a_files_save_time_is_not_when_the_picture_was_taken(tmp_path):
+    # only DateTime, from a camera (make and model, no editor): its own save time, so "taken", but labelled
+    cam = read(photo(tmp_path / "cam.jpg", ifd0={0x010F: text("OLYMPUS"), 0x0110: text("C-2000Z"),
+                                                 0x0132: text("2001:07:14 11:20:05")}))
+    assert cam.sent_at == datetime(2001, 7, 14, 11, 20, 5, tzinfo=UTC) and cam.attrs["time_tag"] == "DateTime"
+    assert cam.text.startswith("Photo taken 2001-07-14 11:20") and "save_time" not in cam.attrs
+    # scanned: no camera named, DateTime is the scan: kept (it is a date of the file) but "saved", not "taken"
+    scan = read(photo(tmp_path / "scan.jpg", ifd0={0x0132: text("2019:02:28 10:00:00")}))
+    assert scan.text == "Photo saved 2019-02-28 10:00" and scan.attrs["save_time"] is True
+    assert any(n.startswith("time from DateTime, when the file was last saved with no camera named (a scan")
+               for n in scan.notes)
+    # an editor stripped DateTimeOriginal: its save time, named
+    ed = read(photo(tmp_path / "ed.jpg", ifd0={0x010F: text("Canon"), 0x0110: text("Canon EOS 40D"),
+                                               0x0131: text("Adobe Photoshop CS6 (Windows)"),
+                                               0x0132: text("2019:02:28 10:00:00")}))
+    assert ed.attrs["save_time"] is True and ed.text.startswith("Photo saved 2019-02-28 10:00")
+    assert any("by Adobe Photoshop CS6 (Windows)" in n for n in ed.notes)
+    # edited years later with DateTimeOriginal kept: taken when the camera says, the save time only kept
+    later = read(photo(tmp_path / "later.jpg", ifd0={0x010F: text("Canon"), 0x0131: text("GIMP 2.10"),
+                                                     0x0132: text("2019:02:28 10:00:00")},
+                       exif={0x9003: text("2012:05:01 10:00:00"), 0x9011: text("+02:00")}))
+    assert later.sent_at == datetime(2012, 5, 1, 8, 0, tzinfo=UTC) and later.attrs["time_tag"] == "DateTimeOriginal"
+    assert later.attrs["datetime"] == "2019:02:28 10:00:00" and "save_time" not in later.attrs
+
+
+def test_a_burst_in_one_second_is_two_photos_in_order(tmp_path):
+    base = {0x9003: text("2023:05:04 10:12:33"), 0x9011: text("+02:00")}
+    a = read(photo(tmp_path / "IMG_0001.jpg", exif={**base, 0x9291: text("10")}))
+    b = read(photo(tmp_path / "IMG_0002.jpg", exif={**base, 0x9291: text("55")}))
+    assert a.sent_at == b.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
+    assert (a.attrs["subsec_us"], b.attrs["subsec_us"]) == (100000, 550000) and a.content_hash != b.content_hash
