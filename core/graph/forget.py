@@ -660,8 +660,12 @@ def purge(conn, sc: Scope) -> dict[str, int]:
         conn.execute(f"DELETE FROM episode WHERE record_id IN ({marks(len(p))})", p)
         n["records"] += conn.execute(f"DELETE FROM record WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
                                      p).rowcount
+    # each hidden fact points at itself first (as the hide left it): no foreign key from one to another across
+    # chunks, and no second NULL in the one-active-fact index when two of them share (subject, domain, category,
+    # key) — an old fact and the one that superseded it, or two moved together by a merge
     for p in chunks(sc.facts):
-        conn.execute(f"UPDATE fact SET superseded_by = NULL WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL", p)
+        conn.execute(f"UPDATE fact SET superseded_by = id WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL", p)
+    for p in chunks(sc.facts):
         n["facts"] += conn.execute(f"DELETE FROM fact WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
                                    p).rowcount
     for p in chunks(sc.all_entities):
@@ -673,8 +677,7 @@ def purge(conn, sc: Scope) -> dict[str, int]:
         conn.execute(f"UPDATE record SET sender_entity_id = NULL WHERE sender_entity_id IN ({q})", live)
         conn.execute(f"UPDATE record SET place_entity_id = NULL WHERE place_entity_id IN ({q})", live)
         for f in _ids(conn, f"SELECT id FROM fact WHERE subject_entity_id IN ({q})", live):
-            conn.execute("UPDATE fact SET superseded_by = id WHERE superseded_by = ? AND id != ?", (f, f))
-            conn.execute("UPDATE fact SET superseded_by = NULL WHERE id = ?", (f,))
+            conn.execute("UPDATE fact SET superseded_by = id WHERE superseded_by = ?", (f,))
             conn.execute("DELETE FROM fact WHERE id = ?", (f,))
         conn.execute(f"DELETE FROM recordentity WHERE entity_id IN ({q})", live)
         conn.execute(f"DELETE FROM factentity WHERE entity_id IN ({q})", live)
