@@ -89,15 +89,76 @@ def _relatives(conn, entity_ids) -> list[int]:
     return out
 
 
-def redactor_for(conn, entity_ids, region: str = "US") -> Redactor:
-    """The :class:`Redactor` of the entities' canonical names and aliases."""
+def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
+    """The :class:`Redactor` of the entities' canonical names and aliases, with what tells where a one-word
+    name of theirs is someone else's (:meth:`Redactor.within`).
+
+    Args:
+        conn: a ``sqlite3`` connection, read before the forget changes anything.
+        entity_ids: the forgotten entities.
+        exclude: other entities this forget takes too (relatives): they bear no name for another person.
+
+    Returns:
+        A :class:`Redactor` whose ``others`` are the live entities' full names holding one of the one-word names,
+        ``shared`` the one-word names live entities bear too (→ their ids), and ``record_parties`` /
+        ``thread_parties`` where the forgotten entities and those bearers are parties.
+    """
+    ents = sorted(set(int(e) for e in entity_ids))
     rows = []
-    for part in chunks(sorted(set(entity_ids))):
+    for part in chunks(ents):
         rows += [("name", n, None) for (n,) in conn.execute(
             f"SELECT canonical_name FROM entity WHERE id IN ({marks(len(part))})", part)]
         rows += list(conn.execute(f"SELECT kind, value, normalized FROM alias WHERE entity_id IN ({marks(len(part))})",
                                   part))
-    return Redactor.from_aliases(rows, region)
+    singles = sorted({v.strip().casefold() for kind, v, _ in rows
+                      if kind in ("name", "nickname") and v and len(v.split()) == 1 and "@" not in v})
+    own = set(ents)
+    skip = own | {int(e) for e in exclude}
+    others: set[str] = set()
+    shared: dict[str, set[int]] = {}
+    for word in singles:
+        pat = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        cand = conn.execute(
+            "SELECT a.entity_id, a.kind, a.value FROM alias a JOIN entity e ON e.id = a.entity_id "
+            "WHERE e.tombstoned_at IS NULL AND a.kind IN ('name', 'nickname') AND a.value LIKE ? ESCAPE '\\' "
+            "UNION SELECT id, 'name', canonical_name FROM entity WHERE tombstoned_at IS NULL "
+            "AND canonical_name LIKE ? ESCAPE '\\'", (pat, pat)).fetchall()
+        for eid, _kind, value in cand:
+            words = [w.casefold() for w in (value or "").split()]
+            if int(eid) in skip or word not in words:
+                continue
+            if len(words) > 1:
+                others.add(" ".join(value.split()))
+            if words[0] == word:
+                shared.setdefault(word, set()).add(int(eid))
+    record_parties: dict[int, frozenset[int]] = {}
+    thread_parties: dict[str, frozenset[int]] = {}
+    if shared:
+        ids = sorted(own | set().union(*shared.values()))
+        by_rec: dict[int, set[int]] = {}
+        by_thread: dict[str, set[int]] = {}
+        conv = "coalesce(r.thread, 'source:' || r.source_id)"
+        for part in chunks(ids):
+            q = marks(len(part))
+            for rid, eid, th in conn.execute(
+                    f"SELECT re.record_id, re.entity_id, {conv} FROM recordentity re JOIN record r ON r.id = re.record_id "
+                    f"WHERE re.entity_id IN ({q}) UNION SELECT r.id, r.sender_entity_id, {conv} FROM record r "
+                    f"WHERE r.sender_entity_id IN ({q})", (*part, *part)):
+                by_rec.setdefault(int(rid), set()).add(int(eid))
+                by_thread.setdefault(th, set()).add(int(eid))
+        thread_parties = {k: frozenset(v) for k, v in by_thread.items()}
+        for part in chunks(sorted(by_thread)):
+            for rid, th in conn.execute(f"SELECT r.id, {conv} FROM record r WHERE {conv} IN ({marks(len(part))})", part):
+                record_parties[int(rid)] = frozenset(by_thread[th] | by_rec.get(int(rid), set()))
+        for rid, v in by_rec.items():
+            record_parties.setdefault(rid, frozenset(v))
+    return Redactor.from_aliases(rows, region, others=sorted(others), shared=shared, own=own,
+                                 record_parties=record_parties, thread_parties=thread_parties)
+
+
+def _record_words(row) -> str:
+    """A record's subject and text, for :meth:`Redactor.for_record`'s reading of who it is about."""
+    return "\n".join(str(v) for v in row if v)
 
 
 def _like_rows(conn, tbl: str, cols: list[str], terms: list[str], key: str = "id", extra: str = "") -> list[tuple]:
@@ -217,7 +278,7 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
         ents = merged_into(conn, int(row[0]))
         sc.entities = ents
         relatives = _relatives(conn, ents)
-        red = redactor_for(conn, ents, region)
+        red = redactor_for(conn, ents, region, exclude=relatives)
         records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND sender_entity_id", ents))
         records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND place_entity_id", ents))
         linked = set(_in(conn, "SELECT record_id FROM recordentity WHERE entity_id", ents))
@@ -230,8 +291,15 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
         facts |= set(_in(conn, "SELECT id FROM fact WHERE tombstoned_at IS NULL AND subject_entity_id", ents))
         facts |= set(_in(conn, "SELECT f.id FROM fact f JOIN factentity fe ON fe.fact_id = f.id "
                                "WHERE f.tombstoned_at IS NULL AND fe.entity_id", ents))
-        facts |= {r[0] for r in mentioning(conn, "fact", ["statement", "value"], red,
-                                           extra="AND tombstoned_at IS NULL")}
+        for fid, statement, value in mentioning(conn, "fact", ["statement", "value"], red,
+                                                extra="AND tombstoned_at IS NULL"):
+            # "As of …, Ben plays the violin" about another Ben is his fact, not a mention of the forgotten one
+            about = {int(x) for (x,) in conn.execute("SELECT subject_entity_id FROM fact WHERE id = ? UNION "
+                                                     "SELECT entity_id FROM factentity WHERE fact_id = ?", (fid, fid))
+                     if x is not None}
+            here = red.within(about, _record_words((statement, value)))
+            if here is red or any(here.mentions(str(v)) for v in (statement, value) if v is not None):
+                facts.add(int(fid))
     elif target.kind == "source":
         path = str(target.ref)
         want = {path, str(Path(path).expanduser().resolve())}
@@ -264,8 +332,14 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     if red is not None and not red.empty:
         for row in mentioning(conn, "record", ["subject", "text", "thread", "attrs"], red,
                               extra="AND tombstoned_at IS NULL", json_cols=("attrs",)):
-            if row[0] not in records:
-                (records if mentions == "remove" else redact).add(int(row[0]))
+            if row[0] in records:
+                continue
+            # a first name he shares with another live person counts only where it can be him
+            here = red.for_record(int(row[0]), _record_words(row[1:3]))
+            if here is not red and not redacted_values(here, ["subject", "text", "thread", "attrs"], row[1:],
+                                                       json_cols=("attrs",), acts=("attrs",)):
+                continue
+            (records if mentions == "remove" else redact).add(int(row[0]))
     sc.records = sorted(records)
     sc.redact_records = sorted(redact)
 
@@ -508,14 +582,14 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
     if red is not None and not red.empty:
         for rid in sc.redact_records:
             row = conn.execute("SELECT subject, text, thread, attrs FROM record WHERE id = ?", (rid,)).fetchone()
-            new = redacted_values(red, ["subject", "text", "thread", "attrs"], row, json_cols=("attrs",),
-                                  acts=("attrs",))
+            new = redacted_values(red.for_record(rid, _record_words(row[:2])), ["subject", "text", "thread", "attrs"],
+                                  row, json_cols=("attrs",), acts=("attrs",))
             if new:
                 sel.redact.append(("record", "id", rid, new))
         ev_keep = [row for row in mentioning(conn, "evidence", ["excerpt"], red, key="fact_id, record_id")
                    if (row[0], row[1]) not in ev]
         for f, r, excerpt in ev_keep:
-            new = redacted_values(red, ["excerpt"], (excerpt,))
+            new = redacted_values(red.for_record(r, excerpt), ["excerpt"], (excerpt,))
             if new:
                 sel.redact.append(("evidence", "fact_id, record_id", (f, r), new))
         for tbl, key, cols, jcols, extra in _REDACT_TABLES:

@@ -17,6 +17,13 @@ names, nicknames, e-mail addresses, phone numbers, handles):
 * in machine-written fields the local part of an e-mail address (≥ 5 letters) counts too: concept
   extraction turns ``sapovitss@…`` into the label ``sapovitss``.
 
+A one-word name another live entity bears too (the forgotten Ben Carter's "Ben" and a live Ben Okafor) is
+*shared*: it is redacted only where it can be the forgotten person (:meth:`Redactor.within`) — in a row whose
+parties (the record's, its thread's, the conversation's) include a forgotten entity, or include no other
+entity bearing the name, unless the text itself names such an entity by full name and names the forgotten
+one by no full name or address.  The full names of other live entities that contain one of the forgotten
+entity's one-word names (``others``: "Ben Okafor") are never a mention, in any row.
+
 Quoted mail is handled as a unit: a quoted block whose attribution line names a forgotten
 entity ("> From: Steve Sapovits …" in Outlook style, "Steve Sapovits wrote:" in the
 Internet style) is the forgotten person's own text, so the whole block is replaced by one
@@ -55,6 +62,14 @@ class Redactor:
         names: canonical names, name and nickname aliases.
         emails: e-mail addresses.  phones: E.164 numbers.  handles: other handles (literal).
         region: ISO 3166 region for phone numbers written without a country code.
+        others: full names (two words or more) of other live entities that hold one of ``names``' one-word
+            names as a word ("Ben Okafor" beside the forgotten "Ben"): never a mention, whatever the row.
+        shared: one-word name (case-folded) → ids of the other live entities that bear it (as a one-word
+            name or nickname, or as the first word of a name); see :meth:`within`.
+        own: the forgotten entities' ids.
+        record_parties: record id → the ids among ``own`` and ``shared``'s entities that are parties to it
+            or to its thread (sender, from/to/cc/member links), worked out before a forget changes anything.
+        thread_parties: conversation (a record's thread, else ``"source:<id>"``) → those ids, likewise.
     """
 
     names: list[str] = field(default_factory=list)
@@ -62,8 +77,16 @@ class Redactor:
     phones: list[str] = field(default_factory=list)
     handles: list[str] = field(default_factory=list)
     region: str = "US"
+    others: list[str] = field(default_factory=list)
+    shared: dict[str, set[int]] = field(default_factory=dict)
+    own: set[int] = field(default_factory=set)
+    record_parties: dict[int, frozenset[int]] = field(default_factory=dict)
+    thread_parties: dict[str, frozenset[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._given = (list(self.names), list(self.emails), list(self.phones), list(self.handles))
+        self._narrowed: dict[frozenset[str], "Redactor"] = {}
+        self._by_record: dict[int, "Redactor"] = {}
         multi, single = [], []
         for n in dict.fromkeys(x.strip() for x in self.names if x and len(x.strip()) >= 2):
             if "@" in n and " " not in n:
@@ -94,10 +117,22 @@ class Redactor:
                         if joined else None)
         self._like = sorted({max(ws, key=len) for ws in multi + single} | set(self.emails) | set(self.handles)
                             | set(locals_) | {p[-4:] for p in self.phones if len(p) >= 4}, key=str.casefold)
+        # other people's full names that hold one of these one-word names: masked before matching
+        own_multi = {" ".join(ws).casefold() for ws in multi}
+        words = {ws[0].casefold() for ws in single}
+        protect = {tuple(o.split()) for o in self.others if o and len(o.split()) > 1}
+        protect = {ws for ws in protect if " ".join(ws).casefold() not in own_multi
+                   and any(w.casefold() in words for w in ws)}
+        self._protect = (re.compile(r"(?<![\w@.+-])(?:" + "|".join(sorted(
+            (r"\s+".join(re.escape(w) for w in ws) for ws in protect), key=len, reverse=True)) + r")(?![\w@-])",
+            re.IGNORECASE) if protect else None)
+        self._single = words
+        self.shared = {k.casefold(): set(v) for k, v in self.shared.items() if k.casefold() in words and v}
 
     @classmethod
-    def from_aliases(cls, aliases: Iterable[tuple[str, str, str]], region: str = "US") -> "Redactor":
-        """From ``(kind, value, normalized)`` alias rows (and canonical names given as kind ``"name"``)."""
+    def from_aliases(cls, aliases: Iterable[tuple[str, str, str]], region: str = "US", **context) -> "Redactor":
+        """From ``(kind, value, normalized)`` alias rows (and canonical names given as kind ``"name"``);
+        ``context``: ``others``, ``shared``, ``own``, ``record_parties``, ``thread_parties`` (see the class)."""
         names, emails, phones, handles = [], [], [], []
         for kind, value, norm in aliases:
             if kind in ("name", "nickname"):
@@ -108,11 +143,83 @@ class Redactor:
                 phones.append(norm or value)
             elif kind in ("handle", "contact"):
                 handles.append(value)
-        return cls(names, emails, phones, handles, region)
+        return cls(names, emails, phones, handles, region, **context)
 
     @property
     def empty(self) -> bool:
         return not (self._ci or self._cs or self.phones)
+
+    # ---- where a shared one-word name is the forgotten person ------------------------------------------
+    def without(self, words: Iterable[str]) -> "Redactor":
+        """This redactor without the one-word names ``words`` (case-insensitive); names of two or more words,
+        addresses, phones, handles and ``others`` stay.  ``self`` when nothing is left out."""
+        drop = frozenset(w.casefold() for w in words) & frozenset(self._single)
+        if not drop:
+            return self
+        if drop not in self._narrowed:
+            names, emails, phones, handles = self._given
+            self._narrowed[drop] = Redactor([n for n in names if n.strip().casefold() not in drop], list(emails),
+                                            list(phones), list(handles), self.region, others=list(self.others),
+                                            own=set(self.own))
+        return self._narrowed[drop]
+
+    def within(self, parties: Iterable[int] = (), text: str | None = None) -> "Redactor":
+        """The redactor for a row whose parties are ``parties`` (entity ids) and whose words are ``text``.
+
+        A shared one-word name (``shared``) is left out — it is another person there — when no forgotten
+        entity is among ``parties`` and either another entity that bears it is, or ``text`` names such an
+        entity by full name (``others``) and names the forgotten one by no full name, address, phone or
+        handle.  Everything else is as in ``self``.
+
+        Returns:
+            ``self``, or a narrower :class:`Redactor` (:meth:`without`).
+        """
+        if not self.shared:
+            return self
+        ps = set(parties)
+        if ps & self.own:
+            return self
+        named: set[str] = set()
+        if text and self._protect is not None:
+            for m in self._protect.finditer(text):
+                named |= {w.casefold() for w in m.group(0).split()}
+            if named and self.without(self.shared).mentions(text):
+                named = set()  # it names him plainly too: a bare first name may be either
+        drop = [w for w, bearers in self.shared.items() if ps & bearers or w in named]
+        return self.without(drop)
+
+    def for_record(self, record_id: int | None, text: str | None = None) -> "Redactor":
+        """:meth:`within` for record ``record_id`` (its parties and its thread's, from ``record_parties``) and its
+        words ``text``.  The first answer for a record is kept: every store of one forget redacts the record
+        alike, though the graph has redacted its text by the time the others ask."""
+        if record_id is None:
+            return self.within((), text)
+        if record_id not in self._by_record:
+            self._by_record[record_id] = self.within(self.record_parties.get(record_id, frozenset()), text)
+        return self._by_record[record_id]
+
+    def for_conversation(self, conversation: str | None, people: Iterable[int] = (),
+                         text: str | None = None) -> "Redactor":
+        """:meth:`within` for a row of conversation ``conversation`` (a thread, ``thread_parties``) about
+        ``people`` (entity ids, e.g. a ledger message's counterpart)."""
+        return self.within(set(self.thread_parties.get(conversation or "", frozenset())) | set(people), text)
+
+    def _mask(self, text: str) -> tuple[str, list[str]]:
+        """``text`` with each of ``others``' names replaced by one private-use character (never a match)."""
+        if self._protect is None:
+            return text, []
+        kept: list[str] = []
+
+        def hold(m):
+            kept.append(m.group(0))
+            return chr(0xF0000 + len(kept) - 1)
+        return self._protect.sub(hold, text), kept
+
+    @staticmethod
+    def _unmask(text: str, kept: list[str]) -> str:
+        for i, k in enumerate(kept):
+            text = text.replace(chr(0xF0000 + i), k)
+        return text
 
     def like_terms(self) -> list[str]:
         """Substrings a row must contain (SQL ``LIKE '%term%'``, case-insensitive for ASCII) to be worth
@@ -134,6 +241,7 @@ class Redactor:
         """True when ``text`` names a forgotten entity (``loose``: machine-written field, see the module doc)."""
         if not text or self.empty:
             return False
+        text, _kept = self._mask(text)
         if self._joined is not None and self._joined.search(text):
             return True
         if loose:
@@ -146,6 +254,7 @@ class Redactor:
         attributed to a forgotten entity replaced by one ``"[forgotten message]"`` line.  None stays None."""
         if not text or self.empty:
             return text
+        text, kept = self._mask(text)
         spans = self._phone_spans(text)
         for s, e in sorted(spans, reverse=True):
             text = text[:s] + REPLACEMENT + text[e:]
@@ -154,7 +263,7 @@ class Redactor:
                 text = rx.sub(REPLACEMENT, text)
         if quotes and REPLACEMENT in text and ("\n" in text):
             text = drop_attributed_quotes(text)
-        return text
+        return self._unmask(text, kept)
 
     def redact_json(self, value: Any, loose: bool = True, acts: bool = False) -> Any:
         """A JSON value with :meth:`redact` applied to every string in it (keys included).

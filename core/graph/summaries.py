@@ -195,6 +195,15 @@ STORE = "summaries"
 COVERS = {"summary": "*"}  # removed, or regenerated from the remaining facts
 
 
+def _about(red, kind: str, subject: str, text: str | None):
+    """The redactor for summary (``kind``, ``subject``): a summary of another live person (or of a relationship
+    with one) keeps the first name they share with the forgotten one (``Redactor.within``)."""
+    if red is None or not getattr(red, "shared", None):
+        return red
+    ids = [int(p) for p in (subject or "").split(":") if p.isdigit()] if kind in ("entity", "relationship") else []
+    return red.within(ids, text)
+
+
 def forget_selection(conn, sc, red) -> tuple[list[int], list[int]]:
     """(summary ids to remove, summary ids to regenerate) for a forget's scope.
 
@@ -253,7 +262,7 @@ def forget_selection(conn, sc, red) -> tuple[list[int], list[int]]:
                 continue
         if (kind == "entity" and subject in linked) or (kind == "domain" and subject in domains) \
                 or (kind == "relationship" and parts[-1] in linked) \
-                or (red is not None and red.mentions(text, loose=True)):
+                or (red is not None and _about(red, kind, subject, text).mentions(text, loose=True)):
             regen.append(sid)
     return remove, regen
 
@@ -282,7 +291,7 @@ def forget_apply(s: Session, op_id: int, sc, red, remove: list[int], regen: list
         if text is None:
             text = f"(Nothing is left to summarise.) {DETERMINISTIC_LABEL}"
         if red is not None:
-            text = red.redact(text, loose=True)
+            text = _about(red, row.kind, row.subject, text).redact(text, loose=True)
         row.stale = row.generator != "deterministic"
         row.text, row.generator, row.generated_at = text, "deterministic", clock.now()
         s.add(row)

@@ -128,10 +128,12 @@ def select_rows(conn, sc, red) -> Selection:
     # episodes kept with the mention redacted
     texts: dict[int, str] = {}
     for eid in sc.redact_episodes:
-        row = conn.execute("SELECT text, session, provenance FROM episode WHERE id = ?", (eid,)).fetchone()
+        row = conn.execute("SELECT text, session, provenance, record_id FROM episode WHERE id = ?", (eid,)).fetchone()
         if row is None:
             continue
-        new = redacted_values(red, ["text", "session", "provenance"], row) if red is not None else {}
+        # as its record is redacted (a first name shared with another live person only where it can be them)
+        here = red.for_record(row[3], row[0]) if red is not None else None
+        new = redacted_values(here, ["text", "session", "provenance"], row[:3]) if here is not None else {}
         sel.redact[eid] = new
         texts[eid] = new.get("text", row[0])
     touched_eps = eps | set(sel.redact)

@@ -104,6 +104,23 @@ def _cohort_pairs(conn, pids: Sequence[int]) -> list[tuple[int, str]]:
                                            list(pids))]
 
 
+def _about(conn, red, tbl: str, row: tuple):
+    """The redactor for a row of ``tbl`` (key first): a first name the forgotten person shares with another
+    live one is redacted only where it can be them — by the row's conversation and its person
+    (``Redactor.for_conversation``)."""
+    if not getattr(red, "shared", None):
+        return red
+    if tbl == "person_profile":
+        return red.within([int(row[0])])
+    conv_col = {"message": "conversation", "observation": "source_conversation",
+                "conversation_session": "conversation"}[tbl]
+    got = conn.execute(f"SELECT person_id, {conv_col} FROM {tbl} WHERE id = ?", (row[0],)).fetchone()
+    if got is None:
+        return red
+    text = row[1] if tbl in ("message", "observation") and isinstance(row[1], str) else None
+    return red.for_conversation(got[1], [int(got[0])] if got[0] is not None else [], text)
+
+
 def _redactions(conn, pids: Sequence[int], red) -> list[tuple[str, int, dict]]:
     """(table, id, {column: new value}) of other people's rows that mention a forgotten entity."""
     from core.graph.forget import mentioning, redacted_values
@@ -120,7 +137,7 @@ def _redactions(conn, pids: Sequence[int], red) -> list[tuple[str, int, dict]]:
             continue
         key = "person_id" if tbl == "person_profile" else "id"
         for row in mentioning(conn, tbl, cols, red, key=key, extra=q, json_cols=jcols):
-            new = redacted_values(red, cols, row[1:], json_cols=jcols)
+            new = redacted_values(_about(conn, red, tbl, row), cols, row[1:], json_cols=jcols)
             if new:
                 out.append((tbl, row[0], new))
     return out

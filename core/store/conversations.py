@@ -137,11 +137,12 @@ def _selection(conn, sc, red) -> dict:
     if has_red:
         for tid, text, cites in turns:
             dumped = json.dumps(cites, ensure_ascii=False)
-            if red.mentions(text) or red.mentions(dumped, loose=True):
+            here = red.within((), text)  # "Ben Okafor … ask Ben": a first name of another live person stays
+            if here.mentions(text) or here.mentions(dumped, loose=True):
                 if sc.mentions == "remove":
                     remove.add(tid)
                     continue
-                new = redacted_values(red, ["text", "citations"], (text, json.dumps(cites)), json_cols=("citations",))
+                new = redacted_values(here, ["text", "citations"], (text, json.dumps(cites)), json_cols=("citations",))
                 if new:
                     changes[tid] = new
     gone_records, gone_facts, gone_eps = set(sc.records), set(sc.facts), set(sc.episodes)

@@ -232,7 +232,7 @@ def forget_apply(conn, op_id: int, sc, red) -> dict[str, int]:
             continue
         stash_rows(conn, op_id, STORE, "record_fts", "rowid = ?", (rid,), select="rowid, subject, body, people")
         subject, body = conn.execute("SELECT subject, text FROM record WHERE id = ?", (rid,)).fetchone()
-        people = red.redact(old[0]) if red is not None else old[0]
+        people = red.for_record(rid).redact(old[0]) if red is not None else old[0]  # as the graph redacted it
         conn.execute("INSERT INTO record_fts(rowid, subject, body, people) VALUES (?,?,?,?)",
                      (rid, subject or "", body or "", people or ""))
         n["record_fts_redacted"] += 1

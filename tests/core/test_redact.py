@@ -75,3 +75,22 @@ def test_their_own_acts_leave_a_kept_records_lists_others_are_redacted():
     assert out["forwarded_by"] == {"name": "[forgotten]", "id": None}  # not a list's act: the message is another's
     assert STEVE.redact_json(attrs)["reactions"][0]["actor"] == "[forgotten]"  # without acts, only redacted
     assert not is_act({"at": "t", "text": "Bill: thanks [forgotten]"}) and not is_act("[forgotten]")
+
+
+def test_a_first_name_shared_with_another_live_person_is_redacted_only_where_it_can_be_them():
+    ben = Redactor(names=["Ben Carter", "Ben"], emails=["ben.carter@example.com"], others=["Ben Okafor"],
+                   shared={"Ben": {4}}, own={1, 5}, record_parties={10: frozenset({4}), 11: frozenset({5})})
+    # another live person's full name is never a mention
+    assert ben.redact("Ben Okafor said hi, ask Ben") == "Ben Okafor said hi, ask [forgotten]"
+    assert not ben.mentions("ben okafor") and ben.redact("entity:ben okafor", loose=True) == "entity:ben okafor"
+    # where the other Ben is a party and he is not: only his full name and address go
+    assert ben.for_record(10).redact("Thanks Ben; Ben Carter (ben.carter@example.com) too") == \
+        "Thanks Ben; [forgotten] ([forgotten]) too"
+    assert ben.for_record(11).redact("Thanks Ben") == "Thanks [forgotten]"  # his own thread
+    assert ben.within({4, 5}).redact("Thanks Ben") == "Thanks [forgotten]"  # both: it can be him
+    # nobody's a party: the text decides — it names the other Ben and not him, or it does not
+    text = "Ben Okafor said hi. Also ask Ben about it."
+    assert ben.within((), text).redact(text) == text
+    both = "Ben Okafor and Ben Carter met; ask Ben"
+    assert ben.within((), both).redact(both) == "Ben Okafor and [forgotten] met; ask [forgotten]"
+    assert ben.within((), "ask Ben").redact("ask Ben") == "ask [forgotten]"
