@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -54,6 +54,13 @@ class GraphPlot(pg.PlotWidget):
         for ax in ("left", "bottom"):
             self.getPlotItem().hideAxis(ax)
         self._style()
+        # After the labels have followed the new range (their own handlers run on the same signal).
+        self._declutter_timer = QTimer(self)
+        self._declutter_timer.setSingleShot(True)
+        self._declutter_timer.setInterval(0)
+        self._declutter_timer.timeout.connect(self.declutter)
+        self.getPlotItem().getViewBox().sigRangeChanged.connect(lambda *_a: self._declutter_timer.start())
+        self.getPlotItem().getViewBox().sigResized.connect(lambda *_a: self._declutter_timer.start())
 
     def _style(self) -> None:
         self.setBackground(plot_colours(self._scheme)["bg"])
@@ -92,14 +99,42 @@ class GraphPlot(pg.PlotWidget):
         self.graph.scatter.opts["hoverable"] = True
         font = QFont()
         font.setPointSizeF(9)
-        for n in data.nodes:
+        # Labels in priority order (you, then the people in most records): where two would overlap, the less
+        # important one is hidden until you zoom in (hovering a dot names it all the same).
+        order = sorted(range(len(data.nodes)), key=lambda i: (not data.nodes[i].is_owner, -data.nodes[i].messages,
+                                                              data.nodes[i].name))
+        for i in order:
+            n = data.nodes[i]
             t = pg.TextItem(("You: " if n.is_owner else "") + n.name, color=c["text"], anchor=(0.5, -0.6))
             t.setFont(font)
             t.setPos(n.x, n.y)
             self.addItem(t)
             self.labels.append(t)
+        names = {n.id: n.name for n in data.nodes}
+        self.graph.scatter.opts["tip"] = lambda x, y, data: names.get(int(data), "")  # hovering names a dot
         xs, ys = pos[:, 0], pos[:, 1]
         self.setRange(xRange=(xs.min() - 0.3, xs.max() + 0.3), yRange=(ys.min() - 0.3, ys.max() + 0.35), padding=0)
+        self.declutter()
+
+    def declutter(self) -> int:
+        """Show each label unless it would overlap one shown before it (labels are in priority order); returns
+        how many are shown.  Runs again whenever the view is zoomed, panned or resized."""
+        shown: list = []
+        view = self.getPlotItem().getViewBox().sceneBoundingRect()
+        for t in self.labels:
+            r = t.sceneBoundingRect().adjusted(-2, -1, 2, 1)
+            ok = not any(r.intersects(o) for o in shown)
+            if ok and not r.intersects(view):  # out of sight: drawn (clipped), but it hides nothing
+                t.setVisible(True)
+                continue
+            t.setVisible(ok)
+            if ok:
+                shown.append(r)
+        return len(shown)
+
+    def visible_labels(self) -> list[str]:
+        """The names whose labels are drawn, in priority order (for tests)."""
+        return [t.toPlainText() for t in self.labels if t.isVisible()]
 
     def edge_widths(self) -> list[float]:
         """Drawn edge widths, in edge order (for tests)."""

@@ -36,3 +36,32 @@ def test_memory_tab_says_what_was_learned_in_words(qapp):
     assert shown[1:] == ["Generalised", "a pattern", "seen in 3 memories"]
     assert not any(ch in " ".join(shown) for ch in "[]'") and "atom:1" not in " ".join(shown)
     assert "atom:1" in item.toolTip(3)  # the raw event stays reachable
+
+
+def test_people_graph_hides_labels_that_would_overlap_and_shows_them_when_zoomed(qtbot):
+    from app.operations.pictures import GraphData, GraphNode
+    from ui.people_graph import GraphPlot
+
+    # Three people drawn almost on one spot (the corpus' mailing-list regulars were), one far away.
+    data = GraphData(nodes=[GraphNode(1, "Me", 30, True, 0.0, 0.0),
+                            GraphNode(2, "Mark Overmeer", 23, False, 1.0, 1.0),
+                            GraphNode(3, "Cristy", 11, False, 1.01, 1.005),
+                            GraphNode(4, "Carl Knoos", 4, False, 1.005, 0.995),
+                            GraphNode(5, "Bob Friesenhahn", 1, False, -1.0, -1.0)], edges=[], owner_id=1)
+    plot = GraphPlot()
+    qtbot.addWidget(plot)
+    plot.resize(600, 500)
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.set_data(data)
+    qtbot.wait(50)
+    plot.declutter()
+    # You first, then by records: of the three on one spot only the one in most records is named.
+    assert plot.visible_labels() == ["You: Me", "Mark Overmeer", "Bob Friesenhahn"]
+    rects = [t.sceneBoundingRect() for t in plot.labels if t.isVisible()]
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert plot.graph.scatter.opts["tip"](x=1.0, y=1.0, data=3) == "Cristy"  # hovering names a hidden one
+    # Zoomed in on the crowded spot, each gets its label back.
+    plot.setRange(xRange=(0.98, 1.03), yRange=(0.98, 1.03), padding=0)
+    qtbot.waitUntil(lambda: "Cristy" in plot.visible_labels(), timeout=5000)
+    assert {"Mark Overmeer", "Cristy", "Carl Knoos"} <= set(plot.visible_labels())
