@@ -681,13 +681,19 @@ def about_subject(question: str) -> str | None:
 
 
 def about_question(c, question: str):
-    """What the knowledge graph holds about the entity a "who is X?" question names ("who am I?": the owner): an
-    ``app.operations.graph.About``; the list of ``(id, name, kind)`` when the name fits several entities; for "who
-    do I talk to most?" (:func:`in_touch_question`) an :class:`InTouch` with the people found
-    (``app.operations.graph.most_in_touch``); None when the question is none of these or names nothing Kith
-    knows.  Reads only."""
+    """What the knowledge graph answers of ``question``, for the memory answerer (:func:`memory_answer`), or None
+    when it is not a question the graph answers (the answer then comes from recalled turns).  Reads only.
+
+    * small talk ("hello", "thanks", "what can you do?"): a :class:`SmallTalk`;
+    * "when did I last hear from X?", "what is X's email address?": a :class:`LastContact` / :class:`Reach`
+      (:func:`contact_question`);
+    * "what happened in June 2000?": a :class:`PeriodQuestion`;
+    * "how many emails did X send me?", "where have I been?": a :class:`Count` / :class:`Places`;
+    * "who do I talk to most?": an :class:`InTouch` with the people found (``graph.most_in_touch``);
+    * "who is X?" ("who am I?": the owner): an ``app.operations.graph.About``;
+    * the list of ``(id, name, kind)`` when a name asked about fits several entities.
+    """
     from app.operations.graph import about
-    from core.errors import Ambiguous, NotFound
 
     talk = small_talk(c, question)
     if talk is not None:
@@ -723,12 +729,8 @@ def about_question(c, question: str):
         ref = me[0] if me else None
     if ref is None:
         return None
-    try:
-        return about(c, ref)
-    except Ambiguous as exc:
-        return [(e.id, e.canonical_name, e.kind) for e in exc.candidates]
-    except NotFound:
-        return None
+    e = _entity_or_choices(c, ref)
+    return about(c, e.id) if e is not None and not isinstance(e, list) else e
 
 
 def _span(first: datetime | None, last: datetime | None) -> str:

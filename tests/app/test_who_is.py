@@ -1,10 +1,15 @@
 """"Who is X?" answered from the knowledge graph (issue 14, a chat that helps by default): the memory answerer
 had put the best-matching line of X's mail for it (on the corpus, "who is Mark Overmeer?" gave his signature
 line, "Mark Overmeer %-]"). Now it says who X is from what Kith knows: addresses, how many records and when,
-who is most often with X — citing a record X sent. Right values worked out from the mail the test writes."""
+who is most often with X — citing a record X sent. The other questions the graph answers (who I talk to most, when
+I last heard from X, X's address, what happened in a month, how many, where I have been, small talk) and pronouns
+in follow-ups are here too. Right values worked out from the mail the test writes."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
 
 from app.answer import NOTHING, about_answer, about_subject, memory_answer
 from app.container import Container
@@ -164,64 +169,69 @@ def test_in_touch_questions_are_read_with_their_channel_year_and_direction():
         assert in_touch_question(other) is None, other
 
 
-def test_who_do_i_talk_to_most_counts_the_records_each_person_is_a_party_to(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
-        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
-        mail = write_mbox(tmp_path / "club.mbox", [
-            (bob, "Climbing", "Shall we go climbing on Saturday?"),          # 2 Apr 2023: Bob wrote
-            ("Owner Person <owner@example.net>", bob, "Re: Climbing", "Yes, gladly."),  # 3 Apr: to Bob
-            (bob, "Ropes", "Bring the ropes."),                             # 4 Apr: Bob wrote
-            (alice, "Sourdough", "Feed the starter twice a day."),          # 5 Apr: Alice wrote
-            ("Owner Person <owner@example.net>", alice, "Re: Sourdough", "Thanks!"),    # 6 Apr: to Alice
-            ("Owner Person <owner@example.net>", alice, "Bread", "It rose!"),           # 7 Apr: to Alice
-            ("Owner Person <owner@example.net>", alice, "More bread", "Again."),        # 8 Apr: to Alice
-        ])
-        assert ingest(c, [mail]).records_added == 7
-        loop = ConversationLoop.for_container(c, model=NoModel())
-        # parties to: Alice 4 records (1 from her, 3 to her), Bob 3 (2 from him, 1 to him)
-        assert loop.turn("who do I talk to most?").reply.split("\n\n")[0] == \
-            "You're most in touch with Alice Example (4 records in April 2023), then Bob Stone (3)."
-        # who wrote to me: Bob's 2 messages before Alice's 1
-        assert loop.turn("Who emails me the most?").reply.split("\n\n")[0] == \
-            "By email, Bob Stone wrote to you most (2 messages in April 2023), then Alice Example (1)."
-        assert loop.turn("who did I email most in 1999?").reply.split("\n\n")[0] == \
-            "I found nobody you're in touch with by email in 1999."
-    finally:
-        c.close()
+class Chat:
+    """A data folder with an owner, the chat loop on it (the memory answerer), and the answer part of a reply
+    (before its sources and citation marks)."""
+
+    def __init__(self, home):
+        self.c = Container(Settings.load(home))
+        self.c.settings.owner_emails, self.c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        self.loop = ConversationLoop.for_container(self.c, model=NoModel())
+
+    def add(self, *paths) -> int:
+        return ingest(self.c, list(paths)).records_added
+
+    def answer(self, question: str) -> str:
+        return self.loop.turn(question).reply.split("\n\nSources:\n")[0].split(" [")[0]
 
 
-def test_when_did_i_last_hear_from_and_what_is_their_address_come_from_the_graph(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
-        bob, me = "Bob Stone <bob@example.org>", "Owner Person <owner@example.net>"
-        mail = write_mbox(tmp_path / "club.mbox", [
-            (bob, "Climbing", "Shall we go climbing on Saturday?"),   # 2 Apr 2023
-            (bob, "Ropes", "Bring the ropes."),                      # 3 Apr
-            (me, bob, "Re: Ropes", "Will do."),                      # 4 Apr: to Bob
-        ])
-        assert ingest(c, [mail]).records_added == 3
-        loop = ConversationLoop.for_container(c, model=NoModel())
+@pytest.fixture
+def chat(tmp_path):
+    ch = Chat(tmp_path / "home")
+    yield ch
+    ch.c.close()
 
-        def answer(q: str) -> str:
-            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
 
-        assert answer("When did I last hear from Bob Stone?") == \
-            "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
-        assert answer("when did I first hear from Bob Stone?") == \
-            "You first heard from Bob Stone on 2 April 2023 (by email, “Climbing”)."
-        assert answer("when did I last talk to Bob Stone?") == \
-            "You were last in touch with Bob Stone on 4 April 2023 (by email, “Re: Ropes”)."
-        assert answer("when did I last email Bob Stone?") == \
-            "The last message to Bob Stone was sent on 4 April 2023 (by email, “Re: Ropes”)."
-        assert answer("What's Bob Stone's email address?") == "Bob Stone: bob@example.org."
-        assert answer("what is Bob Stone's phone number?") == \
-            "I don't have a phone number for Bob Stone (I know bob@example.org)."
-        assert answer("how do I reach Bob Stone?") == "Bob Stone: bob@example.org."
-    finally:
-        c.close()
+BOB, ALICE, ME = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>", "Owner Person <owner@example.net>"
+
+
+def test_who_do_i_talk_to_most_counts_the_records_each_person_is_a_party_to(chat, tmp_path):
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [
+        (BOB, "Climbing", "Shall we go climbing on Saturday?"),          # 2 Apr 2023: Bob wrote
+        (ME, BOB, "Re: Climbing", "Yes, gladly."),                       # 3 Apr: to Bob
+        (BOB, "Ropes", "Bring the ropes."),                              # 4 Apr: Bob wrote
+        (ALICE, "Sourdough", "Feed the starter twice a day."),           # 5 Apr: Alice wrote
+        (ME, ALICE, "Re: Sourdough", "Thanks!"),                         # 6 Apr: to Alice
+        (ME, ALICE, "Bread", "It rose!"),                                # 7 Apr: to Alice
+        (ME, ALICE, "More bread", "Again."),                             # 8 Apr: to Alice
+    ])) == 7
+    # parties to: Alice 4 records (1 from her, 3 to her), Bob 3 (2 from him, 1 to him)
+    assert chat.answer("who do I talk to most?") == \
+        "You're most in touch with Alice Example (4 records in April 2023), then Bob Stone (3)."
+    # who wrote to me: Bob's 2 messages before Alice's 1
+    assert chat.answer("Who emails me the most?") == \
+        "By email, Bob Stone wrote to you most (2 messages in April 2023), then Alice Example (1)."
+    assert chat.answer("who did I email most in 1999?") == "I found nobody you're in touch with by email in 1999."
+
+
+def test_when_did_i_last_hear_from_and_what_is_their_address_come_from_the_graph(chat, tmp_path):
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [
+        (BOB, "Climbing", "Shall we go climbing on Saturday?"),   # 2 Apr 2023
+        (BOB, "Ropes", "Bring the ropes."),                      # 3 Apr
+        (ME, BOB, "Re: Ropes", "Will do."),                      # 4 Apr: to Bob
+    ])) == 3
+    assert chat.answer("When did I last hear from Bob Stone?") == \
+        "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
+    assert chat.answer("when did I first hear from Bob Stone?") == \
+        "You first heard from Bob Stone on 2 April 2023 (by email, “Climbing”)."
+    assert chat.answer("when did I last talk to Bob Stone?") == \
+        "You were last in touch with Bob Stone on 4 April 2023 (by email, “Re: Ropes”)."
+    assert chat.answer("when did I last email Bob Stone?") == \
+        "The last message to Bob Stone was sent on 4 April 2023 (by email, “Re: Ropes”)."
+    assert chat.answer("What's Bob Stone's email address?") == "Bob Stone: bob@example.org."
+    assert chat.answer("what is Bob Stone's phone number?") == \
+        "I don't have a phone number for Bob Stone (I know bob@example.org)."
+    assert chat.answer("how do I reach Bob Stone?") == "Bob Stone: bob@example.org."
 
 
 def test_period_of_reads_months_years_days_and_relative_periods():
@@ -243,39 +253,27 @@ def test_period_of_reads_months_years_days_and_relative_periods():
         assert period_of(other, now) is None, other
 
 
-def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        loop = ConversationLoop.for_container(c, model=NoModel())
-
-        def answer(q: str) -> str:
-            return loop.turn(q).reply.split("\n\nSources:\n")[0]
-
-        assert answer("hello") == ("Hello! I don't hold anything yet: drop chat exports, mail, photos or voice memos "
-                                   "on the window (or run `kith ingest PATH`), then ask me about the people, places "
-                                   "and events in them.")
-        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
-        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
-        mail = write_mbox(tmp_path / "club.mbox", [
-            (bob, "Climbing", "Shall we go climbing on Saturday?"),   # 30 Mar 2023
-            (bob, "Ropes", "Bring the ropes."),                      # 31 Mar
-            (alice, "Sourdough", "Feed the starter twice a day."),   # 1 Apr
-            (bob, "Re: Sourdough", "Me too!"),                       # 2 Apr
-        ], start=datetime(2023, 3, 30, 9, 0, tzinfo=timezone.utc))
-        assert ingest(c, [mail]).records_added == 4
-        # April 2023: Alice's and Bob's mails about the starter; each is a party to one (the owner left out)
-        assert answer("What happened in April 2023?") == \
-            "In April 2023: 2 records — 2 emails, mostly with Alice Example (1) and Bob Stone (1); about “Sourdough”."
-        assert answer("what did I do in 1999?") == "I have nothing from 1999."
-        assert answer("Hi!") == ("Hello! I hold 4 records about 2 people, all on this computer. Ask me, for example, "
-                                 "“who is Bob Stone?” and “who do I talk to most?”; I answer from your own records "
-                                 "and cite them.")
-        assert answer("thanks!") == "You're welcome."
-    finally:
-        c.close()
+def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(chat, tmp_path):
+    assert chat.answer("hello") == ("Hello! I don't hold anything yet: drop chat exports, mail, photos or voice memos "
+                                    "on the window (or run `kith ingest PATH`), then ask me about the people, places "
+                                    "and events in them.")
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [
+        (BOB, "Climbing", "Shall we go climbing on Saturday?"),   # 30 Mar 2023
+        (BOB, "Ropes", "Bring the ropes."),                      # 31 Mar
+        (ALICE, "Sourdough", "Feed the starter twice a day."),   # 1 Apr
+        (BOB, "Re: Sourdough", "Me too!"),                       # 2 Apr
+    ], start=datetime(2023, 3, 30, 9, 0, tzinfo=timezone.utc))) == 4
+    # April 2023: Alice's and Bob's mails about the starter; each is a party to one (the owner left out)
+    assert chat.answer("What happened in April 2023?") == \
+        "In April 2023: 2 records — 2 emails, mostly with Alice Example (1) and Bob Stone (1); about “Sourdough”."
+    assert chat.answer("what did I do in 1999?") == "I have nothing from 1999."
+    assert chat.answer("Hi!") == ("Hello! I hold 4 records about 2 people, all on this computer. Ask me, for example, "
+                                  "“who is Bob Stone?” and “who do I talk to most?”; I answer from your own records "
+                                  "and cite them.")
+    assert chat.answer("thanks!") == "You're welcome."
 
 
-def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(tmp_path):
+def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(chat, tmp_path):
     from app.loop import resolve_pronouns
 
     assert resolve_pronouns("when did I last hear from her?", "Cristy") == "when did I last hear from Cristy?"
@@ -284,74 +282,38 @@ def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(tmp_pa
     assert resolve_pronouns("where does he live? his home?", "Bob") == "where does Bob live? Bob's home?"
     assert resolve_pronouns("where is the shed?", "Bob") == "where is the shed?"
 
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
-        bob = "Bob Stone <bob@example.org>"
-        mail = write_mbox(tmp_path / "club.mbox", [(bob, "Climbing", "Shall we go climbing on Saturday?"),
-                                                   (bob, "Ropes", "Bring the ropes.")])
-        assert ingest(c, [mail]).records_added == 2
-        loop = ConversationLoop.for_container(c, model=NoModel())
-
-        def answer(q: str) -> str:
-            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
-
-        assert answer("when did I last hear from him?").startswith("I found nothing")  # nobody named yet
-        assert answer("who is Bob Stone?").startswith("Bob Stone (bob@example.org) — in 2 of your records")
-        assert answer("when did I last hear from him?") == \
-            "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
-        assert answer("what is his email address?") == "Bob Stone: bob@example.org."
-        assert [m["content"] for m in loop.history if m["role"] == "user"][-1] == "what is his email address?"
-    finally:
-        c.close()
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [(BOB, "Climbing", "Shall we go climbing on Saturday?"),
+                                                        (BOB, "Ropes", "Bring the ropes.")])) == 2
+    assert chat.answer("when did I last hear from him?").startswith("I found nothing")  # nobody named yet
+    assert chat.answer("who is Bob Stone?").startswith("Bob Stone (bob@example.org) — in 2 of your records")
+    assert chat.answer("when did I last hear from him?") == \
+        "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
+    assert chat.answer("what is his email address?") == "Bob Stone: bob@example.org."
+    assert [m["content"] for m in chat.loop.history if m["role"] == "user"][-1] == "what is his email address?"
 
 
-def test_how_many_counts_the_records_of_a_kind_a_person_sent(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
-        bob, alice = "Bob Stone <bob@example.org>", "Alice Example <alice@example.com>"
-        mail = write_mbox(tmp_path / "club.mbox", [(bob, "Climbing", "Shall we go climbing?"),   # 2 Apr 2023
-                                                   (alice, "Bread", "Feed the starter."),       # 3 Apr
-                                                   (bob, "Ropes", "Bring the ropes.")])         # 4 Apr
-        assert ingest(c, [mail]).records_added == 3
-        loop = ConversationLoop.for_container(c, model=NoModel())
-
-        def answer(q: str) -> str:
-            return loop.turn(q).reply.split("\n\nSources:\n")[0]
-
-        assert answer("How many emails did Bob Stone send me?") == "Bob Stone sent you 2 emails, in April 2023."
-        assert answer("how many messages did I get from Alice Example?") == \
-            "Alice Example sent you 1 message, on 3 April 2023."
-        assert answer("how many emails did Bob Stone send me in 2022?") == "Bob Stone sent you 0 emails in 2022."
-        assert answer("how many photos did I take?") == "You took 0 photos."
-    finally:
-        c.close()
+def test_how_many_counts_the_records_of_a_kind_a_person_sent(chat, tmp_path):
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [(BOB, "Climbing", "Shall we go climbing?"),   # 2 Apr 2023
+                                                        (ALICE, "Bread", "Feed the starter."),       # 3 Apr
+                                                        (BOB, "Ropes", "Bring the ropes.")])) == 3    # 4 Apr
+    assert chat.answer("How many emails did Bob Stone send me?") == "Bob Stone sent you 2 emails, in April 2023."
+    assert chat.answer("how many messages did I get from Alice Example?") == \
+        "Alice Example sent you 1 message, on 3 April 2023."
+    assert chat.answer("how many emails did Bob Stone send me in 2022?") == "Bob Stone sent you 0 emails in 2022."
+    assert chat.answer("how many photos did I take?") == "You took 0 photos."
 
 
-def test_where_have_i_been_and_how_many_photos_come_from_the_photos_places(tmp_path):
-    import pytest
-    from pathlib import Path
-
+def test_where_have_i_been_and_how_many_photos_come_from_the_photos_places(chat):
     photos = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "photos"
     if not photos.is_dir():
         pytest.skip("../shared/corpus not present (it exists only in the dev workspace and CI)")
-    c = Container(Settings.load(tmp_path / "home"))
-    try:
-        assert ingest(c, [photos / "gps_DSCN0010.jpg", photos / "gps_DSCN0040.jpg"]).records_added == 2
-        loop = ConversationLoop.for_container(c, model=NoModel())
-
-        def answer(q: str) -> str:
-            return loop.turn(q).reply.split("\n\nSources:\n")[0].split(" [")[0]
-
-        # both taken at Arezzo on 22 October 2008 (GPS position and time; see the regressions' README)
-        assert answer("where have I been?") == \
-            "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on 22 October 2008)."
-        assert answer("how many photos did I take in Italy?") == \
-            "You took 2 photos in Italy, on 22 October 2008 (Arezzo, Tuscany, Italy)."
-        assert answer("which places have I visited in 2009?") == "None of your photos in 2009 has a place I know."
-    finally:
-        c.close()
+    assert chat.add(photos / "gps_DSCN0010.jpg", photos / "gps_DSCN0040.jpg") == 2
+    # both taken at Arezzo on 22 October 2008 (GPS position and time; see the regressions' README)
+    assert chat.answer("where have I been?") == \
+        "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on 22 October 2008)."
+    assert chat.answer("how many photos did I take in Italy?") == \
+        "You took 2 photos in Italy, on 22 October 2008 (Arezzo, Tuscany, Italy)."
+    assert chat.answer("which places have I visited in 2009?") == "None of your photos in 2009 has a place I know."
 
 
 def test_a_sentence_that_announces_what_follows_comes_with_it():
