@@ -6,8 +6,9 @@ capture time, its GPS position named offline with ``reverse_geocoder`` (and
 ``resources/countries.json`` for country names and time zones), and a short
 description as its text.
 
-Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else ``DateTime``, else the GPS
-date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
+Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exif:DateTimeOriginal`` or
+``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
+else ``DateTime``, else the GPS date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
 ``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in
 ``local_timezone``, with a note) — the first one whose clock is plausible.  A clock is **not**
 plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
@@ -45,6 +46,9 @@ EXIF times are the camera's wall clock, so the UTC instant needs the offset (``t
 
 Place: the nearest GeoNames locality within :data:`FAR_KM`; further away only its region and
 country, and not even those at sea (the position's time zone is an ``Etc/`` one: ``attrs["at_sea"]``).
+A JPEG cut short or damaged past decoding is an :class:`~core.errors.InputError` naming the file
+(:func:`jpeg_damage`), so the import quarantines it and goes on.  A file is read by what its bytes are, whatever
+its suffix says (a PNG named ``.jpg``).
 Identity: the file's SHA-256 (``attrs["sha256"]``, :class:`PhotoRecord`), so the same picture under
 two names or in two folders is one record.
 
@@ -155,6 +159,71 @@ def _exif_via_pillow(path: Path) -> dict | None:
     except Exception as exc:
         log.debug("exifread could not read Pillow's EXIF block of %s: %s", path, exc)
         return None
+
+
+# XMP's capture times, best first (element or attribute form), and the PNG text chunk for it (RFC 1123 by the
+# PNG specification; other formats as writers write them)
+# (xmp:CreateDate is left out: a design tool writes it when its document was made, not a picture taken)
+_XMP_TIMES = ("exif:DateTimeOriginal", "photoshop:DateCreated")
+
+
+def embedded_times(path: Path) -> list[tuple[str, str]]:
+    """Capture times a picture holds outside its EXIF tags, best first, as ``(label, text)``: XMP's
+    ``exif:DateTimeOriginal`` and ``photoshop:DateCreated`` (JPEG, PNG, WebP, HEIF: macOS and
+    iOS screenshots, exports from editors) and a PNG's ``Creation Time`` text (RFC 1123 dates are rewritten as
+    ``YYYY-MM-DD HH:MM:SS±HH:MM``).  Dates without a time of day are left out.  ``[]`` when Pillow cannot open
+    the file."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        from PIL import Image
+
+        with contextlib.suppress(ImportError):
+            import pillow_heif
+
+            pillow_heif.register_heif_opener()
+        with Image.open(path) as im:
+            info = dict(im.info)
+    except Exception as exc:
+        log.debug("Pillow could not read %s's metadata: %s", path, exc)
+        return []
+    found: list[tuple[str, str]] = []
+    xmp = info.get("xmp") or info.get("XML:com.adobe.xmp") or b""
+    xmp = xmp.decode("utf-8", "replace") if isinstance(xmp, bytes) else str(xmp)
+    for name in _XMP_TIMES:
+        match = re.search(rf"<{name}>\s*([^<]+?)\s*</{name}>|{name}\s*=\s*[\"']([^\"']+)[\"']", xmp)
+        if match:
+            found.append((f"XMP {name}", match.group(1) or match.group(2)))
+    created = info.get("Creation Time")
+    if isinstance(created, str) and created.strip():
+        text = created.strip()
+        if not _EXIF_TIME.search(text):
+            with contextlib.suppress(TypeError, ValueError, IndexError):
+                when = parsedate_to_datetime(text)
+                text = when.strftime("%Y-%m-%d %H:%M:%S") + (_fmt(when.utcoffset()) if when.tzinfo else "")
+        found.append(("PNG Creation Time", text))
+    return [(label, text) for label, text in found if _EXIF_TIME.search(text)]
+
+
+def jpeg_damage(path: Path) -> str | None:
+    """Why a JPEG's picture cannot be read whole, or None: a file cut short (a copy or download that stopped, a
+    failing card) or damaged past decoding.  The picture is decoded at 1/8 scale (``Image.draft``: libjpeg reads
+    every byte but skips most of the work); a picture too large for Pillow's decompression-bomb limit is not
+    checked (None)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
+            im.load()
+    except Image.DecompressionBombError:
+        return None
+    except Exception as exc:  # Pillow's OSError "image file is truncated (N bytes not processed)", SyntaxError…
+        detail = str(exc).strip() or type(exc).__name__
+        if "truncated" in detail.lower() or "premature end" in detail.lower():
+            return f"truncated JPEG ({path.stat().st_size} bytes; the picture stops before its end: {detail})"
+        return f"damaged JPEG: the picture cannot be decoded ({detail})"
+    return None
 
 
 def zone_at(lat: float, lon: float) -> ZoneInfo | None:
@@ -515,7 +584,8 @@ class PhotoIngestor:
         file's bytes: the record's identity, so the same picture under two names is one record).
 
         Raises:
-            InputError: the file cannot be opened, is empty, or is not a JPEG, TIFF, HEIC, PNG or WebP image.
+            InputError: the file cannot be opened, is empty, is not a JPEG, TIFF, HEIC, PNG or WebP image, or is a
+                JPEG cut short or damaged past decoding (:func:`jpeg_damage`).
         """
         path = Path(path)
         try:
@@ -542,6 +612,10 @@ class PhotoIngestor:
                         notes.append(failure)
                     warnings = list(dict.fromkeys(_exif_log.messages))
                 notes += [f"EXIF: {w}" for w in warnings]
+                if kind == "jpeg":  # cut short or broken: the picture is not there to be a record of
+                    damage = jpeg_damage(path)
+                    if damage:
+                        raise InputError(str(path), damage)
                 fh.seek(0)
                 digest = hashlib.sha256()
                 for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -574,7 +648,7 @@ class PhotoIngestor:
                 attrs["orientation_code"] = int(orientation.values[0])
 
         place = self._place(tags, attrs, notes)
-        local, sent_at = self._time(tags, place, attrs, notes, modified, path.name)
+        local, sent_at = self._time(tags, place, attrs, notes, modified, path.name, path)
 
         text = "Photo"
         if local:  # a file's save time (an editor's, a scanner's) is not when the picture was taken
@@ -635,14 +709,24 @@ class PhotoIngestor:
         return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
-              modified: datetime | None = None, name: str = "") -> tuple[datetime | None, datetime | None]:
+              modified: datetime | None = None, name: str = "", path: Path | None = None
+              ) -> tuple[datetime | None, datetime | None]:
         """(camera local time, the instant at the photo's own offset) — either may be None.  See the module
         docstring."""
         now = datetime.now(timezone.utc)
         local = tag_zone = None
         suspect: list[str] = []
-        for time_tag, label, offset_name, subsec_name in _TIME_TAGS:
-            raw = _value(tags, time_tag)
+
+        def candidates():  # (tag, label, offset tag, sub-second tag, value); XMP and PNG text only if reached
+            for time_tag, label, offset_name, subsec_name in _TIME_TAGS[:2]:
+                yield time_tag, label, offset_name, subsec_name, _value(tags, time_tag)
+            if path is not None:
+                for label, raw in embedded_times(path):
+                    yield None, label, None, None, raw
+            time_tag, label, offset_name, subsec_name = _TIME_TAGS[2]
+            yield time_tag, label, offset_name, subsec_name, _value(tags, time_tag)
+
+        for time_tag, label, offset_name, subsec_name, raw in candidates():
             candidate = parse_exif_time(raw)
             if candidate is None:
                 if unreadable_time(raw):
@@ -655,10 +739,14 @@ class PhotoIngestor:
             local = candidate
             attrs["time_tag"] = label
             fraction, tag_zone = exif_time_tail(raw)
-            fraction = parse_subsec(_value(tags, subsec_name)) or fraction
+            fraction = (parse_subsec(_value(tags, subsec_name)) if subsec_name else 0) or fraction
             if fraction:  # kept beside the time (burst order), not in it: times are stored to the second
                 attrs["subsec_us"] = fraction
-            tag_zone = self._offset_of(tags, time_tag, offset_name, local, tag_zone, notes)
+            if time_tag is None:
+                attrs["time_text"] = raw
+                notes.append(f"time taken from {label} ({raw}): no capture time in the EXIF tags")
+            else:
+                tag_zone = self._offset_of(tags, time_tag, offset_name, local, tag_zone, notes)
             break
         if suspect:
             attrs["clock_suspect"] = suspect[0]

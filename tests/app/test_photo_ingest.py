@@ -82,3 +82,40 @@ def test_a_photo_an_earlier_version_imported_under_another_hash_is_not_added_aga
         assert ingest(c, [folder], defer=True).records_added == 1
     finally:
         c.close()
+
+
+def test_photo_exif_faults_through_the_import(container, tmp_path):
+    """The second pass's photo kinds through ``ingest``: what is stored (UTC time, offset in minutes, place, the
+    visit fact's local date), and a cut-short JPEG quarantined while the rest of the folder goes in."""
+    from core.store.schema import Fact
+    from tests.ingestors.exif_bytes import ASCII, SRATIONAL, exif_block, jpeg
+    from tests.ingestors.test_photo_exif_faults import gps, whole_jpeg
+
+    folder = tmp_path / "Card"
+    folder.mkdir()
+    # New York, OffsetTimeOriginal +04:00 against GPS 18:00: 18:00Z at -04:00 (it was stored 10:00Z at +04:00)
+    jpeg(folder / "DSC_0001.jpg", exif_block({0x010F: (ASCII, "Test")}, {0x9003: (ASCII, "2023:07:01 14:00:00"),
+                                                                         0x9011: (ASCII, "+04:00")},
+                                             gps(40.7128, -74.0060, (18, 0, 0))))
+    # Sydney written as -33°52' with reference S: stays Sydney; 23:30 local on 1 Jan (AEDT +11:00) = 12:30Z: the
+    # visit is on the local date, 2023-01-01
+    jpeg(folder / "DSC_0002.jpg", exif_block({0x010F: (ASCII, "Test")}, {0x9003: (ASCII, "2023:01:01 23:30:00")}, {
+        1: (ASCII, "S"), 2: (SRATIONAL, [(-33, 1), (52, 1), (1070, 100)]),
+        3: (ASCII, "E"), 4: (SRATIONAL, [(151, 1), (12, 1), (3350, 100)]), 7: (5, [(12, 1), (30, 1), (0, 1)])}))
+    data = whole_jpeg(folder / "DSC_0003.jpg").read_bytes()
+    (folder / "DSC_0003.jpg").write_bytes(data[: len(data) // 2])  # the copy stopped half-way
+    report = ingest(container, [folder])
+    assert report.records_added == 2
+    assert [(e.path, e.reason.split(" (")[0]) for e in report.errors] == [(str(folder / "DSC_0003.jpg"), "truncated JPEG")]
+    with container.db.session() as s:
+        rows = {r.external_id: r for r in s.exec(select(RecordRow)).all()}
+        quarantined = [q.path for q in s.exec(select(QuarantineItem)).all()]
+        facts = sorted((f.key, f.statement) for f in s.exec(select(Fact)).all() if f.key.startswith("photographed:"))
+    assert quarantined == [str(folder / "DSC_0003.jpg")]
+    ny, syd = rows["DSC_0001.jpg"], rows["DSC_0002.jpg"]
+    assert (ensure_utc(ny.sent_at), ny.utc_offset) == (datetime(2023, 7, 1, 18, 0, tzinfo=timezone.utc), -240)
+    assert ny.attrs["time_basis"] == "gps-time" and any("disagrees with the GPS time" in n for n in ny.attrs["notes"])
+    assert (ensure_utc(syd.sent_at), syd.utc_offset) == (datetime(2023, 1, 1, 12, 30, tzinfo=timezone.utc), 660)
+    assert syd.attrs["lat"] < 0 and "Sydney" in syd.text
+    assert [k for k, _ in facts] == ["photographed:2023-01-01", "photographed:2023-07-01"]
+    assert facts[0][1].startswith("As of 2023-01-01") and "Sydney" in facts[0][1]  # the local date, not 12:30Z's

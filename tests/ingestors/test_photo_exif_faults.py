@@ -244,3 +244,90 @@ def test_a_burst_in_one_second_is_two_photos_in_order(tmp_path):
     b = read(photo(tmp_path / "IMG_0002.jpg", exif={**base, 0x9291: text("55")}))
     assert a.sent_at == b.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
     assert (a.attrs["subsec_us"], b.attrs["subsec_us"]) == (100000, 550000) and a.content_hash != b.content_hash
+
+
+# ----------------------------------------------------------------------------- times outside EXIF; damaged files
+
+XMP = ('<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+       'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" '
+       'xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/">'
+       '<xmp:CreateDate>2011-01-01T00:00:00Z</xmp:CreateDate>'
+       '<photoshop:DateCreated>2023-05-04T10:12:33+02:00</photoshop:DateCreated>'
+       '<exif:UserComment>Screenshot</exif:UserComment></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="r"?>')
+
+
+def test_screenshots_timed_by_xmp_or_the_png_creation_time(tmp_path):
+    from PIL import Image, PngImagePlugin
+
+    # an iPhone/macOS screenshot: no EXIF, XMP photoshop:DateCreated 10:12:33+02:00 = 08:12:33Z (xmp:CreateDate,
+    # which design tools write for their documents, is not a capture time)
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt("XML:com.adobe.xmp", XMP)
+    Image.new("RGB", (8, 8)).save(tmp_path / "IMG_0007.PNG", pnginfo=info)
+    shot = read(tmp_path / "IMG_0007.PNG")
+    assert shot.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC) and shot.attrs["time_basis"] == "offset"
+    assert shot.attrs["time_tag"] == "XMP photoshop:DateCreated"
+    assert any(n.startswith("time taken from XMP photoshop:DateCreated") for n in shot.notes)
+    Image.new("RGB", (8, 8)).save(tmp_path / "export.jpg", xmp=XMP.encode())  # the same in a JPEG's XMP
+    assert read(tmp_path / "export.jpg").sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
+    # PNG "Creation Time" in RFC 1123 (the PNG specification's form): Thu, 04 May 2023 10:12:33 -0700 = 17:12:33Z
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Creation Time", "Thu, 04 May 2023 10:12:33 -0700")
+    Image.new("RGB", (8, 8)).save(tmp_path / "chart.png", pnginfo=info)
+    png = read(tmp_path / "chart.png")
+    assert png.sent_at == datetime(2023, 5, 4, 17, 12, 33, tzinfo=UTC) and png.attrs["time_tag"] == "PNG Creation Time"
+    # in EXIF's own form, with no zone: the settings' zone (Europe/Berlin, CEST +02:00): 08:12:33Z
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Creation Time", "2023:05:04 10:12:33")
+    Image.new("RGB", (8, 8)).save(tmp_path / "chart2.png", pnginfo=info)
+    berlin = read(tmp_path / "chart2.png", local_timezone="Europe/Berlin")
+    assert berlin.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC) and berlin.attrs["time_basis"] == "zone-unknown"
+
+
+def whole_jpeg(path):
+    """A 160×120 noisy JPEG (some kilobytes of picture data) with a capture time and an offset."""
+    import random
+
+    from PIL import Image
+
+    rng = random.Random(7)
+    image = Image.frombytes("RGB", (160, 120), bytes(rng.randrange(256) for _ in range(160 * 120 * 3)))
+    image.save(path, format="JPEG", exif=exif_block({0x010F: text("Test")},
+                                                    {0x9003: text("2023:05:04 10:12:33"), 0x9011: text("+02:00")}))
+    return path
+
+
+def test_a_jpeg_cut_short_is_a_clear_error_naming_the_file(tmp_path):
+    from core.errors import InputError
+
+    data = whole_jpeg(tmp_path / "whole.jpg").read_bytes()
+    assert read(tmp_path / "whole.jpg").sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
+    for size in (len(data) // 2, len(data) - 100, 300):  # half the picture; all but its last bytes; inside the EXIF
+        cut = tmp_path / f"cut{size}.jpg"
+        cut.write_bytes(data[:size])
+        with pytest.raises(InputError) as err:
+            read(cut)
+        assert err.value.path == str(cut)
+        assert err.value.reason.startswith(("truncated JPEG", "damaged JPEG")), err.value.reason
+    half = tmp_path / "half.jpg"
+    half.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match=rf"truncated JPEG \({len(data) // 2} bytes; the picture stops before its end"):
+        read(half)
+    # data after the end marker (a phone's motion-photo video, a maker's trailer) is no damage
+    (tmp_path / "motion.jpg").write_bytes(data + b"\x00\x00\x00\x18ftypmp42" + bytes(500))
+    assert read(tmp_path / "motion.jpg").sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
+
+
+def test_a_png_named_jpg_is_read_as_what_it_is(tmp_path):
+    from PIL import Image
+
+    block = exif_block({0x010F: text("Test")}, {0x9003: text("2023:05:04 10:12:33"), 0x9011: text("+09:00")})
+    Image.new("RGB", (8, 8)).save(tmp_path / "IMG_0042.jpg", format="PNG", exif=block)  # 10:12:33 - 9 h
+    r = read(tmp_path / "IMG_0042.jpg")
+    assert r.sent_at == datetime(2023, 5, 4, 1, 12, 33, tzinfo=UTC) and r.attrs["time_basis"] == "offset"
+
+
+def test_orientation_has_nothing_to_do_with_time(tmp_path):
+    r = read(photo(tmp_path / "rot.jpg", ifd0={0x010F: text("Test"), 0x0112: (3, [6])},
+                   exif={0x9003: text("2023:05:04 10:12:33"), 0x9011: text("+02:00")}))
+    assert r.attrs["orientation_code"] == 6 and r.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)
