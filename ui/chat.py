@@ -766,6 +766,8 @@ class ChatWidget(QWidget):
         split.addWidget(br)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([3000, 1400])  # the memories first: the brief's text left room for only one card
+        self.inspector_split = split
         lay.addWidget(split, 1)
         return box
 

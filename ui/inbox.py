@@ -6,7 +6,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QStyle, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QStyle, QStyledItemDelegate, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app.operations.types import IngestProgress, IngestReport
 from ui import format_when, header
@@ -52,6 +52,14 @@ def summarize(report: IngestReport) -> str:
     text = (f"{report.files} file{'s' if report.files != 1 else ''} read: {report.records_added} added, "
             f"{report.records_skipped} already known, {errs} error{'s' if errs != 1 else ''}")
     return text + (" \u2014 cancelled; what was read so far is kept" if report.cancelled else "")
+
+
+class ElideRightDelegate(QStyledItemDelegate):
+    """Draws its column's text cut at the end ("…" after the last name that fits) whatever the view's elide mode."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 - Qt API
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight
 
 
 class DropZone(QFrame):
@@ -201,7 +209,11 @@ class InboxWidget(QWidget):
         self.history.header().setStretchLastSection(True)
         self.history.setColumnWidth(0, 380)
         self.history.setColumnWidth(1, 70)
-        self.history.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.history.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # file names: keep the extension
+        # What a file added is a list of names: cut at its end, never inside it ("Lincoln, D....las.tx.us" spliced
+        # two names into one); the whole list is the cell's tooltip.
+        self._added_delegate = ElideRightDelegate(self.history)
+        self.history.setItemDelegateForColumn(2, self._added_delegate)
         lay.addWidget(self.history, 3)
         self.sessions: list = []
         self.first_run = False
@@ -344,6 +356,7 @@ class InboxWidget(QWidget):
             top = QTreeWidgetItem([f"{format_when(sess.at)} \u2014 {len(sess.files)} file"
                                    f"{'s' if len(sess.files) != 1 else ''}", str(sess.records),
                                    (added or "nothing new") + errs])
+            top.setToolTip(2, (added or "nothing new") + errs)
             if sess.errors:
                 top.setForeground(2, QColor("#b42318"))
             self.history.addTopLevelItem(top)

@@ -519,7 +519,7 @@ class PeopleWidget(QWidget):
             self.details.show()
             return
         aliases = "; ".join(row.aliases) if row.aliases else "none"
-        self.details.setText(f"{row.name} ({row.kind}, id {row.id}) \u2014 {row.records} record(s), "
+        self.details.setText(f"{row.name} ({KIND_LABELS.get(row.kind, row.kind)}) \u2014 {row.records} record(s), "
                              f"{row.facts} fact(s), last seen {format_when(row.last_seen, 'never')}. "
                              f"Also known as: {aliases}")
         self.details.show()

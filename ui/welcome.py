@@ -26,6 +26,22 @@ SOURCES = (
 )
 
 
+class WrapLabel(QLabel):
+    """A word-wrapped label that asks for the height its lines need at its current width, so a squeezed layout
+    (a narrow or short window) cannot cut off its last line: in an 800-pixel window the iPhone and Photos steps
+    lost theirs."""
+
+    def __init__(self, text: str, parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        need = self.heightForWidth(self.width())
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
+
 class WelcomePanel(QFrame):
     """Shown in the Inbox while the data folder is empty.  ``demoRequested()``: the demo button was clicked."""
 
@@ -54,8 +70,7 @@ class WelcomePanel(QFrame):
             pic.setPixmap(icon(ic).pixmap(20, 20))
             head = QLabel(name)
             head.setObjectName("cardTitle")
-            text = QLabel(how)
-            text.setWordWrap(True)
+            text = WrapLabel(how)
             text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             grid.addWidget(pic, row, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(head, row, 1, Qt.AlignmentFlag.AlignTop)
@@ -75,3 +90,14 @@ class WelcomePanel(QFrame):
         row.addStretch(1)
         row.addWidget(self.demo_button)
         lay.addLayout(row)
+
+    def clipped_labels(self) -> list[str]:
+        """The sources whose steps are drawn shorter than their wrapped text needs (for tests: none)."""
+        out = []
+        grid = self.layout().itemAt(2).layout()
+        for row in range(grid.rowCount()):
+            item = grid.itemAtPosition(row, 2)
+            lbl = item.widget() if item is not None else None
+            if lbl is not None and lbl.isVisible() and lbl.height() < lbl.heightForWidth(lbl.width()):
+                out.append(self.source_labels[row].text())
+        return out

@@ -65,3 +65,54 @@ def test_people_graph_hides_labels_that_would_overlap_and_shows_them_when_zoomed
     plot.setRange(xRange=(0.98, 1.03), yRange=(0.98, 1.03), padding=0)
     qtbot.waitUntil(lambda: "Cristy" in plot.visible_labels(), timeout=5000)
     assert {"Mark Overmeer", "Cristy", "Carl Knoos"} <= set(plot.visible_labels())
+
+
+def test_welcome_panel_keeps_every_line_in_a_narrow_window(qtbot, window):
+    """At 800 × 720 (the offscreen screen's width, a small laptop's half screen) the last line of the iPhone and
+    Photos steps was cut off."""
+    from PySide6.QtWidgets import QApplication
+
+    qtbot.waitUntil(lambda: window.inbox.welcome.isVisible(), timeout=30_000)
+    welcome = window.inbox.welcome
+    for width in (800, 1100):
+        window.resize(width, 720)
+        for _ in range(5):
+            QApplication.processEvents()
+        qtbot.waitUntil(lambda: welcome.clipped_labels() == [], timeout=5000)
+        grid = welcome.layout().itemAt(2).layout()
+        photos = grid.itemAtPosition(4, 2).widget()
+        assert photos.text().endswith("nothing leaves this computer.")
+        assert photos.height() >= photos.heightForWidth(photos.width())
+
+
+def test_inbox_history_cuts_a_list_of_names_at_its_end(qtbot, window):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    tree = window.inbox.history
+    delegate = tree.itemDelegateForColumn(2)
+    assert delegate is not None
+    opt = QStyleOptionViewItem()
+    from PySide6.QtWidgets import QTreeWidgetItem
+    tree.addTopLevelItem(QTreeWidgetItem(["a.mbox", "45", "people: William Park, Mark Sappol, Lincoln, D. E."]))
+    delegate.initStyleOption(opt, tree.model().index(0, 2))
+    assert opt.textElideMode == Qt.TextElideMode.ElideRight  # names cut at the end, never spliced in the middle
+    assert tree.textElideMode() == Qt.TextElideMode.ElideMiddle  # file names keep their extension
+
+
+def test_people_details_name_the_kind_not_the_id_and_chat_shows_memories_first(qtbot, window, tmp_path):
+    from app.operations.ingest import ingest
+    from helpers.mboxes import write_mbox
+
+    ingest(window.container, [write_mbox(tmp_path / "a.mbox", [("Ann Lee <ann@example.com>", "Hi", "Rye bread.")])])
+    people = window.people
+    people.refresh()
+    qtbot.waitUntil(lambda: "Ann Lee" in people.model.names(), timeout=30_000)
+    assert people.select_name("Ann Lee")
+    text = people.details.text()
+    assert text.startswith("Ann Lee (person) \u2014 1 record(s)") and " id " not in text, text
+    # Chat's inspector gives the recalled memories more room than the brief below them.
+    window.show_tab("chat")
+    qtbot.waitUntil(lambda: window.chat.inspector_split.sizes()[0] > 0, timeout=5000)
+    mem, brief = window.chat.inspector_split.sizes()
+    assert mem > brief, (mem, brief)
