@@ -443,17 +443,17 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
         episodes: list[dict] = []
         fts: list[dict] = []
         known: set[str] = set()
-        hashes = [rec.content_hash for rec, _ in batch]
+        hashes = [h for rec, _ in batch for h in rec.known_hashes]  # an older import's hash of it counts too
         for i in range(0, len(hashes), 500):
             known.update(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(hashes[i:i + 500]))).all())
         insert_record = RecordRow.__table__.insert()  # one compiled statement for the batch
         entities = EntityCache(s)
         for rec, vec in batch:
             h = rec.content_hash
-            if h in known:
+            if known.intersection(rec.known_hashes):
                 out.skipped += 1
                 continue
-            known.add(h)
+            known.update(rec.known_hashes)
             # who: sender, recipients, list, place — the identity step (core/graph/parties.py, issue 13)
             parties = resolve_parties(s, rec, region, c.settings.owner_name, owner_emails, c.names, cache)
             sender_id, place_id = parties.sender_id, parties.place_id

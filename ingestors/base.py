@@ -87,6 +87,9 @@ class Record:
         place: where (photo GPS), or None.
         attrs: anything else worth keeping (JSON-serialisable): camera, raw header values, notes.
         notes: per-record warnings a person should see (e.g. "Date header unparseable").
+        identity: what names this message whatever export format of its service it came through (a Telegram
+            chat's ``result.json`` and its ``messages.html``: :func:`message_identity`), or None.  With one, the
+            record's :attr:`content_hash` is that identity's, so the second format's copy is already known.
     """
 
     source_path: str
@@ -101,14 +104,31 @@ class Record:
     place: GeoPoint | None = None
     attrs: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    identity: str | None = None
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 hex of what makes this record itself (kind, id, time, sender, subject, text).
+        """SHA-256 hex of what makes this record itself: its :attr:`identity` when it has one, else (kind, id,
+        time, sender, subject, text).
 
-        The same message imported twice (even from a copy of the file elsewhere)
-        hashes the same, so a repeated import adds nothing.
+        The same message imported twice (even from a copy of the file elsewhere, or from the other export
+        format of its service) hashes the same, so a repeated import adds nothing.
         """
+        if self.identity:
+            return hashlib.sha256(f"identity\x00{self.kind}\x00{self.identity}".encode("utf-8", "surrogatepass")
+                                  ).hexdigest()
+        return self.file_hash
+
+    @property
+    def known_hashes(self) -> list[str]:
+        """Every hash this record may already be stored under: :attr:`content_hash`, and for a record with an
+        :attr:`identity` the hash an import made before identities were kept (:attr:`file_hash`)."""
+        return list(dict.fromkeys([self.content_hash, self.file_hash] if self.identity else [self.content_hash]))
+
+    @property
+    def file_hash(self) -> str:
+        """SHA-256 hex of (kind, id in its file, time, sender, subject, text): the same message of the same
+        export format hashes the same."""
         h = hashlib.sha256()
         sender = (self.sender.address or self.sender.name or "") if self.sender else ""
         when = ensure_utc(self.sent_at).isoformat() if self.sent_at else ""  # the instant, whatever its offset

@@ -44,6 +44,9 @@ Decisions:
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
   else the file name.  ``external_id``: ``"message <id>"`` (full export:
   ``"chat <chat id> message <id>"``), or ``"#<n>"`` when a message has no id.
+* **Identity** (:func:`message_identity`): the chat's name, the message's id and its sender's name, as the HTML
+  reader gives them too, so the same chat imported from ``result.json`` and from ``messages.html`` is one set of
+  records (the second import finds every message already known).
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
 * **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
@@ -262,6 +265,25 @@ def join_text(text: Any, links: list[str] | None = None) -> str:
             if links is not None and isinstance(part.get("href"), str):
                 links.append(part["href"])
     return "".join(out)
+
+
+def message_identity(chat_name: str | None, message_id, sender: Party | None) -> str | None:
+    """What names one Telegram message in both export formats (``result.json`` and ``messages.html``):
+    the chat's name, the message's id and the name of whom the words are (the HTML has neither chat nor
+    user ids).  None without a chat name or a message id (then the record is known by its content).
+
+    Args:
+        chat_name: the chat's name as the export shows it.  message_id: the message's id in the chat.
+        sender: the record's sender (the author of a forwarded message), or None.
+
+    Returns:
+        ``"telegram\x1f<chat>\x1f<id>\x1f<sender>"`` (chat and sender case-folded, spaces collapsed), or None.
+    """
+    chat = " ".join((chat_name or "").split()).casefold()
+    if not chat or message_id is None or isinstance(message_id, bool):
+        return None
+    who = " ".join(((sender.name or "") if sender else "").split()).casefold()
+    return f"telegram\x1f{chat}\x1f{message_id}\x1f{who}"
 
 
 def local_offset(local_text, at: datetime) -> timezone | None:
@@ -551,7 +573,8 @@ class TelegramIngestor:
         thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
                             sent_at=sent_at, sender=sender, recipients=other_members(chat.members, members_of),
-                            thread=thread, attrs=attrs, notes=notes)
+                            thread=thread, attrs=attrs, notes=notes,
+                            identity=message_identity(chat.name, msg_id, sender))  # the HTML export's too
 
     # ---------------------------------------------------------------------------------------
 

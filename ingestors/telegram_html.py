@@ -49,7 +49,9 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
   itself, where the list says "group": ``"telegram_group"``) and the channel is not a chat member, as in
   the JSON reader.  A one-chat export of a channel that shows none of these is read as a chat.
 * **Thread** ``"telegram:<chat name>"`` (the HTML has no chat id); ``external_id`` ``"message <id>"``
-  (a whole-account export's ``chats/chat_NNN``: ``"chat <chat name> message <id>"``).
+  (a whole-account export's ``chats/chat_NNN``: ``"chat <chat name> message <id>"``).  ``identity``: the JSON
+  reader's (:func:`ingestors.telegram.message_identity`: chat name, message id, sender name), so a chat
+  imported from both formats is one set of records.
 * **Other files of the export**: ``export_results.html`` and ``lists/*.html`` (no messages), and the
   export's own ``css/style.css``, ``js/script.js`` and ``images/*.png`` are taken and give nothing, so a
   dragged export folder reads without "unsupported file" complaints.  Photos, voice messages and other
@@ -72,7 +74,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
-from ingestors.telegram import _CONTROL_TEXT, _media_note
+from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
 _TITLE_TAG = re.compile(rb"<title>\s*Exported Data\s*</title>", re.I)
@@ -346,7 +348,8 @@ class TelegramHtmlIngestor:
                 attrs["system_events"], events = events, []
             last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=m.text,
                           sent_at=sent_at, sender=sender, recipients=other_members(members, poster),
-                          thread=thread, attrs=attrs, notes=notes)
+                          thread=thread, attrs=attrs, notes=notes,
+                          identity=message_identity(chat, m.id, sender))  # as result.json's record of it
         if last is not None:
             if events:
                 last.attrs.setdefault("system_events", []).extend(events)

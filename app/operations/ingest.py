@@ -152,8 +152,8 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         tick(name)
 
     def flush() -> None:
-        known = _existing_hashes(c, [r.content_hash for r in pending]) | _photos_known_by_bytes(c, pending)
-        fresh = [r for r in pending if r.content_hash not in known]
+        known = _existing_hashes(c, [h for r in pending for h in r.known_hashes]) | _photos_known_by_bytes(c, pending)
+        fresh = [r for r in pending if not known.intersection(r.known_hashes)]
         report.records_skipped += len(pending) - len(fresh)
         pending.clear()
         if not fresh:
