@@ -172,14 +172,15 @@ def _like_rows(conn, tbl: str, cols: list[str], terms: list[str], key: str = "id
 
 
 def mentioning(conn, tbl: str, cols: list[str], red: Redactor, key: str = "id", extra: str = "",
-               loose: bool = False, json_cols: tuple[str, ...] = ()) -> list[tuple]:
+               loose: bool = False, json_cols: tuple[str, ...] = (), loose_cols: tuple[str, ...] = ()) -> list[tuple]:
     """Rows of ``tbl`` (``key`` first, then ``cols``) where some column mentions a forgotten entity.
 
     Args:
         key: the key column, or several separated by commas (``"fact_id, record_id"``): each row starts
             with all of them, then ``cols``.
         extra: SQL appended to the WHERE clause (``"AND tombstoned_at IS NULL"``).
-        loose: match as in machine-written fields (:meth:`Redactor.mentions`); ``json_cols`` are always loose.
+        loose: match as in machine-written fields (:meth:`Redactor.mentions`); ``json_cols`` and ``loose_cols``
+            (machine-written text: a thread key, a file path) are always loose.
 
     Returns:
         The matching rows, as tuples; ``[]`` without a redactor.
@@ -197,19 +198,19 @@ def mentioning(conn, tbl: str, cols: list[str], red: Redactor, key: str = "id", 
                     v = json.dumps(json.loads(v), ensure_ascii=False)
                 except (TypeError, ValueError):
                     pass
-            if red.mentions(str(v), loose=loose or c in json_cols):
+            if red.mentions(str(v), loose=loose or c in json_cols or c in loose_cols):
                 out.append(row)
                 break
     return out
 
 
 def redacted_values(red: Redactor, cols: list[str], row: tuple, json_cols: tuple[str, ...] = (),
-                    loose: bool = False, acts: tuple[str, ...] = ()) -> dict:
+                    loose: bool = False, acts: tuple[str, ...] = (), loose_cols: tuple[str, ...] = ()) -> dict:
     """``{column: new value}`` for the columns of ``row`` (without its key) that redaction changes.
 
     Args:
         cols: the column names of ``row``'s values.  json_cols: those holding JSON (every string in it redacted).
-        loose: match as in machine-written fields.
+        loose: match as in machine-written fields (``loose_cols``: those columns only).
         acts: JSON columns whose lists lose the forgotten entities' own acts (``Redactor.redact_json``).
 
     Returns:
@@ -228,7 +229,7 @@ def redacted_values(red: Redactor, cols: list[str], row: tuple, json_cols: tuple
             if changed:
                 out[c] = new
         else:
-            new = red.redact(v, loose=loose)
+            new = red.redact(v, loose=loose or c in loose_cols)
             if new != v:
                 out[c] = new
     return out
@@ -331,13 +332,13 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     redact: set[int] = set()
     if red is not None and not red.empty:
         for row in mentioning(conn, "record", ["subject", "text", "thread", "attrs"], red,
-                              extra="AND tombstoned_at IS NULL", json_cols=("attrs",)):
+                              extra="AND tombstoned_at IS NULL", json_cols=("attrs",), loose_cols=("thread",)):
             if row[0] in records:
                 continue
             # a first name he shares with another live person counts only where it can be him
             here = red.for_record(int(row[0]), _record_words(row[1:3]))
             if here is not red and not redacted_values(here, ["subject", "text", "thread", "attrs"], row[1:],
-                                                       json_cols=("attrs",), acts=("attrs",)):
+                                                       json_cols=("attrs",), acts=("attrs",), loose_cols=("thread",)):
                 continue
             (records if mentions == "remove" else redact).add(int(row[0]))
     sc.records = sorted(records)
@@ -583,7 +584,7 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
         for rid in sc.redact_records:
             row = conn.execute("SELECT subject, text, thread, attrs FROM record WHERE id = ?", (rid,)).fetchone()
             new = redacted_values(red.for_record(rid, _record_words(row[:2])), ["subject", "text", "thread", "attrs"],
-                                  row, json_cols=("attrs",), acts=("attrs",))
+                                  row, json_cols=("attrs",), acts=("attrs",), loose_cols=("thread",))
             if new:
                 sel.redact.append(("record", "id", rid, new))
         ev_keep = [row for row in mentioning(conn, "evidence", ["excerpt"], red, key="fact_id, record_id")

@@ -133,7 +133,8 @@ def select_rows(conn, sc, red) -> Selection:
             continue
         # as its record is redacted (a first name shared with another live person only where it can be them)
         here = red.for_record(row[3], row[0]) if red is not None else None
-        new = redacted_values(here, ["text", "session", "provenance"], row[:3]) if here is not None else {}
+        new = (redacted_values(here, ["text", "session", "provenance"], row[:3], loose_cols=("session", "provenance"))
+               if here is not None else {})
         sel.redact[eid] = new
         texts[eid] = new.get("text", row[0])
     touched_eps = eps | set(sel.redact)
