@@ -627,5 +627,5 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
         write_fact(s, FactDraft(
             subject_id=place_id, domain="places", category="visit", key=f"photographed:{day}",
             value=day, confidence=0.8, valid_from=rec.sent_at, record_id=record_id,
-            statement=as_of_statement(rec.sent_at, f"a photo was taken at {rec.place.name}."),
+            statement=as_of_statement(rec.sent_at, f"{rec.place.name} was photographed."),  # one photo or more
             excerpt=rec.text[:200]))

@@ -89,6 +89,12 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
         meta = {rid: (_Row(kind, subject, text), path or "", sender) for rid, kind, subject, text, path, sender in rows}
     placed: set[int] = set()
     by_fact = {f.fact_id: f for f in res.facts} if facts else {}
+    # a trip's event fact ("2 photos were taken at Arezzo on 2008-10-22") says again what the place's visit fact
+    # on those photos says: shown once, as the visit
+    visits = [set(f.evidence) for f in by_fact.values()
+              if f.current and f.domain == "places" and f.key.startswith("photographed:")]
+    placed.update(f.fact_id for f in by_fact.values()
+                  if f.domain == "events" and f.evidence and any(set(f.evidence) <= v for v in visits))
     out: list[AskResult] = []
     for h in shown:
         if facts and h.record_id is not None:

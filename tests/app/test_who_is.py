@@ -314,6 +314,14 @@ def test_where_have_i_been_and_how_many_photos_come_from_the_photos_places(chat)
     assert chat.answer("how many photos did I take in Italy?") == \
         "You took 2 photos in Italy, on 22 October 2008 (Arezzo, Tuscany, Italy)."
     assert chat.answer("which places have I visited in 2009?") == "None of your photos in 2009 has a place I know."
+    # the visit (the place's fact) is shown once: the trip's event fact on the same photos says it again
+    from app.jobs import after_import
+    from app.operations.ask import ask
+
+    after_import(chat.c)  # the trip (an event) from the photos, as the window and `kith ingest` make it
+    shown = ask(chat.c, "when was I in Italy?")
+    assert [r.text for r in shown if r.kind == "fact"] == ["As of 2008-10-22, Arezzo, Tuscany, Italy was photographed."]
+    assert [r.record_kind for r in shown if r.kind != "fact"] == ["photo", "photo"]
 
 
 def test_a_sentence_that_announces_what_follows_comes_with_it():
