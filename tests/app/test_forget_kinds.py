@@ -7,30 +7,17 @@ from __future__ import annotations
 
 import json
 import mailbox
-import os
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
-from pathlib import Path
 
 from app.operations.forget import forget
 from app.operations.ingest import ingest
+from helpers.files import scan
 
 X, X_ADDR = "Xavier Quint", "xavier.quint@acme.io"
 T0 = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
-
-
-def scan(home: Path, words) -> dict[str, list[str]]:
-    """word → files under the data folder holding it (UTF-8, UTF-16 LE/BE; ASCII case ignored)."""
-    out: dict[str, list[str]] = {}
-    for root, _dirs, files in os.walk(home):
-        for f in files:
-            data = (Path(root) / f).read_bytes().lower()
-            for w in words:
-                if any(w.lower().encode(enc) in data for enc in ("utf-8", "utf-16-le", "utf-16-be")):
-                    out.setdefault(w, []).append(str((Path(root) / f).relative_to(home)))
-    return out
 
 
 def rows(c, sql: str, params=()) -> list[tuple]:

@@ -5,15 +5,14 @@ ledger.  A bare "Ben" is redacted only where it can be Ben Carter: in his own th
 a party and the text names no other Ben.  Every expected text below was worked out by hand."""
 from __future__ import annotations
 
-import os
 import sqlite3
-from pathlib import Path
 
 from app.jobs import regenerate_summaries
 from app.operations.forget import forget, plan_forget
 from app.operations.ingest import ingest
 from app.operations.ask import ask
 from app.operations.review import merge_entities
+from helpers.files import scan
 from helpers.mboxes import write_mbox
 
 CARTER_CHAT = """[02/04/2023, 09:00:00] Ben: The kayak trip is on for Sunday
@@ -24,18 +23,6 @@ OKAFOR_CHAT = """[03/04/2023, 10:00:00] Ben Okafor: Ben here, the violin recital
 [03/04/2023, 10:01:00] Owner Person: Thanks Ben, see you Friday
 [03/04/2023, 10:02:00] Ben Okafor: Ben Carter sends his regards
 """
-
-
-def scan(home: Path, words) -> dict[str, list[str]]:
-    """word → files under the data folder holding it (UTF-8, UTF-16 LE/BE; ASCII case ignored)."""
-    out: dict[str, list[str]] = {}
-    for root, _dirs, files in os.walk(home):
-        for f in files:
-            data = (Path(root) / f).read_bytes().lower()
-            for w in words:
-                if any(w.lower().encode(enc) in data for enc in ("utf-8", "utf-16-le", "utf-16-be")):
-                    out.setdefault(w, []).append(str((Path(root) / f).relative_to(home)))
-    return out
 
 
 def rows(c, sql: str) -> list[tuple]:

@@ -15,7 +15,7 @@ from app.operations.ingest import ingest
 from core import clock
 from core.store.forgetting import ForgetOp, Target
 from core.store.schema import Entity, Fact, Record, Source
-from helpers.mboxes import write_mbox
+from helpers.mboxes import KITCHEN, write_mbox
 
 T0 = datetime(2023, 4, 2, 9, 30, tzinfo=timezone.utc)
 ME = "Owner Person <owner@example.net>"
@@ -26,12 +26,7 @@ def mail(tmp_path, container):
     """Two files: kitchen.mbox (Alice ×2, Bob, and the owner's own line naming Alice) and trips.mbox (Dana)."""
     container.settings.owner_emails = ["owner@example.net"]
     container.settings.owner_name = "Owner Person"
-    a = write_mbox(tmp_path / "kitchen.mbox", [
-        ("Alice Example <alice@example.com>", "Sourdough starter", "Feed the sourdough starter twice a day."),
-        ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing on Saturday morning?"),
-        ("Alice Example <alice@example.com>", "Rye flour", "Rye flour makes the starter bubble."),
-        (ME, "Bob Stone <bob@example.org>", "Printer", "Remember that Alice Example fixed the printing last week."),
-    ])
+    a = write_mbox(tmp_path / "kitchen.mbox", KITCHEN)
     b = write_mbox(tmp_path / "trips.mbox", [
         ("Dana Reyes <dana@example.com>", "Lisbon", "The Lisbon trip is booked for May."),
     ], start=T0 + timedelta(days=30))

@@ -14,7 +14,7 @@ from app.operations.forget import forget, list_forgotten, resume_pending
 from app.operations.ingest import ingest
 from core.store.forgetting import ForgetOp
 from core.store.schema import Entity, Record
-from helpers.mboxes import write_mbox
+from helpers.mboxes import KITCHEN, write_mbox
 
 ME = "Owner Person <owner@example.net>"
 
@@ -24,12 +24,7 @@ def mail(tmp_path, container):
     """kitchen.mbox: Alice ×2, Bob, and the owner's own line naming Alice (4 records, 3 senders)."""
     container.settings.owner_emails = ["owner@example.net"]
     container.settings.owner_name = "Owner Person"
-    a = write_mbox(tmp_path / "kitchen.mbox", [
-        ("Alice Example <alice@example.com>", "Sourdough starter", "Feed the sourdough starter twice a day."),
-        ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing on Saturday morning?"),
-        ("Alice Example <alice@example.com>", "Rye flour", "Rye flour makes the starter bubble."),
-        (ME, "Bob Stone <bob@example.org>", "Printer", "Remember that Alice Example fixed the printing last week."),
-    ])
+    a = write_mbox(tmp_path / "kitchen.mbox", KITCHEN)
     rep = ingest(container, [a])
     assert rep.records_added == 4 and not rep.errors
     return a

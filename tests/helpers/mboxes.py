@@ -28,3 +28,12 @@ def write_mbox(path: Path, messages, start: datetime | None = None, step: timede
     finally:
         box.close()
     return path
+
+
+KITCHEN = [
+    ("Alice Example <alice@example.com>", "Sourdough starter", "Feed the sourdough starter twice a day."),
+    ("Bob Stone <bob@example.org>", "Climbing", "Shall we go climbing on Saturday morning?"),
+    ("Alice Example <alice@example.com>", "Rye flour", "Rye flour makes the starter bubble."),
+    (OWNER_TO, "Bob Stone <bob@example.org>", "Printer", "Remember that Alice Example fixed the printing last week."),
+]
+"""kitchen.mbox's messages: Alice ×2, Bob, and the owner's own line naming Alice (4 records, 3 senders)."""
