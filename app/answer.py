@@ -695,28 +695,15 @@ def about_question(c, question: str):
     """
     from app.operations.graph import about
 
-    talk = small_talk(c, question)
-    if talk is not None:
-        return talk
-    contact = contact_question(c, question)
-    if contact is not None:
-        return contact
-    when = period_question(c, question)
-    if when is not None:
-        return when
-    counted = count_question(c, question)
-    if counted is not None:
-        return counted
+    for read in (small_talk, contact_question, period_question, count_question):
+        got = read(c, question)
+        if got is not None:
+            return got
     touch = in_touch_question(question)
     if touch is not None:
-        from datetime import timezone
-
         from app.operations.graph import most_in_touch
 
-        since = until = None
-        if touch.year is not None:
-            since, until = (datetime(touch.year, 1, 1, tzinfo=timezone.utc),
-                            datetime(touch.year + 1, 1, 1, tzinfo=timezone.utc))
+        since, until = _year_span(touch.year)
         touch.people = most_in_touch(c, channels=touch.channels, since=since, until=until,
                                      roles=("from",) if touch.senders else None)
         return touch
