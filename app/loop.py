@@ -485,9 +485,7 @@ class ConversationLoop:
     def memory_reply(self, text: str, memories: list[Memory]) -> tuple[str, list[Memory]]:
         """The memory answerer's reply (``app.answer.memory_answer``): one short direct answer citing the
         memories it rests on, then the memories as numbered sources; and the cited memories."""
-        from app.answer import NOTHING, memory_answer
-
-        from app.answer import SmallTalk
+        from app.answer import NOTHING, SmallTalk, memory_answer
 
         about = None
         if self.about is not None:
