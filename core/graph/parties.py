@@ -131,6 +131,20 @@ def list_addresses(attrs: dict) -> set[str]:
     return out
 
 
+def _list_alias(name: str | None, address: str, lists: set[str]) -> bool:
+    """True when a recipient of a mail that came through a list is another address of that list's: no display
+    name, at a list's domain, its mailbox the list's own name or starting with it (``magick-developer@d`` in a mail
+    through ``magick@d``, whose Sender was ``owner-magick@d``) — the list's posting address, not a person."""
+    if name or "@" not in address:
+        return False
+    local, _, domain = normalize_email(address).partition("@")
+    for lst in lists:
+        l_local, _, l_domain = lst.partition("@")
+        if domain == l_domain and (local == l_local or local.startswith(l_local + "-")):
+            return True
+    return False
+
+
 def is_list_mail(attrs: dict) -> bool:
     """True when a mail came through a mailing list (List-Id/List-Post, or bulk precedence with a list Sender)."""
     return bool(attrs.get("list_id") or attrs.get("list_post") or list_addresses(attrs))
@@ -226,7 +240,9 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
 
     def the_list(name: str | None, address: str) -> None:
         why = (f"{address} is a mailing list: its mail carries list headers (List-Id/List-Post or a list Sender:)"
-               if normalize_email(address) in lists else f"{address} is called {name!r}, a list's name")
+               if normalize_email(address) in lists else
+               f"{address} is called {name!r}, a list's name" if name and looks_like_group_name(name) else
+               f"{address} is another address of the mailing list this mail came through")
         res = resolve(s, "thing", None if name and not looks_like_group_name(name) and name_tokens(name) else name,
                       address, "email", region, attrs={"group": "mailing_list", "kind_reason": why}, index=index,
                       context=ctx)
@@ -306,7 +322,8 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         if is_owner_address(p.address, list(owner_emails)) or (p.address is None and p.name in ("me", "Me")):
             add(ensure_owner(s, owner_name, list(owner_emails), index), role)
         elif p.address and p.address_kind == "email" and (normalize_email(p.address) in lists or
-                                                          looks_like_group_name(p.name)):
+                                                          looks_like_group_name(p.name) or
+                                                          _list_alias(p.name, p.address, lists)):
             the_list(p.name, p.address)
         elif p.name or p.address:
             add(person(p.name, p.address, p.address_kind), role)

@@ -294,6 +294,23 @@ def test_a_list_first_seen_as_a_person_is_reclassified_with_its_reason(s):
     assert lst.kind == "thing" and lst.attrs["group"] == "mailing_list" and "mailing list" in lst.attrs["kind_reason"]
 
 
+def test_a_list_mails_recipient_at_the_lists_address_family_is_the_list_not_a_person(s):
+    # the corpus's "Font metrics": From cristy@…, To magick-developer@imagemagick.org, Sender owner-magick@…, bulk
+    index = NameIndex()
+    rec = R(P(None, "cristy@mystic.example"), [P(None, "magick-developer@imagemagick.example", role="to"),
+                                              P(None, "markov@atcomputing.example", role="cc")],
+            attrs={"sender": "owner-magick@imagemagick.example", "precedence": "bulk"})
+    parties = resolve_parties(s, rec, index=index)
+    kinds = {s.get(Entity, x.entity_id).canonical_name: (s.get(Entity, x.entity_id).kind, x.role)
+             for x in parties.links}
+    assert kinds["magick-developer@imagemagick.example"] == ("thing", "list")
+    assert kinds["markov@atcomputing.example"] == ("person", "cc")  # another domain: a person
+    # outside list mail, or with a display name, such an address stays a person
+    other = resolve_parties(s, R(P(None, "ann@lee.example"), [P("Magda Dev", "magick-dev@imagemagick.example",
+                                                                 role="to")]), index=index)
+    assert s.get(Entity, other.links[1].entity_id).kind == "person"
+
+
 def test_an_address_many_unrelated_people_write_from_is_a_shared_mailbox(s):
     index = NameIndex()
     for name in ("Ana Lima", "Bo Chen", "Cy Dunn"):
