@@ -35,6 +35,8 @@ PREVIEW_CHARS = 420
 EMPTY_MEMORY = "Your memory is empty. Add mail, photos or folders in the Inbox tab first, then ask here."
 NO_MATCH = ("Nothing in memory matches that. If you have not added anything yet, "
             "drop some files into the Inbox tab first.")
+FROM_GRAPH = ("This answer comes from what Kith knows across your records — who is in them, when and where "
+              "— not from single memories.")
 WELCOME = "Ask about the people, places and things in your archives, e.g. \u201cwhere did we go in June?\u201d"
 NO_MODEL_BANNER = ("<b>Answers come from your memories</b> \u2014 short answers Kith checks against what it "
                    "found, with the sources. For written answers, choose a model in the <b>Settings</b> tab "
@@ -927,11 +929,16 @@ class ChatWidget(QWidget):
             live.set_meta("  \u00b7  ".join(bits))
         self._show_banner(res.no_model, outcome.model_error)
         self.results = list(outcome.memories)
-        self._show_memories(outcome.memories, outcome.cited)
+        from app.answer import NOTHING
+
+        reply = str(getattr(res, "reply", "") or "").strip()
+        from_graph = not outcome.memories and bool(reply) and not reply.startswith(NOTHING)
+        self._show_memories(outcome.memories, outcome.cited, from_graph)
         if outcome.brief is not None:
             self._show_brief(outcome.brief)
         n = len(outcome.memories)
-        msg = f"Answered from {n} memor{'y' if n == 1 else 'ies'}." if n else "No memories matched."
+        msg = f"Answered from {n} memor{'y' if n == 1 else 'ies'}." if n else \
+            "Answered from what Kith knows across your records." if from_graph else "No memories matched."
         if res.cancelled:
             msg = "Stopped. " + msg
         if res.warnings:
@@ -1300,9 +1307,10 @@ class ChatWidget(QWidget):
         _add(self._cards, label)
         self._cards.addStretch(2)
 
-    def _show_memories(self, memories: list[AskResult], cited: set[int]) -> None:
+    def _show_memories(self, memories: list[AskResult], cited: set[int], from_graph: bool = False) -> None:
         if not memories:
-            self._show_memories_placeholder(EMPTY_MEMORY if self._memory_empty else NO_MATCH)
+            self._show_memories_placeholder(EMPTY_MEMORY if self._memory_empty else FROM_GRAPH if from_graph
+                                            else NO_MATCH)
             return
         self._clear_layout(self._cards)
         n_cited = len(cited)

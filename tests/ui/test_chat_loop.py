@@ -166,6 +166,24 @@ def test_no_model_banner_and_memory_answer(qtbot, qapp, filled, closer):
     assert w.tab_names()[w.tabs.currentIndex()] == "Settings"
 
 
+def test_an_answer_from_the_graph_says_where_it_comes_from_beside_the_chat(qtbot, qapp, filled, closer):
+    from PySide6.QtWidgets import QLabel
+
+    from app.models.llm import NoModel
+    from ui.chat import FROM_GRAPH
+
+    w = make_window(qtbot, qapp, filled, NoModel)
+    closer(w)
+    chat = w.chat
+    with qtbot.waitSignal(chat.turnFinished, timeout=60_000) as blocker:
+        chat.ask("who do I talk to most?")
+    assert blocker.args[0].result.reply.startswith("You're most in touch with ")
+    # no single memory: the panel says the answer comes from what Kith knows across the records, not "nothing"
+    shown = [x.text() for x in chat.findChildren(QLabel) if x.objectName() == "placeholder" and x.isVisibleTo(chat)]
+    assert shown == [FROM_GRAPH]
+    assert chat.status.text() == "Answered from what Kith knows across your records."
+
+
 def test_model_that_fails_to_load_falls_back_to_memory(qtbot, qapp, filled, closer):
     from app.models.llm import ModelError
 
