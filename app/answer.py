@@ -299,6 +299,7 @@ class LastContact:
     direction: str
     name: str
     found: object = None
+    result: object = None  # the found record as an ``AskResult``: the answer cites it, the window opens it
 
 
 @dataclass
@@ -342,8 +343,8 @@ def contact_question(c, question: str):
             direction = "from" if sent_by else "to" if sent_to else "any"
             roles = {"from": ("from",), "to": ("to", "cc", "member")}.get(direction)
             which = m.group("which").casefold()
-            return LastContact(which, direction, e.canonical_name,
-                               last_contact(c, e.id, roles=roles, first=which == "first"))
+            found = last_contact(c, e.id, roles=roles, first=which == "first")
+            return LastContact(which, direction, e.canonical_name, found, _as_result(c, found))
     m = _ADDRESS_Q.match(question or "")
     if m:
         e = _entity_or_choices(c, m.group("name") or m.group("name2"))
@@ -356,6 +357,21 @@ def contact_question(c, question: str):
             else "any"
         return Reach(e.canonical_name, kind, about(c, e.id).addresses)
     return None
+
+
+def _as_result(c, found):
+    """The record ``found`` (``app.operations.graph.Contacted``) as an ``AskResult`` (its whole text, source file
+    and sender, relevance 1: it is the record asked for), or None."""
+    if found is None:
+        return None
+    from app.operations.ask import record_source
+    from app.operations.types import AskResult
+
+    src = record_source(c, found.record_id)
+    text = (f"{src['subject']}\n\n{src['text']}" if src["subject"] and src["kind"] not in ("photo", "voice")
+            else src["text"]).strip()
+    return AskResult(text=text, source=src["path"], when=src["when"], score=0.0, record_id=found.record_id,
+                     subject=src["subject"], sender=src["sender"], relevance=1.0, record_kind=src["kind"])
 
 
 def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:

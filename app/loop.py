@@ -496,6 +496,10 @@ class ConversationLoop:
         name = getattr(about, "name", None)
         if isinstance(name, str) and name and not getattr(about, "is_owner", False):
             self.subject = name  # who "she" is in the next question
+        found = getattr(about, "result", None)  # the record a graph answer rests on ("when did I last hear …")
+        if found is not None and all(getattr(m.item, "record_id", None) != found.record_id for m in memories):
+            memories.append(to_memories([found])[0])
+            memories[-1].number = len(memories)
         if not memories and about is None:
             return NOTHING, []
         ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name, about)

@@ -220,8 +220,12 @@ def test_when_did_i_last_hear_from_and_what_is_their_address_come_from_the_graph
         (BOB, "Ropes", "Bring the ropes."),                      # 3 Apr
         (ME, BOB, "Re: Ropes", "Will do."),                      # 4 Apr: to Bob
     ])) == 3
-    assert chat.answer("When did I last hear from Bob Stone?") == \
-        "You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”)."
+    r = chat.loop.turn("When did I last hear from Bob Stone?")
+    answer = r.reply.split("\n\nSources:\n")[0]
+    assert answer.startswith("You last heard from Bob Stone on 3 April 2023 (by email, “Ropes”). [")
+    # the mail itself is cited (the window's card opens it), whether or not recall had found it
+    assert [m.item.text for m in r.cited] == ["Ropes\n\nBring the ropes."]
+    assert answer.endswith(f"[{r.cited[0].number}]")
     assert chat.answer("when did I first hear from Bob Stone?") == \
         "You first heard from Bob Stone on 2 April 2023 (by email, “Climbing”)."
     assert chat.answer("when did I last talk to Bob Stone?") == \
