@@ -3,24 +3,15 @@ real import: two people with one full name are never silently merged; the same n
 same name; a first name alone is not the one full-name person with that first name."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from sqlmodel import select
 
 from app.operations.graph import profile
 from app.operations.ingest import ingest
 from app.operations.review import list_reviews
 from core.store.schema import Entity, MergeCandidate
+from helpers.mboxes import write_raw_mbox
 
 
-def mbox(path: Path, msgs) -> Path:
-    """An mbox of (from, Date header, subject, body) sent to the owner."""
-    out = []
-    for i, (frm, date, subject, body) in enumerate(msgs):
-        out.append(f"From MAILER-DAEMON Thu Jan  1 00:00:00 2023\nFrom: {frm}\nTo: Owner <owner@example.net>\n"
-                   f"Subject: {subject}\nDate: {date}\nMessage-ID: <{path.stem}-{i}@identity.test>\n\n{body}\n\n")
-    path.write_text("".join(out), encoding="utf-8")
-    return path
 
 
 def people(s, name):
@@ -29,7 +20,7 @@ def people(s, name):
 
 
 def test_two_sam_lees_at_two_companies_and_one_on_whatsapp_stay_three_with_suggestions(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "sam.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "sam.mbox", [
         ("Sam Lee <sam@acme.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "hi", "I work at Acme now."),
         ('"Lee, Sam" <sam.lee@globex.example>', "Tue, 07 Mar 2023 09:00:00 +0000", "hey",
          "I work at Globex these days. I live in Leeds.")])])
@@ -51,7 +42,7 @@ def test_accents_and_case_are_one_name_where_one_side_has_no_address(container, 
     wa = tmp_path / "WhatsApp Chat with José García.txt"
     wa.write_text("08/03/2023, 10:00 - José García: Hola!\n08/03/2023, 10:01 - Owner: Hi\n", encoding="utf-8")
     ingest(container, [wa])
-    ingest(container, [mbox(tmp_path / "jose.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "jose.mbox", [
         ("JOSE GARCIA <jose@garcia.example>", "Thu, 09 Mar 2023 09:00:00 +0000", "hi", "I live in Seville.")])])
     with container.db.session() as s:
         (jose,) = people(s, "José García")
@@ -62,7 +53,7 @@ def test_accents_and_case_are_one_name_where_one_side_has_no_address(container, 
 
 
 def test_a_first_name_alone_at_another_address_is_not_the_full_name_person(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "alex.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "alex.mbox", [
         ("Alex Morgan <alex.morgan@north.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I work at Northwind."),
         ("Alex <alex77@gmail.com>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "I work at Southbank.")])])
     with container.db.session() as s:

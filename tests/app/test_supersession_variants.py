@@ -6,25 +6,16 @@ someone else's statement about a third person; relative dates in the sender's ow
 Right values worked out by hand from each message's Date header (weeks start on Monday)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from app.operations.ask import ask
 from app.operations.graph import profile
 from app.operations.ingest import ingest
+from helpers.mboxes import write_raw_mbox
 
 ROSA = "Rosa Vidal <rosa@vidal.example>"
 
 
-def mbox(path: Path, msgs) -> Path:
-    """An mbox of (from, Date header as written, subject, body) sent to the owner."""
-    out = []
-    for i, (frm, date, subject, body) in enumerate(msgs):
-        out.append(f"From MAILER-DAEMON Thu Jan  1 00:00:00 2023\nFrom: {frm}\nTo: Owner <owner@example.net>\n"
-                   f"Subject: {subject}\nDate: {date}\nMessage-ID: <{path.stem}-{i}@variants.test>\n\n{body}\n\n")
-    path.write_text("".join(out), encoding="utf-8")
-    return path
 
 
 def homes(c, who: str, key: str = "home"):
@@ -43,16 +34,16 @@ SEP = (ROSA, "Fri, 15 Sep 2023 09:00:00 +0200", "back", "I'm back in Berlin now.
 def test_homes_over_time_whatever_order_the_files_come_in(container, tmp_path, order):
     msgs = [JAN, JUN, SEP]
     for i in order:  # one file per message, imported in this order
-        assert not ingest(container, [mbox(tmp_path / f"m{i}.mbox", [msgs[i]])]).errors
+        assert not ingest(container, [write_raw_mbox(tmp_path / f"m{i}.mbox", [msgs[i]])]).errors
     cur, hist = homes(container, "Rosa Vidal")
     assert cur == [("Berlin", "2023-09-15")]
     assert hist == [("2023-01-09", "Berlin", "2023-06-05"), ("2023-06-05", "Madrid", "2023-09-15")]
 
 
 def test_the_newer_file_first_still_leaves_the_newest_fact_current_and_ask_says_so(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "new.mbox", [(ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "news",
+    ingest(container, [write_raw_mbox(tmp_path / "new.mbox", [(ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "news",
                                                       "I moved to Madrid last week.")])])
-    ingest(container, [mbox(tmp_path / "old.mbox", [(ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "hello",
+    ingest(container, [write_raw_mbox(tmp_path / "old.mbox", [(ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "hello",
                                                       "I live in Berlin now.")])])
     cur, hist = homes(container, "Rosa Vidal")
     assert cur == [("Madrid", "2023-06-05")] and hist == [("2023-01-09", "Berlin", "2023-06-05")]
@@ -63,17 +54,17 @@ def test_the_newer_file_first_still_leaves_the_newest_fact_current_and_ask_says_
 
 
 def test_an_ending_ends_the_fact_and_a_later_home_starts_a_new_one(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "a.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "a.mbox", [
         JAN, (ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "update", "I don't live in Berlin anymore.")])])
     cur, hist = homes(container, "Rosa Vidal")
     assert cur == [] and hist == [("2023-01-09", "Berlin", "2023-06-13")]
-    ingest(container, [mbox(tmp_path / "b.mbox", [SEP])])
+    ingest(container, [write_raw_mbox(tmp_path / "b.mbox", [SEP])])
     cur, hist = homes(container, "Rosa Vidal")
     assert cur == [("Berlin", "2023-09-15")] and hist == [("2023-01-09", "Berlin", "2023-06-13")]
 
 
 def test_jobs_start_end_and_change(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "jobs.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "jobs.mbox", [
         (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "job", "I started at Initech on Monday."),  # sent on a Monday
         (ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "job", "I left Initech last month."),       # 1 May 2023
         (ROSA, "Tue, 20 Jun 2023 09:00:00 +0200", "job", "I work at Globex now.")])])
@@ -83,7 +74,7 @@ def test_jobs_start_end_and_change(container, tmp_path):
 
 def test_a_statement_about_a_third_person_and_two_peoples_homes(container, tmp_path):
     tom = "Tom Weller <tom@weller.example>"
-    ingest(container, [mbox(tmp_path / "t.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "t.mbox", [
         (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "hi", "I live in Berlin."),
         (tom, "Tue, 10 Jan 2023 09:00:00 +0100", "hi", "I live in Lisbon."),
         (tom, "Wed, 11 Jan 2023 09:00:00 +0100", "news", "Rosa Vidal moved to Madrid.")])])
@@ -93,7 +84,7 @@ def test_a_statement_about_a_third_person_and_two_peoples_homes(container, tmp_p
 
 
 def test_a_quoted_older_message_does_not_reassert_the_old_home(container, tmp_path):
-    ingest(container, [mbox(tmp_path / "q.mbox", [
+    ingest(container, [write_raw_mbox(tmp_path / "q.mbox", [
         (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "move", "I live in Berlin."),
         (ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "move", "I moved to Madrid last week."),
         (ROSA, "Wed, 14 Jun 2023 09:00:00 +0200", "Re: move",
@@ -114,7 +105,7 @@ def test_a_quoted_older_message_does_not_reassert_the_old_home(container, tmp_pa
     ("Fri, 09 Jun 2023 20:00:00 PDT", "I moved to Fresno yesterday.", "2023-06-08"),    # obsolete zone name
 ])
 def test_relative_dates_in_the_senders_calendar(container, tmp_path, date, text, day):
-    r = ingest(container, [mbox(tmp_path / "d.mbox", [("Mia Clarke <mia@clarke.example>", date, "move", text)])])
+    r = ingest(container, [write_raw_mbox(tmp_path / "d.mbox", [("Mia Clarke <mia@clarke.example>", date, "move", text)])])
     assert r.records_added == 1 and not r.errors
     place = text.split(" to ")[1].split()[0]
     assert homes(container, "Mia Clarke") == ([(place, day)], [])

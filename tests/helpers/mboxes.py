@@ -37,3 +37,14 @@ KITCHEN = [
     (OWNER_TO, "Bob Stone <bob@example.org>", "Printer", "Remember that Alice Example fixed the printing last week."),
 ]
 """kitchen.mbox's messages: Alice ×2, Bob, and the owner's own line naming Alice (4 records, 3 senders)."""
+
+
+def write_raw_mbox(path: Path, msgs) -> Path:
+    """An mbox of ``(from, Date header as written, subject, body)`` sent to the owner, written as text (so a Date
+    header in any form, odd ones included, reaches the reader as it is)."""
+    out = []
+    for i, (frm, date, subject, body) in enumerate(msgs):
+        out.append(f"From MAILER-DAEMON Thu Jan  1 00:00:00 2023\nFrom: {frm}\nTo: Owner <owner@example.net>\n"
+                   f"Subject: {subject}\nDate: {date}\nMessage-ID: <{path.stem}-{i}@mbox.test>\n\n{body}\n\n")
+    path.write_text("".join(out), encoding="utf-8")
+    return path
