@@ -137,6 +137,9 @@ class ModelsPage(QWidget):
             for m in srv["models"]:
                 self.found.addItem(f"{srv['name']}: {m}", (srv["base_url"], m))
         n = self.found.count()
+        self.found.setPlaceholderText("detection failed: see below" if error else
+                                      f"{n} model(s) found: pick one" if n else
+                                      "none running (start Ollama or LM Studio, then press Detect)")
         self.status.setText(f"✗ {error}" if error else (f"Found {n} model(s): pick one to use it." if n else
                                                          "No Ollama or LM Studio server is running on this computer."))
         self.detected.emit(servers or [])

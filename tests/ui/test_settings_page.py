@@ -69,6 +69,7 @@ def test_detect_lists_local_models_and_a_chosen_one_fills_the_form(page, qtbot):
             page.detect([("Ollama", port, "/api/tags")])
         assert [page.found.itemText(i) for i in range(page.found.count())] == ["Ollama: llama3.2:3b",
                                                                              "Ollama: qwen2.5:7b"]
+        assert page.found.placeholderText() == "2 model(s) found: pick one"
         page.found.activated.emit(1)
         assert page.backend.currentData() == "openai" and page.endpoint_model.text() == "qwen2.5:7b"
         assert page.endpoint.text() == f"http://127.0.0.1:{port}/v1"
@@ -77,6 +78,19 @@ def test_detect_lists_local_models_and_a_chosen_one_fills_the_form(page, qtbot):
         with qtbot.waitSignal(page.connectionTested, timeout=30_000):
             page.test()
         assert "sk-kith-secret-0123456789abcdef" not in page.status.text() and "cdef" in page.status.text()
+
+
+def test_detect_with_nothing_running_says_so_in_the_list_too(page, qtbot):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with qtbot.waitSignal(page.detected, timeout=20_000):
+        page.detect([("Ollama", port, "/api/tags")])
+    assert page.found.count() == 0
+    assert page.found.placeholderText() == "none running (start Ollama or LM Studio, then press Detect)"
+    assert page.status.text() == "No Ollama or LM Studio server is running on this computer."
 
 
 def test_download_a_model_by_repo_id_with_progress(page, qtbot, monkeypatch):
