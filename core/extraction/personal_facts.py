@@ -139,6 +139,12 @@ _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?P<val>{_ORG})"), (_JOB, _HOME)),
 ]
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
+# A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
+# joined Globex" — read again as "I moved to Rome", "Ana joined Globex".
+_COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME}){_AUX}(?: {_ADV})? (?:left|quit|"
+                    rf"sold|finished|ended|moved out of|moved away from|stopped working at|graduated from) [^,;.!?]*? "
+                    rf"and (?:then |now |have |has |'ve )?(?P<rest>(?:moved|relocated|started|joined|now live|live)\b"
+                    rf"[^,;.!?]*)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 
 
@@ -173,6 +179,43 @@ def _negated(sentence: str, start: int) -> bool:
     return bool(_NEGATION.search(sentence[max(0, start - 40):start]))
 
 
+def _stated(clause: str, sentence: str, start: date | None, end: date | None, note: str) -> list[FactCandidate]:
+    """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
+    citing ``sentence`` and dated ``start`` (``end``) as :func:`_day` read it."""
+    found: list[FactCandidate] = []
+    for rx, what in _PATTERNS:
+        for m in rx.finditer(clause):
+            if what == "birthday" and (m.group("subj") or "").lower() == "my":
+                subj = Subject("speaker")
+            elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
+                subj = Subject("name", name=clean_subject_name(m.group("name")))
+            else:
+                subj = _subject(m)
+            if subj.kind == "name" and not subj.name:
+                continue  # "You moved…", "Congrats…": no one is named
+            if m.groupdict().get("we") and what != "home":
+                continue
+            if _negated(clause, m.start()):
+                continue  # "I never lived in Berlin", "I didn't move to Madrid"
+            if what == "employer":
+                org = m.group("org").strip().rstrip(".,")
+                found.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
+                                           obj=org, obj_kind="thing", time_note=note))
+            elif what == "home":
+                place = m.group("place").strip().rstrip(".,")
+                found.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
+                                           obj=place, obj_kind="place", time_note=note))
+            elif what == "birthday":
+                found.append(FactCandidate(subj, "identity", "birthday", "birthday",
+                                           _birthday_value(m.group("bday")), sentence, 0.8, None))
+            elif what == "health":
+                event = re.sub(r"^(a|an) ", "", m.group("event").strip().lower())
+                day = start.isoformat() if start else "unknown"
+                found.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
+                                           start, end, time_note=note))
+    return found
+
+
 def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     """Facts in ``text`` written at ``sent_at`` (tz-aware at the sender's offset, or None when unknown).
 
@@ -186,41 +229,21 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     never whoever spoke before (in a group chat a reply is not about the previous speaker).
     """
     out: list[FactCandidate] = []
+    sentences = []
     for sm in _SENTENCES.finditer(text):
         sentence = sm.group(0).strip()
+        sentences.append((sentence, sentence))
+        for cm in _COORD.finditer(sentence):  # "I left Berlin and moved to Rome": also "I moved to Rome"
+            if not _negated(sentence, cm.start()):
+                sentences.append((f"{cm.group('head')} {cm.group('rest')}.", sentence))
+    for clause, sentence in sentences:
         if len(sentence) < 6 or sentence.endswith("?"):
             continue  # a question states nothing ("Tom works at Initech?")
         start, end, note = _day(sentence, sent_at)
-        for rx, what in _PATTERNS:
-            for m in rx.finditer(sentence):
-                if what == "birthday" and (m.group("subj") or "").lower() == "my":
-                    subj = Subject("speaker")
-                elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
-                    subj = Subject("name", name=clean_subject_name(m.group("name")))
-                else:
-                    subj = _subject(m)
-                if subj.kind == "name" and not subj.name:
-                    continue  # "You moved…", "Congrats…": no one is named
-                if m.groupdict().get("we") and what != "home":
-                    continue
-                if _negated(sentence, m.start()):
-                    continue  # "I never lived in Berlin", "I didn't move to Madrid"
-                if what == "employer":
-                    org = m.group("org").strip().rstrip(".,")
-                    out.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
-                                             obj=org, obj_kind="thing", time_note=note))
-                elif what == "home":
-                    place = m.group("place").strip().rstrip(".,")
-                    out.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
-                                             obj=place, obj_kind="place", time_note=note))
-                elif what == "birthday":
-                    out.append(FactCandidate(subj, "identity", "birthday", "birthday",
-                                             _birthday_value(m.group("bday")), sentence, 0.8, None))
-                elif what == "health":
-                    event = re.sub(r"^(a|an) ", "", m.group("event").strip().lower())
-                    day = start.isoformat() if start else "unknown"
-                    out.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
-                                             start, end, time_note=note))
+        if clause != sentence:  # a clause read again with its subject: only what it states (no endings, mentions)
+            out += _stated(clause, sentence, start, end, note)
+            continue
+        out += _stated(sentence, sentence, start, end, note)
         for rx, keys in _ENDINGS:
             for m in rx.finditer(sentence):
                 subj = _subject(m)

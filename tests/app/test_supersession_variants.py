@@ -63,6 +63,15 @@ def test_an_ending_ends_the_fact_and_a_later_home_starts_a_new_one(container, tm
     assert cur == [("Berlin", "2023-09-15")] and hist == [("2023-01-09", "Berlin", "2023-06-13")]
 
 
+def test_leaving_one_home_and_moving_to_another_in_one_sentence(container, tmp_path):
+    # "I left Berlin and moved to Rome last week", sent Tue 13 Jun 2023: last week begins Mon 5 Jun
+    ingest(container, [write_raw_mbox(tmp_path / "a.mbox", [
+        JAN, (ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "news", "I left Berlin and moved to Rome last week.")])])
+    cur, hist = homes(container, "Rosa Vidal")
+    assert cur == [("Rome", "2023-06-05")]
+    assert hist == [("2023-01-09", "Berlin", "2023-06-05")]
+
+
 def test_jobs_start_end_and_change(container, tmp_path):
     ingest(container, [write_raw_mbox(tmp_path / "jobs.mbox", [
         (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "job", "I started at Initech on Monday."),  # sent on a Monday

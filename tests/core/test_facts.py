@@ -90,3 +90,27 @@ def test_organisation_names_stop_before_lowercase_connectors():
     assert values("I work at Initech and my sister Jane lives in Portland.") == [("employer", "Initech")]
     assert values("Sarah works at Bank of America now.") == [("employer", "Bank of America")]
     assert values("I joined Procter & Gamble.") == [("employer", "Procter & Gamble")]
+
+
+def test_a_second_verb_phrase_shares_the_clauses_subject():
+    from datetime import date, datetime, timezone
+
+    from core.extraction.personal_facts import extract_facts
+
+    sent = datetime(2023, 6, 13, 9, 0, tzinfo=timezone.utc)  # a Tuesday: "last month" is May, "last week" Mon 5 Jun
+
+    def facts(text):
+        return [(f.subject.kind, f.subject.name, f.key, f.value, f.valid_from, bool(f.ends))
+                for f in extract_facts(text, sent)]
+
+    assert facts("I left Berlin and moved to Rome last week.") == [
+        ("speaker", None, "employer", "Berlin", date(2023, 6, 5), True),   # the ending: a job or a home in Berlin
+        ("speaker", None, "home", "Rome", date(2023, 6, 5), False)]
+    assert facts("Ana quit Initech and joined Globex.") == [
+        ("name", "Ana", "employer", "Initech", date(2023, 6, 13), True),
+        ("name", "Ana", "employer", "Globex", date(2023, 6, 13), False)]
+    assert facts("We sold the flat in Berlin and moved to Madrid.") == [
+        ("speaker", None, "home", "Madrid", date(2023, 6, 13), False)]
+    # a hedge or a negation in the second phrase states nothing
+    assert facts("I left Berlin and never moved to Rome.") == [
+        ("speaker", None, "employer", "Berlin", date(2023, 6, 13), True)]
