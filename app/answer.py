@@ -733,7 +733,27 @@ def about_question(c, question: str):
     if ref is None:
         return None
     e = _entity_or_choices(c, ref)
-    return about(c, e.id) if e is not None and not isinstance(e, list) else e
+    if e is None or isinstance(e, list):
+        return e
+    found = about(c, e.id)
+    found.result = _own_record(c, e.id)
+    return found
+
+
+def _own_record(c, entity_id: int):
+    """The latest of the last 20 live records ``entity_id`` sent that says something in its own words
+    (:func:`_says_something`), as an ``AskResult``, or None."""
+    from sqlmodel import select
+
+    from app.operations.graph import Contacted
+    from core.store.schema import Record
+
+    with c.db.session() as s:
+        rows = s.exec(select(Record.id, Record.text).where(Record.sender_entity_id == entity_id,
+                                                            Record.tombstoned_at.is_(None))
+                      .order_by(Record.sent_at.desc(), Record.id.desc()).limit(20)).all()
+    rid = next((i for i, text in rows if _says_something(text)), None)
+    return _as_result(c, Contacted(rid, None, "", "", None, "")) if rid is not None else None
 
 
 def _span(first: datetime | None, last: datetime | None) -> str:

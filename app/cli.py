@@ -195,7 +195,12 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
         _warn_vectors(c)
         # the chat's memory answer, from what clears the threshold (--all lists more; the answer stays the same,
         # its citations renumbered to the longer list)
-        answer = memory_answer(question, shown, owner_name(c), about_question(c, question))
+        about = about_question(c, question)
+        found = getattr(about, "result", None)  # the record a graph answer rests on, when recall did not show it
+        if found is not None and all(r.record_id != found.record_id for r in shown):
+            shown = [*shown, found]
+            results = [*results, found] if show_all else shown
+        answer = memory_answer(question, shown, owner_name(c), about)
         if show_all and answer.cited:
             def key(r):
                 return r.kind, r.record_id, r.fact_id, r.episode_id

@@ -161,6 +161,7 @@ class About:
             the owner left out).
         facts: the current facts it is in, other than addresses and who-wrote-to-whom, ``[(statement,
             evidence record ids)]``, most confident first (at most 3).
+        result: see below.
     """
 
     id: int
@@ -173,6 +174,9 @@ class About:
     last: datetime | None
     together: list[tuple[str, int]]
     facts: list[tuple[str, list[int]]]
+    result: object = None
+    """A record it sent in its own words, as an ``AskResult`` (``app.answer.about_question`` fills it): the answer
+    cites it when recall found none."""
 
 
 def about(c: Container, ref: str | int) -> About:

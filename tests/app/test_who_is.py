@@ -334,3 +334,16 @@ def test_a_sentence_that_announces_what_follows_comes_with_it():
     text = "Hi all,\n\nI am trying to do the following:\n\n1) Take a JPEG image and size it down.\n\nThanks, Steve"
     assert best_sentence("what is Steve trying to do?", text, speaker="Steve Sapovits") == \
         "Steve Sapovits is trying to do the following: 1) Take a JPEG image and size it down."
+
+
+def test_who_is_brings_a_record_in_their_own_words_to_cite(chat, tmp_path):
+    from app.answer import about_question
+
+    assert chat.add(write_mbox(tmp_path / "club.mbox", [(BOB, "Climbing", "Shall we go climbing on Saturday?"),
+                                                        (BOB, "Route", "[attached: route.pdf]")])) == 2
+    about = about_question(chat.c, "who is Bob Stone?")
+    # his latest mail is only an attachment's note: the one before it is in his own words
+    assert (about.name, about.result.text) == ("Bob Stone", "Climbing\n\nShall we go climbing on Saturday?")
+    r = chat.loop.turn("who is Bob Stone?")
+    assert r.cited and all(m.item.sender == "Bob Stone" for m in r.cited)
+    assert r.cited[0].item.text != "Route\n\n[attached: route.pdf]"
