@@ -254,24 +254,18 @@ def in_touch_question(question: str) -> InTouch | None:
 def in_touch_answer(q: InTouch) -> MemoryAnswer:
     """The answer to :func:`in_touch_question` from its ``people``: "You're most in touch with Mark (23 records,
     from March 2000 to August 2000), then Cristy (11) and Carl (9)." — or that nobody was found."""
-    where = f"{q.label}, " if q.label else ""
-    if q.senders and q.people:
-        p = q.people[0]
-        more = [f"{o.name} ({o.records})" for o in q.people[1:]]
-        text = f"{where}{p.name} wrote to you most ({p.records} message{'s' if p.records != 1 else ''}" \
-               f"{_span(p.first, p.last)})" + (", then " + " and ".join(more) if more else "") + "."
-        return MemoryAnswer(text[:1].upper() + text[1:], [], "who")
-    where = f"{where}y" if q.label else "Y"
     if not q.people:
         scope = f" {q.label[0].lower()}{q.label[1:]}" if q.label else ""
         return MemoryAnswer(f"I found nobody you're in touch with{scope}.", [], "who")
     top, rest = q.people[0], q.people[1:]
-    head = f"{where}ou're most in touch with {top.name} ({top.records} record{'s' if top.records != 1 else ''}" \
-           f"{_span(top.first, top.last)})"
+    if q.senders:
+        head = f"{top.name} wrote to you most ({_count(top.records, 'message')}{_span(top.first, top.last)})"
+    else:
+        head = f"you're most in touch with {top.name} ({_count(top.records, 'record')}{_span(top.first, top.last)})"
     if rest:
-        tail = [f"{p.name} ({p.records})" for p in rest]
-        head += ", then " + (" and ".join(tail) if len(tail) <= 2 else ", ".join(tail[:-1]) + " and " + tail[-1])
-    return MemoryAnswer(head + ".", [], "who")
+        head += ", then " + _and([f"{p.name} ({p.records})" for p in rest])
+    text = f"{q.label}, {head}" if q.label else head
+    return MemoryAnswer(f"{text[:1].upper()}{text[1:]}.", [], "who")
 
 
 _CONTACT_VERB = (r"(?P<verb>hear(?:d)?\s+from|talk(?:ed)?\s+(?:to|with)|spoke\s+(?:to|with)|speak\s+(?:to|with)|"
@@ -344,7 +338,8 @@ def contact_question(c, question: str):
             roles = {"from": ("from",), "to": ("to", "cc", "member")}.get(direction)
             which = m.group("which").casefold()
             found = last_contact(c, e.id, roles=roles, first=which == "first")
-            return LastContact(which, direction, e.canonical_name, found, _as_result(c, found))
+            return LastContact(which, direction, e.canonical_name, found,
+                               _as_result(c, found.record_id) if found else None)
     m = _ADDRESS_Q.match(question or "")
     if m:
         e = _entity_or_choices(c, m.group("name") or m.group("name2"))
@@ -359,19 +354,16 @@ def contact_question(c, question: str):
     return None
 
 
-def _as_result(c, found):
-    """The record ``found`` (``app.operations.graph.Contacted``) as an ``AskResult`` (its whole text, source file
-    and sender, relevance 1: it is the record asked for), or None."""
-    if found is None:
-        return None
-    from app.operations.ask import record_source
+def _as_result(c, record_id: int):
+    """Record ``record_id`` as an ``AskResult`` (its shown text, source file and sender, relevance 1: it is the
+    record asked for)."""
+    from app.operations.ask import record_source, shown_text
     from app.operations.types import AskResult
 
-    src = record_source(c, found.record_id)
-    text = (f"{src['subject']}\n\n{src['text']}" if src["subject"] and src["kind"] not in ("photo", "voice")
-            else src["text"]).strip()
-    return AskResult(text=text, source=src["path"], when=src["when"], score=0.0, record_id=found.record_id,
-                     subject=src["subject"], sender=src["sender"], relevance=1.0, record_kind=src["kind"])
+    src = record_source(c, record_id)
+    return AskResult(text=shown_text(src["subject"], src["text"], src["kind"]), source=src["path"], when=src["when"],
+                     score=0.0, record_id=record_id, subject=src["subject"], sender=src["sender"], relevance=1.0,
+                     record_kind=src["kind"])
 
 
 def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
@@ -391,8 +383,7 @@ def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
     if not what:
         first = next((x for x in own_sentences(r.text) if not _ATTACHED_NOTE.match(x)), "")
         what = f"“{first[:80]}{'…' if len(first) > 80 else ''}”" if first else ""
-    how = {"mbox": "by email", "eml": "by email", "whatsapp": "on WhatsApp", "telegram": "on Telegram",
-           "telegram-html": "on Telegram", "imessage": "in Messages", "messenger": "on Messenger"}.get(r.channel, "")
+    how = next((label[:1].lower() + label[1:] for _rx, kinds, label in _CHANNELS if r.channel in kinds), "")
     detail = ", ".join(x for x in (how, what) if x)
     did = {"from": f"You {q.which} heard from {q.name}", "to": f"The {q.which} message to {q.name} was sent"}.get(
         q.direction, f"You were {q.which} in touch with {q.name}")
@@ -434,7 +425,7 @@ def period_of(when: str, now: datetime | None = None) -> tuple[datetime, datetim
     m = _YEAR_ONLY.match(text)
     if m:
         year = int(m.group("year"))
-        return datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc), f"In {year}"
+        return (*_year_span(year), f"In {year}")
     m = _RELATIVE.match(text)
     if m:
         rel = " ".join(m.group("rel").casefold().split())
@@ -444,10 +435,7 @@ def period_of(when: str, now: datetime | None = None) -> tuple[datetime, datetim
                         "last week": (monday - timedelta(days=7), monday),
                         "this month": _month_span(today.year, today.month),
                         "last month": _month_span(today.year - (today.month == 1), (today.month - 2) % 12 + 1),
-                        "this year": (datetime(today.year, 1, 1, tzinfo=timezone.utc),
-                                      datetime(today.year + 1, 1, 1, tzinfo=timezone.utc)),
-                        "last year": (datetime(today.year - 1, 1, 1, tzinfo=timezone.utc),
-                                      datetime(today.year, 1, 1, tzinfo=timezone.utc))}[rel]
+                        "this year": _year_span(today.year), "last year": _year_span(today.year - 1)}[rel]
         return since, until, rel[:1].upper() + rel[1:]
     m = _ON_DAY.match(text)
     if m:
@@ -493,7 +481,7 @@ def period_answer(q: PeriodQuestion) -> MemoryAnswer:
         then = q.label[3:] if q.label.startswith(("In ", "On ")) else q.label[:1].lower() + q.label[1:]
         return MemoryAnswer(f"I have nothing from {then}.", [], "when")
     kinds = sorted(p.kinds.items(), key=lambda kv: (-kv[1], kv[0]))
-    text = f"{q.label}: {p.records} record{'s' if p.records != 1 else ''} — {_and([_count(n, k) for k, n in kinds])}"
+    text = f"{q.label}: {_count(p.records, 'record')} — {_and([_count(n, k) for k, n in kinds])}"
     if p.people:
         text += ", mostly with " + _and([f"{name} ({n})" for name, n in p.people[:2]])
     if p.places:
@@ -550,7 +538,7 @@ class Count:
 @dataclass
 class Places:
     """A "where have I been?" question: the year asked about (or None) and the places of the photos
-    (``app.operations.graph.Tally.places`` with each place's first day), most photos first."""
+    (``app.operations.graph.Tally.places``: name, photos, first day), most photos first."""
 
     year: int | None
     places: list = field(default_factory=list)
@@ -571,12 +559,7 @@ def count_question(c, question: str):
         y = _YEAR.search(m.group("rest") or "")
         year = int(y.group(1)) if y else None
         since, until = _year_span(year)
-        t = tally(c, kinds=("photo",), since=since, until=until)
-        out = []
-        for name, n in t.places[:5]:
-            first = tally(c, kinds=("photo",), place=name, since=since, until=until)
-            out.append((name, n, first.first))
-        return Places(year, out)
+        return Places(year, tally(c, kinds=("photo",), since=since, until=until).places[:5])
     for i, pattern in enumerate(_HOW_MANY):
         m = pattern.match(question or "")
         if not m:
@@ -617,20 +600,17 @@ def count_answer(q) -> MemoryAnswer:
         scope = f" in {q.year}" if q.year else ""
         if not q.places:
             return MemoryAnswer(f"None of your photos{scope} has a place I know.", [], "where")
-        parts = [f"{name} ({n} photo{'s' if n != 1 else ''}, {'on' if n == 1 else 'first on'} {day_text(first)})"
+        parts = [f"{name} ({_count(n, 'photo')}, {'on' if n == 1 else 'first on'} {day_text(first)})"
                  if first else f"{name} ({n})" for name, n, first in q.places]
         return MemoryAnswer(f"From your photos{scope}, you've been to {_and(parts)}.", [], "where")
     t = q.found
-    what = _count(t.records, q.kind) if q.kind else f"{t.records} record{'s' if t.records != 1 else ''}"
+    what = _count(t.records, q.kind or "record")
     where = f" in {q.place}" if q.place else ""
     when = f" in {q.year}" if q.year else ""
-    span = ""
-    if t.records and t.first and t.last:
-        span = f", on {day_text(t.first)}" if t.first.date() == t.last.date() else _span(t.first, t.last).replace(
-            " from ", ", from ").replace(" in ", ", in ", 1)
+    span = "," + _span(t.first, t.last) if t.records and t.first and t.last else ""
     places = ""
     if q.place and t.places:
-        places = " (" + _and([name for name, _n in t.places[:3]]) + ")"
+        places = " (" + _and([name for name, _n, _first in t.places[:3]]) + ")"
     if q.sender:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
     return MemoryAnswer(f"You took {what}{where}{when}{span}{places}.", [], "other")
@@ -675,9 +655,8 @@ def small_talk_answer(t: SmallTalk) -> MemoryAnswer:
         return MemoryAnswer(f"{hello}I don't hold anything yet: drop chat exports, mail, photos or voice memos on the "
                             "window (or run `kith ingest PATH`), then ask me about the people, places and events in "
                             "them.", [], "other")
-    held = f"{o.records} record{'s' if o.records != 1 else ''} about {o.people} " \
-           f"{'person' if o.people == 1 else 'people'}" + (f" and {o.places} place{'s' if o.places != 1 else ''}"
-                                                         if o.places else "")
+    held = f"{_count(o.records, 'record')} about {o.people} {'person' if o.people == 1 else 'people'}" + \
+        (f" and {_count(o.places, 'place')}" if o.places else "")
     examples = [f"“who is {o.top_people[0]}?”"] if o.top_people else []
     if o.top_places:
         examples.append(f"“when was I in {o.top_places[0].split(',')[0]}?”")
@@ -745,7 +724,6 @@ def _own_record(c, entity_id: int):
     (:func:`_says_something`), as an ``AskResult``, or None."""
     from sqlmodel import select
 
-    from app.operations.graph import Contacted
     from core.store.schema import Record
 
     with c.db.session() as s:
@@ -753,7 +731,7 @@ def _own_record(c, entity_id: int):
                                                             Record.tombstoned_at.is_(None))
                       .order_by(Record.sent_at.desc(), Record.id.desc()).limit(20)).all()
     rid = next((i for i, text in rows if _says_something(text)), None)
-    return _as_result(c, Contacted(rid, None, "", "", None, "")) if rid is not None else None
+    return _as_result(c, rid) if rid is not None else None
 
 
 def _span(first: datetime | None, last: datetime | None) -> str:

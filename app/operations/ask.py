@@ -128,6 +128,12 @@ def _fact_result(f, source: str, relevance: float, shown_with: int | None = None
                      evidence=list(f.evidence))
 
 
+def shown_text(subject: str | None, text: str | None, kind: str | None) -> str:
+    """A record's text as results show it: a message's subject, a blank line, its text (a photo's or a memo's
+    "subject" is its file's title, not said: the text alone)."""
+    return (f"{subject}\n\n{text or ''}" if subject and kind not in ("photo", "voice") else text or "").strip()
+
+
 def _hit_result(h, meta) -> AskResult:
     when = ensure_utc(h.when)
     iso = when.isoformat() if when else None
@@ -135,7 +141,7 @@ def _hit_result(h, meta) -> AskResult:
         return AskResult(text=h.text, source=f"chat ({h.session or 'Kith'})", when=iso, score=round(h.score, 6),
                          kind="episode", relevance=round(h.relevance, 4), episode_id=h.episode_id, tier=h.tier)
     row, path, sender = meta
-    text = (f"{row.subject}\n\n{row.text}" if row.subject and row.kind not in ("photo", "voice") else row.text).strip()
+    text = shown_text(row.subject, row.text, row.kind)
     return AskResult(text=text, source=path, when=iso, score=round(h.score, 6), record_id=h.record_id,
                      subject=row.subject, sender=sender, relevance=round(h.relevance, 4), episode_id=h.episode_id,
                      tier=h.tier, record_kind=row.kind)

@@ -212,6 +212,34 @@ PARTY_ROLES = ("from", "to", "cc", "member")
 """The roles that make someone a party to a record (not someone it mentions, nor a place or an event)."""
 
 
+def _live(*, since: datetime | None = None, until: datetime | None = None, channels: tuple[str, ...] = (),
+          kinds: tuple[str, ...] = (), sender_id: int | None = None):
+    """``SELECT record.id`` of the live records sent in ``[since, until)`` (UTC), from sources of ``channels``
+    (source kinds), of record ``kinds``, sent by ``sender_id`` (each: any when not given)."""
+    q = select(Record.id).where(Record.tombstoned_at.is_(None))
+    if channels:
+        q = q.join(Source, Source.id == Record.source_id).where(Source.kind.in_(channels))
+    if kinds:
+        q = q.where(Record.kind.in_(kinds))
+    if sender_id is not None:
+        q = q.where(Record.sender_entity_id == sender_id)
+    if since is not None:
+        q = q.where(Record.sent_at >= since)
+    if until is not None:
+        q = q.where(Record.sent_at < until)
+    return q
+
+
+def _places(s, live, limit: int | None = None) -> list[tuple[str, int, datetime | None]]:
+    """The places the records of ``live`` were taken at: ``[(name, records, first send time UTC)]``, most records
+    first, ties by name."""
+    n = func.count(func.distinct(Record.id))
+    q = (select(Entity.canonical_name, n, func.min(Record.sent_at)).join(Record, Record.place_entity_id == Entity.id)
+         .where(Record.id.in_(live), Entity.tombstoned_at.is_(None))
+         .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name))
+    return [(name, int(k), ensure_utc(first)) for name, k, first in s.exec(q.limit(limit) if limit else q).all()]
+
+
 @dataclass
 class Contact:
     """Someone the owner is in touch with (:func:`most_in_touch`): ``records`` live records they are a party to,
@@ -236,17 +264,11 @@ def most_in_touch(c: Container, *, channels: tuple[str, ...] = (), since: dateti
         roles: the roles that count (``("from",)``: who wrote); default :data:`PARTY_ROLES`.
         limit: people returned.
     """
-    live = (select(Record.id).join(Source, Source.id == Record.source_id).where(Record.tombstoned_at.is_(None)))
-    if channels:
-        live = live.where(Source.kind.in_(channels))
-    if since is not None:
-        live = live.where(Record.sent_at >= since)
-    if until is not None:
-        live = live.where(Record.sent_at < until)
     n = func.count(func.distinct(Record.id))
     q = (select(Entity.id, Entity.canonical_name, n, func.min(Record.sent_at), func.max(Record.sent_at))
          .join(RecordEntity, RecordEntity.entity_id == Entity.id).join(Record, Record.id == RecordEntity.record_id)
-         .where(Record.id.in_(live), RecordEntity.role.in_(roles or PARTY_ROLES), Entity.kind == "person",
+         .where(Record.id.in_(_live(since=since, until=until, channels=channels)),
+                RecordEntity.role.in_(roles or PARTY_ROLES), Entity.kind == "person",
                 Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None))
          .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(limit))
     with c.db.session() as s:
@@ -288,9 +310,9 @@ def last_contact(c: Container, entity_id: int, *, roles: tuple[str, ...] | None 
 @dataclass
 class Period:
     """What the live records sent in ``[since, until)`` (UTC) hold (:func:`period`): how many, how many of each
-    kind (``{"email": 12, "photo": 2}``), the people most often a party to them and the places the photos were
-    taken at (``[(name, records)]``, most first, at most 3), and up to 3 distinct subjects of the mails, most
-    recent first."""
+    kind (``{"email": 12, "photo": 2}``), the people most often a party to them (:func:`most_in_touch`) and the
+    places the photos were taken at (``[(name, records)]``, most first, at most 3), and up to 3 distinct subjects
+    of the mails, most recent first."""
 
     since: datetime
     until: datetime
@@ -304,42 +326,32 @@ class Period:
 def period(c: Container, since: datetime, until: datetime) -> Period:
     """:class:`Period` for the live records sent in ``[since, until)`` (UTC) — "what happened in June 2000?".
     Reads only."""
-    live = (select(Record.id).where(Record.tombstoned_at.is_(None), Record.sent_at >= since,
-                                    Record.sent_at < until))
-    n = func.count(func.distinct(Record.id))
+    live = _live(since=since, until=until)
     with c.db.session() as s:
         kinds = {k: int(v) for k, v in s.exec(select(Record.kind, func.count(Record.id)).where(Record.id.in_(live))
                                                .group_by(Record.kind)).all()}
-        people = [(name, int(k)) for name, k in s.exec(
-            select(Entity.canonical_name, n).join(RecordEntity, RecordEntity.entity_id == Entity.id)
-            .join(Record, Record.id == RecordEntity.record_id)
-            .where(Record.id.in_(live), RecordEntity.role.in_(PARTY_ROLES), Entity.kind == "person",
-                   Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None))
-            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(3)).all()]
-        places = [(name, int(k)) for name, k in s.exec(
-            select(Entity.canonical_name, n).join(Record, Record.place_entity_id == Entity.id)
-            .where(Record.id.in_(live), Entity.tombstoned_at.is_(None))
-            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(3)).all()]
+        places = [(name, k) for name, k, _first in _places(s, live, 3)]
         subjects: list[str] = []
         for subject in s.exec(select(Record.subject).where(Record.id.in_(live), Record.subject.is_not(None))
-                                 .order_by(Record.sent_at.desc(), Record.id.desc()).limit(50)).all():
+                              .order_by(Record.sent_at.desc(), Record.id.desc()).limit(50)).all():
             bare = re.sub(r"^(?:(?:re|fwd?|aw|sv|tr)\s*:\s*)+", "", subject or "", flags=re.IGNORECASE).strip()
             if bare and bare.casefold() not in {x.casefold() for x in subjects}:
                 subjects.append(bare)
             if len(subjects) == 3:
                 break
+    people = [(p.name, p.records) for p in most_in_touch(c, since=since, until=until)]
     return Period(since, until, sum(kinds.values()), kinds, people, places, subjects)
 
 
 @dataclass
 class Tally:
     """How many live records match (:func:`tally`), sent between ``first`` and ``last`` (UTC, or None), and the
-    places among them (``[(name, records)]``, most first)."""
+    places among them (``[(name, records, first send time)]``, most records first)."""
 
     records: int
     first: datetime | None
     last: datetime | None
-    places: list[tuple[str, int]]
+    places: list[tuple[str, int, datetime | None]]
 
 
 def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = None, place: str | None = None,
@@ -347,32 +359,18 @@ def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = 
     """Count the live records of ``kinds`` (record kinds: ``email``, ``chat``, ``photo``, ``voice``; empty: all)
     sent by entity ``sender_id`` (None: anyone), taken at a place whose name holds ``place`` (case-insensitive:
     "Italy" matches "Arezzo, Tuscany, Italy"), sent in ``[since, until)`` (UTC) — "how many emails did Cristy send
-    me?", "how many photos did I take in Italy?".  Reads only."""
-    q = select(Record.id, Record.sent_at, Record.place_entity_id).where(Record.tombstoned_at.is_(None))
-    if kinds:
-        q = q.where(Record.kind.in_(kinds))
-    if sender_id is not None:
-        q = q.where(Record.sender_entity_id == sender_id)
-    if since is not None:
-        q = q.where(Record.sent_at >= since)
-    if until is not None:
-        q = q.where(Record.sent_at < until)
+    me?", "how many photos did I take in Italy?", "where have I been?".  Reads only."""
+    live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id)
     with c.db.session() as s:
-        rows = s.exec(q).all()
-        ids = {pid for _r, _t, pid in rows if pid is not None}
-        names = dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(ids),
-                                                                            Entity.tombstoned_at.is_(None))).all()) \
-            if ids else {}
-    if place:
-        want = place.casefold()
-        rows = [r for r in rows if r[2] in names and want in names[r[2]].casefold()]
-    times = [ensure_utc(t) for _r, t, _p in rows if t is not None]
-    per: dict[str, int] = {}
-    for _r, _t, pid in rows:
-        if pid in names:
-            per[names[pid]] = per.get(names[pid], 0) + 1
-    return Tally(len(rows), min(times, default=None), max(times, default=None),
-                 sorted(per.items(), key=lambda kv: (-kv[1], kv[0])))
+        places = _places(s, live)
+        if place:
+            want = place.casefold()
+            places = [p for p in places if want in p[0].casefold()]
+            live = live.where(Record.place_entity_id.in_(
+                select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
+        n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
+                                .where(Record.id.in_(live))).one()
+    return Tally(int(n or 0), ensure_utc(first), ensure_utc(last), places)
 
 
 @dataclass
@@ -393,11 +391,7 @@ def overview(c: Container) -> Overview:
         records = s.exec(select(func.count(Record.id)).where(Record.tombstoned_at.is_(None))).one()
         counts = dict(s.exec(select(Entity.kind, func.count(Entity.id)).where(
             Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False)).group_by(Entity.kind)).all())
-        n = func.count(func.distinct(Record.id))
-        places = [name for name, _k in s.exec(
-            select(Entity.canonical_name, n).join(Record, Record.place_entity_id == Entity.id)
-            .where(Record.tombstoned_at.is_(None), Entity.tombstoned_at.is_(None))
-            .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(2)).all()]
+        places = [name for name, _k, _first in _places(s, _live(), 2)]
     return Overview(int(records or 0), int(counts.get("person", 0)), int(counts.get("place", 0)),
                     [p.name for p in most_in_touch(c, limit=2)], places)
 
