@@ -252,15 +252,6 @@ def _check_signatures(c: Container, conn) -> Check:
     return ch
 
 
-def _lexicon_fts_gaps(conn) -> tuple[list[int], list[int]]:
-    """The episode lexicon's full-text rows against its documents (``lexdoc``): (episodes whose document has no
-    ``episode_lex`` row, ``episode_lex`` rows without a document).  A row deleted from the FTS table alone (by
-    hand, or a damaged page dropped by a salvage) leaves ``lexdoc`` whole, so the episode checks cannot see it."""
-    docs = _ids(conn, "SELECT episode_id FROM lexdoc")
-    rows = _ids(conn, "SELECT rowid FROM episode_lex")
-    return sorted(docs - rows), sorted(rows - docs)
-
-
 def _check_lexicon(conn) -> Check:
     """The episode lexicon (``core/retrieval/lexicon.py``): every live episode indexed, no row for a gone or
     tombstoned one, and every indexed episode's full-text row present (no full-text row without its document)."""
@@ -270,7 +261,7 @@ def _check_lexicon(conn) -> Check:
     ch.flag("episodes_missing_from_lexicon", lexicon.missing(conn))
     stale = lexicon.stale(conn)
     ch.flag("lexicon_rows_without_live_episode", stale)
-    no_row, no_doc = _lexicon_fts_gaps(conn)
+    no_row, no_doc = lexicon.fts_gaps(conn)
     no_row = sorted(set(no_row) - set(stale))  # a stale document goes whole: counted once, above
     for what, items in (("lexicon_fts_rows_missing", no_row), ("lexicon_fts_rows_without_document", no_doc)):
         if items:  # named only when found (the usual report keeps its two lexicon counts)
@@ -397,11 +388,9 @@ def _repair_on_writer(c: Container, found: DoctorReport) -> dict[str, int]:
 
         did["lexicon_rows_dropped"] = lexicon.remove(conn, lexicon.stale(conn))
         did["lexicon_rows_indexed"] = lexicon.rebuild(conn, lexicon.missing(conn))
-        no_row, no_doc = _lexicon_fts_gaps(conn)
-        for i in range(0, len(no_doc), 500):  # a full-text row whose document is gone: nothing to rebuild it from
-            part = ",".join(str(x) for x in no_doc[i:i + 500])
-            conn.exec_driver_sql(f"DELETE FROM episode_lex WHERE rowid IN ({part})")
-        did["lexicon_fts_rows_dropped"] = len(no_doc)
+        no_row, no_doc = lexicon.fts_gaps(conn)
+        # a full-text row whose document is gone: nothing to rebuild it from
+        did["lexicon_fts_rows_dropped"] = lexicon.drop_rows(conn, no_doc)
         did["lexicon_fts_rows_rewritten"] = lexicon.rewrite(conn, no_row) if no_row else 0  # (and their neighbours')
     # vectors: a lost store is rebuilt; missing vectors are redone; orphans go
     msg = pipeline.check_vector_store(c)

@@ -323,6 +323,25 @@ def stale(conn, limit: int | None = None) -> list[int]:
     return [r[0] for r in _rows(conn, sql)]
 
 
+def fts_gaps(conn) -> tuple[list[int], list[int]]:
+    """The full-text rows against their documents: (episodes whose ``lexdoc`` document has no ``episode_lex``
+    row, ``episode_lex`` rows without a document), ascending.  A row deleted from the FTS table alone (by hand, or
+    a damaged page a salvage dropped) leaves ``lexdoc`` whole, so :func:`missing` cannot see it; ``kith doctor``
+    rewrites the first with :func:`rewrite` and deletes the second with :func:`drop_rows`."""
+    ensure(conn)
+    docs = {int(r[0]) for r in _rows(conn, "SELECT episode_id FROM lexdoc")}
+    rows = {int(r[0]) for r in _rows(conn, "SELECT rowid FROM episode_lex")}
+    return sorted(docs - rows), sorted(rows - docs)
+
+
+def drop_rows(conn, rowids: Iterable[int]) -> int:
+    """Delete ``episode_lex`` rows by rowid (ones without a document: :func:`fts_gaps`); returns how many."""
+    ids = [int(i) for i in rowids]
+    for i in range(0, len(ids), 500):
+        _exec(conn, f"DELETE FROM episode_lex WHERE rowid IN ({','.join(str(x) for x in ids[i:i + 500])})")
+    return len(ids)
+
+
 def _chat_speaker(conn, episode_id: int) -> str | None:
     """The speaker of an episode with no record (said in chat): the speaker concept posted on it."""
     got = _rows(conn, "SELECT c.label FROM conceptposting p JOIN concept c ON c.id = p.concept_id "
