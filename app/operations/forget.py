@@ -768,29 +768,26 @@ def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -
         The forgets made, in order.
     """
     from core.graph.entities import normalize_name
+    from core.store.schema import Alias, Entity
 
     with c.db.session() as s:
         ops = s.exec(select(ForgetOp).where(ForgetOp.created_at >= since, ForgetOp.target_kind == "entity",
                                             ForgetOp.restored_at.is_(None))).all()
-        plans = [(op.id, op.state, op.mentions, bool((op.plan or {}).get("purge")), (op.plan or {}).get("scope"))
-                 for op in ops]
+        plans = [(op.mentions, bool((op.plan or {}).get("purge")), Scope.from_json(op.plan["scope"]).entities)
+                 for op in ops if (op.plan or {}).get("scope")]
+        plans = [(mentions, purge, [int(e) for e in ents]) for mentions, purge, ents in plans if ents]
+        if not plans:
+            return []
+        made = s.exec(select(Alias.entity_id, Alias.kind, Alias.normalized).join(Entity, Entity.id == Alias.entity_id)
+                      .where(Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False),
+                             Entity.id >= int(first_new_entity))).all()  # the import's new entities' aliases
+        hidden = [s.exec(select(Alias.kind, Alias.normalized).where(Alias.entity_id.in_(ents))).all()
+                  for _m, _p, ents in plans]
     found: dict[int, tuple[str, bool]] = {}
-    for _op_id, _state, mentions, purge, scope in plans:
-        if not scope:
-            continue
-        ents = [int(e) for e in Scope.from_json(scope).entities]
-        if not ents:
-            continue
-        from core.store.schema import Alias, Entity
-
-        with c.db.session() as s:
-            keys = s.exec(select(Alias.kind, Alias.normalized).where(Alias.entity_id.in_(ents))).all()
-            ids = {(k, n) for k, n in keys if k in _IDENTIFIERS and n}
-            names = {normalize_name(n) for k, n in keys if k == "name" and n and len(n.split()) >= 2}
-            rows = s.exec(select(Alias.entity_id, Alias.kind, Alias.normalized).join(Entity, Entity.id == Alias.entity_id)
-                          .where(Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False),
-                                 Entity.id >= int(first_new_entity))).all()
-        for eid, kind, norm in rows:
+    for (mentions, purge, _ents), keys in zip(plans, hidden):
+        ids = {(k, n) for k, n in keys if k in _IDENTIFIERS and n}
+        names = {normalize_name(n) for k, n in keys if k == "name" and n and len(n.split()) >= 2}
+        for eid, kind, norm in made:
             if (kind, norm) in ids or (kind == "name" and norm and normalize_name(norm) in names):
                 found.setdefault(int(eid), (mentions, purge))
     out = []
