@@ -124,14 +124,15 @@ def _photos_known_by_bytes(c: Container, records: list[Record]) -> set[str]:
     return found
 
 
-def _shot(r) -> tuple | None:
+def _shot(kind: str, name: str | None, attrs: dict | None) -> tuple | None:
     """What names the shot a photo file holds, whatever its format: (file stem, camera model, DateTimeOriginal as
-    written, sub-second) — ``IMG_1234.HEIC`` and the ``IMG_1234.JPG`` exported from it share it; None without a
-    camera model or capture time (a scan, a screenshot: nothing to tell two shots apart by)."""
-    a = r.attrs or {}
-    if r.kind != "photo" or not a.get("camera_model") or not a.get("datetime_original"):
+    written, sub-second) — ``IMG_1234.HEIC`` and the ``IMG_1234.JPG`` exported from it share it; None for a record
+    that is not a photo, or has no camera model or capture time (a scan, a screenshot: nothing to tell two shots
+    apart by).  ``name``: the file name (the photo record's ``external_id``)."""
+    a = attrs or {}
+    if kind != "photo" or not a.get("camera_model") or not a.get("datetime_original"):
         return None
-    return (Path(r.external_id or "").stem.casefold(), a["camera_model"], a["datetime_original"], a.get("subsec_us"))
+    return (Path(name or "").stem.casefold(), a["camera_model"], a["datetime_original"], a.get("subsec_us"))
 
 
 def _photos_known_by_shot(c: Container, records: list[Record]) -> set[str]:
@@ -141,26 +142,18 @@ def _photos_known_by_shot(c: Container, records: list[Record]) -> set[str]:
     (``record.sent_at`` is indexed)."""
     from core.store.schema import Record as Row
 
-    want = [(r, _shot(r)) for r in records if r.sent_at is not None]
+    want = [(r, _shot(r.kind, r.external_id, r.attrs)) for r in records if r.sent_at is not None]
     want = [(r, key) for r, key in want if key is not None]
     if not want:
         return set()
     found: set[str] = set()
     with c.db.session() as s:
         for r, key in want:
-            rows = s.exec(select(Row.external_id, Row.kind, Row.attrs).where(
+            rows = s.exec(select(Row.external_id, Row.attrs).where(
                 Row.kind == "photo", Row.sent_at == r.sent_at, Row.tombstoned_at.is_(None))).all()
-            if any(_shot(_Held(ext, kind, attrs)) == key and (attrs or {}).get("sha256") != r.attrs.get("sha256")
-                   for ext, kind, attrs in rows):
+            if any(_shot("photo", name, attrs) == key for name, attrs in rows):
                 found.add(r.content_hash)
     return found
-
-
-class _Held:
-    """A stored photo's fields :func:`_shot` reads."""
-
-    def __init__(self, external_id, kind, attrs):
-        self.external_id, self.kind, self.attrs = external_id, kind, attrs
 
 
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
