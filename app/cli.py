@@ -585,7 +585,7 @@ def chat(backend: str, resume: str | None) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     import time
 
-    from app.loop import ConversationLoop
+    from app.loop import SOURCES_MARK, ConversationLoop
     from app.models.llm import NoModel
 
     with _container() as c:
@@ -600,7 +600,7 @@ def chat(backend: str, resume: str | None) -> None:
             loop.resume(conv.info.id, history(conv), conv.info.partner_id)
             click.echo(f"Continuing \u201c{conv.info.title}\u201d ({conv.info.id}, {conv.info.turns} messages)")
             for t in conv.turns[-4:]:
-                first = t.text.split("\n\nSources:\n", 1)[0]
+                first = t.text.split(SOURCES_MARK, 1)[0]
                 click.echo(f"{'you' if t.role == 'user' else 'kith'}> {first}")
         while True:
             try:

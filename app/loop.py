@@ -249,6 +249,18 @@ _NOT_OWNED = frozenset({"yesterday", "today", "tomorrow", "last", "this", "next"
                         "after", "since", "most", "more", "first", "once", "twice", "when", "if", "that"})
 
 
+SOURCES_MARK = "\n\nSources:\n"
+"""What separates a memory answer from the numbered sources it lists (:meth:`ConversationLoop.memory_reply`)."""
+NOTE_MARK = "\n\n(Kith's own answer from memory:"
+"""How the note of a model reply replaced by the memory answer begins (:func:`fallback_note`)."""
+
+
+def fallback_note(note: str) -> str:
+    """The note after a memory answer that replaced a model's reply: ``"\n\n(Kith's own answer from memory:
+    the model cited nothing.)"``."""
+    return f"{NOTE_MARK} {note}.)"
+
+
 def resolve_pronouns(text: str, name: str) -> str:
     """``text`` with its third-person pronouns put as ``name`` (possessives as ``name's``): "he/she/they/him/them"
     → "Cristy"; "his/their/hers" and "her" before a noun → "Cristy's" ("her email address"); "her" at the end or
@@ -507,7 +519,7 @@ class ConversationLoop:
             return ans.text, []
         by_number = {m.number: m for m in memories}
         cited = [by_number[n] for n in ans.cited if n in by_number]
-        return ans.text + "\n\nSources:\n" + "\n".join(m.line(limit=200) for m in memories), cited
+        return ans.text + SOURCES_MARK + "\n".join(m.line(limit=200) for m in memories), cited
 
     def resolve_pronouns(self, text: str) -> str:
         """``text`` with a third-person pronoun put as the person the conversation's last "who is X?" (or "when
@@ -544,7 +556,7 @@ class ConversationLoop:
             note = "the model ran out of time" if timed_out else problem
             fell_back = True
             reply, mem_cited = self.memory_reply(text, memories)
-            reply = f"{reply}\n\n(Kith's own answer from memory: {note}.)"
+            reply = reply + fallback_note(note)
             if on_token:
                 on_token("\n\n" + reply)
             cited_n = [m.number for m in mem_cited]

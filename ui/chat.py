@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QInputDialog, QLa
                                QListWidgetItem, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSizePolicy,
                                QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
+from app.loop import NOTE_MARK, SOURCES_MARK
 from app.operations.types import AskResult
 from ui import format_when, header, section
 from ui.worker import Job, Worker
@@ -83,8 +84,6 @@ def preview_text(text: str, lines: int = PREVIEW_LINES, limit: int = PREVIEW_CHA
     return out + (" \u2026" if more else "")
 
 
-SOURCES_MARK = "\n\nSources:\n"
-NOTE_MARK = "\n\n(Kith's own answer from memory:"
 
 
 def source_label(result: AskResult) -> str:

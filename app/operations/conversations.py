@@ -125,14 +125,14 @@ def render(text: str, meta: dict, memories: list[AskResult], numbers: list[int])
     """A kept assistant turn as the chat showed it: the answer, then (for a memory answer) its sources
     listed as ``[n] (date; source: …) text``, then a fallback's note — the same text the conversation
     loop produced (``app.loop.ConversationLoop.memory_reply``), less any source forgotten since."""
-    from app.loop import Memory
+    from app.loop import SOURCES_MARK, Memory, fallback_note
 
     out = text
     if meta.get("sources_listed") and memories:
         lines = [Memory(n, m.text, m.source or "", m.when).line(limit=200) for m, n in zip(memories, numbers)]
-        out += "\n\nSources:\n" + "\n".join(lines)
+        out += SOURCES_MARK + "\n".join(lines)
     if meta.get("fell_back") and meta.get("note"):
-        out += f"\n\n(Kith's own answer from memory: {meta['note']}.)"
+        out += fallback_note(meta["note"])
     return out
 
 
@@ -194,11 +194,13 @@ def _citations(result) -> list[dict]:
 def answer_text(result) -> str:
     """The part of a turn's reply kept as its text: the memory answer without the sources it lists (kept as
     citations) and without a fallback's note (kept in ``meta``); a model's own reply as it is."""
+    from app.loop import SOURCES_MARK, fallback_note
+
     reply = result.reply or ""
     if result.fell_back and result.note:
-        reply = reply.removesuffix(f"\n\n(Kith's own answer from memory: {result.note}.)")
-    if (result.no_model or result.fell_back) and "\n\nSources:\n" in reply:
-        reply = reply.split("\n\nSources:\n", 1)[0]
+        reply = reply.removesuffix(fallback_note(result.note))
+    if (result.no_model or result.fell_back) and SOURCES_MARK in reply:
+        reply = reply.split(SOURCES_MARK, 1)[0]
     return reply
 
 
