@@ -115,6 +115,37 @@ def _when(item) -> datetime | None:
     return clock.ensure_utc(w) if isinstance(w, datetime) else None
 
 
+_DAY_KEY = re.compile(r"^(?:places: photographed|events: photos):(\d{4}-\d\d-\d\d)")
+
+
+def _local_day(item) -> date | None:
+    """The day ``item`` happened where it happened, or None: a place's photo fact names that day in its key
+    (``"places: photographed:2023-05-05"``, a trip's ``"events: photos:DAY"``), a record's ``when`` is read at its
+    ``utc_offset`` (a photo taken at 00:30 in Tokyo is on the day after its UTC day); else the UTC day."""
+    m = _DAY_KEY.match(str(_get(item, "subject") or ""))
+    if m:
+        try:
+            return date.fromisoformat(m.group(1))
+        except ValueError:
+            pass
+    w = _when(item)
+    if w is None:
+        return None
+    offset = _get(item, "utc_offset")
+    return (w + timedelta(minutes=offset)).date() if isinstance(offset, int) else w.date()
+
+
+def days_text(days: Sequence[date]) -> str:
+    """``"7 May 2023"``; several days in order, the year said once per year (``"10 January, 12 March and 4 July
+    2023"``); more than six as their span (``"8 days between 2 May 2021 and 5 November 2023"``)."""
+    days = sorted(set(days))
+    if len(days) > 6:
+        return f"{len(days)} days between {day_text(days[0])} and {day_text(days[-1])}"
+    parts = [day_text(d) if i == len(days) - 1 or days[i + 1].year != d.year else f"{d.day} {d:%B}"
+             for i, d in enumerate(days)]
+    return _and(parts)
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
@@ -148,15 +179,49 @@ _WE_CONTRACTED = ((re.compile(r"\b([Ww]e)[’']re\b"), r"\1 are"), (re.compile(r
                   (re.compile(r"\b([Ww]e)[’']d\b"), r"\1 would"), (re.compile(r"\b([Ww]e)[’']ll\b"), r"\1 will"))
 
 
-_AGREE = (("am", "is"), ("have", "has"), ("do", "does"), ("don't", "doesn't"), ("don’t", "doesn’t"))
+_AGREE = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t", "go": "goes"}
+_BASE_VERBS = frozenset("""
+agree appreciate ask believe bet buy call care cook dance doubt draw dream drink drive eat enjoy expect feel find
+get give guess hate hear help hope imagine keep know learn like listen live look love make mean meet mind miss
+need own paint plan play practice prefer read recall recommend remember run say see seem sing sleep speak spend
+start study suggest suppose swim take talk teach tend think train travel try understand use visit volunteer wait
+walk want watch wish wonder work worry write
+""".split())
+"""Present-tense verbs that follow "I" in messages ("I work at …", "I remember …"): after :func:`third_person`
+puts the speaker's name for "I", they take the third person singular ("Alex works at …").  A closed list, not a
+guess from the word's shape: "I also", "I really", "I went" stay as they are."""
+_ADVERB = r"(?:(?:really|just|also|still|never|always|often|usually|actually|sometimes|now|only|even|definitely|" \
+          r"totally|honestly|truly|kind of|sort of|mostly|mainly|rarely|seldom)\s+)?"
+
+
+def _third_singular(verb: str) -> str:
+    """"work" → "works", "watch" → "watches", "study" → "studies", "go" → "goes"."""
+    if verb in _AGREE:
+        return _AGREE[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
 def _agree(text: str, name: str) -> str:
     """The verb after ``name`` put in the third person singular, where :func:`third_person` put the name for
-    "I" ("Steve am trying" → "Steve is trying", "Steve have" → "Steve has", "Steve don't" → "Steve doesn't")."""
-    for first, third in _AGREE:
-        text = re.sub(rf"(\b{re.escape(name)}\s+){re.escape(first)}\b", rf"\g<1>{third}", text)
-    return text
+    "I" ("Steve am trying" → "Steve is trying", "Steve have" → "Steve has", "Steve don't" → "Steve doesn't",
+    "Alex work at" → "Alex works at", "Alice Wren really remember" → "Alice Wren really remembers")."""
+    def conj(m: re.Match) -> str:
+        verb = m.group(2)
+        if verb in _AGREE or verb in _BASE_VERBS:
+            return m.group(1) + _third_singular(verb)
+        return m.group(0)
+
+    return re.sub(rf"(\b{re.escape(name)}\s+{_ADVERB})([a-z]+(?:[’']t)?)\b", conj, text)
+
+
+_PASTED_LINE = re.compile(r"\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?\s+\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:\s*[AaPp]\.?\s?[Mm]\.?)?"
+                          r"\]?\s*(?:-\s*)?[^:\n\]]{1,60}:\s")
+"""A chat line pasted inside a message — WhatsApp's "[11/03/2023, 21:15:03] Jonas Berg: " or "11/03/2023, 21:15 -
+Jonas Berg: " — where another person's words begin."""
 
 
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
@@ -177,10 +242,13 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
         best = f"{best} {sents[-neg_i + 1]}"
     best = _FILLER.sub("", best).strip() or best
     if speaker:
+        # only the sender's own words are theirs: a chat line pasted in ("[11/03/2023, 21:15] Jonas: I'm selling my
+        # bike") is someone else's "I"
+        cut = _PASTED_LINE.search(best)
+        own, pasted = (best[:cut.start()], best[cut.start():]) if cut else (best, "")
         for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
-            best = pat.sub(rep, best)
-        best = third_person(best, speaker)
-        best = _agree(best, speaker)
+            own = pat.sub(rep, own)
+        best = _agree(third_person(own, speaker), speaker) + pasted
     words = best.split()
     if len(words) > limit:
         best = " ".join(words[:limit]) + " …"
@@ -307,14 +375,22 @@ class Reach:
 
 
 def _entity_or_choices(c, name: str):
-    """The live entity ``name`` names, the list of ``(id, name, kind)`` when several do, or None."""
+    """The live entity ``name`` names, the list of ``(id, name, kind, hint)`` when several do (``hint``: what
+    tells them apart — an address and the most confident current fact, from :func:`app.operations.graph.about`),
+    or None."""
     from app.operations.entities import find_entity
+    from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
     try:
         return find_entity(c, name)
     except Ambiguous as exc:
-        return [(e.id, e.canonical_name, e.kind) for e in exc.candidates]
+        out = []
+        for e in exc.candidates[:5]:
+            a = about(c, e.id)
+            hint = "; ".join([*a.addresses[:1], *(_fact_body(st) for st, _ev in a.facts[:1])])
+            out.append((e.id, e.canonical_name, e.kind, hint))
+        return out
     except NotFound:
         return None
 
@@ -623,9 +699,17 @@ _HELP = re.compile(r"^\s*(?:help|what\s+can\s+(?:you\s+do|i\s+ask(?:\s+you)?)|ho
                    r"how\s+do\s+i\s+use\s+(?:this|you|kith))\s*[?!.]*\s*$", re.IGNORECASE)
 
 
+_CENSUS = re.compile(r"^\s*how\s+many\s+(?:people|persons|contacts|friends|places|records|messages|things)\s+(?:do|did|have)\s+"
+                     r"(?:i|you|we)\s+(?:know|have|hold|got|met|stored?|kept)(?:\s+(?:about|of|in\s+(?:here|memory|"
+                     r"my\s+records)))?\s*[?!.]*\s*$|^\s*how\s+many\s+(?:people|persons|contacts|places)\s+are\s+(?:there|in\s+"
+                     r"(?:my\s+records|memory|here))\s*[?!.]*\s*$", re.IGNORECASE)
+""""How many people do I know?", "how many places are in my records?", "how many records do you have?": what
+Kith holds, in figures (:func:`app.operations.graph.overview`)."""
+
+
 @dataclass
 class SmallTalk:
-    """A greeting, a thanks or a request for help (:func:`small_talk`), with what Kith holds
+    """A greeting, a thanks, a request for help or "how many people do I know?" (:func:`small_talk`), with what Kith holds
     (``app.operations.graph.Overview``) for the greeting's and the help's examples."""
 
     kind: str
@@ -635,7 +719,8 @@ class SmallTalk:
 def small_talk(c, question: str) -> SmallTalk | None:
     """:class:`SmallTalk` for "hello", "thanks!", "what can you do?", "help"; else None.  Reads only."""
     q = question or ""
-    kind = "hello" if _GREETING.match(q) else "thanks" if _THANKS.match(q) else "help" if _HELP.match(q) else None
+    kind = "hello" if _GREETING.match(q) else "thanks" if _THANKS.match(q) else "help" if _HELP.match(q) else \
+        "census" if _CENSUS.match(q) else None
     if kind is None:
         return None
     if kind == "thanks":
@@ -657,6 +742,9 @@ def small_talk_answer(t: SmallTalk) -> MemoryAnswer:
                             "them.", [], "other")
     held = f"{_count(o.records, 'record')} about {o.people} {'person' if o.people == 1 else 'people'}" + \
         (f" and {_count(o.places, 'place')}" if o.places else "")
+    if t.kind == "census":
+        most = f" You're most in touch with {_and(o.top_people)}." if o.top_people else ""
+        return MemoryAnswer(f"I hold {held}.{most}", [], "other")
     examples = [f"“who is {o.top_people[0]}?”"] if o.top_people else []
     if o.top_places:
         examples.append(f"“when was I in {o.top_places[0].split(',')[0]}?”")
@@ -769,8 +857,9 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     if isinstance(about, SmallTalk):
         return small_talk_answer(about)
     if isinstance(about, list):
-        names = ", ".join(f"{name} (id {i})" for i, name, _k in about[:5])
-        return MemoryAnswer(f"Several share that name: {names}. Which one do you mean?", [], "who")
+        names = _and([f"{name} (id {i}{': ' + hint if hint else ''})" for i, name, _k, hint in about[:5]])
+        who = "people" if all(k == "person" for _i, _n, k, _h in about) else "entries"
+        return MemoryAnswer(f"{len(about)} {who} share that name: {names}. Which one do you mean?", [], "who")
     name = about.name
     items = list(enumerate(results, 1))
     evidence = {r for _st, ev in about.facts for r in ev}
@@ -793,6 +882,21 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     facts = "".join(f"{body[:1].upper()}{body[1:]}. " for body in (_fact_body(st) for st, _ev in about.facts[:2]))
     text = f"{facts}{head} — {seen}"
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
+
+
+_ASKS_WORK = re.compile(r"\b(?:work|works|worked|working|job|employed|employer|office|company)\b", re.I)
+"""A "where" question about someone's work ("where does Rosa work?", "where is her job?"): answered by a
+``work`` fact, not by a place."""
+_WHERE_WORKS = re.compile(r"\bwhere\s+(?:does|did|do|is|was)\s+(?P<name>.+?)\s+(?:work|job|employ)", re.I)
+
+
+def _fact_of_asked(question: str, fact, owner: str | None, first_person: bool) -> bool:
+    """True when ``fact`` is about whom ``question`` asks: the owner's own for "where do I work?", else one whose
+    subject the question names ("where does Rosa live?" → Rosa Vidal's), so that no one else's fact answers."""
+    who = _get(fact, "sender") or ""
+    if first_person:
+        return owner is not None and who == owner
+    return bool(set(lexicon.tokens(who)) & set(lexicon.tokens(question)))
 
 
 def memory_answer(question: str, results: Sequence[Any], owner: str | None = None, about=None) -> MemoryAnswer:
@@ -824,21 +928,28 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     photo_facts = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("places: photographed:")]
     top_turn = turns[0][1] if turns else None
     if kind in ("when", "where") and (photo_facts or (top_turn is not None and _get(top_turn, "record_kind") == "photo")):
+        # days are local to the place (a photo at 00:30 in Tokyo is on its Tokyo day, not the UTC one before it)
         if photo_facts:
             n0, f0 = photo_facts[0]
-            place, day = _get(f0, "sender") or "", _when(f0)
+            place, day = _get(f0, "sender") or "", _local_day(f0)
         else:
             n0, f0 = turns[0]
             m = _PHOTO_AT.search(_get(f0, "text") or "")
-            place, day = (m.group("place").strip() if m else ""), _when(f0)
-        same = [n for n, r in turns if _get(r, "record_kind") == "photo" and _when(r) and day
-                and _when(r).date() == day.date() and place.split(",")[0] in (_get(r, "text") or "")]
-        # the photos of that place that day: the shown ones and those the place's facts for the day rest on
+            place, day = (m.group("place").strip() if m else ""), _local_day(f0)
+        key = place.split(",")[0]
+        days = {day} if day else set()
+        if kind == "when" and key:  # every day the place was photographed among what was shown, not the best one's
+            days |= {_local_day(f) for _n, f in photo_facts if (_get(f, "sender") or "") == place}
+            days |= {_local_day(r) for _n, r in turns if _get(r, "record_kind") == "photo"
+                     and key in (_get(r, "text") or "")}
+            days.discard(None)
+        same = [n for n, r in turns if _get(r, "record_kind") == "photo" and _local_day(r) in days
+                and key in (_get(r, "text") or "")]
+        # the photos of that place those days: the shown ones and those the place's facts for the days rest on
         photos = {_get(r, "record_id") for n, r in turns if n in same}
         day_facts = photo_facts + [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("events: photos:")]
         for _n, f in day_facts:
-            if place and place.split(",")[0] in (_get(f, "text") or "") and _when(f) and day \
-                    and _when(f).date() == day.date():
+            if place and key in (_get(f, "text") or "") and _local_day(f) in days:
                 photos |= set(_get(f, "evidence") or [])
         photos.discard(None)
         photos.discard(0)
@@ -846,11 +957,14 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         count = f" — {len(photos)} photo{'s' if len(photos) != 1 else ''}" if photos else ""
         who = "You were" if first_person else "Photos taken"
         where = f" in {place}" if place else ""
-        on = f" on {day_text(day)}" if day else ""
+        on = f" on {days_text(days)}" if days else ""
         return MemoryAnswer(f"{who}{where}{on}{count} {_cite(cited)}", cited, kind)
 
     if kind == "where":
-        places = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("places:")]
+        # "where does Rosa work?" is answered by where she works, never by where she lives (nor the reverse)
+        work = bool(_ASKS_WORK.search(question))
+        places = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("work:" if work else "places:")
+                  and _fact_of_asked(question, r, owner, first_person)]
         if places:
             n0, f0 = places[0]
             since = _when(f0)
@@ -863,6 +977,14 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             extra = extra + ")" if extra.strip(" (") else ""
             cited = [n0] + [n for n, _ in before]
             return MemoryAnswer(f"{body}{extra} {_cite(cited)}", cited, kind)
+        if work:  # no work fact about them: their own message that talks of work, or an honest "nothing says"
+            turns = [(n, t) for n, t in turns if _ASKS_WORK.search(_get(t, "text") or "")
+                     and _fact_of_asked(question, t, owner, first_person)]
+            if not turns:
+                m = _WHERE_WORKS.search(question)
+                who = "you" if first_person else (m.group("name").strip() if m else "they")
+                verb = "work" if who in ("you", "they") else "works"
+                return MemoryAnswer(f"Nothing in your records says where {who} {verb}.", [], kind)
 
     if kind == "who" and facts:
         rel = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith(("relationships:", "family:"))

@@ -72,6 +72,8 @@ def find_entity(c: Container, ref: str | int) -> Entity:
             raise NotFound(f"no entity named {text!r} (try `kith entities`)")
         if len(matches) > 1:
             listed = ", ".join(f"{e.id}: {e.canonical_name} ({e.kind})" for e in matches.values())
+            for e in matches.values():  # the candidates outlive the session's rollback (their fields stay readable)
+                s.expunge(e)
             raise Ambiguous(f"{text!r} matches several entities — use an id: {listed}", list(matches.values()))
         return next(iter(matches.values()))
 

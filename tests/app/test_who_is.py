@@ -32,9 +32,56 @@ def test_about_subject_reads_the_name_a_who_is_question_asks_about():
 
 
 def test_several_entities_with_the_name_are_asked_about_not_guessed():
-    ans = about_answer([(73, "John Doe", "person"), (75, "John Doe", "person")], [])
-    assert ans.text == "Several share that name: John Doe (id 73), John Doe (id 75). Which one do you mean?"
+    ans = about_answer([(73, "John Doe", "person", "jd@example.org"), (75, "John Doe", "person", "")], [])
+    assert ans.text == ("2 people share that name: John Doe (id 73: jd@example.org) and John Doe (id 75). "
+                        "Which one do you mean?")
     assert ans.cited == [] and not ans.nothing
+
+
+def test_two_people_with_one_name_are_told_apart_by_address_and_work(tmp_path):
+    """Two senders called just "Alex" at unrelated addresses (regression ``mbox_two_people_named_alex``'s kind):
+    "who is Alex?" had crashed (the candidates were read after their session closed); now it asks which one,
+    with each one's address and current work fact. "Where does X work?" is answered by a work fact, never by
+    where X lives, and "where do I work?" never by someone else's."""
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        mail = write_mbox(tmp_path / "alex.mbox", [
+            ("Alex <alex@north.example>", "new job", "I work at Northwind now."),
+            ("Alex <alex.r@south.example>", "hello", "I work at Southbank these days."),
+            ("Rosa Vidal <rosa@example.org>", "news", "I live in Madrid now."),
+        ], start=datetime(2023, 3, 6, 9, 0, tzinfo=timezone.utc))
+        assert ingest(c, [mail]).records_added == 3
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        reply = loop.turn("who is Alex?").reply.split("\n\nSources:\n")[0]
+        assert reply.startswith("2 people share that name: Alex (id "), reply
+        assert ": alex@north.example; Alex works at Northwind)" in reply
+        assert ": alex.r@south.example; Alex works at Southbank)" in reply
+        assert reply.endswith("Which one do you mean?")
+        lives = loop.turn("where does Rosa live?").reply.split("\n\nSources:\n")[0]
+        assert lives.startswith("Rosa Vidal lives in Madrid (since March 2023)"), lives
+        for question, said in (("where does Rosa work?", "Nothing in your records says where Rosa works."),
+                               ("where do I work?", "Nothing in your records says where you work.")):
+            assert loop.turn(question).reply.split("\n\nSources:\n")[0] == said
+    finally:
+        c.close()
+
+
+def test_a_message_in_the_first_person_is_told_with_the_verb_agreeing():
+    from app.answer import best_sentence
+
+    assert best_sentence("where does Alex work?", "I work at Northwind now.", "Alex") == "Alex works at Northwind now."
+    assert best_sentence("which hotel?", "From what I remember, we stayed at the Hotel Azul.", "Alice Wren") == \
+        "From what Alice Wren remembers, Alice Wren and others stayed at the Hotel Azul."
+    assert best_sentence("what does Sam watch?", "I really watch a lot of films", "Sam") == \
+        "Sam really watches a lot of films"
+    assert best_sentence("where did Sam go?", "I went home and I can swim.", "Sam") == "Sam went home and Sam can swim."
+    # a chat line pasted into the message is another person's "I" (regression whatsapp_pasted_lines' kind)
+    pasted = ("Look what Jonas wrote: [11/03/2023, 21:15:03] Jonas Berg: I'm selling my bike "
+              "[11/03/2023, 21:16:40] Priya Nair: I'll take it!")
+    assert best_sentence("what did Maya say?", pasted, "Maya Ortiz") == pasted
+    assert best_sentence("what did Maya say?", "I said: 3/11/23, 9:15 PM - Jonas: I sold it", "Maya Ortiz") == \
+        "Maya Ortiz said: 3/11/23, 9:15 PM - Jonas: I sold it"
 
 
 def test_who_is_cites_a_record_in_the_persons_own_words_before_an_attachment_note():
@@ -275,6 +322,9 @@ def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(cha
                                   "“who is Bob Stone?” and “who do I talk to most?”; I answer from your own records "
                                   "and cite them.")
     assert chat.answer("thanks!") == "You're welcome."
+    # the owner is left out of the people; Bob has three mails, Alice one
+    assert chat.answer("how many people do I know?") == \
+        "I hold 4 records about 2 people. You're most in touch with Bob Stone and Alice Example."
 
 
 def test_pronouns_in_a_follow_up_are_the_person_the_last_answer_was_about(chat, tmp_path):
