@@ -28,7 +28,7 @@ def brief(person: str, as_json: bool, context: str) -> None:
             b = svc.brief(person, context=context)
             svc.close()
     except Ambiguous as exc:
-        click.echo(f"kith: {exc} (ids: {', '.join(map(str, exc.candidates))}); use the id", err=True)
+        click.echo(f"kith: {exc}", err=True)  # the message lists each candidate's id, name and kind
         sys.exit(1)
     except (NotFound, KithError) as exc:
         click.echo(f"kith: {exc}", err=True)

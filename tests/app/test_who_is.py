@@ -67,6 +67,22 @@ def test_two_people_with_one_name_are_told_apart_by_address_and_work(tmp_path):
         c.close()
 
 
+def test_kith_ask_and_brief_with_a_shared_name_list_the_candidates(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    monkeypatch.setenv("KITH_HOME", str(tmp_path / "home"))
+    mail = write_mbox(tmp_path / "alex.mbox", [("Alex <alex@north.example>", "new job", "I work at Northwind now."),
+                                               ("Alex <alex.r@south.example>", "hello", "Southbank is fine.")])
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(mail)], catch_exceptions=False).exit_code == 0
+    out = runner.invoke(main, ["ask", "who is Alex?"], catch_exceptions=False).stdout
+    assert out.startswith("2 people share that name: Alex (id ") and "alex.r@south.example" in out, out
+    r = runner.invoke(main, ["brief", "Alex"])
+    assert r.exit_code == 1 and "(person)" in r.stderr and "canonical_name=" not in r.stderr, r.stderr
+
+
 def test_a_message_in_the_first_person_is_told_with_the_verb_agreeing():
     from app.answer import best_sentence
 
