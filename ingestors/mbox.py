@@ -19,7 +19,10 @@ What the standard library does not do for us, done here:
   multipart whose closing boundary has not come, not even then (an attached patch or mbox).  A
   file whose first message has no envelope line is read from its headers.  One
   message is held in memory at a time; one over :data:`MAX_MESSAGE_BYTES` is left out
-  with a :class:`RecordError` and the rest of the file is read.
+  with a :class:`RecordError` and the rest of the file is read.  A ``Content-Length`` header (mboxcl/mboxcl2,
+  which never quote ``From ``) ends the body when an envelope line or the file's end comes right after it;
+  MMDF mailboxes (``\x01\x01\x01\x01`` lines, :func:`split_mmdf`) and bare-CR line ends (classic Mac OS)
+  are read too.
 * **mboxrd un-quoting**: in an mbox, a body line matching ``^>+From `` loses
   exactly one ``>`` (Python's :mod:`mailbox` leaves them as they are).  This is
   right for mboxrd files and for the usual case in mboxo files (where the
@@ -31,8 +34,8 @@ What the standard library does not do for us, done here:
   parts that do have text (:func:`body_of`).
 * **Dates** become tz-aware at the sender's own offset (``Date: … +1000`` stays +10:00, so
   "yesterday" is read in the sender's calendar; ``-0000`` is UTC); a ``Date`` that is not RFC 5322 (``1999/01/31``)
-  is read leniently, and a missing or unreadable one falls back to the mbox
-  ``From_`` line's time (``attrs["date_source"] = "envelope"``, with a note); with
+  is read leniently, and a missing or unreadable one falls back to the earliest ``Received:`` date
+  (``attrs["date_source"] = "received"``), else the mbox ``From_`` line's time (``"envelope"``), with a note; with
   neither, ``sent_at=None`` and a note, never "now" or 1970.  12-hour times (``9:05 PM``) and
   ``+01:00`` offsets are read; an offset no zone has (``+2500``) is UTC, noted; a Date in the future
   is a wrong clock (``attrs["date_suspect"]``: the envelope line's time when there is one).
@@ -55,7 +58,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from core.errors import InputError
-from core.extraction.quoted import InlineForward, split_inline_forward
+from core.extraction.quoted import InlineForward, bare_subject, split_inline_forward
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
@@ -67,6 +70,7 @@ SNIFF_BYTES = 4096
 
 _HEADER_LINE = re.compile(rb"^([\x21-\x39\x3b-\x7e]+):")  # RFC 5322 field name, then ':'
 _MBOXRD_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
+_CONTENT_LENGTH = re.compile(rb"^Content-Length:[ \t]*(\d{1,12})[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 _HEADER_END = re.compile(rb"\r?\n\r?\n|^\r?\n")  # the blank line between a message's headers and its body
 _KNOWN_HEADERS = {
     b"from", b"to", b"cc", b"subject", b"date", b"message-id", b"received", b"return-path",
@@ -81,7 +85,6 @@ _CHARSET_ALIASES = {
     "shift_jis": "cp932", "x-sjis": "cp932", "iso-8859-8-i": "iso-8859-8", "tis-620": "cp874",
     "x-unknown": "", "unknown-8bit": "", "x-user-defined": "",
 }  # "" = no usable label: try UTF-8, then Windows-1252 (8-bit bytes under "us-ascii" are a lie)
-_REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg|antw|vs|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.I)
 _MSGID = re.compile(r"<[^<>\s]+>")
 
 
@@ -377,7 +380,51 @@ def _leaf_text(part: Message) -> str:
         meta = _META_CHARSET.search(payload[:4096])
         charset = meta.group(1).decode("ascii") if meta else charset
     text = decode_bytes(payload, charset)
-    return html_to_text(text) if html else text
+    if html:
+        return html_to_text(text)
+    if str(part.get_param("format") or "").strip().lower() == "flowed":
+        return unflow(text, str(part.get_param("delsp") or "").strip().lower() == "yes")
+    return text
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """A ``format=flowed`` text/plain body (RFC 3676) with its soft line breaks undone.
+
+    Args:
+        text: the decoded body; delsp: the part's ``delsp=yes`` (the space before each soft break was added by
+            the writer and goes, so a word split across lines is whole again).
+    Returns:
+        One line per paragraph: a line ending in a space (a soft break) runs on into the next line of the same
+        quote depth; space-stuffing is undone; quoted paragraphs start ``"> "`` per depth; the signature
+        separator ``"-- "`` stays a line of its own.
+    """
+    out: list[str] = []
+    para: list[str] = []
+    depth_of_para = -1
+
+    def flush() -> None:
+        nonlocal para, depth_of_para
+        if depth_of_para >= 0:
+            out.append("> " * depth_of_para + "".join(para) if depth_of_para else "".join(para))
+        para, depth_of_para = [], -1
+
+    for line in text.replace("\r\n", "\n").split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        content = content[1:] if content.startswith(" ") else content  # space-stuffing (or "> " after quotes)
+        if depth != depth_of_para:
+            flush()
+        if content == "-- ":
+            flush()
+            out.append("> " * depth + content if depth else content)
+            continue
+        soft = content.endswith(" ")
+        para.append(content[:-1] if soft and delsp else content)
+        depth_of_para = depth
+        if not soft:
+            flush()
+    flush()
+    return "\n".join(out)
 
 
 def _repair_multipart(part: Message) -> Message | None:
@@ -442,14 +489,20 @@ def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
 
 def _is_stub(plain: str, rich: str) -> bool:
     """True when ``plain``, a multipart/alternative's text/plain part, does not render ``rich`` (its HTML as
-    text): the HTML has more words, and fewer than half of the plain part's words are among them ("This
-    email requires an HTML viewer", "To view this message, open it in a browser")."""
+    text): fewer than half of the plain part's words are among the HTML's, and the HTML has more words or the plain
+    part speaks of HTML, a browser or a mail program (:data:`_PLACEHOLDER`: "This email requires an HTML viewer",
+    "This is an HTML message. Please use an HTML capable mail program…" above a one-line HTML reply)."""
     words = re.findall(r"\w+", plain.casefold())
     rich_words = re.findall(r"\w+", rich.casefold())
-    if len(rich_words) <= len(words):
-        return False
+    if not rich_words or (len(rich_words) <= len(words) and not _PLACEHOLDER.search(plain)):
+        return False  # a short HTML part loses to its plain part unless that says it is a stand-in for it
     known = set(rich_words)
     return sum(w in known for w in words) * 2 < len(words)
+
+
+_PLACEHOLDER = re.compile(r"\b(?:html|browser|viewer|mail (?:program|client|reader)|plain[- ]text version)\b", re.I)
+"""Words a text/plain stand-in for an HTML part uses ("This is an HTML message. Please use an HTML capable mail
+program…"), which then wins even when the HTML says less than it."""
 
 
 def _any_text(part: Message) -> str:
@@ -528,16 +581,28 @@ def is_envelope(line: bytes) -> bool:
 
 
 def envelope_time(from_line: str | None) -> datetime | None:
-    """The date of an mbox ``From_`` line as UTC (a time written without a zone is read as UTC), or None."""
+    """The date of an mbox ``From_`` line as UTC, or None.  A zone name in it (``Wed Feb  9 22:02 MET 2000``) is
+    read at its offset (:data:`ZONE_NAMES`, the US zones); a time written without a zone, or with an unknown or
+    ambiguous name, is read as UTC."""
     if not from_line:
         return None
     m = re.match(r"From\s+\S+\s+(.+?)\s*$", from_line)
     if not m:
         return None
+    import warnings
+
     from dateutil import parser as dateparser
 
+    def zone(name: str | None, offset: int | None):
+        minutes = _STANDARD_OFFSETS.get((name or "").upper(), ZONE_NAMES.get((name or "").upper()))
+        daylight = {"EDT": -240, "CDT": -300, "MDT": -360, "PDT": -420}.get((name or "").upper())
+        minutes = daylight if daylight is not None else minutes
+        return offset if minutes is None else minutes * 60
+
     try:
-        dt = dateparser.parse(m.group(1))
+        with warnings.catch_warnings():  # a zone name dateutil does not know: read as UTC (no zone)
+            warnings.simplefilter("ignore")
+            dt = dateparser.parse(_numeric_gmt(m.group(1)), tzinfos=zone)
     except (ValueError, OverflowError):
         return None
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
@@ -591,25 +656,46 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     return da, (da.hour, da.minute) == (db.hour, db.minute)
 
 
-def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict) -> datetime | None:
-    """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else its mbox
-    envelope line (UTC).
+def received_time(values: list[str]) -> datetime | None:
+    """The earliest time among a message's ``Received:`` headers (the first relay's, closest to when it was
+    sent), tz-aware at the offset written there, or None when none has a readable date.
+
+    Args:
+        values: the raw ``Received:`` header values (each ends ``; <RFC 5322 date>``).
+    """
+    times = []
+    for value in values:
+        if ";" not in value:
+            continue
+        dt = _parse_date(" ".join(value.rsplit(";", 1)[1].split()))
+        if dt is not None:
+            times.append(dt)
+    return min(times, default=None)
+
+
+def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict,
+             received: list[str] | None = None) -> datetime | None:
+    """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else the earliest
+    ``Received:`` header's date, else its mbox envelope line (UTC).
 
     * an RFC 5322 ``Date`` is used as it is (a zone name such as ``CEST`` at its offset; no zone, or an
       unknown one: UTC, ``attrs["date_source"] = "date-header-no-zone"``, see :func:`_parse_date`);
     * another date with a time (``2024-03-01 10:00``) is used, read as UTC when it has no zone;
     * a date with no time (``1999/01/31``) takes the envelope line's time when the envelope has
       the same day, else noon UTC of that day (``attrs["date_source"]`` says which);
-    * no readable Date: the envelope line's time (``attrs["date_source"] = "envelope"``);
+    * no readable Date: the earliest ``Received:`` date (:func:`received_time`, ``attrs["date_source"] =
+      "received"``), else the envelope line's time (``attrs["date_source"] = "envelope"``);
     * nothing: None, with a note.
     """
     dt = _parse_date(date_value, notes, attrs) if date_value else None
     envelope = envelope_time(mbox_from)
     if dt is not None:
         return _unless_future(dt, date_value, envelope, notes, attrs)
+    relayed = received_time(received or [])
+    fallback = (": time taken from the earliest Received header" if relayed else
+                ": time taken from the mbox envelope line" if envelope else "")
     if date_value is None:
-        notes.append("no Date header" + (": time taken from the mbox envelope line" if envelope else
-                                         ": time unknown"))
+        notes.append("no Date header" + (fallback or ": time unknown"))
     elif (lenient := _lenient_date(date_value))[0] is not None:
         day, has_time = lenient
         day = _day_month_order(date_value, day, envelope, notes)
@@ -623,15 +709,22 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
             attrs["date_source"] = "envelope"
             return envelope
+        if relayed is not None and relayed.date() == day.date():
+            notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the earliest "
+                         f"Received header")
+            attrs["date_source"] = "received"
+            return relayed
         notes.append(f"Date header has a day but no time ({date_value!r}): placed at noon UTC")
         attrs["date_source"] = "date-header-day"
         return day.replace(hour=12, tzinfo=timezone.utc)
     elif _is_epoch(date_value):
         notes.append(f"Date header is the 1970 epoch ({date_value!r}), the date of a clock never set"
-                     + (": time taken from the mbox envelope line" if envelope else ": time unknown"))
+                     + (fallback or ": time unknown"))
     else:
-        notes.append(f"Date header unparseable: {date_value!r}" + (": time taken from the mbox envelope line"
-                                                                    if envelope else ""))
+        notes.append(f"Date header unparseable: {date_value!r}" + fallback)
+    if relayed is not None:
+        attrs["date_source"] = "received"
+        return _unless_future(relayed, date_value or "", envelope, notes, attrs)
     if envelope is not None:
         attrs["date_source"] = "envelope"
     return envelope
@@ -700,12 +793,30 @@ def _to_24h(m: re.Match) -> str:
     return f"{hour:02d}{m.group(2)}"
 
 
+_DST_ZONE = re.compile(r"(?<=[\d\s])([A-Za-z]{2,4})[ \t]?DST\b(?![^()]*\))")  # "MET DST", "METDST" (not in a comment)
+_STANDARD_OFFSETS = {"UT": 0, "GMT": 0, "EST": -300, "CST": -360, "MST": -420, "PST": -480}
+
+
+def _dst_offset(m: re.Match) -> str:
+    """A zone written as its standard-time name plus ``DST`` (``MET DST``, ``METDST``: old Unix mailers) as the
+    numeric offset of its summer time (the standard offset plus an hour); unknown names are left as written."""
+    base = m.group(1).upper()
+    minutes = _STANDARD_OFFSETS.get(base, ZONE_NAMES.get(base))
+    if minutes is None:
+        return m.group(0)
+    minutes += 60
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+
+
 def _numeric_gmt(value: str) -> str:
     """A Date value with its time and zone in the forms the standard library reads: ``GMT+1``/``UTC-05:30``
     (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read ``GMT+1`` the POSIX way,
     as one hour *west*), an offset written ``+01:00`` as ``+0100``, and a 12-hour time (``9:05 PM``, Outlook's
-    forwarded headers, some web mailers) as ``21:05``."""
+    forwarded headers, some web mailers) as ``21:05``, and a standard zone name followed by ``DST`` (``MET DST``)
+    as its summer offset (``+0200``)."""
     value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+    value = _DST_ZONE.sub(_dst_offset, value)
     value = _TWELVE_HOUR.sub(_to_24h, value)
     return _COLON_OFFSET.sub(r"\1\2", value)
 
@@ -774,10 +885,36 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
     return None if dt.timestamp() == 0 else dt  # the 1970 epoch is an unset clock, not a date
 
 
+_BARE_SURNAME = re.compile(r"^[^\W\d_][\w'\-]*(?: [^\W\d_][\w'\-]*)?$")  # one or two words, no address
+_BARE_GIVEN = re.compile(r"^[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2}$")
+
+
+def _rejoin_last_first(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``getaddresses`` pairs with an unquoted "Last, First <a@b>" (Outlook and some exporters write the
+    directory name without quotes, so the comma splits it into a bare ``Last`` and ``First <a@b>``) made one
+    mailbox again, named ``"Last, First"``: a bare word or two with no ``@`` and no display name, followed by a
+    mailbox whose display name is one to three plain words."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(pairs):
+        name, address = pairs[i]
+        if i + 1 < len(pairs) and not name and "@" not in address and _BARE_SURNAME.match(address.strip()):
+            given, addr = pairs[i + 1]
+            plain = decode_header_value(given)
+            if "@" in addr and _BARE_GIVEN.match(plain):
+                out.append((f"{address.strip()}, {plain}", addr))
+                i += 2
+                continue
+        out.append((name, address))
+        i += 1
+    return out
+
+
 def _parties(values: list[str], role: str) -> list[Party]:
-    """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names)."""
+    """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names); an
+    unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
-    for name, address in getaddresses(values):
+    for name, address in _rejoin_last_first(getaddresses(values)):
         name, address = decode_header_value(name), address.strip()
         if address and "@" not in address and not name:  # "From: Whomever": a name, no address
             name, address = address, ""
@@ -787,14 +924,12 @@ def _parties(values: list[str], role: str) -> list[Party]:
 
 
 def normalise_subject(subject: str | None) -> str | None:
-    """A thread key from a subject: reply/forward prefixes dropped, spaces collapsed, case folded.
+    """A thread key from a subject: reply/forward prefixes (in many languages) and list tags dropped, spaces
+    collapsed, case folded (:func:`core.extraction.quoted.bare_subject`).
 
     Returns None for an empty subject.
     """
-    if not subject:
-        return None
-    key = " ".join(_REPLY_PREFIX.sub("", subject).split()).casefold()
-    return key or None
+    return bare_subject(subject).casefold() or None
 
 
 def _msg_ids(value: str | None) -> list[str]:
@@ -828,13 +963,15 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     subject = first("subject")
     message_id = first("message-id")
-    sent_at = _sent_at(first("date"), mbox_from, notes, attrs)
+    sent_at = _sent_at(first("date"), mbox_from, notes, attrs, headers.get("received"))
     senders = _parties(undecoded("from") or undecoded("sender"), "from")
     recipients = _parties(undecoded("to"), "to") + _parties(undecoded("cc"), "cc")
 
     references, in_reply_to = _msg_ids(first("references")), _msg_ids(first("in-reply-to"))
     thread_subject = normalise_subject(subject)
-    thread = (references or in_reply_to or _msg_ids(message_id) or [thread_subject])[0]
+    gmail_thread = (first("x-gm-thrid") or "").strip()
+    thread = f"gmail-thread:{gmail_thread}" if gmail_thread.isdigit() else \
+        (references or in_reply_to or _msg_ids(message_id) or [thread_subject])[0]
 
     for key, value in (("message_id", message_id), ("list_id", first("list-id")),
                        ("in_reply_to", first("in-reply-to")), ("mbox_from", mbox_from),
@@ -910,9 +1047,10 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     Returns:
         First a Record of kind ``"email"``: ``external_id`` the Message-ID (or ``"#<index>"``),
         ``text`` the sender's own words (:func:`body_of`; line endings ``\\n``, at most
-        :data:`MAX_TEXT` chars), ``sent_at`` tz-aware at the sender's offset or None, ``thread`` the References
-        root, else the In-Reply-To, else the Message-ID itself (so a first message and its replies
-        share a key), else the normalised subject.  Then one Record per forwarded
+        :data:`MAX_TEXT` chars), ``sent_at`` tz-aware at the sender's offset or None, ``thread`` Gmail's own
+        thread (``X-GM-THRID`` in a Takeout mbox, as ``"gmail-thread:<id>"``: it also joins replies that carry no
+        References), else the References root, else the In-Reply-To, else the Message-ID itself (so a first
+        message and its replies share a key), else the normalised subject.  Then one Record per forwarded
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
         ``attrs["forwarded_in"]`` = the ``external_id`` of the message it was forwarded in (the
         outer record lists them in ``attrs["forwarded"]``); a message forwarded inside a forwarded
@@ -1090,6 +1228,26 @@ class RawMessage:
     complete: bool = True
 
 
+class _CRLines:
+    """A binary file whose lines end with a bare CR (classic Mac OS: Eudora's and old Mac mailboxes), read with
+    ``readline`` as if they ended with LF; only what :func:`split_mbox` and :func:`split_mmdf` call."""
+
+    def __init__(self, fh: BinaryIO):
+        self.fh, self.buf = fh, b""
+
+    def readline(self, limit: int = -1) -> bytes:
+        limit = limit if limit and limit > 0 else 1 << 62
+        while b"\r" not in self.buf and len(self.buf) < limit:
+            more = self.fh.read(LINE_CHUNK)
+            if not more:
+                break
+            self.buf += more
+        cut = self.buf.find(b"\r")
+        end = min(limit, cut + 1 if cut >= 0 else len(self.buf))
+        line, self.buf = self.buf[:end], self.buf[end:]
+        return line[:-1] + b"\n" if line.endswith(b"\r") else line
+
+
 def _chunks(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     """``(piece, starts_a_line)``: the file's lines, a line longer than :data:`LINE_CHUNK` in pieces."""
     at_start = True
@@ -1202,6 +1360,45 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         replay[:0] = again + extra
         previous_blank = True
 
+    declared: list[int] = []  # the Content-Length of the message whose header block just ended
+
+    def pull() -> tuple[bytes, bool] | None:
+        return replay.pop(0) if replay else next(source, None)
+
+    def take_declared(length: int) -> bool:
+        """mboxcl/mboxcl2: when the message's ``Content-Length`` ends its body exactly where a line ends and is
+        followed by the end of the file or an envelope line (maybe after a blank line), the body is those bytes,
+        ``From `` lines in it included; else everything read ahead is read again as usual (False)."""
+        nonlocal previous_blank, closing
+        ahead: list[tuple[bytes, bool]] = []
+        got = 0
+        while got < length and got <= max_message_bytes:
+            nxt = pull()
+            if nxt is None:
+                break
+            ahead.append(nxt)
+            got += len(nxt[0])
+        after: list[tuple[bytes, bool]] = []
+        ok = got == length and (not ahead or ahead[-1][0].endswith(b"\n"))
+        while ok:
+            nxt = pull()
+            if nxt is None:
+                break
+            after.append(nxt)
+            if not nxt[0].strip() and len(after) == 1:
+                continue  # the blank line before the next envelope line
+            ok = is_envelope(nxt[0])
+            break
+        if not ok:
+            replay[:0] = ahead + after
+            return False
+        for piece, _ in ahead:
+            add(piece)
+        closing = None  # the length says where the body ends, whatever its MIME structure
+        replay[:0] = after
+        previous_blank = True
+        return True
+
     def track(piece: bytes, at_start: bool) -> None:
         """Follow the current message's header block (for its boundary), then whether its multipart closed."""
         nonlocal in_headers, head_size, closing
@@ -1210,6 +1407,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                 in_headers = False
                 boundary = _top_boundary(b"".join(head))
                 closing = b"--" + boundary + b"--" if boundary else None
+                length = _CONTENT_LENGTH.search(b"".join(head))
+                declared[:] = [int(length.group(1))] if length else []
                 head.clear()
             elif head_size < MAX_HEADER_BYTES:
                 head.append(piece)
@@ -1265,6 +1464,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         add(piece)
         track(piece, at_start)
         previous_blank = at_start and piece.endswith(b"\n") and not piece.strip()
+        if declared and not over:
+            take_declared(declared.pop())
     if pending is not None:
         if require_headers:
             add(pending)
@@ -1277,10 +1478,54 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         yield last
 
 
+MMDF_MARK = b"\x01\x01\x01\x01"
+"""The line (four Ctrl-A bytes) that opens and closes each message of an MMDF mailbox (SCO, old MMDF and
+some Unix mail tools)."""
+
+
+def split_mmdf(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES) -> Iterator[RawMessage]:
+    """Cut an open MMDF mailbox into messages: each lies between a :data:`MMDF_MARK` line and the next one
+    (``From `` lines inside are body text; an mbox envelope line right after the opening mark is taken as the
+    message's ``From_`` line).  Text outside the marks (blank lines) is skipped; a message the file ends inside
+    of (its closing mark missing) is kept with ``complete=False``.
+
+    Args:
+        fh: the file, positioned at the first mark; max_message_bytes: as for :func:`split_mbox`.
+    Yields:
+        :class:`RawMessage` per message, in file order (``data=None`` for one over the size limit).
+    """
+    parts: list[bytes] = []
+    inside, over, size = False, False, 0
+    from_line: bytes | None = None
+    first = False
+    for piece, at_start in _chunks(fh):
+        if at_start and piece.rstrip(b"\r\n") == MMDF_MARK:
+            if inside:
+                yield RawMessage(from_line, None if over else b"".join(parts), size)
+            inside, over, size, from_line, first = not inside, False, 0, None, True
+            parts.clear()
+            continue
+        if not inside:
+            continue
+        if first and at_start and piece.startswith(b"From ") and is_envelope(piece):
+            from_line, first = piece, False
+            continue
+        first = False
+        size += len(piece)
+        if size > max_message_bytes:
+            over = True
+            parts.clear()
+        elif not over:
+            parts.append(piece)
+    if inside and size:
+        yield RawMessage(from_line, None if over else b"".join(parts), size, complete=False)
+
+
 # --------------------------------------------------------------------------- the ingestors
 
 class MboxIngestor:
-    """Reads an mbox file (mboxo or mboxrd): one Record per message, in file order.
+    """Reads an mbox file (mboxo, mboxrd, mboxcl/mboxcl2 with ``Content-Length``, or MMDF): one Record per
+    message, in file order.
 
     Args:
         max_message_bytes: a message bigger than this is left out (a RecordError saying so) and
@@ -1288,7 +1533,7 @@ class MboxIngestor:
     """
 
     name = "mbox"
-    suffixes = frozenset({".mbox", ".mbx"})
+    suffixes = frozenset({".mbox", ".mbx", ".mmdf"})
 
     def __init__(self, max_message_bytes: int = MAX_MESSAGE_BYTES):
         self.max_message_bytes = max_message_bytes
@@ -1296,6 +1541,8 @@ class MboxIngestor:
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when ``head`` starts with an mbox ``From_`` line with a time in it, 0.6 without one, else 0."""
         head = _skip_preamble(head)
+        if head.startswith(MMDF_MARK + b"\n") or head.startswith(MMDF_MARK + b"\r\n"):
+            return 0.9  # an MMDF mailbox
         if not head.startswith(b"From "):
             return 0.0
         first = head.split(b"\n", 1)[0]
@@ -1307,7 +1554,8 @@ class MboxIngestor:
 
         Args:
             path: the mbox file.  Its first message may lack the ``From_`` line (it starts with headers).
-        A UTF-8 byte-order mark and blank lines before the first message are skipped.  A last message the
+        A UTF-8 byte-order mark and blank lines before the first message are skipped; lines may end with LF,
+        CRLF or (classic Mac OS) a bare CR.  A last message the
         file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
         RecordError.
 
@@ -1325,10 +1573,14 @@ class MboxIngestor:
             if body.startswith(_OLE_MAGIC):
                 raise InputError(str(path), OUTLOOK_MSG)
             has_envelope = body.startswith(b"From ")
-            if not has_envelope and _looks_like_headers(body) < 0.4:
+            mmdf = body.startswith(MMDF_MARK)
+            if not has_envelope and not mmdf and _looks_like_headers(body) < 0.4:
                 raise InputError(str(path), "not an mbox file: it starts with neither a 'From ' line nor mail headers")
             fh.seek(start)
-            for index, message in enumerate(split_mbox(fh, self.max_message_bytes, has_envelope), 1):
+            lines = _CRLines(fh) if b"\r" in body and b"\n" not in body else fh  # bare-CR line ends (old Macs)
+            messages = (split_mmdf(lines, self.max_message_bytes) if mmdf else
+                        split_mbox(lines, self.max_message_bytes, has_envelope))
+            for index, message in enumerate(messages, 1):
                 envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
                 if message.data is None:
                     yield RecordError(str(path), f"message {index}",

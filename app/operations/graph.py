@@ -1,7 +1,6 @@
 """Queries over the knowledge graph: facts as of a date, entity profiles, the knowledge map, fact search."""
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
@@ -12,6 +11,7 @@ from app.container import Container
 from app.operations.entities import find_entity
 from core import clock
 from core.clock import ensure_utc
+from core.extraction.quoted import bare_subject
 from core.graph.merge import merged_into
 from core.store.collections import FACTS, RECORDS
 from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
@@ -334,7 +334,7 @@ def period(c: Container, since: datetime, until: datetime) -> Period:
         subjects: list[str] = []
         for subject in s.exec(select(Record.subject).where(Record.id.in_(live), Record.subject.is_not(None))
                               .order_by(Record.sent_at.desc(), Record.id.desc()).limit(50)).all():
-            bare = re.sub(r"^(?:(?:re|fwd?|aw|sv|tr)\s*:\s*)+", "", subject or "", flags=re.IGNORECASE).strip()
+            bare = bare_subject(subject)
             if bare and bare.casefold() not in {x.casefold() for x in subjects}:
                 subjects.append(bare)
             if len(subjects) == 3:

@@ -173,3 +173,20 @@ def split_inline_forward(text: str) -> InlineForward | None:
         return None
     body = "\n".join(rest[i:]).strip("\n")
     return InlineForward(before, headers, body)
+
+
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:\[[^\]]{1,40}\]\s*|(?:re|fwd?|aw|wg|sv|vs|vl|vb|antw|tr|rif|r|i|odp|ynt|ilt|res|enc|rv|"
+    r"отв|пересл|απ|σχετ|πρθ|回复|答复|回覆|转发|轉寄|転送)\s*(?:\[\d+\]|\^\d+|\(\d+\))?\s*[:：]+\s*)+", re.I)
+"""Reply and forward prefixes as clients write them in many languages (``Re:``, ``Fwd:``, ``AW:``, ``WG:``, ``SV:``,
+``R:``/``I:`` of Italian Outlook, ``Odp:``, ``Отв:``, ``回复：``, ``Re[2]:``, ``Re^2:``), and mailing-list tags in
+brackets (``[hiking]``) among them."""
+_FWD_SUFFIX = re.compile(r"\s*\((?:fwd|fw)\)\s*$", re.I)  # Pine's "Subject (fwd)"
+
+
+def bare_subject(subject: str | None) -> str:
+    """A mail subject without the reply/forward prefixes and list tags in front of it (:data:`_SUBJECT_PREFIX`)
+    and Pine's ``(fwd)`` after it, spaces collapsed: ``"Re: Fwd: AW: WG: [hiking] Saturday route"`` →
+    ``"Saturday route"``.  ``""`` for an empty subject (or one that is only prefixes)."""
+    text = " ".join((subject or "").split())
+    return _FWD_SUFFIX.sub("", _SUBJECT_PREFIX.sub("", text)).strip()
