@@ -69,7 +69,8 @@ def when_phrase(text: str, sent: datetime | None) -> str:
     else the day it was sent; "" when it has no time."""
     if sent is None:
         return ""
-    sent = clock.ensure_utc(sent)
+    if sent.tzinfo is None:  # aware: read at its own offset (the sender's day, not UTC's)
+        sent = clock.ensure_utc(sent)
     for a in find_time_anchors(text or "", sent):
         p = a.phrase.lower()
         if re.search(r"\b(?:last|past) (?:week|weekend)\b", p):
@@ -128,11 +129,17 @@ def _local_day(item) -> date | None:
             return date.fromisoformat(m.group(1))
         except ValueError:
             pass
+    w = _local_when(item)
+    return w.date() if w is not None else None
+
+
+def _local_when(item) -> datetime | None:
+    """``item``'s time at its own ``utc_offset`` (where it was sent or taken), else in UTC; None without a time."""
     w = _when(item)
-    if w is None:
-        return None
     offset = _get(item, "utc_offset")
-    return (w + timedelta(minutes=offset)).date() if isinstance(offset, int) else w.date()
+    if w is None or not isinstance(offset, int):
+        return w
+    return w.astimezone(timezone(timedelta(minutes=offset)))
 
 
 def days_text(days: Sequence[date]) -> str:
@@ -1001,7 +1008,7 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     speaker = _get(t0, "sender") or (owner if _get(t0, "kind") == "episode" else None)
     text = _get(t0, "text") or ""
     if kind == "when":
-        when = when_phrase(best_sentence(question, text), _when(t0)) or when_phrase(text, _when(t0))
+        when = when_phrase(best_sentence(question, text), _local_when(t0)) or when_phrase(text, _local_when(t0))
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
     if kind == "who":  # the sender of the best turn the question does not name (its subject is not the answer)

@@ -31,7 +31,8 @@ EXIF times are the camera's wall clock, so the UTC instant needs the offset (``t
 * ``"gps-time"``: the GPS time-of-day (UTC, from the satellites) against the camera's time
   of day gives the offset, rounded to 15 minutes; it is checked against the time zone of
   the GPS position on that date (``timezonefinder`` + ``zoneinfo``, offline) and a
-  disagreement is noted (a camera left on home time).  A time of day fixes the offset only up
+  disagreement is noted (a camera left on home time): the GPS time gives the instant, and the photo's local time
+  and day are the position's (``attrs["camera_time"]``/``["camera_offset"]`` keep what the camera read).  A time of day fixes the offset only up
   to a whole day, so near the date line the one nearest the position's zone is taken (Samoa's
   +13:00, not −11:00).  In the hour the clocks go back, it tells the first 01:30 from the second.  The GPS
   *date* is not used for this: cameras often get it a day wrong.  An offset tag that the GPS time contradicts
@@ -838,11 +839,22 @@ class PhotoIngestor:
         if zone is None:
             zone, basis = self.local_timezone, "zone-unknown"
             notes.append(f"time zone unknown: camera time read as {self.local_timezone.key}")
-        attrs["time_basis"] = basis
-        attrs["time_zone"] = getattr(zone, "key", None) or str(zone)
         # the instant, at the offset where it was taken (issue 13), as a fixed offset: a zone's datetime in the hour
         # the clocks go back never compares equal to one in another zone (PEP 495), whichever fold it is
         instant = local.replace(tzinfo=zone, fold=fold)
+        if basis == "gps-time" and position_zone is not None and zone is not position_zone:
+            # a camera clock on another zone's time (home time, a zone or summer time not set): the GPS time gives the
+            # instant; where it was taken, the time of day was the position's, so that is the photo's local time
+            # (and day); the camera's own reading is kept beside it
+            at_place = instant.astimezone(position_zone)
+            attrs["camera_time"] = local.isoformat()
+            attrs["camera_offset"] = _fmt(instant.utcoffset())
+            notes.append(f"camera clock read {local:%Y-%m-%d %H:%M} (UTC{attrs['camera_offset']}); at the position "
+                         f"({position_zone.key}) it was {at_place:%Y-%m-%d %H:%M}: the photo's local time")
+            local, zone, instant = at_place.replace(tzinfo=None), position_zone, at_place
+            attrs["local_time"] = local.isoformat()
+        attrs["time_basis"] = basis
+        attrs["time_zone"] = getattr(zone, "key", None) or str(zone)
         return local, instant.astimezone(timezone(instant.utcoffset()))
 
     @staticmethod

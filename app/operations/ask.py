@@ -81,12 +81,13 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
         raw = dialect.read_connection(c.db.engine)
         try:
             rows = raw.cursor().execute(
-                "SELECT r.id, r.kind, r.subject, r.text, s.path, e.canonical_name FROM record r "
+                "SELECT r.id, r.kind, r.subject, r.text, r.utc_offset, s.path, e.canonical_name FROM record r "
                 "LEFT JOIN source s ON s.id = r.source_id LEFT JOIN entity e ON e.id = r.sender_entity_id "
                 f"WHERE r.id IN ({','.join('?' * len(rids))})", rids).fetchall()
         finally:
             raw.close()
-        meta = {rid: (_Row(kind, subject, text), path or "", sender) for rid, kind, subject, text, path, sender in rows}
+        meta = {rid: (_Row(kind, subject, text, offset), path or "", sender)
+                for rid, kind, subject, text, offset, path, sender in rows}
     placed: set[int] = set()
     by_fact = {f.fact_id: f for f in res.facts} if facts else {}
     # a trip's event fact ("2 photos were taken at Arezzo on 2008-10-22") says again what the place's visit fact
@@ -108,12 +109,12 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
 
 
 class _Row:
-    """What a shown record needs: kind, subject, text."""
+    """What a shown record needs: kind, subject, text, and its offset where it was sent (minutes, or None)."""
 
-    __slots__ = ("kind", "subject", "text")
+    __slots__ = ("kind", "subject", "text", "utc_offset")
 
-    def __init__(self, kind, subject, text):
-        self.kind, self.subject, self.text = kind, subject, text
+    def __init__(self, kind, subject, text, utc_offset=None):
+        self.kind, self.subject, self.text, self.utc_offset = kind, subject, text, utc_offset
 
 
 def _fact_result(f, source: str, relevance: float, shown_with: int | None = None) -> AskResult:
@@ -144,7 +145,7 @@ def _hit_result(h, meta) -> AskResult:
     text = shown_text(row.subject, row.text, row.kind)
     return AskResult(text=text, source=path, when=iso, score=round(h.score, 6), record_id=h.record_id,
                      subject=row.subject, sender=sender, relevance=round(h.relevance, 4), episode_id=h.episode_id,
-                     tier=h.tier, record_kind=row.kind)
+                     tier=h.tier, record_kind=row.kind, utc_offset=row.utc_offset)
 
 
 def record_source(c: Container, record_id: int) -> dict:

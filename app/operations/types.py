@@ -117,6 +117,9 @@ class AskResult:
         subject, sender: the record's subject and sender (a fact: "domain: key" and its subject's name).
         confidence: a fact's confidence.  tier: seed 001's recall tier of a turn (A–D).
         record_kind: the record's kind (email, chat, photo, voice, …).
+        utc_offset: a record's offset where it was sent or taken, minutes east of UTC (+540 for Tokyo), or None:
+            its local day is ``when`` at this offset (a photo taken at 00:30 in Tokyo is on the day after its UTC
+            day).
     """
 
     text: str
@@ -134,6 +137,7 @@ class AskResult:
     tier: str = ""
     record_kind: str = ""
     evidence: list = field(default_factory=list)  # a fact's evidence record ids
+    utc_offset: int | None = None
 
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,

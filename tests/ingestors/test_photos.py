@@ -1,7 +1,7 @@
 """Photo ingestor against the real corpus photos (right values from ../shared/corpus/README.md)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
 import pytest
@@ -223,7 +223,10 @@ def test_camera_left_on_home_time_abroad_is_placed_by_the_gps_clock(tmp_path):
     # New York in July is UTC-04:00; the camera says 20:00 while the satellites say 18:00 UTC: it was on +02:00
     r = _read(_photo(tmp_path / "ny.jpg", "2023:07:01 20:00:00", (40.7128, -74.0060), (18, 0, 0)))
     assert r.sent_at == datetime(2023, 7, 1, 18, 0, tzinfo=UTC)
-    assert r.attrs["time_basis"] == "gps-time" and r.attrs["time_zone"] == "UTC+02:00"
+    # shown at New York's time (14:00 −04:00, the photo's local time there); the camera's own reading kept beside it
+    assert r.attrs["time_basis"] == "gps-time" and r.attrs["time_zone"] == "America/New_York"
+    assert r.sent_at.utcoffset() == timedelta(hours=-4) and r.attrs["local_time"] == "2023-07-01T14:00:00"
+    assert r.attrs["camera_time"] == "2023-07-01T20:00:00" and r.attrs["camera_offset"] == "+02:00"
     assert any("America/New_York, UTC-04:00" in n for n in r.notes)
 
 
