@@ -386,20 +386,50 @@ def _entity_or_choices(c, name: str):
     tells them apart — an address and the most confident current fact, from :func:`app.operations.graph.about`),
     or None."""
     from app.operations.entities import find_entity
-    from app.operations.graph import about
     from core.errors import Ambiguous, NotFound
 
     try:
         return find_entity(c, name)
     except Ambiguous as exc:
-        out = []
-        for e in exc.candidates[:5]:
-            a = about(c, e.id)
-            hint = "; ".join([*a.addresses[:1], *(_fact_body(st) for st, _ev in a.facts[:1])])
-            out.append((e.id, e.canonical_name, e.kind, hint))
-        return out
+        return [(e.id, e.canonical_name, e.kind, _hint(c, e.id)) for e in exc.candidates[:5]]
     except NotFound:
+        return _by_first_name(c, name)
+
+
+def _hint(c, entity_id: int) -> str:
+    """What tells an entity apart from another of the same name: its first address and its most confident
+    current fact (:func:`app.operations.graph.about`), "; "-joined."""
+    from app.operations.graph import about
+
+    a = about(c, entity_id)
+    return "; ".join([*a.addresses[:1], *(_fact_body(st) for st, _ev in a.facts[:1])])
+
+
+def _by_first_name(c, name: str):
+    """The live person whose full name starts with the one word ``name`` ("Rosa" → Rosa Vidal), as
+    :func:`_entity_or_choices` gives it — the list when several do — or None.  Only for answers: forgetting
+    needs the whole name or the id."""
+    from sqlmodel import select
+
+    from core.graph.entities import normalize_name
+    from core.store.schema import Entity
+
+    word = normalize_name(name or "")
+    if not word or " " in word or "@" in word or word.isdigit():
         return None
+    with c.db.session() as s:
+        found = [e for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None), Entity.kind == "person",
+                                                        Entity.canonical_name.ilike(f"{name.strip()} %"))).all()
+                 if normalize_name(e.canonical_name).split(" ")[0] == word]
+        if len(found) > 1:
+            for e in found:
+                s.expunge(e)
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    return _entity_or_choices(c, found[0].canonical_name) if len({e.canonical_name for e in found}) == 1 \
+        else [(e.id, e.canonical_name, e.kind, _hint(c, e.id)) for e in found[:5]]
 
 
 def contact_question(c, question: str):
@@ -866,7 +896,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     if isinstance(about, list):
         names = _and([f"{name} (id {i}{': ' + hint if hint else ''})" for i, name, _k, hint in about[:5]])
         who = "people" if all(k == "person" for _i, _n, k, _h in about) else "entries"
-        return MemoryAnswer(f"{len(about)} {who} share that name: {names}. Which one do you mean?", [], "who")
+        verb = "share that name" if len({n for _i, n, _k, _h in about}) == 1 else "go by that name"
+        return MemoryAnswer(f"{len(about)} {who} {verb}: {names}. Which one do you mean?", [], "who")
     name = about.name
     items = list(enumerate(results, 1))
     evidence = {r for _st, ev in about.facts for r in ev}
@@ -927,7 +958,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         return MemoryAnswer(NOTHING, [], kind, True)
     items = list(enumerate(results, 1))
     first_person = bool(_FIRST_PERSON.search(question))
-    turns = [(n, r) for n, r in items if _get(r, "kind") in ("record", "episode")]
+    # a record with no words (a voice memo of silence, a photo-only message) cannot be the answer's sentence
+    turns = [(n, r) for n, r in items if _get(r, "kind") in ("record", "episode") and (_get(r, "text") or "").strip()]
     facts = [(n, r) for n, r in items if _get(r, "kind") == "fact"]
     history = [(n, r) for n, r in items if _get(r, "kind") == "history"]
 
@@ -984,6 +1016,13 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             extra = extra + ")" if extra.strip(" (") else ""
             cited = [n0] + [n for n, _ in before]
             return MemoryAnswer(f"{body}{extra} {_cite(cited)}", cited, kind)
+        # none holds now (or at as_of), but one did: what ended is the answer ("Rosa Vidal worked at Northwind until
+        # March 2023"), not an old message that still says it in the present tense
+        ended = [(n, h) for n, h in history if str(_get(h, "subject") or "").startswith("work:" if work else "places:")
+                 and _fact_of_asked(question, h, owner, first_person)]
+        if ended:
+            n0, h0 = ended[0]
+            return MemoryAnswer(f"{_fact_body(_get(h0, 'text'))} {_cite([n0])}", [n0], kind)
         if work:  # no work fact about them: their own message that talks of work, or an honest "nothing says"
             turns = [(n, t) for n, t in turns if _ASKS_WORK.search(_get(t, "text") or "")
                      and _fact_of_asked(question, t, owner, first_person)]
@@ -1001,6 +1040,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
 
     if not turns:  # only facts: the best current one (or history) is the answer
+        if not (facts or history):  # only records with no words
+            return MemoryAnswer(NOTHING, [], kind, True)
         n0, f0 = (facts or history)[0]
         return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
 

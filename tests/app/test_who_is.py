@@ -58,8 +58,12 @@ def test_two_people_with_one_name_are_told_apart_by_address_and_work(tmp_path):
         assert ": alex@north.example; Alex works at Northwind)" in reply
         assert ": alex.r@south.example; Alex works at Southbank)" in reply
         assert reply.endswith("Which one do you mean?")
+        loop.subject = None
         lives = loop.turn("where does Rosa live?").reply.split("\n\nSources:\n")[0]
         assert lives.startswith("Rosa Vidal lives in Madrid (since March 2023)"), lives
+        # a first name alone is the one person it starts the name of
+        rosa = loop.turn("who is Rosa?").reply.split("\n\nSources:\n")[0]
+        assert rosa.startswith("Rosa Vidal lives in Madrid. Rosa Vidal (rosa@example.org) — in 1 of your records"), rosa
         for question, said in (("where does Rosa work?", "Nothing in your records says where Rosa works."),
                                ("where do I work?", "Nothing in your records says where you work.")):
             assert loop.turn(question).reply.split("\n\nSources:\n")[0] == said
@@ -413,3 +417,14 @@ def test_who_is_brings_a_record_in_their_own_words_to_cite(chat, tmp_path):
     r = chat.loop.turn("who is Bob Stone?")
     assert r.cited and all(m.item.sender == "Bob Stone" for m in r.cited)
     assert r.cited[0].item.text != "Route\n\n[attached: route.pdf]"
+
+
+def test_a_record_with_no_words_is_never_the_answer():
+    """A voice memo of silence (regression ``silence_30s.wav``'s kind) is found by its title ("Voice memo …") but has
+    no text: the answer is the next record's sentence, or nothing — not an empty line."""
+    silent = {"kind": "record", "text": "", "subject": "Voice memo silence", "record_id": 1, "record_kind": "voice"}
+    jfk = {"kind": "record", "text": "Ask not what your country can do for you.", "subject": "Voice memo jfk",
+           "record_id": 2, "record_kind": "voice"}
+    assert memory_answer("what's in my voice memos?", [silent, jfk]).text == \
+        "Ask not what your country can do for you. [2]"
+    assert memory_answer("what's in my voice memos?", [silent]).text == NOTHING
