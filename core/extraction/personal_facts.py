@@ -114,9 +114,18 @@ def _subject(m: re.Match) -> Subject:
 
 
 _PATTERNS: list[tuple[re.Pattern, str]] = [
-    (re.compile(rf"\b{_SUBJ} (?:work|works|worked|started|start|starts) (?:at|for) (?P<org>{_ORG})"), "employer"),
-    (re.compile(rf"\b{_SUBJ} (?:joined|join|joins) (?P<org>{_ORG})"), "employer"),
-    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:live|lives|living|moved|move|moves|moving|relocated)"
+    # "I work at", "I now work at", "I've been working for", "Ana has worked at … since 2019"
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:work|works|worked|working|started|start|starts|starting) "
+                rf"(?:at|for) (?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:joined|join|joins|joining) (?P<org>{_ORG})"), "employer"),
+    # "I got a job at", "I've accepted an offer from", "I started a new job at", "I was hired by"
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:got|accepted|landed|took|started|began|found) (?:a |an |the )?"
+                rf"(?:new |first |full-time |part-time |permanent )?(?:job|position|role|offer|contract) "
+                rf"(?:at|with|from) (?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:was|were|got|have been|has been|['’]ve been|['’]s been) (?:{_ADV} )?"
+                rf"(?:hired|taken on|recruited) (?:by|at) (?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:live|lives|living|moved|move|moves|moving|relocated|"
+                rf"relocating)"
                 rf"(?: back)?(?: home)? (?:in|to) (?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b{_HOME_SUBJ}(?:['’](?:m|re|s)| am| are| is)(?: {_ADV})? back (?:home )?(?:in|to) "
                 rf"(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
@@ -137,13 +146,16 @@ _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:quit|resigned from|left) my (?:job|position|role) "
                 rf"(?:at|with) (?P<val>{_ORG})"), (_JOB,)),
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?P<val>{_ORG})"), (_JOB, _HOME)),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:resigned from|retired from|(?:was |were |got |been )?(?:laid off|"
+                rf"let go|fired|made redundant) (?:from|by|at)) (?P<val>{_ORG})"), (_JOB,)),
 ]
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
 # joined Globex" — read again as "I moved to Rome", "Ana joined Globex".
 _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME}){_AUX}(?: {_ADV})? (?:left|quit|"
                     rf"sold|finished|ended|moved out of|moved away from|stopped working at|graduated from) [^,;.!?]*? "
-                    rf"and (?:then |now |have |has |'ve )?(?P<rest>(?:moved|relocated|started|joined|now live|live)\b"
+                    rf"and (?:then |now |have |has |'ve )?(?P<rest>(?:moved|relocated|started|joined|now live|live|now work|work|"
+                    rf"got a (?:new )?job)\b"
                     rf"[^,;.!?]*)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 

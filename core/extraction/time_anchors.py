@@ -6,12 +6,19 @@ Sat 10 Jun 2023 08:30 +10:00 (Fri 22:30 UTC) says "yesterday" about Fri 9 Jun, s
 reference is taken at its own offset (ingestors keep the offset the source gave: mail ``Date:``,
 a photo's offset, a chat export's local time).  Only a small, deterministic grammar:
 
-* ``today``, ``yesterday``, ``tomorrow``, ``tonight``, ``last night``, ``this morning/evening``
-* ``N days|weeks|months|years ago`` (N as digits or a word up to twelve)
+* ``today``, ``yesterday``, ``tomorrow``, ``tonight``, ``last night``, ``this morning/evening``,
+  ``the day before yesterday``, ``the day after tomorrow``
+* ``N days|weeks|months|years ago`` (N as digits or a word up to twelve), ``a fortnight ago``; ``in N
+  days|weeks|months`` ahead in a sentence not in the past tense ("I move to Lisbon in two weeks")
 * ``last|next week|weekend|month|year``, ``last|next|this <weekday>``
 * ``on <weekday>``: the most recent one in a sentence in the past tense, else the next one
-* ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``
-* ``in|since|during [early|late] <Month> [<year>]`` (month names capitalised, so "in may" is not May): its
+* ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
+  such day up to the message in a sentence in the past tense, else the next one
+* ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
+  and the day is still to come (the month after when it is not, and the day has passed)
+* ``in|since|during|back in <year>``: the year's first day
+* ``in|since|during [early|late] <Month> [<year>]`` (month names capitalised, so "in may" is not May; the
+  word before may start a sentence: "Since March I work at…"): its
   first day; without a year, the last such month up to the message after "since" or in a sentence in the
   past tense, else the next one
 
@@ -34,11 +41,17 @@ _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|ju
 
 _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? " + _MONTH_RE + r",? (\d{4})?\b", re.I)),
+    ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r"\b(?:,? (\d{4})\b)?", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
-    ("month", re.compile(r"\b(?:in|since|during|early|late|mid-|until) (?:early |late |mid-)?"
+    ("month", re.compile(r"\b(?:[Ii]n|[Ss]ince|[Dd]uring|[Ee]arly|[Ll]ate|mid-|[Uu]ntil) (?:early |late |mid-)?"
                          r"(January|February|March|April|May|June|July|August|September|October|November|December)"
                          r"(?:,? (\d{4}))?\b")),
+    ("year", re.compile(r"\b(?:in|since|during|back in|from) ((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)),
+    ("nth", re.compile(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b", re.I)),
+    ("two", re.compile(r"\b(?:the )?day (before yesterday|after tomorrow)\b", re.I)),
+    ("fortnight", re.compile(r"\ba fortnight ago\b", re.I)),
+    ("in", re.compile(r"\bin (\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
+                      r" (day|week|month)s?(?! ago)\b", re.I)),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
                        r" (day|week|month|year)s? ago\b", re.I)),
     ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
@@ -83,17 +96,49 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
     try:
         if kind == "iso":
             return date(int(g[0]), int(g[1]), int(g[2]))
-        if kind == "dmy":
-            return date(int(g[2]) if g[2] else ref.year, _MON[g[1][:3].lower()], int(g[0]))
-        if kind == "mdy":
-            return date(int(g[2]) if g[2] else ref.year, _MON[g[0][:3].lower()], int(g[1]))
+        if kind in ("dmy", "mdy"):
+            day_s, month_s, year_s = (g[0], g[1], g[2]) if kind == "dmy" else (g[1], g[0], g[2])
+            month, day = _MON[month_s[:3].lower()], int(day_s)
+            if year_s:
+                return date(int(year_s), month, day)
+            # no year: the last such day up to the message in the past tense ("I moved on 3 December",
+            # written in June), else the next one ("I start on 3 January", written in December)
+            year = ref.year - (past and (month, day) > (ref.month, ref.day)) \
+                + (not past and (month, day) < (ref.month, ref.day))
+            return date(year, month, day)
+        if kind == "year":
+            return date(int(g[0]), 1, 1)
+        if kind == "nth":
+            day = int(g[0])
+            if not 1 <= day <= 31:
+                return None
+            step = -1 if past else 1
+            first = ref.replace(day=1)
+            if (past and day > ref.day) or (not past and day < ref.day):
+                first = _add_months(first, step)
+            for _ in range(3):  # "on the 31st" in a month of 30 days: the month before (or after) that has one
+                try:
+                    return first.replace(day=day)
+                except ValueError:
+                    first = _add_months(first, step)
+            return None
     except ValueError:
         return None
+    if kind == "two":
+        return ref + timedelta(days=-2 if g[0].lower().startswith("before") else 2)
+    if kind == "fortnight":
+        return ref - timedelta(days=14)
+    if kind == "in":
+        if past:
+            return None  # "I lived there in two months" is a duration, not a date ahead
+        n = int(g[0]) if g[0].isdigit() else _NUM[g[0].lower()]
+        unit = g[1].lower()
+        return _add_months(ref, n) if unit == "month" else ref + timedelta(days=n * (7 if unit == "week" else 1))
     if kind == "month":  # "in March": the 1st; a past tense means the last March up to now, else the next
         month = _MONTHS.index(g[0].lower()) + 1
         if g[1]:
             return date(int(g[1]), month, 1)
-        back = past or m.group(0).startswith("since")
+        back = past or m.group(0).lower().startswith("since")
         year = ref.year - (back and month > ref.month) + (not back and month < ref.month)
         return date(year, month, 1)
     if kind == "ago":

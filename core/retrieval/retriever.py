@@ -512,6 +512,14 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             if new in by_ep and old in by_ep and by_ep[old].relevance > by_ep[new].relevance:
                 by_ep[new].relevance = by_ep[old].relevance
                 by_ep[new].features["lifted_from"] = old
+            if new in by_ep and old in by_ep and (by_ep[old].tier == "A" or by_ep[old].features.get("coverage", 0.0)
+                                                  > by_ep[new].features.get("coverage", 0.0)):
+                # shown whenever what it replaced is shown (is_shown): "I got a job at Southbank" answers "where does
+                # Rosa work?" although it lacks the word "work" that "I work at Northwind" had
+                for name in ("coverage", "question_words"):
+                    by_ep[new].features[name] = max(by_ep[new].features.get(name, 0), by_ep[old].features.get(name, 0),
+                                                    1.0 if name == "coverage" and by_ep[old].tier == "A" else 0)
+                by_ep[new].features.setdefault("lifted_from", old)
         for f in facts:
             f.relevance = max([h.relevance for h in hits if h.record_id in f.evidence] or [0.0])
         for f in facts:  # the other photos of a relevant visit substantiate it: shown with it
@@ -567,6 +575,26 @@ def _fact_sql(where: str) -> str:
             f"WHERE {where}")
 
 
+def _later_holder(cur, f, t) -> int | None:
+    """The fact that holds now (or at ``t``) for ``f``'s subject and key and began when ``f`` ended or later —
+    what came after a spell that ended with nothing replacing it ("I quit Northwind", then "I got a job at
+    Southbank"): superseded_by chains stop at such a spell.  None when none holds."""
+    ftomb = "AND tombstoned_at IS NULL" if _HAS_TOMB["fact"] else ""
+    end = f.valid_to or f.valid_from
+    best = None
+    for fid, vf, vt, sup in cur.execute(
+            "SELECT id, valid_from, valid_to, superseded_by FROM fact WHERE subject_entity_id = ? AND domain = ? "
+            f"AND category = ? AND key = ? AND id != ? {ftomb}",
+            (f.subject_id, f.domain, f.category, f.key, f.fact_id)).fetchall():
+        vf, vt = _dt(vf), _dt(vt)
+        if vf is None or (end is not None and vf < end):
+            continue
+        if (sup is None and t is None) or (t is not None and vf <= t and (vt is None or vt > t)):
+            if best is None or vf > best[1]:
+                best = (fid, vf)
+    return best[0] if best else None
+
+
 def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of, qtok, read: list | None = None):
     """Attach the facts the hits are evidence for and put current before superseded (seed 002).
 
@@ -612,7 +640,7 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
     for f in list(facts.values()):
         if f.current or f.superseded_by is None:
             continue
-        nxt, seen = f.superseded_by, {f.fact_id}
+        nxt, seen, holds = f.superseded_by, {f.fact_id}, False
         while nxt is not None and nxt not in seen:
             seen.add(nxt)
             row = cur.execute("SELECT id, superseded_by, valid_to FROM fact WHERE id = ?", (nxt,)).fetchone()
@@ -621,8 +649,11 @@ def _facts_and_supersession(cur, order: list[int], rows: dict[int, dict], as_of,
                 break
             vt = _dt(row[2])
             if (t is None and row[1] is None) or (t is not None and (vt is None or vt > t)):
+                holds = True
                 break
             nxt = row[1]
+        if not holds:  # an ended spell (superseded by itself: "I quit Northwind"), later followed by another value
+            nxt = _later_holder(cur, f, t)
         if nxt is None:
             continue
         successors[f.fact_id] = nxt

@@ -1,0 +1,110 @@
+"""Pass 23 on issue 13's kinds (``mbox_superseded_home``, ``mbox_yesterday_timezones``, ``mbox_two_people_named_alex``),
+with inputs the tests write themselves and read through the real import: more ways of saying a job or a home
+changed ("I now work at", "I got a job at", "I've been living in … since 2019", "I resigned from"), more relative
+dates in the sender's calendar ("the day before yesterday", "on the 3rd", "Since March", "in 2019", "in two weeks"),
+an ended job followed by a new one found by ``ask``, and identities (a work and a personal address signed with one
+mobile number, a household address).
+
+Right values worked out by hand from each message's Date header (weeks start on Monday)."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from app.answer import memory_answer
+from app.operations.ask import ask
+from app.operations.graph import profile
+from app.operations.ingest import ingest
+from core.extraction.personal_facts import extract_facts
+from core.extraction.time_anchors import find_time_anchors
+from helpers.mboxes import write_raw_mbox
+
+ROSA = "Rosa Vidal <rosa@vidal.example>"
+TOM = "Tom Weller <tom@weller.example>"
+
+
+def spells(c, who: str, key: str):
+    """(current [(value, valid_from day)], history [(valid_from day, value, valid_to day)]) of ``who``'s ``key``."""
+    p = profile(c, who)
+    cur = [(f.value, f.valid_from[:10]) for f in p.current if f.key == key]
+    hist = sorted((f.valid_from[:10], f.value, (f.valid_to or "")[:10]) for f in p.history if f.key == key)
+    return cur, hist
+
+
+WED = datetime(2023, 6, 14, 9, 0, tzinfo=timezone(timedelta(hours=2)))  # Wed 14 Jun 2023, 07:00 UTC
+
+
+@pytest.mark.parametrize("text, day", [
+    ("I moved the day before yesterday.", date(2023, 6, 12)),
+    ("I start the day after tomorrow.", date(2023, 6, 16)),
+    ("I moved a fortnight ago.", date(2023, 5, 31)),
+    ("I move in two weeks.", date(2023, 6, 28)),          # ahead: not in the past tense
+    ("I moved on the 3rd.", date(2023, 6, 3)),
+    ("I moved on the 20th.", date(2023, 5, 20)),          # past tense, the 20th is still to come: May's
+    ("I start on the 3rd.", date(2023, 7, 3)),            # ahead, the 3rd has passed: July's
+    ("I moved on 20 June.", date(2022, 6, 20)),           # no year, past tense, still to come: last year's
+    ("I moved on 3rd of June.", date(2023, 6, 3)),
+    ("Since March I work there.", date(2023, 3, 1)),      # a capital at the sentence start
+    ("In May we moved.", date(2023, 5, 1)),
+    ("I moved to Oslo in 2019.", date(2019, 1, 1)),
+    ("Back in 2019 I moved.", date(2019, 1, 1)),
+])
+def test_more_relative_dates_in_the_senders_calendar(text, day):
+    assert [a.day for a in find_time_anchors(text, WED)] == [day]
+
+
+def test_a_duration_in_the_past_tense_is_not_a_date_and_a_missing_day_steps_back():
+    assert find_time_anchors("I moved in two weeks.", WED) == []
+    assert [a.day for a in find_time_anchors("I moved on the 31st.", date(2023, 3, 5))] == [date(2023, 1, 31)]
+
+
+@pytest.mark.parametrize("text, subject, key, value, day, ended", [
+    ("I now work at Southbank.", "speaker", "employer", "Southbank", date(2023, 6, 14), False),
+    ("I got a job at Southbank!", "speaker", "employer", "Southbank", date(2023, 6, 14), False),
+    ("I have worked at Globex since March.", "speaker", "employer", "Globex", date(2023, 3, 1), False),
+    ("Since March I work at Globex.", "speaker", "employer", "Globex", date(2023, 3, 1), False),
+    ("I've been living in Oslo since 2019.", "speaker", "home", "Oslo", date(2019, 1, 1), False),
+    ("I'm starting at Globex on Monday.", "speaker", "employer", "Globex", date(2023, 6, 19), False),
+    ("I started a new job at Globex.", "speaker", "employer", "Globex", date(2023, 6, 14), False),
+    ("I was hired by Globex last week.", "speaker", "employer", "Globex", date(2023, 6, 5), False),
+    ("I'm working for Globex now.", "speaker", "employer", "Globex", date(2023, 6, 14), False),
+    ("Ana got a job at Acme.", "Ana", "employer", "Acme", date(2023, 6, 14), False),
+    ("I'm relocating to Porto next month.", "speaker", "home", "Porto", date(2023, 7, 1), False),
+    ("I resigned from Northwind last week.", "speaker", "employer", "Northwind", date(2023, 6, 5), True),
+    ("I was laid off by Northwind.", "speaker", "employer", "Northwind", date(2023, 6, 14), True),
+])
+def test_more_ways_of_saying_a_job_or_a_home(text, subject, key, value, day, ended):
+    found = [(f.subject.name or f.subject.kind, f.key, f.value, f.valid_from, bool(f.ends))
+             for f in extract_facts(text, WED)]
+    assert found == [(subject, key, value, day, ended)]
+
+
+@pytest.mark.parametrize("text", ["I never got a job at Acme.", "Did you get a job at Acme?", "I work with Tom.",
+                                  "I got a job offer I can't refuse.", "I've been working at home."])
+def test_what_states_no_job(text):
+    assert [f for f in extract_facts(text, WED) if f.key == "employer"] == []
+
+
+JOBS = [
+    (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "job", "I work at Northwind."),
+    (TOM, "Tue, 10 Jan 2023 09:00:00 +0100", "job", "I work at Southbank."),
+    (ROSA, "Mon, 13 Mar 2023 09:00:00 +0100", "job", "I quit Northwind last week."),   # Mon 6 Mar
+    (ROSA, "Mon, 20 Mar 2023 09:00:00 +0100", "job", "I got a job at Southbank!"),
+]
+
+
+def test_a_job_ended_then_a_new_one_is_current_and_ask_says_so(container, tmp_path):
+    assert not ingest(container, [write_raw_mbox(tmp_path / "jobs.mbox", JOBS)]).errors
+    assert spells(container, "Rosa Vidal", "employer") == ([("Southbank", "2023-03-20")],
+                                                           [("2023-01-09", "Northwind", "2023-03-06")])
+    assert spells(container, "Tom Weller", "employer") == ([("Southbank", "2023-01-10")], [])  # not Rosa's
+    results = ask(container, "where does Rosa work?")
+    facts = [r for r in results if r.kind == "fact" and r.fact_id]
+    assert facts and facts[0].text == "As of 2023-03-20, Rosa Vidal works at Southbank."
+    answer = memory_answer("where does Rosa work?", results)
+    assert answer.text.startswith("Rosa Vidal works at Southbank (since March 2023")
+    # between the two jobs: what ended is the answer, in the past tense
+    then = ask(container, "where does Rosa Vidal work?", as_of=datetime(2023, 3, 15, tzinfo=timezone.utc))
+    assert memory_answer("where does Rosa Vidal work?", then).text.startswith(
+        "Rosa Vidal worked at Northwind until March 2023")
