@@ -10,11 +10,15 @@ has them all).  Without one, audio files are refused with a clear reason.
   the note ``"no speech found"`` — never Whisper's "you" on silence.
 * **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
-  a time in it, read with ``ffprobe``, as UTC (``attrs["time_basis"] = "creation-time"``); else the
+  a time in it, read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
+  Apple's ``creationdate`` (its local time) says the same instant (``attrs["time_zone"]``, ``["local_time"]``),
+  else as UTC; else the
   date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
   ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
   the ingestor was made with (``"file-name"``, with a note); with none the time stays unknown — a
   file's mtime is when it was copied, not when it was recorded.
+* **Cut short**: a WAV whose header promises more sound than decodes is transcribed as far as it goes, with a
+  note; one with no sound after its header at all is refused (``InputError``: quarantined, the file named).
 * **Title**: the ``title`` tag (``©nam``; Voice Memos writes the memo's name there) is the
   record's subject, else ``"Voice memo <file name>"``.
 * **Two speakers** (a stereo file with one per channel): the transcript's lines
@@ -62,13 +66,44 @@ def _parse_when(value: str | None) -> datetime | None:
 
 
 def recording_time(path: Path, tags: dict[str, str] | None = None) -> datetime | None:
-    """When the memo was recorded, tz-aware UTC, from the container's tags (see the module docstring), or None."""
+    """When the memo was recorded, tz-aware, from the container's tags (see the module docstring), or None.
+
+    The instant is the first tag's that reads (``creation_time``, UTC, first); it is given at the recorder's own
+    offset when Apple's ``com.apple.quicktime.creationdate`` (the phone's local time, ``2023-05-05T07:30:00+0900``)
+    says the same instant (within a minute) or is the only time there, else in UTC."""
     tags = media_tags(path) if tags is None else tags
     for name in _TIME_TAGS:
         when = _parse_when(tags.get(name))
         if when is not None:
+            local = _local_when(tags.get("com.apple.quicktime.creationdate"))
+            if local is not None and abs(local - when) <= timedelta(minutes=1):
+                return when.astimezone(local.tzinfo)
             return when
     return None
+
+
+def _local_when(value: str | None) -> datetime | None:
+    """A time written with its own offset (``2023-05-05T07:30:00+0900``), at that offset; None without one."""
+    if not value or "T" not in value and ":" not in value:
+        return None
+    try:
+        d = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo is not None else None
+
+
+def declared_seconds(path: Path) -> float | None:
+    """How long a WAV file's header says its sound is (``wave``: frames ÷ rate), or None (not a PCM WAV, or the
+    header cannot be read).  Compared with what decodes, it tells a file cut short (a copy that stopped)."""
+    import wave
+
+    try:
+        with wave.open(str(path), "rb") as w:
+            rate = w.getframerate()
+            return w.getnframes() / rate if rate else None
+    except (wave.Error, EOFError, OSError, ValueError):
+        return None
 
 
 class VoiceIngestor:
@@ -105,8 +140,8 @@ class VoiceIngestor:
         the file name), ``attrs["time_basis"]`` says which; None when neither says.
 
         Raises:
-            InputError: the file is missing or empty, no speech-to-text is configured, or the audio cannot
-                be decoded.
+            InputError: the file is missing or empty, no speech-to-text is configured, the audio cannot
+                be decoded, or no sound at all decodes (a WAV that is only its header).
         """
         path = Path(path)
         try:
@@ -125,12 +160,23 @@ class VoiceIngestor:
             raise InputError(str(path), f"could not transcribe: {exc}") from exc
         text = (result if isinstance(result, str) else getattr(result, "text", "") or "").strip()
         no_speech = bool(getattr(result, "no_speech", False)) or not text
+        notes: list[str] = []
+        decoded = getattr(result, "duration", None)
+        declared = declared_seconds(path) if isinstance(decoded, (int, float)) else None
+        if no_speech and isinstance(decoded, (int, float)) and decoded <= 0:  # a header and nothing after it
+            said = f" (its header says {declared:.1f} s: the file was cut short)" if declared else ""
+            raise InputError(str(path), f"no sound in the file: 0 s of audio decodes{said}")
+        if declared is not None and declared - decoded > max(0.5, 0.02 * declared):
+            notes.append(f"file cut short: its header says {declared:.1f} s of sound, {decoded:.1f} s is there "
+                         "(transcribed as far as it goes)")
         tags = media_tags(path)
         when = recording_time(path, tags)
-        notes: list[str] = []
         attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
         if when is not None:
             attrs["time_basis"] = "creation-time"
+            if when.utcoffset():  # the recorder's own local time (Apple's creationdate)
+                attrs["time_zone"] = f"UTC{when:%z}"[:-2] + ":" + f"{when:%z}"[-2:]
+                attrs["local_time"] = when.replace(tzinfo=None).isoformat()
         else:
             named = time_from_name(path.name)
             if named is not None and named[0] <= datetime.now() + timedelta(days=1):

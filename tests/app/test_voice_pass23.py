@@ -1,0 +1,156 @@
+"""Voice memos, pass 23: sounds that are not speech (white and pink noise, a steady tone, mains hum, noise in an AAC
+.m4a), a WAV that is only a header, one cut short, one whose header is garbage, an empty file, and a Voice Memos
+.m4a whose own local time says where it was recorded.  Each is a record with a clear note or a quarantined file
+named with its reason — never text Whisper made up — and a memo's day is the day where it was recorded.
+
+Non-speech files go through the real Transcriber with ffmpeg decoding; the energy check finds no speech, so no
+model is loaded.  The one that needs Whisper itself (a beep between silences) is marked slow.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import wave
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main
+from app.models.transcribe import Transcriber, Transcript
+from core.errors import InputError
+from ingestors.voice import VoiceIngestor, recording_time
+
+pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="decoding audio needs ffmpeg")
+UTC = timezone.utc
+
+
+def ff(*args):
+    subprocess.run(["ffmpeg", "-v", "quiet", "-nostdin", "-y", *args], check=True)
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int = 16000, channels: int = 1) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return path
+
+
+def _ingestor() -> VoiceIngestor:
+    t = Transcriber(Path("never-loaded.pt"))  # no speech found: the model is never loaded
+    return VoiceIngestor(t.transcribe)
+
+
+def _read(path: Path):
+    (rec,) = _ingestor().read(path)
+    return rec
+
+
+@pytest.mark.parametrize("source", [
+    "anoisesrc=d=5:c=white:a=0.3:r=16000",
+    "anoisesrc=d=5:c=pink:a=0.4:r=48000",
+    "sine=f=440:d=5:r=8000",
+    "sine=f=50:d=4:r=16000,volume=0.1",
+])
+@pytest.mark.parametrize("suffix", [".wav", ".m4a"])
+def test_sound_that_is_not_speech_is_a_record_with_no_text(tmp_path, source, suffix):
+    path = tmp_path / f"memo{suffix}"
+    ff("-f", "lavfi", "-i", source, *(["-c:a", "aac"] if suffix == ".m4a" else []), str(path))
+    rec = _read(path)
+    assert rec.text == "" and "no speech found" in rec.notes
+    assert rec.attrs["duration_s"] >= 3.9
+
+
+def test_stereo_48k_silence_is_no_speech(tmp_path):
+    path = write_wav(tmp_path / "stereo.wav", np.zeros(48000 * 3 * 2), rate=48000, channels=2)
+    rec = _read(path)
+    assert (rec.text, rec.attrs["duration_s"]) == ("", 3.0) and "no speech found" in rec.notes
+
+
+def test_a_wav_that_is_only_its_header_is_quarantined_naming_the_file(tmp_path):
+    full = write_wav(tmp_path / "full.wav", np.zeros(16000 * 3))  # 3 s declared
+    header_only = tmp_path / "header_only.wav"
+    header_only.write_bytes(full.read_bytes()[:44])
+    with pytest.raises(InputError) as err:
+        _read(header_only)
+    assert err.value.path == str(header_only)
+    assert "no sound in the file: 0 s of audio decodes (its header says 3.0 s: the file was cut short)" in str(err.value)
+
+
+def test_a_wav_cut_short_is_kept_with_a_note(tmp_path):
+    full = write_wav(tmp_path / "full.wav", np.zeros(16000 * 4))  # 4 s declared: 128 000 bytes of samples
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(full.read_bytes()[:44 + 32000])  # 1 s of them is there
+    rec = _read(cut)
+    assert rec.text == "" and rec.attrs["duration_s"] == 1.0
+    assert "file cut short: its header says 4.0 s of sound, 1.0 s is there (transcribed as far as it goes)" in rec.notes
+    whole = _read(full)
+    assert not any("cut short" in n for n in whole.notes)
+
+
+@pytest.mark.parametrize("name, data, reason", [
+    ("garbage.wav", b"RIFF\x24\x00\x00\x00WAVEfmt garbagegarbage", "not readable audio"),
+    ("fake.mp3", b"ID3\x03\x00\x00\x00\x00\x00\x00not an mp3 at all", "not readable audio"),
+    ("empty.wav", b"", "empty file (0 bytes): no audio"),
+])
+def test_broken_files_are_refused_naming_the_file(tmp_path, name, data, reason):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError) as err:
+        _read(path)
+    assert err.value.path == str(path) and reason in str(err.value)
+
+
+def _apple_memo(path: Path, creation_time: str, creationdate: str | None, title: str = "Harbour plan") -> Path:
+    meta = ["-metadata", f"creation_time={creation_time}", "-metadata", f"title={title}"]
+    if creationdate:
+        meta += ["-metadata", f"com.apple.quicktime.creationdate={creationdate}"]
+    ff("-f", "lavfi", "-i", "anoisesrc=d=1:a=0.01:r=16000", "-c:a", "aac", *meta, "-movflags", "use_metadata_tags",
+       str(path))
+    return path
+
+
+def test_voice_memos_own_local_time_keeps_its_offset(tmp_path):
+    # recorded at 07:30 on 5 May in Tokyo (+09:00) = 22:30 UTC on 4 May: both tags say the same instant
+    memo = _apple_memo(tmp_path / "New Recording.m4a", "2023-05-04T22:30:00.000000Z", "2023-05-05T07:30:00+0900")
+    when = recording_time(memo)
+    assert when == datetime(2023, 5, 4, 22, 30, tzinfo=UTC) and when.utcoffset() == timedelta(hours=9)
+    rec = _read(memo)
+    assert rec.sent_at == when and rec.sent_at.utcoffset() == timedelta(hours=9)
+    assert rec.attrs["time_zone"] == "UTC+09:00" and rec.attrs["local_time"] == "2023-05-05T07:30:00"
+    # a local time that is not the same instant (a tag edited by hand) does not move it: UTC, as the tag says
+    other = _apple_memo(tmp_path / "edited.m4a", "2023-05-04T22:30:00Z", "2023-05-05T09:30:00+0900")
+    assert recording_time(other) == datetime(2023, 5, 4, 22, 30, tzinfo=UTC) and recording_time(other).utcoffset() == timedelta(0)
+
+
+def test_ask_when_gives_the_memos_local_day(tmp_path, monkeypatch):
+    # 00:30 on 5 May in Tokyo is 15:30 UTC on 4 May: the memo was recorded on 5 May where it was said
+    from app.container import Container
+
+    folder = tmp_path / "Voice Memos"
+    folder.mkdir()
+    _apple_memo(folder / "20230505 003000.m4a", "2023-05-04T15:30:00Z", "2023-05-05T00:30:00+0900",
+                title="Ferry booking")
+    monkeypatch.setattr(Container, "transcribe", lambda self, path: Transcript(
+        text="Booked the ferry to Oshima for the whole family.", duration=1.0, languages=["en"]))
+    result = CliRunner().invoke(main, ["ingest", str(folder), "--json"], catch_exceptions=False)
+    report = json.loads(result.stdout)
+    assert (report["records_added"], report["errors"]) == (1, [])
+    answer = CliRunner().invoke(main, ["ask", "when did I book the ferry to Oshima?"], catch_exceptions=False)
+    assert answer.stdout.splitlines()[0].startswith("5 May 2023"), answer.stdout
+
+
+@pytest.mark.slow
+def test_real_whisper_writes_nothing_for_a_beep_between_silences(tmp_path_factory, tmp_path):
+    from app.models import convert_whisper
+
+    checkpoint = convert_whisper.ensure_default_checkpoint(tmp_path_factory.mktemp("whisper-models"))
+    beep = tmp_path / "beep.wav"
+    ff("-f", "lavfi", "-i", "sine=f=1000:d=1:r=16000", "-af", "adelay=1000,apad=pad_dur=1", str(beep))
+    (rec,) = VoiceIngestor(Transcriber(checkpoint).transcribe).read(beep)
+    assert rec.text == "" and "no speech found" in rec.notes
