@@ -27,7 +27,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Callable, Iterator
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; end of central directory (empty archive)
 SKIPPED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
@@ -92,7 +92,8 @@ def _unsafe(name: str) -> bool:
 
 def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
                 errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
-                _depth: int = 1, _budget: list[int] | None = None) -> Iterator[Member]:
+                _depth: int = 1, _budget: list[int] | None = None,
+                first: Callable[[str], bool] | None = None) -> Iterator[Member]:
     """Yield the archive's members one by one as temporary files (each deleted when the next is asked for).
 
     Args:
@@ -102,8 +103,11 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
         errors: refusals are appended here as ``(cited path, reason)``; the archive as a whole
             failing to open is one such entry (cited as the archive).
         workdir: where the temporary files go (default the system's temporary folder).
+        first: given a member's name, True for a member to read before the others (an address book, an
+            export's profile file that names its owner); their order among themselves is kept.
     Yields:
-        :class:`Member` per file, in the archive's order; members of nested archives in place.
+        :class:`Member` per file, in the archive's order (those ``first`` picks before the rest); members of
+        nested archives in place.
     """
     errors = errors if errors is not None else []
     cite = cite or str(path)
@@ -116,7 +120,10 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
     tmp = Path(tempfile.mkdtemp(prefix="kith-zip-", dir=workdir))
     try:
         with zf:
-            for info in zf.infolist():
+            infos = zf.infolist()
+            if first is not None:
+                infos = sorted(infos, key=lambda i: not first(member_name(i)))  # stable: archive order kept
+            for info in infos:
                 name = member_name(info)
                 where = f"{cite}/{name}"
                 if info.is_dir() or (_skipped(name) and not _unsafe(name)):
@@ -149,7 +156,7 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                 if ok:
                     try:
                         if is_zip(target) and _depth < limits.max_depth:
-                            yield from zip_members(target, where, limits, errors, tmp, _depth + 1, budget)
+                            yield from zip_members(target, where, limits, errors, tmp, _depth + 1, budget, first)
                         elif is_zip(target):
                             errors.append((where, f"archive nested more than {limits.max_depth} deep: not opened"))
                         else:

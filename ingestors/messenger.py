@@ -40,8 +40,22 @@ Decisions:
   ``attrs["system_events"]`` (``{"at", "actor", "text"}``) of the next record (the last
   record for those after it).
 * **Who**: ``Party(sender_name, None, "handle", "from")``; the recipients are the other
-  ``participants`` (role ``"member"``).  An account that no longer exists (``"Facebook
-  user"``, ``"Instagram User"``) is nobody in particular: sender None, with a note.
+  ``participants`` (role ``"member"``), and someone who wrote in the chat but is no longer among
+  its participants (they left the group) for the messages up to their last one.  An account that
+  no longer exists (``"Facebook user"``, ``"Instagram User"``) is nobody in particular: sender
+  None, with a note.
+* **The owner** (the account holder, whose export it is; :meth:`MessengerIngestor.account_holder`):
+  the name Meta's own profile files give (``personal_information/profile_information/
+  profile_information.json``, Messenger's ``autofill_information.json``, Instagram's
+  ``personal_information.json``, found in the export's folders above the conversation) when it
+  is one of the chat's names; else the sender of the export's "You sent an attachment." / "You
+  named the group …" notices; else, in a chat of two whose ``title`` is one of them, the other;
+  else the one name every conversation of the export's ``messages`` folder has among its
+  participants; else the owner found so for another conversation of the same export.  Each record
+  carries it as ``attrs["owner_name"]``, and the owner's own messages ``attrs["is_from_me"]``, so
+  the account holder is the owner, not a contact (``core.graph.parties``).
+* **Shared links**: a ``share``'s ``share_text`` (or its ``link``) is the record's ``subject``,
+  so the link can be found by its words; the share is kept in ``attrs["share"]``.
 * **Which service**: ``attrs["service"]`` is ``"instagram"`` or ``"facebook"`` when a folder (or the
   zip) the file lies in says so (``your_instagram_activity``, ``instagram-<user>-<date>``;
   ``your_activity_across_facebook``, ``facebook-<user>-<date>``, ``messenger``); otherwise
@@ -98,6 +112,24 @@ _SECONDS_BELOW = 10**11  # a "timestamp" below this is seconds (10**11 s is the 
 # folders Meta keeps conversations in (thread_path's first part)
 _THREAD_FOLDERS = {"inbox", "archived_threads", "message_requests", "filtered_threads", "e2ee_cutover"}
 _META_OPENING = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"participants"\s*:\s*\[')
+# notices Meta writes, under the account holder's own sender_name, about what the account holder did
+_PROFILE_OPENING = re.compile(rb'^(?:\xef\xbb\xbf)?\s*\{\s*"(?:profile_v2|profile_user|autofill_information_v2)"\s*:')
+_OWNER_NOTICE = re.compile(r"^you (?:sent|unsent|named|removed|changed|created|left|added|set|pinned|unpinned|"
+                           r"reacted|started)\b", re.I)
+# where an export keeps its account holder's name, relative to the export's top folder
+_PROFILE_FILES = (
+    "personal_information/profile_information/profile_information.json",  # Facebook, 2022-
+    "profile_information/profile_information.json",  # Facebook, 2019-2021
+    "your_activity_across_facebook/messages/autofill_information.json",
+    "your_facebook_activity/messages/autofill_information.json",
+    "messages/autofill_information.json",
+    "personal_information/personal_information/personal_information.json",  # Instagram, 2023-
+    "personal_information/personal_information.json",
+    "account_information/personal_information.json",  # Instagram, older
+)
+_PROFILE_LEVELS = 7  # folders above a conversation's file searched for the profile files
+_SIBLINGS_READ = 400  # conversations of an export read for the name every one of them has
+_PARTICIPANTS_HEAD = 256 << 10  # bytes of a sibling conversation read for its participants
 
 
 def fix_mojibake(value: Any) -> Any:
@@ -209,6 +241,83 @@ def _thread_key(data: dict, title: str | None, path: Path) -> str:
     return title or parent.name
 
 
+def profile_name(data: Any) -> str | None:
+    """The account holder's name in one of Meta's profile files (:data:`_PROFILE_FILES`), mojibake undone.
+
+    Args:
+        data: the parsed JSON: Facebook's ``{"profile_v2": {"name": {"full_name"}}}`` (``"profile"`` before
+            2021), Messenger's ``{"autofill_information_v2": {"FULL_NAME": [name]}}`` or Instagram's
+            ``{"profile_user": [{"string_map_data": {"Name": {"value"}}}]}``.
+    Returns:
+        The name, or None when the file holds none of these.
+    """
+    if not isinstance(data, dict):
+        return None
+    found: Any = None
+    for key in ("profile_v2", "profile"):
+        name = data.get(key, {}).get("name") if isinstance(data.get(key), dict) else None
+        if isinstance(name, dict):
+            found = found or name.get("full_name")
+    auto = data.get("autofill_information_v2")
+    if not found and isinstance(auto, dict) and isinstance(auto.get("FULL_NAME"), list) and auto["FULL_NAME"]:
+        found = auto["FULL_NAME"][0]
+    users = data.get("profile_user")
+    if not found and isinstance(users, list) and users and isinstance(users[0], dict):
+        smd = users[0].get("string_map_data")
+        value = smd.get("Name") if isinstance(smd, dict) else None
+        found = value.get("value") if isinstance(value, dict) else None
+    found = fix_mojibake(found) if isinstance(found, str) else None
+    return found.strip() if found and found.strip() else None
+
+
+def _is_owner_notice(text: str) -> bool:
+    """Whether ``text`` is one of Meta's notices of what the account holder did ("You sent an attachment.",
+    "You named the group Trip."): the whole text is Meta's phrase (:data:`_GENERATED_PHRASES`), not someone's
+    words that begin so ("You sent the wrong file!")."""
+    return bool(_OWNER_NOTICE.match(text) and _GENERATED_PHRASES.match(text))
+
+
+def is_profile_file(name: str) -> bool:
+    """True when the path ``name`` (``/``-separated, as in a zip) ends with one of Meta's profile files
+    (:data:`_PROFILE_FILES`), the file that names an export's account holder."""
+    low = "/" + str(name).replace("\\", "/").casefold()
+    return any(low.endswith("/" + rel) for rel in _PROFILE_FILES)
+
+
+def _participant_names(value: Any) -> list[str]:
+    """The names of a ``participants`` list (``[{"name"}]`` or plain names), mojibake undone, in order."""
+    out = []
+    for p in value if isinstance(value, list) else []:
+        name = fix_mojibake(p.get("name") if isinstance(p, dict) else p)
+        if isinstance(name, str) and name.strip():
+            out.append(name)
+    return out
+
+
+def _head_participants(path: Path) -> list[str] | None:
+    """The participants of a conversation file, read from its first bytes only (Meta writes them first);
+    None when they cannot be read there."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_PARTICIPANTS_HEAD).decode("utf-8-sig", "replace")
+    except OSError:
+        return None
+    m = re.search(r'"participants"\s*:\s*\[', head)
+    if not m:
+        return None
+    try:
+        value, _ = json.JSONDecoder(strict=False).raw_decode(head, m.end() - 1)
+    except json.JSONDecodeError:
+        return None
+    return _participant_names(value)
+
+
+def _messages_root(path: Path) -> Path | None:
+    """The export's ``messages`` folder when ``path`` lies in Meta's layout (``<messages>/inbox/<chat>/file``)."""
+    parent = Path(path).absolute().parent
+    return parent.parent.parent if parent.parent.name.casefold() in _THREAD_FOLDERS else None
+
+
 class MessengerIngestor:
     """Reads an Instagram or Facebook Messenger ``message_N.json``: one Record per message, oldest first.
 
@@ -223,16 +332,116 @@ class MessengerIngestor:
         group's list can fill the first 4 KiB), or whose first 4 KiB hold ``"participants"`` or
         ``"messages"`` together with a sender (``"sender_name"``/``"senderName"``) and a time
         (``"timestamp_ms"``/``"timestamp"``); else 0.  (Above Telegram's 0.95: both are JSON with
-        ``"messages"``.)"""
+        ``"messages"``.)  0.97 too for the export's profile file that names its account holder (a JSON
+        object opening with ``"profile_v2"``, ``"profile_user"`` or ``"autofill_information_v2"``): read
+        for the owner's name, it gives no records."""
         if not _JSON_START.match(head):
             return 0.0
-        if _META_OPENING.match(head):
+        if _META_OPENING.match(head) or _PROFILE_OPENING.match(head):
             return 0.97
         if (b'"sender_name"' in head or b'"senderName"' in head) and (
                 b'"timestamp_ms"' in head or b'"timestamp"' in head or b'"timestampMs"' in head) and (
                 b'"participants"' in head or b'"messages"' in head):
             return 0.97
         return 0.0
+
+    def __init__(self) -> None:
+        self._profiles: dict[str, str | None] = {}  # folder → the profile name found in it (or None)
+        self._common: dict[str, str | None] = {}  # messages folder → the name all its conversations have
+        self._owners: dict[str, str] = {}  # messages folder → the owner found for one of its conversations
+
+    def _remember_profile(self, path: Path, name: str) -> None:
+        """Keep ``name``, read from the profile file ``path``, for the export's top folder (the folder
+        ``path``'s :data:`_PROFILE_FILES` entry is relative to; else the file's own folder), so the
+        conversations read after it (a zip's members are read one by one) know their owner."""
+        parts = Path(path).absolute().parts
+        root = Path(path).absolute().parent
+        for rel in _PROFILE_FILES:
+            tail = tuple(rel.split("/"))
+            if parts[-len(tail):] == tail:
+                root = Path(*parts[:-len(tail)])
+                break
+        self._profiles[str(root)] = name
+
+    def _profile_near(self, path: Path) -> str | None:
+        """The name in the first profile file (:data:`_PROFILE_FILES`) of a folder above ``path``, or None."""
+        folder = Path(path).absolute().parent
+        for _ in range(_PROFILE_LEVELS):
+            folder = folder.parent
+            key = str(folder)
+            if key not in self._profiles:
+                self._profiles[key] = None
+                for rel in _PROFILE_FILES:
+                    f = folder / rel
+                    try:
+                        if f.is_file() and f.stat().st_size < (4 << 20):
+                            self._profiles[key] = profile_name(json.loads(f.read_bytes().decode("utf-8-sig"),
+                                                                          strict=False))
+                    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                        continue
+                    if self._profiles[key]:
+                        break
+            if self._profiles[key]:
+                return self._profiles[key]
+            if folder.parent == folder:
+                break
+        return None
+
+    def _common_name(self, root: Path) -> str | None:
+        """The one name every conversation under ``root`` (an export's ``messages`` folder) has among its
+        participants, when at least two conversations can be read; else None."""
+        key = str(root)
+        if key not in self._common:
+            common: set[str] | None = None
+            seen = 0
+            for folder in sorted(root.iterdir()) if root.is_dir() else []:
+                if folder.name.casefold() not in _THREAD_FOLDERS or not folder.is_dir():
+                    continue
+                for chat in sorted(folder.iterdir()):
+                    files = sorted(chat.glob("message_*.json")) if chat.is_dir() else []
+                    names = _head_participants(files[0]) if files else None
+                    if not names or seen >= _SIBLINGS_READ:
+                        continue
+                    seen += 1
+                    common = set(names) if common is None else common & set(names)
+            self._common[key] = next(iter(common)) if seen >= 2 and common and len(common) == 1 else None
+        return self._common[key]
+
+    def account_holder(self, path: Path, data: dict, messages: list) -> str | None:
+        """Who the export's account holder is, by the rules of the module doc ("The owner"), or None.
+
+        Args:
+            path: the conversation's file.
+            data: its parsed JSON (``participants``, ``title``).
+            messages: its messages (raw, mojibake not yet undone).
+        Returns:
+            The owner's display name as this file writes it (mojibake undone), or None when nothing says.
+        """
+        participants = _participant_names(data.get("participants"))
+        senders = {fix_mojibake(_first(m, "sender_name", "senderName")) for m in messages if isinstance(m, dict)}
+        names = {n for n in [*participants, *senders] if isinstance(n, str) and n.strip()
+                 and n.casefold() not in _NO_ACCOUNT}
+        root = _messages_root(path)
+        owner = self._profile_near(path)
+        if owner not in names:
+            noticed = {fix_mojibake(_first(m, "sender_name", "senderName")) for m in messages
+                       if isinstance(m, dict) and _is_owner_notice(fix_mojibake(_first(m, "content", "text") or ""))}
+            owner = next(iter(noticed)) if len(noticed) == 1 else None
+        if owner not in names:
+            title = fix_mojibake(_first(data, "title", "threadName"))
+            two = list(dict.fromkeys(participants))
+            owner = None
+            if isinstance(title, str) and len(two) == 2 and title.casefold() in {n.casefold() for n in two}:
+                owner = next(n for n in two if n.casefold() != title.casefold())
+        if owner not in names and root is not None:
+            owner = self._common_name(root)
+        if owner not in names and root is not None:
+            owner = self._owners.get(str(root))
+        if owner not in names:
+            return None
+        if root is not None:
+            self._owners.setdefault(str(root), owner)
+        return owner
 
     def read(self, path: Path) -> Iterator[Item]:
         """Yield one Record per message (kind ``"chat"``, ``sent_at`` UTC), oldest first.
@@ -251,6 +460,9 @@ class MessengerIngestor:
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(str(path), f"not valid JSON: {exc}") from exc
+        if isinstance(data, dict) and not isinstance(data.get("messages"), list) and profile_name(data):
+            self._remember_profile(path, profile_name(data))
+            return  # the account holder's name, for the conversations of this export: no records
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             raise InputError(str(path), "not an Instagram or Messenger export: no 'messages' list in it")
         messages = data["messages"]
@@ -260,11 +472,18 @@ class MessengerIngestor:
         title = _first(data, "title", "threadName")
         title = fix_mojibake(title) if title else None
         thread = f"{service}:{_thread_key(data, title, path)}"
-        members = []
-        for p in data.get("participants") or []:  # [{"name": ...}], or plain names (2018, encrypted chats)
-            name = fix_mojibake(p.get("name") if isinstance(p, dict) else p)
-            if isinstance(name, str) and name.strip() and name.casefold() not in _NO_ACCOUNT:
-                members.append(Party(name, None, "handle", "from"))
+        # participants: [{"name": ...}], or plain names (2018, encrypted chats)
+        members = [Party(name, None, "handle", "from") for name in _participant_names(data.get("participants"))
+                   if name.casefold() not in _NO_ACCOUNT]
+        owner = self.account_holder(path, data, messages)
+        # someone who wrote here but is no longer a participant (left the group): a member until their last message
+        former: dict[str, int] = {}
+        for m in messages:
+            who = fix_mojibake(_first(m, "sender_name", "senderName")) if isinstance(m, dict) else None
+            ts = timestamp_ms(m) if isinstance(m, dict) else None
+            if isinstance(who, str) and who.strip() and ts is not None and who.casefold() not in _NO_ACCOUNT \
+                    and members and all(p.name != who for p in members):
+                former[who] = max(former.get(who, ts), ts)
 
         rows: list[tuple[int, int, dict]] = []  # (timestamp_ms, position oldest-first, message)
         for n, msg in enumerate(reversed(messages)):
@@ -316,6 +535,15 @@ class MessengerIngestor:
                 attrs["unsent"] = True
             if msg.get("reactions"):
                 attrs["reactions"] = msg["reactions"]
+            share = msg.get("share") if isinstance(msg.get("share"), dict) else {}
+            about = _first(share, "share_text", "link")
+            subject = None
+            if about and about.strip() and about.strip() != text.strip():
+                subject = " ".join(about.split())[:300]
+            if owner:
+                attrs["owner_name"] = owner
+                if sender is not None and sender.name == owner:
+                    attrs["is_from_me"] = True
             if title:
                 attrs["chat_name"] = title
             if events:
@@ -329,7 +557,9 @@ class MessengerIngestor:
                 text=text,
                 sent_at=sent_at,
                 sender=sender,
-                recipients=other_members(members, sender) if members else [],
+                recipients=other_members(members + [Party(n, None, "handle", "from") for n, last_ts in former.items()
+                                                     if ts <= last_ts], sender) if members else [],
+                subject=subject,
                 thread=thread,
                 attrs=attrs,
                 notes=notes,

@@ -295,6 +295,14 @@ def _next_entity_id(c: Container) -> int:
         return int(s.exec(select(func.max(Entity.id))).one() or 0) + 1
 
 
+def _read_first(name: str) -> bool:
+    """Whether a zip member is read before the others, as in a folder: an address book (its cards name the
+    people of the messages after it), or a Meta export's profile file (it names the export's owner)."""
+    from ingestors.messenger import is_profile_file
+
+    return Path(name).suffix.lower() in ADDRESS_BOOK_SUFFIXES or is_profile_file(name)
+
+
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,
                  cancel: threading.Event | None, tick: Callable[[str], None], defer: bool = False,
                  total: list[int] | None = None) -> None:
@@ -334,7 +342,7 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
             workdir.mkdir(parents=True, exist_ok=True)
             archive_errors: list[tuple[str, str]] = []
             total[0] -= 1  # the archive itself is not a file read; its members are
-            for member in zip_members(path, str(path), errors=archive_errors, workdir=workdir):
+            for member in zip_members(path, str(path), errors=archive_errors, workdir=workdir, first=_read_first):
                 total[0] += 1
                 one(member.path, member.cite)
                 if report.cancelled or (cancel is not None and cancel.is_set()):

@@ -6,7 +6,10 @@ ingestor made it (duck-typed: ``sender``/``recipients`` parties with ``name``, `
 ``address_kind``, ``role``; ``attrs``; ``thread``; ``kind``; ``place``) and decides:
 
 * **The owner**: ``attrs["is_from_me"]`` or one of the owner's addresses → the owner entity; a recipient
-  written ``"me"`` with no address (Messages' convention for the phone's owner) is the owner too.
+  written ``"me"`` with no address (Messages' convention for the phone's owner) is the owner too, and so is a
+  party with no address named ``attrs["owner_name"]`` (the account holder of an export that shows everyone by
+  name: Messenger, Instagram).  The owner's own display name from such an export becomes the owner's name
+  alias, and the owner's name when it was still the placeholder "Me" (:func:`named_owner`).
 * **Mailing lists are groups, not people** (issue 13).  A mail with ``List-Id``/``List-Post`` headers,
   or ``Precedence: bulk|list`` with a list ``Sender:`` (``owner-X@``, ``X-request@``, ``X-bounces@``),
   names its list address; that address (in To/Cc, or in From when the list rewrote it) is a *thing*
@@ -174,6 +177,31 @@ def _make_group(s: Session, e: Entity, reason: str, index: NameIndex | None, gro
         index.invalidate()
 
 
+def named_owner(s: Session, me: Entity, name: str | None, region: str = "US",
+                index: NameIndex | None = None) -> Entity:
+    """The owner ``me``, told its display name ``name`` by an export of the owner's own (a Messenger sender the
+    export marks as its account holder): ``name`` becomes a name alias of the owner, and the owner's name when it
+    was still the placeholder "Me" (made before any record named them).
+
+    Args:
+        s: an open session (the caller commits).
+        me: the owner entity.
+        name: the display name, or None / "me" (nothing to learn).
+        region, index: as for :func:`resolve_parties`; ``index`` learns the new alias.
+    Returns:
+        ``me``.
+    """
+    name = (name or "").strip()
+    if not name or name in ("me", "Me"):
+        return me
+    if me.canonical_name in ("me", "Me"):
+        me.canonical_name = name
+        s.add(me)
+    if add_alias(s, me, "name", name, region) is not None and index is not None:
+        index.add(s, me, name)
+    return me
+
+
 def _is_group(e: Entity) -> bool:
     return e.kind == "thing" and bool((e.attrs or {}).get("group"))
 
@@ -269,7 +297,9 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         if not address:
             name = _VIA.sub("", sender.name or "").strip() or None
         sender = type(sender)(name, address, "email", "from") if (name or address) else None
-    if sender is not None and (attrs.get("is_from_me") or is_owner_address(sender.address, list(owner_emails))):
+    own_name = attrs.get("owner_name") if isinstance(attrs.get("owner_name"), str) else None
+    if sender is not None and (attrs.get("is_from_me") or is_owner_address(sender.address, list(owner_emails))
+                               or (own_name and not sender.address and sender.name == own_name)):
         me = current_owner(s)
         real = sender.name not in (None, "me", "Me") or sender.address
         if me is None and real and not owner_name and not owner_emails:
@@ -280,6 +310,8 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         me = me or ensure_owner(s, owner_name, list(owner_emails), index)
         if sender.address:
             add_alias(s, me, sender.address_kind, sender.address, region)
+        else:
+            me = named_owner(s, me, sender.name, region, index)
         out.sender_id = add(me, "from")
         out.sender_identity_id = me.id
     elif sender is not None and (sender.name or sender.address) and attrs.get("sender_group") in CHAT_GROUPS:
@@ -321,6 +353,13 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         role = p.role if p.role in ("to", "cc", "member") else "to"
         if is_owner_address(p.address, list(owner_emails)) or (p.address is None and p.name in ("me", "Me")):
             add(ensure_owner(s, owner_name, list(owner_emails), index), role)
+        elif own_name and p.address is None and p.name == own_name:  # the export's account holder, by name
+            me = current_owner(s)
+            if me is None and not owner_name and not owner_emails:
+                me = resolve(s, "person", p.name, None, p.address_kind, region, index=index, context=ctx).entity
+                set_owner(s, me)
+            add(named_owner(s, me or ensure_owner(s, owner_name, list(owner_emails), index), p.name, region, index),
+                role)
         elif p.address and p.address_kind == "email" and (normalize_email(p.address) in lists or
                                                           looks_like_group_name(p.name) or
                                                           _list_alias(p.name, p.address, lists)):
