@@ -23,8 +23,9 @@ Decisions:
   ``text_link`` targets are kept in ``attrs["links"]``.
 * **Service messages** (``type: "service"``: joined, created group, calls...) are not
   records; each is kept in ``attrs["system_events"]`` (``{"id", "at", "actor",
-  "action", "text"}``) of the chat's next message, or of its last message when
-  none follows.
+  "action", "text"}``, and what it says beyond that: a call's ``duration_seconds`` and
+  ``discard_reason``, the ``members`` invited, the ``message_id`` pinned, a new ``title``, ...)
+  of the chat's next message, or of its last message when none follows.
 * **Media** (``photo``, ``file``, ``media_type``, ``sticker_emoji``, ``poll``,
   ``location_information``, ``contact_information``) is kept in ``attrs["media"]`` and
   noted (``"media: photo"``, ``"media: sticker 😂"``, ``"media: voice message"``); the
@@ -41,6 +42,10 @@ Decisions:
   :mod:`core.graph.parties`); such a sender is never a chat member; a post's signature is ``attrs["signature"]``.
 * **Who**: sender ``Party(from, from_id, "handle", "from")`` (``from`` is null for a
   deleted account; an old export's numeric ``from_id`` N becomes ``"userN"``, as newer ones write it); recipients are every other sender in the same chat (``"member"``).
+  In a full export, the account holder's own messages (``from_id`` is ``personal_information.user_id``)
+  carry ``attrs["is_from_me"]`` (the owner), unless forwarded (the words are then another's); among the
+  recipients the account holder is named without the handle, with ``attrs["owner_name"]`` (the owner, not a
+  second person with the same handle when someone else's message comes first).
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
   else the file name.  ``external_id``: ``"message <id>"`` (full export:
   ``"chat <chat id> message <id>"``), or ``"#<n>"`` when a message has no id.
@@ -51,8 +56,8 @@ Decisions:
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
 * **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
   character it names; any other: the backslash dropped), half a surrogate pair alone
-  (``\\ud83d``: U+FFFD), a byte that is not UTF-8 (read as its Windows-1252 character) and a raw
-  control character inside a string are fixed as the file is read, and every record of a repaired file gets
+  (``\\ud83d``: U+FFFD), a byte that is not UTF-8 (read as its Windows-1252 character), a NUL byte
+  anywhere (dropped: zero bytes padding a file after a crash) and a raw control character inside a string are fixed as the file is read, and every record of a repaired file gets
   the note ``"file repaired: …"``.  A file that ends early keeps the messages before the
   break, then a :class:`~ingestors.base.RecordError` says where it broke.
 
@@ -89,6 +94,7 @@ _CHAT_PREFIXES = {"": False, "chats.list.item": True, "left_chats.list.item": Tr
 
 
 _PLURALS = {"line break or tab inside a string": "line breaks or tabs inside strings",
+            "NUL byte": "NUL bytes",
             "byte that is not UTF-8 (read as Windows-1252)": "bytes that are not UTF-8 (read as Windows-1252)"}
 
 
@@ -97,7 +103,8 @@ class RepairingReader:
 
     Fixed: an invalid escape (``\\xHH`` becomes ``\\u00HH``, the character meant; a backslash
     before any other character is dropped; a ``\\u`` without four hex digits loses its
-    backslash) and a raw control character (``\\u00XX``).  Backslashes and control characters
+    backslash), a NUL byte (removed, inside or outside strings: a file padded or holed with zero bytes)
+    and any other raw control character (``\\u00XX``).  Backslashes and control characters
     are never valid outside a JSON string, so these need no parsing.  With ``inside_strings``
     the reader also tracks where strings are (slower) and escapes raw tabs and line breaks
     inside them.  ``repairs`` counts what was fixed, by kind.
@@ -149,6 +156,10 @@ class RepairingReader:
         return text.encode("utf-8")
 
     def _fix_controls(self, data: bytes) -> bytes:
+        nuls = data.count(0)
+        if nuls:  # NUL is never text: a file padded or holed with zero bytes (a crash, a bad copy) loses them
+            self._count("NUL byte", nuls)
+            data = data.replace(b"\x00", b"")
         found = len(_CONTROL.findall(data))
         if found:
             self._count("control character", found)
@@ -222,6 +233,21 @@ class _ChatState:
     n: int = 0
     events: list = field(default_factory=list)
     last: Record | None = None
+
+
+# what a service message says beyond its action: a call's length and end, who joined, which message was pinned
+_EVENT_KEYS = ("duration_seconds", "discard_reason", "members", "message_id", "title", "inviter", "amount", "currency")
+
+
+def owner_handle(user_id) -> str | None:
+    """The handle a full export's ``personal_information.user_id`` has as a sender (``111`` → ``"user111"``,
+    as ``from_id`` writes it), or None when it is not an id."""
+    if isinstance(user_id, bool) or user_id is None:
+        return None
+    text = str(user_id).strip()
+    if text.isdigit():
+        return "user" + text
+    return text if text.startswith("user") and text[4:].isdigit() else None
 
 
 _MEDIA_LABELS = {"photo": "photo", "sticker": "sticker", "voice_message": "voice message", "video_message": "video message",
@@ -407,6 +433,8 @@ class TelegramIngestor:
                 continue
             if prefix == "" and event == "map_key":
                 self._top_keys.add(value)
+            elif prefix == "personal_information.user_id" and event in ("number", "string"):
+                self._owner = owner_handle(value)
             if prefix in _CHAT_PREFIXES:
                 if event == "start_map":
                     stack.append(_Chat(_CHAT_PREFIXES[prefix]))
@@ -440,6 +468,7 @@ class TelegramIngestor:
         broken = None
         for inside_strings in (False, True):
             self._top_keys: set[str] = set()
+            self._owner: str | None = None
             chats: list[_Chat] = []
             current: _Chat | None = None
             broken = None
@@ -527,8 +556,10 @@ class TelegramIngestor:
         links: list[str] = []
         text = _CONTROL_TEXT.sub("", join_text(msg.get("text"), links))
         if msg.get("type", "message") != "message":
-            state.events.append({"id": msg_id, "at": sent_at.isoformat() if sent_at else None,
-                                 "actor": msg.get("actor"), "action": msg.get("action"), "text": text})
+            event = {"id": msg_id, "at": sent_at.isoformat() if sent_at else None,
+                     "actor": msg.get("actor"), "action": msg.get("action"), "text": text}
+            event.update((k, msg[k]) for k in _EVENT_KEYS if msg.get(k) not in (None, "", []))
+            state.events.append(event)
             return
         if state.last is not None:
             yield state.last
@@ -547,6 +578,8 @@ class TelegramIngestor:
                          f": written by {sender.name}")
         if sender is None:
             notes.append("sender unknown")
+        elif self._owner and sender is members_of and sender.address == self._owner:
+            attrs["is_from_me"] = True  # the account holder (personal_information.user_id) wrote it
         group = sender_group(chat.type, chat.id, chat.name, sender)
         if group:
             attrs["sender_group"] = group
@@ -571,8 +604,14 @@ class TelegramIngestor:
         if state.events:
             attrs["system_events"], state.events = state.events, []
         thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
+        recipients = other_members(chat.members, members_of)
+        if self._owner:  # the account holder among the members: by name (attrs["owner_name"]), as the owner
+            for i, p in enumerate(recipients):
+                if p.address == self._owner and p.name:
+                    recipients[i] = Party(p.name, None, p.address_kind, p.role)
+                    attrs["owner_name"] = p.name
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
-                            sent_at=sent_at, sender=sender, recipients=other_members(chat.members, members_of),
+                            sent_at=sent_at, sender=sender, recipients=recipients,
                             thread=thread, attrs=attrs, notes=notes,
                             identity=message_identity(chat.name, msg_id, sender))  # the HTML export's too
 

@@ -10,7 +10,7 @@ WhatsApp writes each message's header in the phone's locale.  What is read:
   Persian, Devanagari, Bengali, ...) reads as its value; bidi marks (U+200E, U+200F,
   U+061C, U+202A–U+202E, U+2066–U+2069), the Arabic comma ``،`` and no-break or narrow
   no-break spaces are taken for what they stand for.  Thai Buddhist-era years (2566) are converted,
-  and so are the calendars of Iranian and Saudi phones: a year 1300–1420 is Solar Hijri (1402/10/03 is
+  and so are two-digit ones (``24/12/65``: 52–99 is 2552–2599 BE), and so are the calendars of Iranian and Saudi phones: a year 1300–1420 is Solar Hijri (1402/10/03 is
   2023-12-24; jdatetime), 1421–1500 Hijri Umm al-Qura (11/06/1445 is 2023-12-24; hijridate), with
   ``attrs["calendar"]`` (``"persian"``, ``"islamic-umalqura"``) and a note.
 * **Encodings**: UTF-8 (a BOM dropped); UTF-16 with a BOM or without one (Windows' "Unicode"
@@ -31,7 +31,10 @@ Decisions on the ambiguous cases:
 * **Day/month order** is decided once per *file* (``attrs["date_order"]``, ``"DMY"``,
   ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
   means day-first and a second above 12 month-first, the more frequent winning
-  (``"dates"``); else the order in which the dates run forwards in time (``"chronology"``);
+  (``"dates"``) — but first, when every date could be a two-digit year first (Korean ``22. 12. 24.``),
+  that order wins if the others give a year before WhatsApp (2009) or after next year (``"dates"``),
+  if its dates alone run forwards (``"chronology"``) or if the clock marker's locales write the year
+  first (``오후``, ``"locale"``); else the order in which the dates run forwards in time (``"chronology"``);
   else ``.`` or ``-`` between the date's fields (``"separator"``: day-first, as every locale
   writing them so); else the locale's hint (``"locale"``: an AM/PM marker → the order of the
   CLDR short date of most locales writing it just so: ``p. m.`` (Spanish) and lower-case ``pm``
@@ -59,7 +62,9 @@ Decisions on the ambiguous cases:
   message.  A file with system lines only yields nothing.
 * **Media**, in the common locales: ``<Media omitted>`` (``<Medien ausgeschlossen>``,
   ``<Multimedia omitido>``, ...), ``image omitted`` (iOS; ``Bild weggelassen``, ...) and similar
-  leave the text empty, with ``attrs["media"] = "omitted"`` and a note; ``<attached: NAME>`` (any
+  leave the text empty, with ``attrs["media"] = "omitted"`` and a note (so does Android's ``null``, a
+  view-once photo; iOS's ``NAME • 3 pages document omitted`` keeps ``NAME`` in ``attrs["media_name"]``);
+  ``<attached: NAME>`` (any
   label) and ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
   ``This message was deleted`` (``Diese Nachricht wurde gelöscht``, ...; a final ``.`` or not)
   gives an empty text and a note ``"deleted"``; a trailing ``<This message was edited>``
@@ -68,7 +73,9 @@ Decisions on the ambiguous cases:
 * **Who**: the sender is ``Party(name, None, "phone", "from")`` with the name as shown
   (emoji included; the ``~`` before a name not in the phone's contacts left out); a sender
   shown as a phone number (an unsaved contact; spaces, brackets and any hyphen) is
-  ``Party(None, number, "phone", "from")``.  The recipients are every other sender of the
+  ``Party(None, number, "phone", "from")``.  A contact name holding ``": "`` (``Work: Anna: hi``) is
+  taken whole when every message (two or more) under the part before the colon starts with the same
+  ``"X: "`` (:func:`colon_senders`).  The recipients are every other sender of the
   file (role ``"member"``).
 * **Thread**: ``"whatsapp:"`` + the file name without suffix (for an iOS
   ``_chat.txt`` the folder name), lower-cased: the same chat exported again keeps it.
@@ -92,6 +99,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
+from core import clock
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, decode_utf8_or_1252, other_members, time_zone
 
@@ -130,6 +138,11 @@ _MEDIA_WORDS = (r"image|photo|video|audio|sticker|gif|document|contact card|bild
 _OMIT_WORDS = (r"omitted|weggelassen|omitid[ao]|absente?|omise?|ocultad[ao]|omess[ao]|weggelaten|"
                r"dahil edilmedi|отсутствует|пропущен[оа]?")
 _OMITTED = re.compile(rf"^(?:(?:{_MEDIA_WORDS})\s+(?:{_OMIT_WORDS})|(?:{_OMIT_WORDS})\s+(?:{_MEDIA_WORDS}))$", re.I)
+# iOS's document left out, after its file name: "‎Trip plan.pdf • ‎3 pages ‎document omitted"
+_OMITTED_NAMED = re.compile(rf"^(?P<name>[^\n•]+?\.\w{{1,5}})(?:\s*•[^\n]*?)?\s+"
+                            rf"(?:(?:{_MEDIA_WORDS})\s+(?:{_OMIT_WORDS})|(?:{_OMIT_WORDS})\s+(?:{_MEDIA_WORDS}))$", re.I)
+# Android writes "null" for a view-once photo or video (its content never exported)
+_VIEW_ONCE = "null"
 # "<attached: 00000012-PHOTO.jpg>" in any locale (a label, a colon, a file name), or "NAME (file attached)"
 _ATTACHED = re.compile(r"^(?:<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>|(?P<b>.+?) \(file attached\))"
                        r"(?:\n(?P<caption>.*))?$", re.S | re.I)
@@ -150,6 +163,7 @@ _DELETED = {
 _EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|editad[ao]|modifié|modificato|bewerkt|"
                      r"düzenlendi|изменено|отредактировано|edytowan|diedit)[^<>\n]{0,40}>\s*$", re.I)
 ORDERS = ("DMY", "MDY")
+FIRST_YEAR = 2009  # WhatsApp's first year: an earlier date is a misread order
 
 
 # --------------------------------------------------------------------------- locale data (Babel / CLDR)
@@ -231,13 +245,15 @@ def marker_date_orders() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _locale_order(marker: str | None) -> str | None:
+def _locale_order(marker: str | None, year_first: bool = False) -> str | None:
     """The day/month order a 12-hour marker hints at, or None (24-hour clock, or no majority).
 
     ``AM``/``PM`` exactly so: month-first (the US phone's ``M/D/YY`` is the common case of an English
     export, though more locales write them day-first).  Any other marker: the majority of the CLDR
     short dates of the locales writing it just so (lower-case ``pm``: en_GB, en_AU, ... day-first;
-    ``p. m.``: Spanish, day-first), else of those writing it in any case and dotting."""
+    ``p. m.``: Spanish, day-first), else of those writing it in any case and dotting.  With
+    ``year_first`` (the file's dates could be ``yy. M. d.``), ``"YMD"`` when most such locales write the
+    year first (``오후``: Korean)."""
     if marker is None:
         return None
     form = _marker_form(marker)
@@ -247,7 +263,9 @@ def _locale_order(marker: str | None) -> str | None:
     if not orders:
         hit = day_period_markers().get(_marker_key(marker))
         orders = hit[1] if hit else ()
-    dmy, mdy = orders.count("DMY"), orders.count("MDY")
+    dmy, mdy, ymd = orders.count("DMY"), orders.count("MDY"), orders.count("YMD") if year_first else 0
+    if ymd > max(dmy, mdy):
+        return "YMD"  # 오후 (Korean: yy. M. d.)
     return "DMY" if dmy > mdy else "MDY" if mdy > dmy else None
 
 
@@ -305,8 +323,10 @@ def _parse_header(line: str, lineno: int) -> _Header | None:
     if not m:
         return None
     year_first = len(m["f1"]) == 4
-    if len(m["f1"]) == 3 or len(m["f3"]) > (2 if year_first else 4) or (not year_first and len(m["f3"]) in (1, 3)):
+    if len(m["f1"]) == 3 or len(m["f3"]) > (2 if year_first else 4) or (not year_first and len(m["f3"]) == 3):
         return None
+    if not year_first and len(m["f3"]) == 1 and len(m["f1"]) != 2:
+        return None  # a one-digit last field is only the day of a two-digit year first ("23. 1. 2.")
     ampm, marker = None, None
     for token, before in ((m["pre"], True), (m["post"], False)):
         side = read_marker(token)
@@ -316,15 +336,20 @@ def _parse_header(line: str, lineno: int) -> _Header | None:
             ampm, marker = side, token.strip()
     rest_at = m.start("rest")
     rest = line[where[rest_at]:] if rest_at < len(where) else ""
-    shape = (bool(m["bracket"]), m["sep"], len(m["f1"]) if year_first else len(m["f3"]), m["s"] is not None,
+    shape = (bool(m["bracket"]), m["sep"], len(m["f1"]) if year_first else max(2, len(m["f3"])), m["s"] is not None,
              ampm is not None)
     return _Header(lineno, int(m["f1"]), int(m["f2"]), int(m["f3"]), year_first, int(m["h"]), int(m["m"]),
                    int(m["s"] or 0), ampm, marker, shape, rest)
 
 
 def _year(y: int) -> int:
+    """A written year as Gregorian (other calendars than the Thai one are converted by :func:`to_gregorian`).
+
+    Two digits: 00–51 are 2000–2051 (WhatsApp began in 2009: "19" is 2019); 52–99 are Thai Buddhist-era
+    years (Thai phones write ``d/M/yy`` in that era: "65" is 2565 BE, 2022) — 2052 on is decades away.
+    Four digits from 2400: Buddhist era (2565 is 2022)."""
     if y < 100:
-        return y + 2000  # WhatsApp began in 2009: "19" is 2019
+        return y + 2000 if y < 52 else y + 2500 - 543
     if y >= 2400:
         return y - 543  # Thai Buddhist era
     return y
@@ -368,7 +393,7 @@ def to_gregorian(year: int, month: int, day: int) -> tuple[int, int, int]:
 
 def _ymd(h: _Header, order: str) -> tuple[int, int, int]:
     """The header's Gregorian ``(year, month, day)`` in ``order``; ``(0, 0, 0)`` when that date cannot be."""
-    if h.year_first:
+    if h.year_first or order == "YMD":  # "YMD" of a two-digit first field: Korean "22. 12. 24."
         ymd = _year(h.f1), h.f2, h.f3
     elif order == "DMY":
         ymd = _year(h.f3), h.f2, h.f1
@@ -416,12 +441,16 @@ class Survey:
     year_first: bool = True
     day_first_votes: int = 0
     month_first_votes: int = 0
-    backwards: dict = field(default_factory=lambda: {o: 0 for o in ORDERS})
+    backwards: dict = field(default_factory=lambda: {o: 0 for o in ORDERS + ("YMD",)})
+    short_year_first: bool = True  # every header could be "yy. M. d." (two-digit first and last fields)
+    implausible: dict = field(default_factory=lambda: {o: 0 for o in ORDERS + ("YMD",)})  # no date, or no WhatsApp year
     marker: str | None = None
     members: dict = field(default_factory=dict)  # name -> set of orders in which its header is valid
     senders: dict = field(default_factory=dict)  # name -> messages under it (system lines included)
     foreign: list = field(default_factory=list)  # [other-shape header, previous own-shape header, next one]
+    name_tails: dict = field(default_factory=dict)  # name -> the "X: " every text under it starts with, or None
     _last: dict = field(default_factory=dict)
+    _latest_year: int = field(default_factory=lambda: clock.now().year + 1)  # no export is dated later
     _waiting: list = field(default_factory=list)
     _previous: "_Header | None" = None
     _open: list | None = None  # the last message's [sender, valid orders, one-line generated text so far]
@@ -457,11 +486,13 @@ class Survey:
         if not h.year_first:
             self.day_first_votes += h.f1 > 12
             self.month_first_votes += h.f2 > 12
+        self.short_year_first &= not h.year_first and h.f1 < 100 and h.f3 < 100
         if h.marker and self.marker is None:
             self.marker = h.marker
         valid = {o for o in ORDERS + ("YMD",) if _naive(h, o) is not None}
-        for order in ORDERS:
+        for order in ORDERS + ("YMD",):
             when = _naive(h, order)
+            self.implausible[order] += not (when is not None and FIRST_YEAR <= when.year <= self._latest_year)
             if when is not None:
                 if order in self._last and when < self._last[order]:
                     self.backwards[order] += 1
@@ -469,12 +500,26 @@ class Survey:
         self.settle()
         a = _AUTHOR.match(h.rest)
         if a:
-            self._open = [_sender_key(a["name"]), valid, is_generated(a["text"], False)]
+            key = _sender_key(a["name"])
+            self._open = [key, valid, is_generated(a["text"], False)]
+            tail = _NAME_TAIL.match(a["text"])
+            tail = _sender_key(tail["tail"]) if tail else None
+            self.name_tails[key] = tail if key not in self.name_tails or self.name_tails[key] == tail else None
 
     def decide_order(self, dayfirst: bool) -> tuple[str, str]:
         """``(order, basis)``: see the module docstring."""
         if self.year_first:
             return "YMD", "dates"
+        if self.short_year_first and not self.implausible["YMD"]:
+            # "22. 12. 24." (Korean yy. M. d.) or "22/12/24" (British d/M/yy)? A year before WhatsApp (or
+            # after now) refutes an order; then the order in which the dates run forwards; then the locale
+            rivals = [o for o in ORDERS if not self.implausible[o]]
+            if not rivals:
+                return "YMD", "dates"
+            if self.backwards["YMD"] < min(self.backwards[o] for o in rivals):
+                return "YMD", "chronology"
+            if _locale_order(self.marker, year_first=True) == "YMD":
+                return "YMD", "locale"
         if self.day_first_votes or self.month_first_votes:
             return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
         if self.backwards["DMY"] != self.backwards["MDY"]:
@@ -545,6 +590,17 @@ def system_senders(survey: "Survey", title: str | None) -> set[str]:
     return out
 
 
+_NAME_TAIL = re.compile(r'^(?P<tail>[^\s:"\u201c\u201d][^:"\u201c\u201d\n]{0,59}?):(?: |$)')
+
+
+def colon_senders(survey: "Survey") -> dict[str, str]:
+    """Senders whose contact name holds ": " (``"Work: Anna"``, shown as ``Work: Anna: hi``): ``{name before
+    the first colon: whole name}``, for each name under which two or more messages all start with the same
+    ``"X: "`` of at most four words (one message alone cannot tell a name from a text such as ``"Note: …"``)."""
+    return {key: f"{key}: {tail}" for key, tail in survey.name_tails.items()
+            if tail and survey.senders.get(key, 0) >= 2 and len(tail.split()) <= 4}
+
+
 def _clean(text: str) -> str:
     return text.translate({ord(c): None for c in _INVISIBLE})
 
@@ -577,9 +633,15 @@ def _body(text: str, notes: list[str], attrs: dict) -> str:
         attrs["media"] = m["a"] or m["b"]
         notes.append(f"attachment: {attrs['media']}")
         return m["caption"] or ""
-    if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare):
+    if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) or bare == _VIEW_ONCE:
         attrs["media"] = "omitted"
-        notes.append("media omitted from the export")
+        notes.append("media omitted from the export" + (" (view once)" if bare == _VIEW_ONCE else ""))
+        return ""
+    named = _OMITTED_NAMED.match(bare)
+    if named:
+        attrs["media"] = "omitted"
+        attrs["media_name"] = named["name"].strip()
+        notes.append(f"media omitted from the export: {attrs['media_name']}")
         return ""
     if bare.rstrip(".").casefold() in _DELETED:
         attrs["deleted"] = True
@@ -604,7 +666,8 @@ def is_generated(text: str, multiline: bool) -> bool:
     if multiline or not text.lstrip(" ").startswith(_LRM):
         return False
     bare = _clean(text).strip()
-    if not bare or "://" in bare or _ATTACHED.match(bare) or _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare):
+    if not bare or "://" in bare or _ATTACHED.match(bare) or _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) \
+            or _OMITTED_NAMED.match(bare):
         return False
     return bare.rstrip(".").casefold() not in _DELETED
 
@@ -732,7 +795,8 @@ class WhatsAppIngestor:
         order, basis = survey.decide_order(self.dayfirst)
         title = chat_title(path)
         not_people = system_senders(survey, title)
-        members = [_sender(name) for name, valid in survey.members.items()
+        colon_names = colon_senders(survey)
+        members = [_sender(colon_names.get(name, name)) for name, valid in survey.members.items()
                    if order in valid and name not in not_people]
         own = {(p.name, p.address) for p in members}
         accepted = set()  # other-shape lines that are real messages of this chat
@@ -748,7 +812,7 @@ class WhatsAppIngestor:
             why = (f"the {survey.marker!r} clock marker's locale" if basis == "locale" else
                    f"the {survey.shape[1]!r} between the date's fields" if basis == "separator" else "the setting")
             guessed_note = ("day/month order not settled by any date in the file; read as "
-                            + ("day-first" if order == "DMY" else "month-first") + f" ({why})")
+                            + {"DMY": "day-first", "MDY": "month-first"}.get(order, "year-first") + f" ({why})")
 
         thread = thread_key(path)
         recoded: set[int] = set()  # lines whose bytes were not all UTF-8
@@ -766,18 +830,22 @@ class WhatsAppIngestor:
             if not m or key in not_people:
                 pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(body).strip()})
                 return None
-            if is_generated(m["text"], any(x.strip() for x in h.extra)):
-                pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(m["text"]).strip(),
+            name, said = m["name"], m["text"]
+            tail = _NAME_TAIL.match(said) if key in colon_names else None
+            if tail:  # "Work: Anna: hi": the contact's name holds ": "
+                name, said = colon_names[key], said[tail.end():]
+            if is_generated(said, any(x.strip() for x in h.extra)):
+                pending_events.append({"line": h.line, "at": sent_at.isoformat(), "text": _clean(said).strip(),
                                        "shown_as": key})
                 return None
-            sender = _sender(m["name"])
+            sender = _sender(name)
             attrs: dict = {"time_basis": "assumed-local", "timezone": self.local_timezone.key,
                            "date_order": order, "date_order_basis": basis, "line": h.line}
             if guessed_note:
                 notes.append(guessed_note)
             if h.shape != survey.shape:
                 attrs["line_shape"] = "other"
-            calendar = calendar_of(_year(h.f1 if h.year_first else h.f3))
+            calendar = calendar_of(_year(h.f1 if h.year_first or order == "YMD" else h.f3))
             if calendar:
                 attrs["calendar"] = calendar
                 notes.append(f"date written in the {'Solar Hijri' if calendar == 'persian' else 'Hijri (Umm al-Qura)'}"
@@ -789,7 +857,7 @@ class WhatsAppIngestor:
             if pending_events:
                 attrs["system_events"] = list(pending_events)
                 pending_events.clear()
-            text = _body(m["text"], notes, attrs)
+            text = _body(said, notes, attrs)
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes)

@@ -91,12 +91,13 @@ def test_full_export_with_several_chats_service_messages_and_media(tmp_path):
     a, b, c = records
     assert a.text == "see this!" and a.attrs["links"] == ["https://example.org/x"]
     assert a.sender == Party("Ana", "user7", "handle", "from")
-    assert a.recipients == [Party("Me", "user1", "handle", "member")]
+    # the account holder (personal_information.user_id 1) is named as the owner among the recipients
+    assert a.recipients == [Party("Me", None, "handle", "member")] and a.attrs["owner_name"] == "Me"
     assert a.sent_at == datetime(2024, 5, 1, 10, 0, tzinfo=UTC) and a.thread == "telegram:42"
     assert a.attrs["system_events"] == [{"id": 1, "at": "2024-05-01T09:00:00+00:00", "actor": "Ana",
                                          "action": "phone_call", "text": ""}]
     assert b.text == "" and b.attrs["media"] == {"photo": "photos/photo_1.jpg"}
-    assert "edited" in b.notes and b.attrs["reply_to_message_id"] == 2
+    assert "edited" in b.notes and b.attrs["reply_to_message_id"] == 2 and b.attrs["is_from_me"] is True
     assert c.text == "Hi all @ana" and c.thread == "telegram:99" and c.recipients == []
     assert c.attrs["chat_name"] == "Old group"
     assert c.attrs["system_events"][0]["action"] == "remove_members"  # after the last message: kept on it
