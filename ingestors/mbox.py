@@ -910,17 +910,39 @@ def _rejoin_last_first(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+_VIA_SERVICE = re.compile(r"\s*\(via [^()]{1,60}\)\s*$", re.I)  # "Dee Fox (via Google Docs)": the service's tail
+
+
 def _parties(values: list[str], role: str) -> list[Party]:
     """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names); an
-    unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
+    unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`); a service's
+    ``(via Google Docs)`` after a name is dropped (``"Dee Fox"``)."""
     parties = []
     for name, address in _rejoin_last_first(getaddresses(values)):
-        name, address = decode_header_value(name), address.strip()
+        name, address = _VIA_SERVICE.sub("", decode_header_value(name)), address.strip()
         if address and "@" not in address and not name:  # "From: Whomever": a name, no address
             name, address = address, ""
         if name or address:
             parties.append(Party(name or None, address or None, "email", role))
     return parties
+
+
+_VIA_NAME = re.compile(r"^\S.*?\s+via\s+\S.*$", re.I)  # "Ann Lee via Hiking Club", "'Ann Lee' via Hiking Club"
+_GROUP_HOSTS = ("googlegroups.com", "groups.google.com", "yahoogroups.com", "groups.io")
+
+
+def _via_list(sender: Party | None, recipients: list[Party]) -> str | None:
+    """The address of the group a mail came through when its From is the group writing for someone — a display
+    name ``"<Person> via <Group>"`` on an address at a group host (Google Groups, groups.io) or the one the mail
+    was sent to — even when the list headers were stripped (a forwarded or re-exported copy); else None."""
+    if sender is None or not sender.address or not sender.name or not _VIA_NAME.match(sender.name):
+        return None
+    address = sender.address.strip().lower()
+    domain = address.rpartition("@")[2]
+    sent_to = {(p.address or "").strip().lower() for p in recipients}
+    if address in sent_to or any(domain == h or domain.endswith("." + h) for h in _GROUP_HOSTS):
+        return sender.address.strip()
+    return None
 
 
 def normalise_subject(subject: str | None) -> str | None:
@@ -984,6 +1006,9 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
             attrs[key] = value
     if references:
         attrs["references"] = references
+    via = _via_list(senders[0] if senders else None, recipients)
+    if via:
+        attrs["via_list"] = via
 
     return Record(
         source_path=str(path.absolute()),

@@ -47,15 +47,17 @@ def normalize_alias(kind: str, value: str, region: str = "US") -> str | None:
 
 
 _ROLE_LOCAL = re.compile(
-    r"^(no-?reply|do-?not-?reply|donotreply|mailer-daemon|postmaster|majordomo|listserv|list|lists|"
+    r"^((?:[\w.+-]+[-_.])?(?:no-?reply|do-?not-?reply|donotreply|notifications?)(?:[-_.+][\w.+-]+)?|"
+    r"mailer-daemon|postmaster|majordomo|listserv|list|lists|"
     r"notifications?|bounces?|owner-.+|.+-(bugs|request|owner|bounces|announce|users|devel|help)|newsletter|"
     r"news|info|support|admin|root|daemon|nobody)$")
 
 
 def is_role_address(address: str | None) -> bool:
-    """True for mailbox addresses that name a role or a robot, not a person (``no-reply@``, ``majordomo@``,
-    ``owner-list@``, ``list-request@`` …).  Such addresses are shared by many senders, so entity
-    resolution never treats them as identifying one person (a definitive alias would merge strangers)."""
+    """True for mailbox addresses that name a role or a robot, not a person (``no-reply@``, ``comments-noreply@``,
+    ``calendar-notification@``, ``majordomo@``, ``owner-list@``, ``list-request@`` …).  Such addresses are shared
+    by many senders, so entity resolution never treats them as identifying one person (a definitive alias would
+    merge strangers)."""
     if not address or "@" not in address:
         return False
     return bool(_ROLE_LOCAL.match(address.strip().strip("<>").split("@", 1)[0].casefold()))

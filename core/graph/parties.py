@@ -114,8 +114,9 @@ def _mailbox(value: str | None) -> tuple[str | None, str | None]:
 
 def list_addresses(attrs: dict) -> set[str]:
     """The mailing-list addresses a mail's headers name (normalised): List-Post's mailto, the list behind
-    a list ``Sender:`` (``owner-magick@d`` → ``magick@d``), and List-Id's ``<name.domain>`` read as
-    ``name@domain``.  Empty for a mail with no list headers."""
+    a list ``Sender:`` (``owner-magick@d`` → ``magick@d``), List-Id's ``<name.domain>`` read as
+    ``name@domain``, and ``attrs["via_list"]`` (a From written "<Person> via <Group>" by the group).  Empty for a
+    mail with none of these."""
     out: set[str] = set()
     post = attrs.get("list_post") or ""
     m = re.search(r"mailto:([^>\s?]+)", post, re.I)
@@ -131,6 +132,8 @@ def list_addresses(attrs: dict) -> set[str]:
     m = re.search(r"<([^.>\s]+)\.([^>\s]+)>", list_id)
     if m:
         out.add(normalize_email(f"{m.group(1)}@{m.group(2)}"))
+    if isinstance(attrs.get("via_list"), str):  # "Ann via Hiking Club <club@googlegroups.com>" (ingestors.mbox)
+        out.add(normalize_email(attrs["via_list"]))
     return out
 
 

@@ -1,0 +1,73 @@
+"""Mail of the regressions' kinds (../shared/corpus/regressions/README.md) through the real ingest path, in
+shapes earlier passes did not try: who a Google Groups copy is from when its list headers are gone, an unquoted
+"Last, First" sender, a service's notification address, an mboxcl2 body and an MMDF mailbox found by ``ask``."""
+from __future__ import annotations
+
+from sqlmodel import select
+
+from app.operations.ask import ask
+from app.operations.ingest import ingest
+from core.store.schema import Alias, Entity
+
+
+def _msg(n: int, sender: str, to: str, body: str, headers: str = "") -> str:
+    return (f"From x@example.org Mon Jan  {n} 09:00:00 2001\nFrom: {sender}\nTo: {to}\nSubject: Re: hike\n"
+            f"Date: Mon, 0{n} Jan 2001 09:00:00 +0000\nMessage-ID: <p{n}@example.org>\n{headers}\n{body}\n\n")
+
+
+def _live(s, kind: str) -> dict[str, Entity]:
+    return {e.canonical_name: e for e in s.exec(select(Entity).where(Entity.kind == kind,
+                                                                     Entity.tombstoned_at.is_(None))).all()}
+
+
+def test_person_via_group_is_the_person_even_without_list_headers(container, tmp_path):
+    """``'Bob Ray' via Hiking Club <hiking-club@googlegroups.com>`` with no List-Id (a re-exported copy): Bob is a
+    person and the group a list — not one "Ann Lee via Hiking Club" thing holding everyone who wrote through it.
+    Reply-To names the author's own address when it is not the list; X-Original-From too."""
+    club = "hiking-club@googlegroups.com"
+    path = tmp_path / "club.mbox"
+    path.write_text("".join([
+        _msg(1, f"Ann Lee via Hiking Club <{club}>", club, "The marmot ridge trail is closed.",
+             "Reply-To: Ann Lee <ann@example.org>\n"),
+        _msg(2, f"'Bob Ray' via Hiking Club <{club}>", club, "Bring crampons for the glacier."),
+        _msg(3, f"Cy Dee via Hiking Club <{club}>", club, "Parking at the north lot.",
+             "X-Original-From: Cy Dee <cy@example.org>\nList-Id: <hiking-club.googlegroups.com>\n"),
+        _msg(4, '"Dee Fox (via Google Docs)" <comments-noreply@docs.google.com>', "me@example.com",
+             "Dee Fox commented on the budget doc."),
+    ]))
+    r = ingest(container, [path])
+    assert (r.records_added, r.errors) == (4, [])
+    with container.db.session() as s:
+        people, things = _live(s, "person"), _live(s, "thing")
+        assert {"Ann Lee", "Bob Ray", "Cy Dee", "Dee Fox"} <= set(people)
+        assert not [n for n in list(people) + list(things) if " via " in n.casefold()]
+        assert [(things[n].attrs or {}).get("group") for n in things] == ["mailing_list"]
+        emails = {a.normalized: a.entity_id for a in s.exec(select(Alias).where(Alias.kind == "email")).all()}
+        assert emails["ann@example.org"] == people["Ann Lee"].id and emails["cy@example.org"] == people["Cy Dee"].id
+        assert emails[club] == next(iter(things.values())).id
+        assert "comments-noreply@docs.google.com" not in emails  # a notification address is nobody's
+
+
+def test_unquoted_last_first_sender_and_an_mboxcl2_body_are_found(container, tmp_path):
+    """``From: Lee, Ann <ann@…>`` is the person Ann Lee (not "Lee"); the saved letter inside her mboxcl2 body,
+    envelope line and all, stays her message, and ``ask`` finds it by its words."""
+    saved = ("I kept grandpa's letter:\n\nFrom grandpa@example.org Mon Jan  1 08:00:00 1960\n"
+             "From: Grandpa <grandpa@example.org>\nSubject: old\n\nThe orchard at Willowmere is yours.\n")
+    path = tmp_path / "cl2.mbox"
+    path.write_text(
+        "From ann@example.org Mon Jan  1 09:00:00 2001\nFrom: Lee, Ann <ann@example.org>\nTo: me@example.com\n"
+        f"Subject: Letter\nDate: Mon, 01 Jan 2001 09:00:00 +0000\nContent-Length: {len(saved.encode())}\n\n"
+        + saved + "\n")
+    mmdf = tmp_path / "old.mmdf"
+    mmdf.write_text("\x01\x01\x01\x01\nFrom: Eve Hart <eve@example.org>\nSubject: Lanterns\n"
+                    "Date: Thu, 04 Jan 2001 09:00:00 +0000\n\nThe lantern festival in Quillby starts at dusk.\n"
+                    "\x01\x01\x01\x01\n")
+    r = ingest(container, [path, mmdf])
+    assert (r.records_added, r.errors) == (2, [])
+    with container.db.session() as s:
+        people = _live(s, "person")
+        assert "Ann Lee" in people and "Lee" not in people and "Grandpa" not in people
+    top = ask(container, "orchard at Willowmere", k=3)
+    assert top and top[0].sender == "Ann Lee" and "Willowmere" in top[0].text
+    top = ask(container, "lantern festival in Quillby", k=3)
+    assert top and top[0].sender == "Eve Hart"
