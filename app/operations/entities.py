@@ -1,6 +1,8 @@
 """Browse what Kith knows: entities with their aliases and counts of records and facts."""
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import func
 from sqlmodel import select
 
@@ -8,7 +10,7 @@ from app.container import Container
 from app.operations.types import EntityRow
 from core.clock import ensure_utc
 from core.errors import Ambiguous, NotFound
-from core.graph.entities import KINDS, normalize_name
+from core.graph.entities import KINDS, normalize_alias, normalize_name
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
 
@@ -49,8 +51,14 @@ def list_entities(c: Container, kind: str | None = None) -> list[EntityRow]:
     return rows
 
 
+_PHONE_REF = re.compile(r"^\+?[\d\s().\-]{7,20}$")  # a reference written as a phone number
+
+
 def find_entity(c: Container, ref: str | int) -> Entity:
     """The live entity with id ``ref``, or whose name or alias (case-insensitive) is ``ref``.
+
+    A phone number is matched however it is written (``"4155550100"``, ``"+1 (415) 555-0100"``; the settings'
+    ``default_region`` for a number without its country code).
 
     Raises:
         NotFound: nothing matches.
@@ -63,8 +71,11 @@ def find_entity(c: Container, ref: str | int) -> Entity:
             if e is not None and e.tombstoned_at is None:
                 return e
         norm = normalize_name(text)
+        keys = [norm, text.casefold()]
+        if _PHONE_REF.match(text):  # a phone number however it is written: "+1 (415) 555-0100", "4155550100"
+            keys += [k for k in [normalize_alias("phone", text, c.settings.default_region)] if k]
         matches = {e.id: e for e in s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
-            Alias.normalized.in_([norm, text.casefold()]), Entity.tombstoned_at.is_(None))).all()}
+            Alias.normalized.in_(keys), Entity.tombstoned_at.is_(None))).all()}
         for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None))).all():
             if normalize_name(e.canonical_name) == norm:
                 matches[e.id] = e

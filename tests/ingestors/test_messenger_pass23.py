@@ -230,3 +230,62 @@ def test_owner_placeholder_from_an_earlier_import_takes_the_account_holders_name
     with container.db.session() as s:
         assert not s.exec(select(Entity).where(Entity.canonical_name == "Nic Owner",
                                                Entity.is_owner.is_(False))).all()
+
+
+def old_chat_db(path: Path) -> Path:
+    """A macOS 10.12-style chat.db: no attributedBody, dates in seconds since 2001 (one row already in
+    nanoseconds), the same person as +14155550100 (iMessage) and 4155550100 (SMS, country us), a named group with
+    three handles, a photo-only message (U+FFFC), a tapback, and an unsent (retracted) message."""
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE handle (ROWID INTEGER PRIMARY KEY, id TEXT NOT NULL, country TEXT, service TEXT);
+        CREATE TABLE chat (ROWID INTEGER PRIMARY KEY, guid TEXT, style INTEGER, chat_identifier TEXT,
+                           display_name TEXT);
+        CREATE TABLE chat_handle_join (chat_id INTEGER, handle_id INTEGER);
+        CREATE TABLE chat_message_join (chat_id INTEGER, message_id INTEGER);
+        CREATE TABLE message (ROWID INTEGER PRIMARY KEY, guid TEXT, text TEXT, handle_id INTEGER, date INTEGER,
+                              is_from_me INTEGER, service TEXT, associated_message_type INTEGER DEFAULT 0,
+                              date_retracted INTEGER DEFAULT 0, cache_has_attachments INTEGER DEFAULT 0);
+        CREATE TABLE attachment (ROWID INTEGER PRIMARY KEY, filename TEXT, mime_type TEXT, transfer_name TEXT);
+        CREATE TABLE message_attachment_join (message_id INTEGER, attachment_id INTEGER);
+        INSERT INTO handle VALUES (1, '+14155550100', 'us', 'iMessage'), (2, '4155550100', 'us', 'SMS'),
+                                  (3, 'ana@example.com', NULL, 'iMessage');
+        INSERT INTO chat VALUES (1, 'iMessage;-;+14155550100', 45, '+14155550100', ''),
+                                (2, 'SMS;-;4155550100', 45, '4155550100', NULL),
+                                (3, 'iMessage;+;chat42', 43, 'chat42', 'Book Club');
+        INSERT INTO chat_handle_join VALUES (1, 1), (2, 2), (3, 1), (3, 3);
+        INSERT INTO message VALUES
+            (1, 'g1', 'Hi, it''s Dana with a new number', 1, 483789600, 0, 'iMessage', 0, 0, 0),
+            (2, 'g2', 'Saved it, Dana', 0, 483789660, 1, 'iMessage', 0, 0, 0),
+            (3, 'g3', 'Running late for the Fillmore show', 2, 483789720, 0, 'SMS', 0, 0, 0),
+            (4, 'g4', char(65532), 2, 483789780, 0, 'SMS', 0, 0, 1),
+            (5, 'g5', 'Loved “Running late for the Fillmore show”', 0, 483789790, 1, 'SMS', 2000, 0, 0),
+            (6, 'g6', 'Next book: The Overstory', 3, 483789840000000000, 0, 'iMessage', 0, 0, 0),
+            (7, 'g7', NULL, 0, 483789900000000000, 1, 'iMessage', 0, 483789960000000000, 0);
+        INSERT INTO chat_message_join VALUES (1, 1), (1, 2), (2, 3), (2, 4), (2, 5), (3, 6), (3, 7);
+        INSERT INTO attachment VALUES (1, '~/Library/Messages/Attachments/IMG_0001.jpeg', 'image/jpeg', 'IMG_0001.jpeg');
+        INSERT INTO message_attachment_join VALUES (4, 1);
+    """)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_old_chat_db_one_person_in_any_phone_format(tmp_path, container):
+    from ingestors.imessage import IMessageIngestor
+
+    db = old_chat_db(tmp_path / "chat.db")
+    got = [r for r in IMessageIngestor().read(db) if isinstance(r, Rec)]
+    assert [r.external_id for r in got] == ["g1", "g2", "g3", "g4", "g6", "g7"]  # the tapback is no message
+    assert got[0].sent_at == datetime(2016, 5, 1, 10, 0, tzinfo=timezone.utc)  # seconds since 2001
+    assert got[4].sent_at == datetime(2016, 5, 1, 10, 4, tzinfo=timezone.utc)  # nanoseconds since 2001
+    assert got[3].text == "" and "photo" in got[3].notes
+    assert got[5].text == "" and "unsent" in got[5].notes and got[5].attrs["is_from_me"]
+    assert got[4].attrs["chat_name"] == "Book Club"
+    assert ingest(container, [db]).records_added == 6
+    dana = find_entity(container, "+1 (415) 555-0100")
+    assert find_entity(container, "4155550100").id == dana.id == find_entity(container, "(415) 555-0100").id
+    with container.db.session() as s:
+        assert len(s.exec(select(Record.id).where(Record.sender_entity_id == dana.id)).all()) == 3
+    out = CliRunner().invoke(main, ["ask", "who is 4155550100?"], catch_exceptions=False).output
+    assert out.startswith("+14155550100") and "found nothing" not in out
