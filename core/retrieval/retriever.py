@@ -361,7 +361,8 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         as_of: answer as of this UTC time, in valid time (turns from later, and turns and facts superseded
             by then, are left out; facts true then are current).
         config: the retrieval configuration (default :data:`CONFIG`).
-        exclude_text: a text never returned as its own answer (the message being answered).
+        exclude_text: a text never returned as its own answer (the chat message being answered); a record
+            from the archives with the same words is still returned (asking a message's words finds it).
         prefetched: :func:`lexical` of the same question and configuration (or its Future, or its
             :func:`lexical_start`), when the caller started it while encoding; else it is computed here.
         implied: question tokens every turn implies — the owner's name put for "I" (``app.memory.owner_view``):
@@ -461,9 +462,9 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
         cand_facts = got.pop(0) if cand else []
         cand_posted = got.pop(0) if tier_a is not None else []
         timings["hydrate"] = (time.perf_counter() - t2) * 1000
-        if exclude_text:
+        if exclude_text:  # the chat turn being answered; a message from the archives with those words is an answer
             ex = exclude_text.strip().casefold()
-            rows = {e: r for e, r in rows.items() if r["text"].strip().casefold() != ex}
+            rows = {e: r for e, r in rows.items() if r["record_id"] is not None or r["text"].strip().casefold() != ex}
         scores = {e: s for e, s in fused if e in rows}
         # the first sender the question names: their own messages answer "what does Melanie do …"
         boosted = None

@@ -234,3 +234,11 @@ def test_korean_and_colon_named_chats_through_the_import(tmp_path, container):
     assert names[rows["thanks"].sender_entity_id] == "Ana"
     top = ask(container, "quarterly report shared folder", k=3)
     assert top and "quarterly report" in top[0].text
+
+
+def test_asking_a_message_in_its_own_words_finds_it(tmp_path, container):
+    wa = tmp_path / "WhatsApp Chat with Ana.txt"
+    wa.write_text("24/12/2022, 18:05 - Ana: see you at the pier\n24/12/2022, 18:06 - Bo: ok\n", encoding="utf-8")
+    assert ingest(container, [wa]).errors == []
+    top = ask(container, "see you at the pier", k=3)  # the whole text, as pasted from the chat
+    assert top and top[0].text == "see you at the pier"
