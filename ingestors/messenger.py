@@ -398,9 +398,11 @@ class MessengerIngestor:
                 if folder.name.casefold() not in _THREAD_FOLDERS or not folder.is_dir():
                     continue
                 for chat in sorted(folder.iterdir()):
+                    if seen >= _SIBLINGS_READ:
+                        break
                     files = sorted(chat.glob("message_*.json")) if chat.is_dir() else []
                     names = _head_participants(files[0]) if files else None
-                    if not names or seen >= _SIBLINGS_READ:
+                    if not names:
                         continue
                     seen += 1
                     common = set(names) if common is None else common & set(names)
