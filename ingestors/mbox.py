@@ -797,6 +797,17 @@ _DST_ZONE = re.compile(r"(?<=[\d\s])([A-Za-z]{2,4})[ \t]?DST\b(?![^()]*\))")  # 
 _STANDARD_OFFSETS = {"UT": 0, "GMT": 0, "EST": -300, "CST": -360, "MST": -420, "PST": -480}
 
 
+_SHORT_YEAR = re.compile(r"^(\s*(?:[A-Za-z]+\.?,?\s*)?\d{1,2}[\s-]+[A-Za-z]{3,9}\.?[\s-]+)(\d{2,3})(?=\s)")
+
+
+def _full_year(m: re.Match) -> str:
+    """A two- or three-digit year of a Date as RFC 5322 §4.3 reads it: 00–49 → 20xx, 50–99 → 19xx (the standard
+    library takes 50–68 as 2050–2068), three digits → 1900 + it (``101``: a Y2K bug's 2001)."""
+    year = int(m.group(2))
+    year += 1900 if len(m.group(2)) == 3 or year >= 50 else 2000
+    return f"{m.group(1)}{year}"
+
+
 def _dst_offset(m: re.Match) -> str:
     """A zone written as its standard-time name plus ``DST`` (``MET DST``, ``METDST``: old Unix mailers) as the
     numeric offset of its summer time (the standard offset plus an hour); unknown names are left as written."""
@@ -813,9 +824,10 @@ def _numeric_gmt(value: str) -> str:
     """A Date value with its time and zone in the forms the standard library reads: ``GMT+1``/``UTC-05:30``
     (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read ``GMT+1`` the POSIX way,
     as one hour *west*), an offset written ``+01:00`` as ``+0100``, and a 12-hour time (``9:05 PM``, Outlook's
-    forwarded headers, some web mailers) as ``21:05``, and a standard zone name followed by ``DST`` (``MET DST``)
-    as its summer offset (``+0200``)."""
+    forwarded headers, some web mailers) as ``21:05``, a standard zone name followed by ``DST`` (``MET DST``)
+    as its summer offset (``+0200``), and a two- or three-digit year in full (:func:`_full_year`)."""
     value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+    value = _SHORT_YEAR.sub(_full_year, value, count=1)
     value = _DST_ZONE.sub(_dst_offset, value)
     value = _TWELVE_HOUR.sub(_to_24h, value)
     return _COLON_OFFSET.sub(r"\1\2", value)
@@ -1025,8 +1037,15 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     )
 
 
+_INVISIBLE_IN_WORDS = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+"""Soft hyphens, zero-width spaces, word joiners and stray byte-order marks: invisible, but they cut a word in two
+for search ("Thistle&shy;wood" in HTML mail, newsletters' zero-width spaces), so the text drops them."""
+
+
 def _clean_body(text: str, notes: list[str]) -> str:
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    """A body's text with ``\n`` line ends, without :data:`_INVISIBLE_IN_WORDS`, cut to :data:`MAX_TEXT`
+    characters; notes say when it is empty or was cut."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE_IN_WORDS)
     if not text.strip():
         notes.append("no readable text body")
     if len(text) > MAX_TEXT:

@@ -214,3 +214,26 @@ def test_gmail_thread_id_joins_a_takeout_thread(tmp_path):
     items = _read(tmp_path, "takeout.mbox", data)
     assert [i.thread for i in items] == ["gmail-thread:1588151234567890123"] * 2
     assert not [i for i in items if isinstance(i, RecordError)]
+
+
+def test_soft_hyphens_and_zero_width_spaces_do_not_split_words(tmp_path):
+    """``Thistle&shy;wood`` and ``re&#8203;union`` in HTML mail (newsletters, Outlook) are one word each, so a
+    search for "Thistlewood" finds the message; a plain part's stray U+FEFF goes too."""
+    (rec,) = _read(tmp_path, "shy.eml", _head("Gil <g@example.org>", "Booking", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                             "Content-Type: text/html; charset=utf-8\n\n<p>We booked the Thistle&shy;"
+                                             "wood Lodge for the re&#8203;union.</p>\n"))
+    assert rec.text == "We booked the Thistlewood Lodge for the reunion."
+    (rec,) = _read(tmp_path, "bom.eml", _head("Gil <g@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                             "Content-Type: text/plain; charset=utf-8\n\n\ufeffHello\u2060there.\n"))
+    assert rec.text == "Hellothere.\n"
+
+
+def test_two_and_three_digit_years_are_read_as_rfc_5322_says(tmp_path):
+    """RFC 5322 §4.3: 00–49 → 20xx, 50–99 → 19xx (``Mon, 1 Feb 99``, and ``62``, which was read as 2062, a date in
+    the future), three digits → 1900 + it (``101``: the Y2K bug of clients that wrote 2001 so)."""
+    for i, (written, year) in enumerate((("Mon, 1 Feb 99 10:00:00 GMT", 1999), ("Thu, 1 Feb 62 10:00:00 GMT", 1962),
+                                         ("Thu, 1 Feb 01 10:00:00 GMT", 2001), ("Thu, 1 Feb 101 10:00:00 GMT", 2001),
+                                         ("1 Feb 99 10:00 EST", 1999))):
+        (rec,) = _read(tmp_path, f"y{i}.eml", _head("Ann <a@example.org>", "x", written, "\nbody\n"))
+        assert rec.sent_at.year == year and (rec.sent_at.month, rec.sent_at.day, rec.sent_at.hour) == (2, 1, 10)
+        assert "date_suspect" not in rec.attrs
