@@ -487,7 +487,7 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
         if repeating:
             from core.graph.facts import write_facts
 
-            write_facts(s, repeating)
+            write_facts(s, _live_drafts(s, repeating))
         owner_known = bool(c.settings.owner_name or owner_emails or current_owner(s))
         # Mail threads teach how people reply to the owner only when Kith knows who the owner is.
         convo = [rid for rid, rec in new_rows
@@ -496,6 +496,32 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
             part = ",".join(str(x) for x in convo[i:i + 500])
             conn.exec_driver_sql(f"UPDATE record SET pending = pending | {int(Stage.LEDGER)} WHERE id IN ({part})")
     return out
+
+
+def _live_drafts(s, drafts: list) -> list:
+    """``drafts`` (kept for the end of a batch) with each entity a later record of the batch merged away replaced by
+    the one it was merged into — a signature's mobile joins two addresses after the first one's "writes from" was
+    drafted — unless the merge is held (its facts wait on that identity for the person's word).  Changes the
+    drafts in place and returns them."""
+    from core.graph.merge import live_survivor
+    from core.graph.resolution import held_merge
+
+    live: dict[int, int] = {}
+
+    def of(eid: int) -> int:
+        if eid not in live:
+            e = s.get(Entity, eid)
+            w = live_survivor(s, eid) if e is not None and e.tombstoned_at is not None \
+                and held_merge(s, eid) is None else None
+            live[eid] = w.id if w is not None else eid
+        return live[eid]
+
+    for d in drafts:
+        d.subject_id = of(d.subject_id)
+        d.links = [(of(eid), role) for eid, role in d.links]
+        if d.key.startswith("writes_to:") and d.key[10:].isdigit():
+            d.key = f"writes_to:{of(int(d.key[10:]))}"
+    return [d for d in drafts if not (d.key.startswith("writes_to:") and d.key == f"writes_to:{d.subject_id}")]
 
 
 def _people_text(rec) -> str:

@@ -97,7 +97,17 @@ def confirm(s: Session, mc: MergeCandidate) -> None:
         if target is not None:
             log.setdefault("superseded", [])
             log.setdefault("facts_moved", [])
+            before = set(log["facts_moved"])
             _move_facts(s, mc.b_id, target.id, log)
+            moved = [fid for fid in log["facts_moved"] if fid not in before]
+            for fl in s.exec(select(FactEntity).where(FactEntity.entity_id == mc.b_id, FactEntity.role == "subject",
+                                                      FactEntity.fact_id.in_(moved))).all() if moved else []:
+                if s.get(FactEntity, (fl.fact_id, target.id, "subject")) is None:
+                    s.add(FactEntity(fact_id=fl.fact_id, entity_id=target.id, role="subject"))
+                    log.setdefault("fact_links_moved", []).append([fl.fact_id, "subject"])
+                else:
+                    log.setdefault("fact_links_dropped", []).append([fl.fact_id, "subject"])
+                s.delete(fl)
         log["hold"] = False
     mc.detail = log
     mc.confirmed_at = clock.now()
@@ -105,8 +115,12 @@ def confirm(s: Session, mc: MergeCandidate) -> None:
     s.flush()
 
 
-def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
+def merge(s: Session, survivor_id: int, loser_id: int, hold: bool = False) -> dict:
     """Fold ``loser_id`` into ``survivor_id``; returns the move log for :func:`unmerge`.
+
+    ``hold``: a merge Kith made between two identities that each had identifiers of their own (see
+    :mod:`core.graph.resolution`): the facts about the loser stay on it — no supersession across the two — until
+    the person confirms (:func:`confirm` moves them then).
 
     Raises:
         NotFound: either entity is missing or not live.
@@ -144,8 +158,14 @@ def merge(s: Session, survivor_id: int, loser_id: int) -> dict:
         s.exec(update(Record).where(Record.id.in_(log["sent"])).values(sender_entity_id=w.id))
     if log["placed"]:
         s.exec(update(Record).where(Record.id.in_(log["placed"])).values(place_entity_id=w.id))
-    _move_facts(s, l.id, w.id, log)
+    kept: set[int] = set()
+    if hold:  # facts about the loser wait for the person's word, with their subject links
+        kept = set(s.exec(select(Fact.id).where(Fact.subject_entity_id == l.id)).all())
+    else:
+        _move_facts(s, l.id, w.id, log)
     for fl in s.exec(select(FactEntity).where(FactEntity.entity_id == l.id)).all():
+        if fl.fact_id in kept and fl.role == "subject":
+            continue
         entry = [fl.fact_id, fl.role]
         if s.get(FactEntity, (fl.fact_id, w.id, fl.role)) is not None:
             log["fact_links_dropped"].append(entry)

@@ -389,9 +389,11 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
 
 
 def claim_phone(s: Session, person: Entity, phone: str, region: str = "US", index: NameIndex | None = None) -> None:
-    """``person`` wrote ``phone`` in their signature: it becomes their alias; an entity known only by that
-    number (their SMS handle, an unsaved WhatsApp contact) is merged into them with a decision row; one
-    that has a name or other addresses of its own gets a suggestion instead."""
+    """``person`` wrote ``phone`` in their signature: it becomes their alias; the entity already holding that
+    number (their SMS handle, an unsaved WhatsApp contact, their other mail address signed with the same mobile)
+    is merged into them with a decision row — not held: the number is an identifier both have, so their facts
+    join at once (the older of two values superseded by the newer).  With the owner on either side it is a
+    suggestion."""
     from core.graph.entities import normalize_phone
     from core.graph.resolution import _by_address, merge_by_rule, record_decision
 
@@ -409,7 +411,7 @@ def claim_phone(s: Session, person: Entity, phone: str, region: str = "US", inde
     if other.is_owner or person.is_owner:
         record_decision(s, person.id, other.id, "pending", "signature_phone", 0.8, reason)
         return
-    merge_by_rule(s, person, other, "signature_phone", 1.0, reason, index)
+    merge_by_rule(s, person, other, "signature_phone", 1.0, reason, index, hold=False)
 
 
 def _shared_mailbox(s: Session, e: Entity) -> bool:

@@ -801,7 +801,7 @@ def merge_by_rule(s: Session, survivor: Entity, other: Entity, signal: str, scor
     mc.threshold, mc.decided_by, mc.decided_at = THRESHOLDS.get(signal, ""), "kith", clock.now()
     if not mc.reason:
         mc.reason = reason
-    mc.detail = {**merge(s, survivor.id, other.id), "hold": hold}
+    mc.detail = {**merge(s, survivor.id, other.id, hold=hold), "hold": hold}
     s.add(mc)
     s.flush()
     if index is not None:

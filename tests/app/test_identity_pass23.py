@@ -108,3 +108,55 @@ def test_a_job_ended_then_a_new_one_is_current_and_ask_says_so(container, tmp_pa
     then = ask(container, "where does Rosa Vidal work?", as_of=datetime(2023, 3, 15, tzinfo=timezone.utc))
     assert memory_answer("where does Rosa Vidal work?", then).text.startswith(
         "Rosa Vidal worked at Northwind until March 2023")
+
+
+def test_a_work_and_a_personal_address_signed_with_one_mobile_are_one_person(container, tmp_path):
+    """Same full name at two unrelated domains is only a suggestion; both signatures giving one mobile number is an
+    identifier they share: one person, every fact on it (none left on the merged-away identity), homes by valid
+    time, and the number's WhatsApp messages are hers too."""
+    from sqlmodel import select
+
+    from core.store.schema import Entity, Fact
+
+    ingest(container, [write_raw_mbox(tmp_path / "jane.mbox", [
+        ("Jane Doe <jane.doe@northwind.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "report",
+         "I live in Leeds.\n\n-- \nJane Doe\nSenior Analyst, Northwind\nMobile: +44 7700 900456"),
+        ("Jane Doe <janed1987@gmail.example>", "Sat, 11 Mar 2023 19:00:00 +0000", "weekend",
+         "I moved to York on Thursday.\n\n-- \nJane\nMobile: +44 7700 900456")])])        # Thu 9 Mar
+    wa = tmp_path / "WhatsApp Chat with +44 7700 900456.txt"
+    wa.write_text("13/03/2023, 10:07 - +44 7700 900456: I now work at Globex.\n", encoding="utf-8")
+    ingest(container, [wa])
+    with container.db.session() as s:
+        janes = s.exec(select(Entity).where(Entity.canonical_name == "Jane Doe", Entity.kind == "person",
+                                            Entity.tombstoned_at.is_(None))).all()
+        assert len(janes) == 1
+        gone = [e.id for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_not(None))).all()]
+        assert not s.exec(select(Fact).where(Fact.subject_entity_id.in_(gone))).all()  # nothing left behind
+    p = profile(container, "Jane Doe")
+    assert {"jane.doe@northwind.example", "janed1987@gmail.example", "+447700900456"} <= {a["value"] for a in p.aliases}
+    assert not p.held
+    assert spells(container, "Jane Doe", "home") == ([("York", "2023-03-09")], [("2023-03-06", "Leeds", "2023-03-09")])
+    assert spells(container, "Jane Doe", "employer") == ([("Globex", "2023-03-13")], [])
+    froms = sorted(f.value for f in p.current if f.key.startswith("email:"))
+    assert froms == ["jane.doe@northwind.example", "janed1987@gmail.example"]
+
+
+def test_a_held_merge_keeps_the_earlier_identitys_facts_until_confirmed(container, tmp_path):
+    """"Ana Lima" at ana.lima@acme, then al@acme without a name, then "Ana Lima" at al@acme: the name learnt late
+    joins the two (same company domain) but both had addresses of their own, so the merge is held: her Leeds home
+    waits on the first identity instead of being superseded by (or superseding) York until the person confirms."""
+    from app.operations.review import confirm_merge, list_reviews
+
+    ingest(container, [write_raw_mbox(tmp_path / "ana.mbox", [
+        ("Ana Lima <ana.lima@acme.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I live in Leeds."),
+        ("al@acme.example", "Wed, 08 Mar 2023 09:00:00 +0000", "b", "I moved to York yesterday."),   # Tue 7 Mar
+        ("Ana Lima <al@acme.example>", "Thu, 09 Mar 2023 09:00:00 +0000", "c", "See you soon.")])])
+    p = profile(container, "Ana Lima")
+    assert [(f.value, f.valid_from[:10]) for f in p.current if f.key == "home"] == [("York", "2023-03-07")]
+    assert not [f for f in p.history if f.key == "home"]
+    assert [(f.value, f.valid_from[:10]) for f in p.held if f.key == "home"] == [("Leeds", "2023-03-06")]
+    merged = [r for r in list_reviews(container, None) if r.status == "merged"]
+    assert len(merged) == 1
+    confirm_merge(container, merged[0].id)
+    assert spells(container, "Ana Lima", "home") == ([("York", "2023-03-07")], [("2023-03-06", "Leeds", "2023-03-07")])
+    assert not profile(container, "Ana Lima").held
