@@ -219,7 +219,7 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
     for i, r in enumerate(results, 1):
         first = " ".join(r.text.split())[:200]
         label = {"fact": "fact", "history": "history"}.get(r.kind, r.record_kind or r.kind)
-        click.echo(f"{i}. [{r.relevance:.2f}] {label} · {r.when or 'time unknown'} — {r.source}\n   {first}")
+        click.echo(f"{i}. [{r.relevance:.2f}] {label} · {r.local_when() or 'time unknown'} — {r.source}\n   {first}")
 
 
 def _forget_target(ref, source, record_id, fact_id, start, end):

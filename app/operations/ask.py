@@ -103,7 +103,8 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
                 if f.fact_id in placed:
                     continue
                 placed.add(f.fact_id)
-                out.append(_fact_result(f, meta.get(h.record_id, (None, ""))[1], h.relevance, h.record_id))
+                row, path = meta.get(h.record_id, (None, ""))[:2]
+                out.append(_fact_result(f, path, h.relevance, h.record_id, row.utc_offset if row else None))
         out.append(_hit_result(h, meta.get(h.record_id)))
     return out
 
@@ -117,16 +118,18 @@ class _Row:
         self.kind, self.subject, self.text, self.utc_offset = kind, subject, text, utc_offset
 
 
-def _fact_result(f, source: str, relevance: float, shown_with: int | None = None) -> AskResult:
+def _fact_result(f, source: str, relevance: float, shown_with: int | None = None,
+                 utc_offset: int | None = None) -> AskResult:
     """A fact as shown just before the turn ``shown_with`` (one of its evidence records): that record is the one it
-    cites (``record_id``; all of them in ``evidence``), so the fact and the turn beside it are one source."""
+    cites (``record_id``; all of them in ``evidence``), so the fact and the turn beside it are one source; its time is
+    read at that record's ``utc_offset`` (where it was said or taken)."""
     when = ensure_utc(f.valid_from)
     text = f.statement if f.current else history_statement(f.statement, f.valid_to)
     return AskResult(text=text, source=source, when=when.isoformat() if when else None, score=round(f.relevance, 6),
                      kind="fact" if f.current else "history", fact_id=f.fact_id, subject=f"{f.domain}: {f.key}",
                      sender=f.subject, confidence=round(f.confidence, 4), relevance=round(relevance, 4),
                      record_id=shown_with if shown_with in f.evidence else (f.evidence[0] if f.evidence else 0),
-                     evidence=list(f.evidence))
+                     evidence=list(f.evidence), utc_offset=utc_offset)
 
 
 def shown_text(subject: str | None, text: str | None, kind: str | None) -> str:

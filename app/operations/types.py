@@ -139,6 +139,18 @@ class AskResult:
     evidence: list = field(default_factory=list)  # a fact's evidence record ids
     utc_offset: int | None = None
 
+    def local_when(self) -> str | None:
+        """``when`` at the record's own offset (``"2023-05-05T00:30:00+09:00"``), ``when`` itself (UTC) when the
+        offset is unknown, or None."""
+        if not self.when or self.utc_offset is None:
+            return self.when
+        from datetime import datetime, timedelta, timezone
+
+        try:
+            return datetime.fromisoformat(self.when).astimezone(timezone(timedelta(minutes=self.utc_offset))).isoformat()
+        except ValueError:
+            return self.when
+
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,
              "subject": self.subject, "sender": self.sender, "record_id": self.record_id,

@@ -155,6 +155,11 @@ def test_ask_when_says_the_local_day_and_every_day_shown(tmp_path):
 
     # 00:30 in Tokyo on 5 May (15:30 UTC on 4 May) was 5 May there
     assert answer("when was I in Tokyo?").startswith("You were in Tokyo, Tokyo, Japan on 5 May 2023 — 1 photo")
+    # the sources are listed at the time where they were taken (the JSON keeps UTC)
+    listing = _cli("ask", "when was I in Tokyo?")
+    assert "photo · 2023-05-05T00:30:00+09:00 — " in listing and "fact · 2023-05-05T00:30:00+09:00 — " in listing
+    shown = json.loads(_cli("ask", "when was I in Tokyo?", "--json"))["results"]
+    assert {r["when"] for r in shown} == {"2023-05-04T15:30:00+00:00"}
     assert " on 1 October 2022 — 1 photo" in answer("when was I in Kathmandu?")
     assert " on 1 June 2023 — 1 photo" in answer("when was I in Kiritimati?") \
         or " on 1 June 2023 — 1 photo" in answer("when was I in London Village?")
