@@ -128,7 +128,7 @@ _INVISIBLE = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\ufeff"
 _LRM = "\u200e"
 # Android's "<Media omitted>" in any locale: one <...> naming media (<Medien ausgeschlossen>,
 # <Médias omis>, <Multimedia omitido>, <Mídia oculta>, <Без медиафайлов>, <Pominięto multimedia>, ...)
-_OMITTED_ANDROID = re.compile(r"^<[^<>\n]{0,40}(?:m[eéíi]d[iy]|multim|медиа|мультимедиа|الوسائط|मीडिया)[^<>\n]{0,40}>$",
+_OMITTED_ANDROID = re.compile(r"^<[^<>\n]{0,40}(?:m[eéíi]d[iy]|multim|медиа|мультимедиа|الوسائط|मीडिया|מדיה|رسانه|メディア|媒体|媒體|影音|미디어|สื่อ)[^<>\n]{0,40}>$",
                               re.I)
 # iOS's "image omitted" in the common locales, either word order
 _MEDIA_WORDS = (r"image|photo|video|audio|sticker|gif|document|contact card|bild|foto|dokument|kontaktkarte|"
@@ -158,10 +158,16 @@ _DELETED = {
     "данное сообщение удалено", "это сообщение удалено", "вы удалили это сообщение",
     "bu mesaj silindi", "bu mesajı sildiniz", "pesan ini telah dihapus", "anda menghapus pesan ini",
     "ta wiadomość została usunięta", "usunięto tę wiadomość",
+    "הודעה זו נמחקה", "מחקת את ההודעה הזו", "تم حذف هذه الرسالة", "لقد حذفت هذه الرسالة", "حذفت هذه الرسالة",
+    "این پیام حذف شد", "شما این پیام را حذف کردید", "यह संदेश हटा दिया गया", "आपने यह संदेश हटा दिया",
+    "このメッセージは削除されました", "メッセージを削除しました", "삭제된 메시지입니다", "메시지를 삭제했습니다",
+    "此消息已删除", "你删除了此消息", "此訊息已被刪除", "此訊息已刪除", "你已刪除此訊息",
+    "ข้อความนี้ถูกลบแล้ว", "คุณลบข้อความนี้แล้ว",
 }
 # a trailing "<This message was edited>" in the common locales (<Diese Nachricht wurde bearbeitet>, ...)
 _EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|editad[ao]|modifié|modificato|bewerkt|"
-                     r"düzenlendi|изменено|отредактировано|edytowan|diedit)[^<>\n]{0,40}>\s*$", re.I)
+                     r"düzenlendi|изменено|отредактировано|edytowan|diedit|נערכה|تعديل|ویرایش|संपादित|編集済み|已编辑|"
+                     r"已編輯|수정됨|แก้ไข)[^<>\n]{0,40}>\s*$", re.I)
 ORDERS = ("DMY", "MDY")
 FIRST_YEAR = 2009  # WhatsApp's first year: an earlier date is a misread order
 

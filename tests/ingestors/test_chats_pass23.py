@@ -242,3 +242,16 @@ def test_asking_a_message_in_its_own_words_finds_it(tmp_path, container):
     assert ingest(container, [wa]).errors == []
     top = ask(container, "see you at the pier", k=3)  # the whole text, as pasted from the chat
     assert top and top[0].text == "see you at the pier"
+
+
+@pytest.mark.parametrize("media, deleted, edited", [
+    ("\u200f<המדיה לא נכללה>", "\u200fהודעה זו נמחקה", "בסדר <ההודעה נערכה>"),            # Hebrew
+    ("<تم استبعاد الوسائط>", "تم حذف هذه الرسالة", "حسنا <تم تعديل هذه الرسالة>"),        # Arabic
+    ("<メディアは含まれていません>", "このメッセージは削除されました", "はい <編集済み>"),   # Japanese
+    ("<미디어 파일 생략>", "삭제된 메시지입니다", "네 <수정됨>"),                          # Korean
+])
+def test_placeholders_in_right_to_left_and_east_asian_locales(tmp_path, media, deleted, edited):
+    items = _wa(tmp_path, f"24/12/2022, 18:05 - A: {media}\n24/12/2022, 18:06 - B: {deleted}\n"
+                          f"24/12/2022, 18:07 - B: {edited}\n")
+    assert [(r.text, r.attrs.get("media"), r.attrs.get("deleted"), r.attrs.get("edited")) for r in items] == [
+        ("", "omitted", None, None), ("", None, True, None), (edited.split(" <")[0], None, None, True)]
