@@ -34,6 +34,7 @@ from core.extraction.quoted import own_words
 from core.extraction.text import third_person
 from core.extraction.time_anchors import find_time_anchors
 from core.retrieval import lexicon
+from core.retrieval.answer import month_year
 
 NOTHING = "I found nothing about that."
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
@@ -504,6 +505,137 @@ def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
     return MemoryAnswer(f"{text}. {_cite(cited)}".strip(), cited, "when")
 
 
+_HELD_Q = re.compile(r"^\s*where\s+(?:does|did|do|is|was|has|had)\s+(?P<name>.+?)\s+(?:been\s+)?(?P<verb>live|lives|lived|"
+                     r"living|work|works|worked|working)\b(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
+_NOW = re.compile(r"^(?:now|nowadays|currently|today|these\s+days|at\s+the\s+moment|right\s+now)?$", re.IGNORECASE)
+_BEFORE = re.compile(r"^before(?:\s+(?:moving\s+to\s+|joining\s+|going\s+to\s+|(?:s?he|they|i)\s+(?:moved|went)\s+to\s+)?"
+                     r"(?P<value>.+?))?$", re.IGNORECASE)
+
+
+@dataclass
+class HeldQuestion:
+    """A "where does Rosa live?" / "where did Rosa live in March 2023?" / "where did Alex work before Southbank?"
+    question read and answered from the facts' valid times (seed 002's temporal validity): whom it asks about
+    (``name``; ``you``: the owner), ``work`` (else where they live), the ``span`` asked about (``(since, until,
+    label)`` from :func:`period_of`, or None), the value asked to go before (``before``: "" for the current one,
+    None when not asked), and the facts (``app.operations.graph.held``)."""
+
+    name: str
+    work: bool
+    span: tuple | None
+    before: str | None
+    held: list = field(default_factory=list)
+    result: object = None  # the answer's evidence record as an ``AskResult``: the answer cites it
+
+
+def held_question(c, question: str, as_of: datetime | None = None):
+    """A :class:`HeldQuestion` when ``question`` asks where someone lives or works — now, at a time, or before a
+    place — and that person is known (a name, a first name, or "I"); the list of ``(id, name, kind, hint)`` when
+    the name fits several; None otherwise (or when nothing is known of that: recall answers).  ``as_of`` (UTC):
+    the question is asked as of then (``kith ask --as-of``).  Reads only."""
+    m = _HELD_Q.match(question or "")
+    if not m:
+        return None
+    from app.operations.graph import held
+
+    rest = m.group("rest").strip(" ,")
+    span = before = None
+    b = _BEFORE.match(rest)
+    if b:
+        before = (b.group("value") or "").strip()
+    elif not _NOW.match(rest):
+        span = period_of(rest)
+        if span is None:
+            return None
+    if as_of is not None and span is None and before is None:  # `kith ask --as-of`: where then
+        day = clock.ensure_utc(as_of)
+        span = (day, day + timedelta(seconds=1), f"On {day_text(day)}")
+    who = m.group("name").strip()
+    if who.casefold() in ("i", "we"):
+        from app.memory import owner_entity
+
+        me = owner_entity(c)
+        if not me:
+            return None
+        eid, name = me[0], "you"
+    else:
+        e = _entity_or_choices(c, re.sub(r"^(?:the|a|an)\s+", "", who, flags=re.IGNORECASE))
+        if e is None or isinstance(e, list):
+            return e
+        eid, name = e.id, e.canonical_name
+    work = m.group("verb").casefold().startswith("work")
+    found = held(c, eid, *(("work", "employment") if work else ("places", "residence")))
+    if not found:
+        return None  # nothing of the kind: the messages may still say it
+    q = HeldQuestion(name, work, span, before, found)
+    target = _held_target(q)
+    if target is not None and target.evidence:
+        q.result = _as_result(c, target.evidence[-1])
+    return q
+
+
+def _held_target(q: HeldQuestion):
+    """The fact that answers ``q`` (``app.operations.graph.Held``), or None."""
+    h = q.held
+    if q.span is not None:
+        during = [x for x in h if x.holds_during(q.span[0], q.span[1])]
+        return during[-1] if during else None
+    if q.before is not None:
+        if q.before:
+            at = [i for i, x in enumerate(h) if q.before.casefold() in x.value.casefold()]
+            i = at[0] if at else None
+        else:
+            i = next((i for i, x in enumerate(h) if x.current), len(h) - 1)
+        return h[i - 1] if i else None
+    return next((x for x in reversed(h) if x.current), None)
+
+
+def _held_span(x) -> str:
+    if x.valid_from and x.valid_to:
+        return f"from {month_year(x.valid_from)} to {month_year(x.valid_to)}"
+    if x.valid_from:
+        return f"since {month_year(x.valid_from)}"
+    return f"until {month_year(x.valid_to)}" if x.valid_to else ""
+
+
+def held_answer(q: HeldQuestion, results: Sequence[Any]) -> MemoryAnswer:
+    """"Rosa Vidal lives in Madrid (since June 2023; before that: Rosa Vidal lived in Berlin until June 2023)" /
+    "In March 2023, Rosa Vidal lived in Berlin (from January 2023 to June 2023)." / "Before Madrid, Rosa Vidal lived
+    in Berlin (…)." — citing the answering fact's evidence."""
+    x = _held_target(q)
+    rid = q.result.record_id if q.result is not None else None
+    cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
+    you = q.name == "you"
+    verb_now, verb_then = ("work at", "worked at") if q.work else ("live in", "lived in")
+    who = "you" if you else q.name
+    now = verb_now if you else {"work at": "works at", "live in": "lives in"}[verb_now]
+    ongoing = q.span is not None and q.span[1] > clock.now()  # "this year": still going on
+    if x is None:
+        if q.span is not None:
+            text = f"Nothing in your records says where {who} {verb_then.split()[0]} " \
+                   f"{q.span[2][:1].lower() + q.span[2][1:]}"
+            known = _and([f"{h.value} ({_held_span(h)})" for h in q.held if _held_span(h)] or [""])
+            return MemoryAnswer(text + (f"; I know of {known}." if known else "."), [], "where")
+        return MemoryAnswer(f"I don't know where {who} {verb_then.split()[0]} before "
+                            f"{q.before or q.held[0].value}.", [], "where")
+    span = _held_span(x)
+    if q.span is not None:
+        verb = now if x.current and ongoing else verb_then
+        text = f"{q.span[2]}, {who} {verb} {x.value}" + (f" ({span})" if span else "")
+    elif q.before is not None:
+        text = f"Before {q.before or next((h.value for h in q.held if h.current), 'that')}, {who} {verb_then} " \
+               f"{x.value}" + (f" ({span})" if span else "")
+    else:
+        extras = [f"since {month_year(x.valid_from)}"] if x.valid_from else []
+        prev = [h for h in q.held if h is not x and h.valid_to is not None]
+        if prev:
+            p = prev[-1]
+            extras.append(f"before that: {who} {verb_then} {p.value}" +
+                          (f" until {month_year(p.valid_to)}" if p.valid_to else ""))
+        text = f"{who[:1].upper() + who[1:]} {now} {x.value}" + (f" ({'; '.join(extras)})" if extras else "")
+    return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "where")
+
+
 _PERIOD_Q = re.compile(r"^\s*(?:what|anything)\s+(?:happened|(?:did|do)\s+(?:i|we)\s+do|was\s+(?:going\s+on|"
                        r"happening)|went\s+on)\s+(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
 _MONTH_NAMES = {name.casefold(): i for i in range(1, 13)
@@ -800,13 +932,14 @@ def about_subject(question: str) -> str | None:
     return None if not name or name.casefold() in _NOT_A_NAME else name
 
 
-def about_question(c, question: str):
+def about_question(c, question: str, as_of: datetime | None = None):
     """What the knowledge graph answers of ``question``, for the memory answerer (:func:`memory_answer`), or None
     when it is not a question the graph answers (the answer then comes from recalled turns).  Reads only.
 
     * small talk ("hello", "thanks", "what can you do?"): a :class:`SmallTalk`;
     * "when did I last hear from X?", "what is X's email address?": a :class:`LastContact` / :class:`Reach`
       (:func:`contact_question`);
+    * "where does X live / work (in 2022, before Madrid)?": a :class:`HeldQuestion` (``as_of``: asked as of then);
     * "what happened in June 2000?": a :class:`PeriodQuestion`;
     * "how many emails did X send me?", "where have I been?": a :class:`Count` / :class:`Places`;
     * "who do I talk to most?": an :class:`InTouch` with the people found (``graph.most_in_touch``);
@@ -815,8 +948,8 @@ def about_question(c, question: str):
     """
     from app.operations.graph import about
 
-    for read in (small_talk, contact_question, period_question, count_question):
-        got = read(c, question)
+    for read in (small_talk, contact_question, held_question, period_question, count_question):
+        got = read(c, question) if read is not held_question else read(c, question, as_of)
         if got is not None:
             return got
     touch = in_touch_question(question)
@@ -887,6 +1020,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return in_touch_answer(about)
     if isinstance(about, (LastContact, Reach)):
         return contact_answer(about, results)
+    if isinstance(about, HeldQuestion):
+        return held_answer(about, results)
     if isinstance(about, PeriodQuestion):
         return period_answer(about)
     if isinstance(about, (Count, Places)):

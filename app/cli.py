@@ -140,8 +140,8 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
             click.echo("  stopped before the end: what was read is kept; the same command again continues "
                        "(what was read already is skipped)")
         for label in report.forgotten_again:
-            click.echo(f"  forgotten again: {label} (forgotten while this import ran; what it brought of them is "
-                       "forgotten too)")
+            click.echo(f"  forgotten again: {label} (you had forgotten them; what this import brought of them is "
+                       "forgotten too — `kith forgotten` lists it)")
         if report.purged_during:
             click.echo(f"  note: {report.purged_during} forget(s) were purged while this import ran; what it added "
                        "after them could not be checked against them (see `kith entities`)")
@@ -195,7 +195,7 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
         _warn_vectors(c)
         # the chat's memory answer, from what clears the threshold (--all lists more; the answer stays the same,
         # its citations renumbered to the longer list)
-        about = about_question(c, question)
+        about = about_question(c, question, when)
         found = getattr(about, "result", None)  # the record a graph answer rests on, when recall did not show it
         if found is not None and all(r.record_id != found.record_id for r in shown):
             shown = [*shown, found]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 
 from sqlalchemy import func
 from sqlmodel import select
@@ -497,3 +497,41 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
                                       source=src.path if src else None))
     hits.sort(key=lambda h: -h.score)
     return hits[:k]
+
+
+@dataclass
+class Held:
+    """One value an entity held for one attribute over time (:func:`held`): its value ("Madrid"), statement, the
+    valid time ``[valid_from, valid_to)`` (UTC; None: open), whether it is current, and its evidence record ids."""
+
+    fact_id: int
+    value: str
+    statement: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    current: bool
+    evidence: list[int]
+
+    def holds_during(self, since: datetime, until: datetime) -> bool:
+        """True when the valid time meets ``[since, until)`` (UTC)."""
+        return (self.valid_from is None or self.valid_from < until) and (self.valid_to is None or self.valid_to > since)
+
+
+def held(c: Container, entity_id: int, domain: str, category: str) -> list[Held]:
+    """Every live fact of entity ``entity_id`` in ``domain``/``category`` (``places``/``residence``: where it lives;
+    ``work``/``employment``: where it works), current and superseded, earliest valid time first — seed 002's
+    temporal validity, for "where did Rosa live in March 2023?" and "… before Madrid?".  Reads only."""
+    with c.db.session() as s:
+        rows = s.exec(select(Fact).where(Fact.subject_entity_id == entity_id, Fact.domain == domain,
+                                         Fact.category == category, Fact.tombstoned_at.is_(None))).all()
+        ev: dict[int, list[int]] = {}
+        if rows:
+            for fid, rid in s.exec(select(Evidence.fact_id, Evidence.record_id)
+                                   .join(Record, Record.id == Evidence.record_id)
+                                   .where(Evidence.fact_id.in_([f.id for f in rows]), Record.tombstoned_at.is_(None))
+                                   .order_by(Evidence.record_id)).all():
+                ev.setdefault(int(fid), []).append(int(rid))
+        out = [Held(int(f.id), f.value, f.statement, ensure_utc(f.valid_from), ensure_utc(f.valid_to),
+                    f.superseded_by is None and f.valid_to is None, ev.get(int(f.id), [])) for f in rows]
+    floor = datetime.min.replace(tzinfo=timezone.utc)
+    return sorted(out, key=lambda h: (h.valid_from or floor, h.fact_id))

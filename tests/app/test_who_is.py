@@ -6,6 +6,7 @@ I last heard from X, X's address, what happened in a month, how many, where I ha
 in follow-ups are here too. Right values worked out from the mail the test writes."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -428,3 +429,55 @@ def test_a_record_with_no_words_is_never_the_answer():
     assert memory_answer("what's in my voice memos?", [silent, jfk]).text == \
         "Ask not what your country can do for you. [2]"
     assert memory_answer("what's in my voice memos?", [silent]).text == NOTHING
+
+
+def test_where_someone_lived_or_worked_is_read_from_the_facts_valid_times(tmp_path):
+    """"Where did Rosa live in March 2023 / before Madrid?" (regression ``mbox_superseded_home``'s kind): the answer
+    is the fact whose valid time holds then, or the one superseded by it — seed 002's temporal validity — not the
+    current one. Right values: Berlin from the January mail's day (9 January) until the day Madrid starts (the
+    June mail says "last week": the week before 13 June, so 5 June), Madrid since then."""
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        rosa = "Rosa Vidal <rosa@example.org>"
+        mails = write_raw_mbox_like(tmp_path / "rosa.mbox", [
+            (rosa, "hi", "I live in Berlin now.", datetime(2023, 1, 9, 10, 0, tzinfo=timezone.utc)),
+            (rosa, "news", "Big change: I moved to Madrid last week.", datetime(2023, 6, 13, 10, 0, tzinfo=timezone.utc)),
+            ("Owner Person <owner@example.net>", "me", "I work at Acme Labs now.",
+             datetime(2022, 2, 1, 10, 0, tzinfo=timezone.utc)),
+        ])
+        assert ingest(c, [mails]).records_added == 3
+        loop = ConversationLoop.for_container(c, model=NoModel())
+
+        def say(q):
+            loop.subject = None
+            return re.sub(r" \[\d+\]$", "", loop.turn(q).reply.split("\n\nSources:\n")[0])
+
+        assert say("where does Rosa live?") == \
+            "Rosa Vidal lives in Madrid (since June 2023; before that: Rosa Vidal lived in Berlin until June 2023)"
+        assert say("where did Rosa live in March 2023?") == \
+            "In March 2023, Rosa Vidal lived in Berlin (from January 2023 to June 2023)"
+        assert say("where did Rosa Vidal live before Madrid?") == \
+            "Before Madrid, Rosa Vidal lived in Berlin (from January 2023 to June 2023)"
+        assert say("where did Rosa live in 2020?") == ("Nothing in your records says where Rosa Vidal lived in 2020; "
+                                                       "I know of Berlin (from January 2023 to June 2023) and Madrid "
+                                                       "(since June 2023).")
+        assert say("where did Rosa live before Berlin?") == "I don't know where Rosa Vidal lived before Berlin."
+        assert say("where do I work?") == "You work at Acme Labs (since February 2022)"
+        # the answer cites the mail the fact rests on
+        r = loop.turn("where did Rosa live in March 2023?")
+        assert [m.item.text for m in r.cited] == ["hi\n\nI live in Berlin now."]
+    finally:
+        c.close()
+
+
+def write_raw_mbox_like(path: Path, messages) -> Path:
+    """An mbox of ``(from, subject, body, sent)`` messages, each sent at its own time."""
+    from email.utils import format_datetime
+
+    parts = []
+    for sender, subject, body, sent in messages:
+        parts.append(f"From x@y {sent:%a %b %d %H:%M:%S %Y}\nFrom: {sender}\nTo: Owner Person <owner@example.net>\n"
+                     f"Subject: {subject}\nDate: {format_datetime(sent)}\n\n{body}\n\n")
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
