@@ -28,15 +28,39 @@ _SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # SQLite's files beside a dat
 _MAIL_MBOX_COMPANIONS = {"table_of_contents", "info.plist"}  # Apple Mail's index files in an exported X.mbox folder
 
 
+_THUNDERBIRD_FILES = {"filterlog.html", "junklog.html", "msgfilterrules.dat", "popstate.dat", "virtualfolders.dat",
+                      "rules.dat"}  # Thunderbird's own bookkeeping beside the mailboxes of a mail folder
+
+
+def _thunderbird_skips(names: list[str], folder: str) -> set[str]:
+    """What a Thunderbird mail folder holds besides mail, when ``names`` include a mailbox's ``.msf`` summary
+    (``Inbox`` + ``Inbox.msf``): the ``.msf`` summaries (Mork indexes, no messages), the folder's bookkeeping
+    files (:data:`_THUNDERBIRD_FILES`) and mailboxes that are empty (an emptied Trash)."""
+    present = set(names)
+    summaries = {f for f in names if f.lower().endswith(".msf") and f[:-4] in present}
+    if not summaries:
+        return set()
+    empty = set()
+    for f in summaries:
+        try:
+            if os.path.getsize(os.path.join(folder, f[:-4])) == 0:
+                empty.add(f[:-4])
+        except OSError:
+            pass
+    return summaries | empty | {f for f in names if f.lower() in _THUNDERBIRD_FILES}
+
+
 def _listed(names: list[str], folder: str = "") -> list[str]:
     """The names of one folder worth reading: not hidden, not :data:`SKIPPED_NAMES`, not SQLite's
     companion files of a database beside them (``chat.db-wal``, ``chat.db-shm``, ``chat.db-journal``:
     SQLite reads them with ``chat.db``; alone they are no export), and, in a folder named ``*.mbox``
     (Apple Mail's export: the messages are its file ``mbox``), not Apple Mail's ``table_of_contents``
-    and ``Info.plist``."""
+    and ``Info.plist``; in a Thunderbird mail folder, not its ``.msf`` summaries, bookkeeping files and empty
+    mailboxes (:func:`_thunderbird_skips`)."""
     present = set(names)
     in_mail_export = folder.lower().rstrip("/\\").endswith(".mbox") and "mbox" in present
-    return [f for f in names if not f.startswith(".") and f not in SKIPPED_NAMES
+    thunderbird = _thunderbird_skips(names, folder)
+    return [f for f in names if not f.startswith(".") and f not in SKIPPED_NAMES and f not in thunderbird
             and not any(f.endswith(c) and f[:-len(c)] in present for c in _SQLITE_COMPANIONS)
             and not (in_mail_export and f.lower() in _MAIL_MBOX_COMPANIONS)]
 

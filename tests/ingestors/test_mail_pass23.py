@@ -237,3 +237,26 @@ def test_two_and_three_digit_years_are_read_as_rfc_5322_says(tmp_path):
         (rec,) = _read(tmp_path, f"y{i}.eml", _head("Ann <a@example.org>", "x", written, "\nbody\n"))
         assert rec.sent_at.year == year and (rec.sent_at.month, rec.sent_at.day, rec.sent_at.hour) == (2, 1, 10)
         assert "date_suspect" not in rec.attrs
+
+
+def test_a_thunderbird_mail_folder_imports_its_mailboxes_without_noise(tmp_path):
+    """A Thunderbird profile's ``Local Folders``: the mailboxes (no suffix, ``From - …`` envelope lines) are read;
+    the ``.msf`` summaries, ``filterlog.html``/``msgFilterRules.dat`` and an emptied Trash are not errors."""
+    folder = tmp_path / "Local Folders"
+    (folder / "Inbox.sbd").mkdir(parents=True)
+    box = ("From - Mon Jan 31 12:00:00 2000\nX-Mozilla-Status: 0001\nX-Mozilla-Status2: 00000000\n"
+           + _head("Ann <ann@example.org>", "One", "Mon, 31 Jan 2000 12:00:00 +0000", "\nOne.\n") + "\n")
+    (folder / "Inbox").write_text(box)
+    (folder / "Inbox.sbd" / "Family").write_text(box.replace("One", "Two"))
+    (folder / "Inbox.sbd" / "Family.msf").write_text("// <!-- <mdb:mork:z v=\"1.4\"/> -->\n")
+    (folder / "Inbox.msf").write_text("// <!-- <mdb:mork:z v=\"1.4\"/> -->\n")
+    (folder / "Trash").write_bytes(b"")
+    (folder / "Trash.msf").write_text("// <!-- <mdb:mork:z v=\"1.4\"/> -->\n")
+    (folder / "filterlog.html").write_text("<html></html>")
+    (folder / "msgFilterRules.dat").write_text('version="9"\n')
+    p = plan([tmp_path])
+    assert sorted(f.name for f, i in p.matched if i.name == "mbox") == ["Family", "Inbox"]
+    assert (p.unsupported, p.unreadable) == ([], [])
+    # a lone .msf or .html elsewhere is still listed (and said to be unsupported)
+    (tmp_path / "notes.html").write_text("<p>x</p>")
+    assert [f.name for f, _ in plan([tmp_path]).unsupported] == ["notes.html"]
