@@ -117,9 +117,11 @@ _HEADER = re.compile(
     r"(?P<rest>.*)$",
     re.S,
 )
-# "Name: text": the name is what comes before the first colon, and holds no quote
-# (a system line such as 'X changed the subject to "a: b"' is not a message).
-_AUTHOR = re.compile(r'^(?P<name>[^:"\u201c\u201d\n]{1,100}?):(?: |$)?(?P<text>.*)$', re.S)
+# "Name: text": the name is what comes before the first colon, and holds no quotation mark of any
+# script (a system line such as 'X changed the subject to "a: b"', '« Voyage : Lisbonne »',
+# '„Reise: Rom“' or '「旅行: 東京」' is not a message).
+_QUOTES = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f\uff02'
+_AUTHOR = re.compile(rf'^(?P<name>[^:{_QUOTES}\n]{{1,100}}?):(?: |$)?(?P<text>.*)$', re.S)
 _DASHES = "\u2010\u2011\u2012\u2013\u2212"  # hyphens phones show numbers with ("+1 (777) 777\u20117777")
 _PHONE = re.compile(r"^\+?[\d\s\-().\u00a0\u202f" + _DASHES + r"]{6,}$")
 # a phone number followed by words: a system line's subject ("+1 555 010 0004 added you to ...: C")
@@ -596,7 +598,7 @@ def system_senders(survey: "Survey", title: str | None) -> set[str]:
     return out
 
 
-_NAME_TAIL = re.compile(r'^(?P<tail>[^\s:"\u201c\u201d][^:"\u201c\u201d\n]{0,59}?):(?: |$)')
+_NAME_TAIL = re.compile(rf'^(?P<tail>[^\s:{_QUOTES}][^:{_QUOTES}\n]{{0,59}}?):(?: |$)')
 
 
 def colon_senders(survey: "Survey") -> dict[str, str]:

@@ -255,3 +255,15 @@ def test_placeholders_in_right_to_left_and_east_asian_locales(tmp_path, media, d
                           f"24/12/2022, 18:07 - B: {edited}\n")
     assert [(r.text, r.attrs.get("media"), r.attrs.get("deleted"), r.attrs.get("edited")) for r in items] == [
         ("", "omitted", None, None), ("", None, True, None), (edited.split(" <")[0], None, None, True)]
+
+
+@pytest.mark.parametrize("line", [
+    "24/12/2022, 18:06 - Marc a changé le sujet de « Vieux » en « Voyage : Lisbonne »",
+    "24/12/2022, 18:06 - Udo hat den Betreff zu „Reise: Rom“ geändert",
+    "24/12/2022, 18:06 - 花子が件名を「旅行: 東京」に変更しました",
+])
+def test_subject_changes_quoting_a_colon_in_any_script_are_events(tmp_path, line):
+    items = _wa(tmp_path, f"24/12/2022, 18:05 - Éloïse: salut\n{line}\n24/12/2022, 18:07 - Zoé: ok\n")
+    assert [(r.sender.name, r.text) for r in items] == [("Éloïse", "salut"), ("Zoé", "ok")]
+    assert items[0].recipients == [Party("Zoé", None, "phone", "member")]  # nobody named after the line
+    assert items[1].attrs["system_events"][0]["text"] == line.split(" - ", 1)[1]
