@@ -12,7 +12,8 @@ has them all).  Without one, audio files are refused with a clear reason.
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
   a time in it, read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
   Apple's ``creationdate`` (its local time) says the same instant (``attrs["time_zone"]``, ``["local_time"]``),
-  else as UTC; else the
+  or at the offset the local time in the file name gives against it (:func:`offset_from_name`, noted), else as
+  UTC; else the
   date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
   ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
   the ingestor was made with (``"file-name"``, with a note); with none the time stays unknown — a
@@ -91,6 +92,32 @@ def _local_when(value: str | None) -> datetime | None:
     except ValueError:
         return None
     return d if d.tzinfo is not None else None
+
+
+NAME_OFFSET_STEP = 15  # minutes: UTC offsets are whole quarter hours
+NAME_SLACK_MINUTES = 2  # a name written as the recording started, a tag as the file was closed: a short memo
+
+
+def offset_from_name(utc: datetime, local: datetime) -> timedelta | None:
+    """The UTC offset a recorder's clock was on, from the local time in a file's name (iPhone Voice Memos'
+    ``20230505 003000.m4a``) and the container's ``creation_time`` (UTC) of the same recording, or None.
+
+    Args:
+        utc: the creation_time instant (tz-aware); local: the name's wall time (naive).
+    Returns:
+        Their difference rounded to :data:`NAME_OFFSET_STEP` minutes, when it is an offset in use (−12:00 …
+        +14:00) and the difference lies within :data:`NAME_SLACK_MINUTES` of it; else None (a name that is not
+        when it was recorded: a copy's, an export's)."""
+    diff = (local - utc.astimezone(timezone.utc).replace(tzinfo=None)).total_seconds() / 60
+    rounded = round(diff / NAME_OFFSET_STEP) * NAME_OFFSET_STEP
+    if not -12 * 60 <= rounded <= 14 * 60 or abs(diff - rounded) > NAME_SLACK_MINUTES:
+        return None
+    return timedelta(minutes=rounded)
+
+
+def _fmt(offset: timedelta) -> str:
+    minutes = int(offset.total_seconds() // 60)
+    return f"{'+' if minutes >= 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 def declared_seconds(path: Path) -> float | None:
@@ -174,8 +201,15 @@ class VoiceIngestor:
         attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
         if when is not None:
             attrs["time_basis"] = "creation-time"
-            if when.utcoffset():  # the recorder's own local time (Apple's creationdate)
-                attrs["time_zone"] = f"UTC{when:%z}"[:-2] + ":" + f"{when:%z}"[-2:]
+            named = time_from_name(path.name)
+            offset = None if _local_when(tags.get("com.apple.quicktime.creationdate")) or named is None or named[1] \
+                else offset_from_name(when, named[0])
+            if offset is not None:  # the file name is the phone's local time: the two clocks give its offset
+                when = when.astimezone(timezone(offset))
+                notes.append(f"offset UTC{_fmt(offset)} from the local time in the file name ({named[0]:%Y-%m-%d %H:%M:%S}) "
+                             "against the creation_time tag (UTC)")
+            if when.utcoffset():  # the recorder's own local time (Apple's creationdate, the file name)
+                attrs["time_zone"] = f"UTC{_fmt(when.utcoffset())}"
                 attrs["local_time"] = when.replace(tzinfo=None).isoformat()
         else:
             named = time_from_name(path.name)

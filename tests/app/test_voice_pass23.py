@@ -128,6 +128,28 @@ def test_voice_memos_own_local_time_keeps_its_offset(tmp_path):
     assert recording_time(other) == datetime(2023, 5, 4, 22, 30, tzinfo=UTC) and recording_time(other).utcoffset() == timedelta(0)
 
 
+@pytest.mark.parametrize("name, creation_time, offset", [
+    ("20230505 003000.m4a", "2023-05-04T15:30:00Z", timedelta(hours=9)),  # Tokyo: UTC is still 4 May
+    ("20230505 003000 2.m4a", "2023-05-04T15:31:10Z", timedelta(hours=9)),  # the tag written as the file closed
+    ("20231105 013000.m4a", "2023-11-05T06:30:00Z", timedelta(hours=-5)),  # New York's second 01:30 (EST)
+    ("20221001 001000.m4a", "2022-09-30T18:25:00Z", timedelta(hours=5, minutes=45)),  # Kathmandu
+])
+def test_the_file_names_local_time_against_creation_time_gives_the_offset(tmp_path, name, creation_time, offset):
+    memo = _apple_memo(tmp_path / name, creation_time, None)
+    rec = _read(memo)
+    utc = datetime.fromisoformat(creation_time.replace("Z", "+00:00"))
+    assert rec.sent_at == utc and rec.sent_at.utcoffset() == offset
+    assert rec.attrs["time_basis"] == "creation-time" and rec.attrs["local_time"] == (utc + offset).replace(tzinfo=None).isoformat()
+    assert any(n.startswith("offset UTC") and "from the local time in the file name" in n for n in rec.notes)
+
+
+def test_a_file_name_that_is_not_the_recording_time_changes_nothing(tmp_path):
+    # a name from another day (a copy, an export): the creation_time stands, in UTC, with no offset note
+    rec = _read(_apple_memo(tmp_path / "Recording_20230101_120000.m4a", "2023-03-01T09:07:00Z", None))
+    assert rec.sent_at == datetime(2023, 3, 1, 9, 7, tzinfo=UTC) and rec.sent_at.utcoffset() == timedelta(0)
+    assert "time_zone" not in rec.attrs and not any("offset" in n for n in rec.notes)
+
+
 def test_ask_when_gives_the_memos_local_day(tmp_path, monkeypatch):
     # 00:30 on 5 May in Tokyo is 15:30 UTC on 4 May: the memo was recorded on 5 May where it was said
     from app.container import Container
@@ -136,13 +158,20 @@ def test_ask_when_gives_the_memos_local_day(tmp_path, monkeypatch):
     folder.mkdir()
     _apple_memo(folder / "20230505 003000.m4a", "2023-05-04T15:30:00Z", "2023-05-05T00:30:00+0900",
                 title="Ferry booking")
+    # an iPhone memo named by its local time, with only a UTC creation_time: 00:20 on 2 October in Kathmandu
+    _apple_memo(folder / "20221002 002000.m4a", "2022-10-01T18:35:00Z", None, title="Trek permit")
+    said = {"20230505 003000.m4a": "Booked the ferry to Oshima for the whole family.",
+            "20221002 002000.m4a": "Picked up the trekking permit for the Annapurna circuit."}
     monkeypatch.setattr(Container, "transcribe", lambda self, path: Transcript(
-        text="Booked the ferry to Oshima for the whole family.", duration=1.0, languages=["en"]))
+        text=said[Path(path).name], duration=1.0, languages=["en"]))
     result = CliRunner().invoke(main, ["ingest", str(folder), "--json"], catch_exceptions=False)
     report = json.loads(result.stdout)
-    assert (report["records_added"], report["errors"]) == (1, [])
+    assert (report["records_added"], report["errors"]) == (2, [])
     answer = CliRunner().invoke(main, ["ask", "when did I book the ferry to Oshima?"], catch_exceptions=False)
     assert answer.stdout.splitlines()[0].startswith("5 May 2023"), answer.stdout
+    assert "voice · 2023-05-05T00:30:00+09:00 — " in answer.stdout
+    permit = CliRunner().invoke(main, ["ask", "when did I pick up the trekking permit?"], catch_exceptions=False)
+    assert permit.stdout.splitlines()[0].startswith("2 October 2022"), permit.stdout
 
 
 @pytest.mark.slow
