@@ -55,7 +55,8 @@ _PHONE_REF = re.compile(r"^\+?[\d\s().\-]{7,20}$")  # a reference written as a p
 
 
 def find_entity(c: Container, ref: str | int) -> Entity:
-    """The live entity with id ``ref``, or whose name or alias (case-insensitive) is ``ref``.
+    """The live entity with id ``ref``, or whose name or alias (case-insensitive) is ``ref`` — else the place
+    whose name begins with ``ref`` before its region ("Arezzo" for "Arezzo, Tuscany, Italy").
 
     A phone number is matched however it is written (``"4155550100"``, ``"+1 (415) 555-0100"``; the settings'
     ``default_region`` for a number without its country code).
@@ -76,9 +77,15 @@ def find_entity(c: Container, ref: str | int) -> Entity:
             keys += [k for k in [normalize_alias("phone", text, c.settings.default_region)] if k]
         matches = {e.id: e for e in s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
             Alias.normalized.in_(keys), Entity.tombstoned_at.is_(None))).all()}
-        for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None))).all():
+        live = s.exec(select(Entity).where(Entity.tombstoned_at.is_(None))).all()
+        for e in live:
             if normalize_name(e.canonical_name) == norm:
                 matches[e.id] = e
+        if not matches and "," not in text:  # a place by its own name: "Arezzo" is "Arezzo, Tuscany, Italy"
+            for e in live:
+                if e.kind == "place" and "," in e.canonical_name and \
+                        normalize_name(e.canonical_name.split(",", 1)[0]) == norm:
+                    matches[e.id] = e
         if not matches:
             raise NotFound(f"no entity named {text!r} (try `kith entities`)")
         if len(matches) > 1:

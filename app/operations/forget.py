@@ -57,6 +57,7 @@ LABELS = {
               "record_links": "record links", "facts": "facts", "fact_links": "fact links", "evidence": "evidence links",
               "facts_reactivated": "older facts current again", "facts_weakened": "facts with less evidence",
               "merge_candidates": "merge suggestions", "sources": "imported files",
+              "quarantine": "entries of what could not be read",
               "record_redacted": "messages kept, mention redacted", "evidence_redacted": "evidence excerpts redacted",
               "source_redacted": "file names redacted", "quarantineitem_redacted": "quarantine entries redacted",
               "auditevent_redacted": "audit entries redacted", "mergecandidate_redacted": "merge notes redacted"},
@@ -575,10 +576,32 @@ def _purge_rows_on_writer(c: Container, op_ids: list[int]) -> dict[int, dict]:
             op.plan = {}
             op.state = "purging"
             s.add(op)
+            _scrub_restored(s, sc)
             s.add(AuditEvent(action="purge", target=f"forget:{op_id}", detail={"fingerprint": op.fingerprint,
                                                                                  "counts": n}))
             out[op_id] = n
     return out
+
+
+_SCOPE_IDS = ("entities", "orphans", "records", "facts", "sources", "quarantine")
+
+
+def _scrub_restored(s, sc: Scope) -> int:
+    """Earlier forgets of what a purge erases that were restored (forget, *Restore*, then forget for good) keep
+    their label ("Mark Overmeer (person)") and plan (the file's path, the ids): they become ``KIND #ID`` with
+    an empty plan, as the purged forget itself.  Returns forgets scrubbed."""
+    gone = {k: set(getattr(sc, k) or []) for k in _SCOPE_IDS}
+    target = (sc.target or {}).get("kind"), (sc.target or {}).get("ref")
+    n = 0
+    for old in s.exec(select(ForgetOp).where(ForgetOp.state == "restored")).all():
+        prev = (old.plan or {}).get("scope") or {}
+        same = ((prev.get("target") or {}).get("kind"), (prev.get("target") or {}).get("ref")) == target
+        if same or any(gone[k] & set(prev.get(k) or []) for k in _SCOPE_IDS):
+            old.label = f"{old.target_kind} #{old.id}"
+            old.plan = {}
+            s.add(old)
+            n += 1
+    return n
 
 
 def _vacuum(c: Container) -> None:
@@ -755,9 +778,10 @@ _IDENTIFIERS = ("email", "phone", "handle", "contact")
 
 
 def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -> list[ForgetReport]:
-    """Forget again whom a forget hid while an import was running: a person forgotten (by another process,
-    between the import's batches) at or after ``since`` (UTC, the import's start) comes back through the import's
-    later batches as a new entity with the same address.  Each entity the import made (id ≥
+    """Forget again whom a forget hid: a person forgotten (by another process, between the import's batches) at or
+    after ``since`` (UTC, the import's start) comes back through the import's later batches as a new entity with
+    the same address — and so does a person forgotten earlier, still hidden (restorable), whose address writes
+    again in a file imported now (next month's mail export).  Each entity the import made (id ≥
     ``first_new_entity``) that shares an email address, phone number, handle or contact card with an entity such
     a forget hid — or, for a person known by name only (a chat sender), the same full name of two words or
     more — is forgotten too: a forget of its own, with the first forget's choices (``mentions``, ``purge``),
@@ -771,8 +795,9 @@ def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -
     from core.store.schema import Alias, Entity
 
     with c.db.session() as s:
-        ops = s.exec(select(ForgetOp).where(ForgetOp.created_at >= since, ForgetOp.target_kind == "entity",
-                                            ForgetOp.restored_at.is_(None))).all()
+        ops = s.exec(select(ForgetOp).where(
+            (ForgetOp.created_at >= since) | (ForgetOp.state == "hidden"), ForgetOp.target_kind == "entity",
+            ForgetOp.restored_at.is_(None), ForgetOp.purged_at.is_(None))).all()
         plans = [(op.mentions, bool((op.plan or {}).get("purge")), Scope.from_json(op.plan["scope"]).entities)
                  for op in ops if (op.plan or {}).get("scope")]
         plans = [(mentions, purge, [int(e) for e in ents]) for mentions, purge, ents in plans if ents]

@@ -305,7 +305,9 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
         path = str(target.ref)
         want = {path, str(Path(path).expanduser().resolve())}
         src = [int(i) for (i, p) in conn.execute("SELECT id, path FROM source").fetchall() if p in want]
-        if not src:
+        sc.quarantine = sorted(int(i) for (i, p) in conn.execute("SELECT id, path FROM quarantineitem").fetchall()
+                               if p in want)
+        if not src and not sc.quarantine:
             raise NotFound(f"no imported file {path!r} (see the sources in `kith profile` or the Inbox)")
         sc.sources = sorted(src)
         sc.label = f"{Path(path).name} (file)"
@@ -521,7 +523,7 @@ class Selection:
                "record_links": self.record_links, "facts": len(sc.facts), "fact_links": self.fact_links,
                "evidence": self.evidence, "facts_reactivated": len(self.reactivate),
                "facts_weakened": len(self.weaken), "merge_candidates": len(self.merge_candidates),
-               "sources": len(sc.sources)}
+               "sources": len(sc.sources), "quarantine": len(sc.quarantine)}
         for tbl, n in sorted(red.items()):
             out[f"{tbl}_redacted"] = n
         return out
@@ -677,6 +679,8 @@ def apply(conn, op_id: int, sc: Scope, red: Redactor | None, at=None) -> dict[st
         conn.execute("UPDATE entity SET canonical_name = ?, attrs = ? WHERE id = ?",
                      (new["name"], json.dumps(attrs), int(eid)))
     add("sources", len(sc.sources))
+    # what could not be read of the file goes from the Inbox's list at once (its reasons name what was in it)
+    add("quarantine", stash_rows_by_ids(conn, op_id, STORE, "quarantineitem", "id", sc.quarantine))
     for tbl, keycol, key, new in sel.redact:
         k = _key(keycol, key)
         stash_values(conn, op_id, STORE, tbl, k, list(new))

@@ -5,9 +5,10 @@ once: their signals (and their copies in cohort ledgers, whose aggregates are re
 remains), session signals, aggregates and watermarks, the messages to and from them, their
 observations (text, FTS5 row, embedding), preference vector, "what works" counts, profile and
 conversation sessions.  For a forgotten record, file or time range, the conversation turns that hold
-its records' words go the same way (:func:`_record_messages`).  Other people's messages and observations that *mention* them keep their
-place with the mention redacted; their embeddings are recomputed from the redacted text by
-:func:`reembed` (after the commit).  :func:`restore` puts every row back, with its id when it
+its records' words go the same way (:func:`_record_messages`); a turn of the owner's chat with Kith that
+quotes a forgotten record (a reply's sources listing) reads ``[forgotten]`` (:func:`_chat_quotes`).  Other
+people's messages and observations that *mention* them keep their place with the mention redacted; their
+embeddings are recomputed from the redacted text by :func:`reembed` (after the commit).  :func:`restore` puts every row back, with its id when it
 is still free (rows written since may have taken an id; those rows come back under a new id with
 every reference to it rewritten).
 """
@@ -97,6 +98,40 @@ def _record_messages(conn, sc, pids: Sequence[int]) -> list[int]:
     return sorted(out)
 
 
+QUOTE_MIN_CHARS = 12
+"""A forgotten record's words shorter than this ("ok", "see you") are not looked for in Kith's chat turns."""
+QUOTE_PREFIX_CHARS = 80
+"""How much of a forgotten record's text (whitespace collapsed) is looked for: a reply's sources listing clips
+each memory (``app.loop.Memory.line``: 200 characters with its date and file), so its start is what a copy holds."""
+
+
+def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
+    """Ids of the ledger's chat-with-Kith ``message`` rows (no ``record_ref``: the owner's questions and Kith's
+    replies, other than the rows of people ``pids``) that hold a copy of a forgotten record's words — a reply
+    keeps its sources listing, which quotes each memory it rests on.  Their text becomes ``[forgotten]``, as
+    the kept conversation's reply does (``core.store.conversations``)."""
+    records = list(getattr(sc, "records", None) or [])
+    if not records or not _exists(conn, "message"):
+        return []
+    quotes = set()
+    for part in chunks(records):
+        for (text,) in conn.execute(f"SELECT text FROM record WHERE id IN ({marks(len(part))})", part):
+            words = " ".join((text or "").split())[:QUOTE_PREFIX_CHARS]
+            if len(words) >= QUOTE_MIN_CHARS:
+                quotes.add(words.casefold())
+    if not quotes:
+        return []
+    skip = {int(p) for p in pids}
+    out = []
+    for i, person, text in conn.execute("SELECT id, person_id, text FROM message WHERE record_ref IS NULL"):
+        if person is not None and int(person) in skip or not text:
+            continue
+        flat = " ".join(text.split()).casefold()
+        if any(q in flat for q in quotes):
+            out.append(int(i))
+    return out
+
+
 def _cohort_pairs(conn, pids: Sequence[int]) -> list[tuple[int, str]]:
     if not pids:
         return []
@@ -121,13 +156,16 @@ def _about(conn, red, tbl: str, row: tuple):
     return red.for_conversation(got[1], [int(got[0])] if got[0] is not None else [], text)
 
 
-def _redactions(conn, pids: Sequence[int], red) -> list[tuple[str, int, dict]]:
-    """(table, id, {column: new value}) of other people's rows that mention a forgotten entity."""
+def _redactions(conn, sc, pids: Sequence[int], red) -> list[tuple[str, int, dict]]:
+    """(table, id, {column: new value}) of other people's rows that mention a forgotten entity, and of the chat
+    turns that quote a forgotten record (:func:`_chat_quotes`: their whole text becomes ``[forgotten]``)."""
     from core.graph.forget import mentioning, redacted_values
+    from core.store.forgetting import REPLACEMENT
 
+    quoting = set(_chat_quotes(conn, sc, pids))
+    out = [("message", i, {"text": REPLACEMENT}) for i in sorted(quoting)]
     if red is None or red.empty:
-        return []
-    out = []
+        return out
     q = f"AND person_id NOT IN ({','.join(str(int(p)) for p in pids)})" if pids else ""
     for tbl, cols, jcols in (("message", ["text", "conversation"], ()),
                              ("observation", ["text", "key", "source_conversation"], ()),
@@ -138,6 +176,9 @@ def _redactions(conn, pids: Sequence[int], red) -> list[tuple[str, int, dict]]:
         key = "person_id" if tbl == "person_profile" else "id"
         for row in mentioning(conn, tbl, cols, red, key=key, extra=q, json_cols=jcols):
             new = redacted_values(_about(conn, red, tbl, row), cols, row[1:], json_cols=jcols)
+            if tbl == "message" and row[0] in quoting:
+                new = {**(new or {}), "text": REPLACEMENT}
+                out = [x for x in out if not (x[0] == "message" and x[1] == row[0])]
             if new:
                 out.append((tbl, row[0], new))
     return out
@@ -150,7 +191,7 @@ def plan(conn, sc, red) -> dict[str, int]:
     for tbl, (where, params) in _rows(conn, pids).items():
         n[tbl] = conn.execute(f"SELECT count(*) FROM {tbl} WHERE {where}", params).fetchone()[0] if _exists(conn, tbl) else 0
     n["message_of_records"] = len(_record_messages(conn, sc, pids))
-    for tbl, _i, _new in _redactions(conn, pids, red):
+    for tbl, _i, _new in _redactions(conn, sc, pids, red):
         n[f"{tbl}_redacted"] = n.get(f"{tbl}_redacted", 0) + 1
     return n
 
@@ -181,7 +222,7 @@ def apply(conn, op_id: int, sc, red, ledger=None) -> dict[str, int]:
         ledger.fold(conn, pairs)
     if ledger is not None and pids:
         ledger._dirty = {p for p in getattr(ledger, "_dirty", set()) if p[0] not in set(pids)}
-    for tbl, i, new in _redactions(conn, pids, red):
+    for tbl, i, new in _redactions(conn, sc, pids, red):
         key = {"person_id": i} if tbl == "person_profile" else {"id": i}
         cols = list(new) + (["embedding"] if tbl in ("message", "observation") else [])
         stash_values(conn, op_id, STORE, tbl, key, cols)

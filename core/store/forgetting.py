@@ -159,6 +159,8 @@ class Scope:
             statements that mention a forgotten entity when ``mentions == "remove"``).
         redact_episodes: episodes kept with the mentions redacted.
         sources: Source rows removed (a source target).
+        quarantine: the target file's entries in the list of what could not be read (``quarantineitem`` ids;
+            a source target — also a file that was never imported because nothing in it could be read).
         card_aliases: aliases that only removed contact cards gave an entity that stays (deleted).
         card_marks: alias id (str) → the contact id of a card that stays and lists it too, or None: the
             ``Alias.card`` mark of an alias a removed card gave but the entity still uses (or another card lists).
@@ -177,6 +179,7 @@ class Scope:
     episodes: list[int] = field(default_factory=list)
     redact_episodes: list[int] = field(default_factory=list)
     sources: list[int] = field(default_factory=list)
+    quarantine: list[int] = field(default_factory=list)
     card_aliases: list[int] = field(default_factory=list)
     card_marks: dict = field(default_factory=dict)
     card_names: dict = field(default_factory=dict)
@@ -188,7 +191,7 @@ class Scope:
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in ("target", "label", "mentions", "entities", "orphans", "records",
                                               "redact_records", "facts", "episodes", "redact_episodes", "sources",
-                                              "card_aliases", "card_marks", "card_names")}
+                                              "quarantine", "card_aliases", "card_marks", "card_names")}
 
     @classmethod
     def from_json(cls, d: dict) -> "Scope":
