@@ -64,7 +64,9 @@ Decisions on the ambiguous cases:
   ``<Multimedia omitido>``, ...), ``image omitted`` (iOS; ``Bild weggelassen``, ...) and similar
   leave the text empty, with ``attrs["media"] = "omitted"`` and a note (so does Android's ``null``, a
   view-once photo; iOS's ``NAME • 3 pages document omitted`` keeps ``NAME`` in ``attrs["media_name"]``);
-  ``<attached: NAME>`` (any
+  any ``<...>`` saying something was left out (``<View once voice message omitted>``) is media omitted too;
+  Android's ``Waiting for this message. This may take a while.`` (never decrypted) gives an empty text,
+  ``attrs["undelivered"]`` and a note; ``<attached: NAME>`` (any
   label) and ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
   ``This message was deleted`` (``Diese Nachricht wurde gelöscht``, ...; a final ``.`` or not)
   gives an empty text and a note ``"deleted"``; a trailing ``<This message was edited>``
@@ -139,6 +141,8 @@ _MEDIA_WORDS = (r"image|photo|video|audio|sticker|gif|document|contact card|bild
                 r"belge|kişi kartı|изображение|фото|видео|аудио|аудиофайл|стикер|документ|карточка контакта")
 _OMIT_WORDS = (r"omitted|weggelassen|omitid[ao]|absente?|omise?|ocultad[ao]|omess[ao]|weggelaten|"
                r"dahil edilmedi|отсутствует|пропущен[оа]?")
+# ... or one <...> saying something was left out ("<View once voice message omitted>")
+_OMITTED_ANY = re.compile(rf"^<[^<>\n]{{0,50}}\b(?:{_OMIT_WORDS})\b[^<>\n]{{0,20}}>$", re.I)
 _OMITTED = re.compile(rf"^(?:(?:{_MEDIA_WORDS})\s+(?:{_OMIT_WORDS})|(?:{_OMIT_WORDS})\s+(?:{_MEDIA_WORDS}))$", re.I)
 # iOS's document left out, after its file name: "‎Trip plan.pdf • ‎3 pages ‎document omitted"
 _OMITTED_NAMED = re.compile(rf"^(?P<name>[^\n•]+?\.\w{{1,5}})(?:\s*•[^\n]*?)?\s+"
@@ -166,6 +170,8 @@ _DELETED = {
     "此消息已删除", "你删除了此消息", "此訊息已被刪除", "此訊息已刪除", "你已刪除此訊息",
     "ข้อความนี้ถูกลบแล้ว", "คุณลบข้อความนี้แล้ว",
 }
+# what Android writes for a message it never managed to decrypt (English; the words are WhatsApp's)
+_WAITING = re.compile(r"^waiting for this message\.(?: this may take a while\.| check your phone\.)?$", re.I)
 # a trailing "<This message was edited>" in the common locales (<Diese Nachricht wurde bearbeitet>, ...)
 _EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|editad[ao]|modifié|modificato|bewerkt|"
                      r"düzenlendi|изменено|отредактировано|edytowan|diedit|נערכה|تعديل|ویرایش|संपादित|編集済み|已编辑|"
@@ -641,7 +647,7 @@ def _body(text: str, notes: list[str], attrs: dict) -> str:
         attrs["media"] = m["a"] or m["b"]
         notes.append(f"attachment: {attrs['media']}")
         return m["caption"] or ""
-    if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) or bare == _VIEW_ONCE:
+    if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) or _OMITTED_ANY.match(bare) or bare == _VIEW_ONCE:
         attrs["media"] = "omitted"
         notes.append("media omitted from the export" + (" (view once)" if bare == _VIEW_ONCE else ""))
         return ""
@@ -654,6 +660,10 @@ def _body(text: str, notes: list[str], attrs: dict) -> str:
     if bare.rstrip(".").casefold() in _DELETED:
         attrs["deleted"] = True
         notes.append("deleted")
+        return ""
+    if _WAITING.match(bare):
+        attrs["undelivered"] = True
+        notes.append("not received: the phone was still waiting for this message")
         return ""
     return _strip_marks(text)
 

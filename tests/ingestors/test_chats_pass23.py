@@ -267,3 +267,11 @@ def test_subject_changes_quoting_a_colon_in_any_script_are_events(tmp_path, line
     assert [(r.sender.name, r.text) for r in items] == [("Éloïse", "salut"), ("Zoé", "ok")]
     assert items[0].recipients == [Party("Zoé", None, "phone", "member")]  # nobody named after the line
     assert items[1].attrs["system_events"][0]["text"] == line.split(" - ", 1)[1]
+
+
+def test_undelivered_and_other_omitted_placeholders_are_not_words(tmp_path):
+    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana: Waiting for this message. This may take a while.\n"
+                          "24/12/2022, 18:06 - Bo: <View once voice message omitted>\n"
+                          "24/12/2022, 18:07 - Ana: waiting for the bus, omitted the stop\n")
+    assert [(r.text, r.attrs.get("undelivered"), r.attrs.get("media")) for r in items] == [
+        ("", True, None), ("", None, "omitted"), ("waiting for the bus, omitted the stop", None, None)]
