@@ -1113,7 +1113,10 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     text, forwarded, notes = body_of(msg)
     if trimmed:
         notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")
-    inline = split_inline_forward(text.replace("\r\n", "\n"))
+    text = unarmor(text.replace("\r\n", "\n"), notes)
+    if _is_encrypted(msg):
+        notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
+    inline = split_inline_forward(text)
     if inline is not None:
         text = inline.before
         notes.append("a message forwarded in the text: kept as its own record")
@@ -1141,6 +1144,40 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
                              f"message's offset")
         out.append(_forwarded_record(main, rec, len(out)))
     return out
+
+
+_PGP_SIGNED = re.compile(r"^-----BEGIN PGP SIGNED MESSAGE-----[ \t]*\n(?:[\w-]+:[^\n]*\n)*[ \t]*\n(.*?)\n?"
+                         r"^-----BEGIN PGP SIGNATURE-----[ \t]*\n.*?^-----END PGP SIGNATURE-----[ \t]*$\n?",
+                         re.S | re.M)
+_PGP_MESSAGE = re.compile(r"^-----BEGIN PGP MESSAGE-----[ \t]*\n.*?^-----END PGP MESSAGE-----[ \t]*$",
+                          re.S | re.M)
+
+
+def unarmor(text: str, notes: list[str]) -> str:
+    """``text`` with OpenPGP armour taken off (RFC 4880 §7): a clear-signed block (``-----BEGIN PGP SIGNED
+    MESSAGE-----``, its ``Hash:`` line, the signature block) becomes the signed text with its dash-escaping
+    (``- -- `` → ``-- ``) undone; an encrypted block becomes ``[encrypted message]``.  Each is noted."""
+    def signed(m: re.Match) -> str:
+        return re.sub(r"^- ", "", m.group(1), flags=re.M) + "\n"
+
+    out, n = _PGP_SIGNED.subn(signed, text)
+    if n:
+        notes.append("an OpenPGP clear-signed text: its signature block left out")
+    out, n = _PGP_MESSAGE.subn("[encrypted message]", out)
+    if n:
+        notes.append("an OpenPGP encrypted block: it cannot be read")
+    return out
+
+
+def _is_encrypted(msg: Message) -> bool:
+    """True for a PGP/MIME (``multipart/encrypted``) or S/MIME enveloped (``application/pkcs7-mime`` with
+    ``smime-type=enveloped-data`` or without a type) message."""
+    ctype = msg.get_content_type()
+    if ctype == "multipart/encrypted":
+        return True
+    if ctype in ("application/pkcs7-mime", "application/x-pkcs7-mime"):
+        return str(msg.get_param("smime-type") or "enveloped-data").lower() in ("enveloped-data", "authenveloped-data")
+    return False
 
 
 _FORWARD_HEADER_NAMES = {

@@ -260,3 +260,22 @@ def test_a_thunderbird_mail_folder_imports_its_mailboxes_without_noise(tmp_path)
     # a lone .msf or .html elsewhere is still listed (and said to be unsupported)
     (tmp_path / "notes.html").write_text("<p>x</p>")
     assert [f.name for f, _ in plan([tmp_path]).unsupported] == ["notes.html"]
+
+
+def test_openpgp_armour_is_not_the_text(tmp_path):
+    """A clear-signed mail (Enigmail, mutt, gpg --clearsign) is its signed words: no ``-----BEGIN PGP…`` lines,
+    no ``Hash:`` line, no signature base64, dash-escaping undone; an encrypted mail says it is encrypted."""
+    signed = ("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nThe ferry to Kirkwall leaves at seven.\n"
+              "- -----Original text-----\n- -- \nAnn\n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE0123456789\n"
+              "=abcd\n-----END PGP SIGNATURE-----\n")
+    (rec,) = _read(tmp_path, "pgp.eml", _head("Ann <a@example.org>", "Ferry", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                             "\nHi Bob,\n\n" + signed))
+    assert rec.text == "Hi Bob,\n\nThe ferry to Kirkwall leaves at seven.\n-----Original text-----\n-- \nAnn\n"
+    assert any("clear-signed" in n for n in rec.notes)
+    enc = ('MIME-Version: 1.0\nContent-Type: multipart/encrypted; protocol="application/pgp-encrypted"; '
+           'boundary="e"\n\n--e\nContent-Type: application/pgp-encrypted\n\nVersion: 1\n--e\n'
+           'Content-Type: application/octet-stream; name="encrypted.asc"\n\n-----BEGIN PGP MESSAGE-----\n\nhQEMA\n'
+           '-----END PGP MESSAGE-----\n--e--\n')
+    (rec,) = _read(tmp_path, "enc.eml", _head("Ann <a@example.org>", "Secret", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                             enc))
+    assert "BEGIN PGP" not in rec.text and any("encrypted" in n for n in rec.notes)
