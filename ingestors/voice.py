@@ -27,6 +27,7 @@ has them all).  Without one, audio files are refused with a clear reason.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ from typing import Any, Callable, Iterator
 from core.errors import InputError
 from ingestors.base import Item, Record, time_zone
 from ingestors.file_names import time_from_name
+from ingestors.photos import clock_problem
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
 _MAGIC = (b"fLaC", b"RIFF", b"ID3", b"OggS", b"#!AMR", b"caff")
@@ -199,6 +201,16 @@ class VoiceIngestor:
         tags = media_tags(path)
         when = recording_time(path, tags)
         attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
+        if when is not None:  # a recorder whose clock was never set (1970, 2000-01-01) or runs ahead of now
+            modified = None
+            with contextlib.suppress(OSError):
+                modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+            problem = clock_problem(when.astimezone(timezone.utc).replace(tzinfo=None), datetime.now(timezone.utc),
+                                    modified)
+            if problem:
+                attrs["clock_suspect"] = problem.replace("camera clock", "recorder's clock")
+                notes.append(f"creation_time not used: {attrs['clock_suspect']}")
+                when = None
         if when is not None:
             attrs["time_basis"] = "creation-time"
             named = time_from_name(path.name)
@@ -212,6 +224,7 @@ class VoiceIngestor:
                 attrs["time_zone"] = f"UTC{_fmt(when.utcoffset())}"
                 attrs["local_time"] = when.replace(tzinfo=None).isoformat()
         else:
+            missing = "no plausible creation_time tag" if "clock_suspect" in attrs else "no creation_time tag"
             named = time_from_name(path.name)
             if named is not None and named[0] <= datetime.now() + timedelta(days=1):
                 local, is_utc = named
@@ -220,9 +233,9 @@ class VoiceIngestor:
                 attrs.update(time_basis="file-name-utc" if is_utc else "file-name", time_zone=getattr(zone, "key", "UTC"),
                              local_time=local.isoformat())
                 notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
-                             f"{attrs['time_zone']}: no creation_time tag")
+                             f"{attrs['time_zone']}: {missing}")
             else:
-                notes.append("recording time unknown (no creation_time tag)")
+                notes.append(f"recording time unknown ({missing})")
         if no_speech:
             text = ""
             notes.append("no speech found")

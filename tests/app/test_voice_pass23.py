@@ -150,6 +150,23 @@ def test_a_file_name_that_is_not_the_recording_time_changes_nothing(tmp_path):
     assert "time_zone" not in rec.attrs and not any("offset" in n for n in rec.notes)
 
 
+@pytest.mark.parametrize("creation_time, problem", [
+    ("1970-01-01T00:00:05Z", "recorder's clock looks unset (1970-01-01 00:00:05, just after a clock's starting date)"),
+    ("2000-01-01T00:03:00Z", "recorder's clock looks unset (2000-01-01 00:03:00, just after a clock's starting date)"),
+    ("2099-01-01T10:00:00Z", "recorder's clock looks wrong"),  # (a 32-bit mvhd wraps it: whatever it reads, ahead)
+])
+def test_a_recorder_clock_never_set_is_not_the_recording_time(tmp_path, creation_time, problem):
+    # the iPhone's name says 00:30 on 5 May 2023: that is used (read in the ingestor's zone, UTC here), noted
+    rec = _read(_apple_memo(tmp_path / "20230505 003000.m4a", creation_time, None))
+    assert rec.attrs["clock_suspect"].startswith(problem)
+    assert rec.sent_at == datetime(2023, 5, 5, 0, 30, tzinfo=UTC) and rec.attrs["time_basis"] == "file-name"
+    assert any(n.startswith("creation_time not used: recorder's clock looks") for n in rec.notes)
+    assert any(n.endswith("no plausible creation_time tag") for n in rec.notes)
+    # without a time in the name: unknown, not 1970
+    bare = _read(_apple_memo(tmp_path / "memo.m4a", creation_time, None))
+    assert bare.sent_at is None and "recording time unknown (no plausible creation_time tag)" in bare.notes
+
+
 def test_ask_when_gives_the_memos_local_day(tmp_path, monkeypatch):
     # 00:30 on 5 May in Tokyo is 15:30 UTC on 4 May: the memo was recorded on 5 May where it was said
     from app.container import Container
