@@ -358,6 +358,53 @@ _ADDRESS_Q = re.compile(
     r"|how\s+(?:do|can)\s+i\s+(?:reach|contact)\s+(?P<name2>.+?))\s*[?!.]*\s*$", re.IGNORECASE)
 
 
+_SAID_Q = (
+    re.compile(r"^\s*what\s+(?:did|does|has)\s+(?P<name>.+?)\s+(?:last\s+|just\s+)?(?:say|said|write|wrote|written|send|sent|"
+               r"tell\s+me|told\s+me|text(?:ed)?|message[d]?)(?:\s+(?:to\s+)?(?:me|us))?(?:\s+(?:last|recently|lately))?"
+               r"\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*what\s+(?:was|is)\s+(?P<name>.+?)(?:'s|’s|')\s+(?:last|latest|most\s+recent)\s+(?:message|mail|"
+               r"e-?mail|text|note)\s*[?!.]*\s*$", re.IGNORECASE))
+
+
+@dataclass
+class Said:
+    """A "what did Noor say?" / "what was Noor's last message?" question — no topic named — answered with the
+    latest record the person sent in their own words (:func:`_own_record`): their ``name`` and that record
+    (``result``, an ``AskResult``, or None)."""
+
+    name: str
+    result: object = None
+
+
+def said_question(c, question: str):
+    """A :class:`Said` when ``question`` asks what a known person said, with no topic ("what did Noor say?"; "what
+    did Noor say about Lisbon?" is recall's); the list of ``(id, name, kind, hint)`` when the name fits several;
+    else None.  Reads only."""
+    m = next((m for rx in _SAID_Q if (m := rx.match(question or ""))), None)
+    if not m:
+        return None
+    e = _entity_or_choices(c, m.group("name").strip())
+    if e is None or isinstance(e, list):
+        return e
+    return Said(e.canonical_name, _own_record(c, e.id))
+
+
+def said_answer(q: Said, results: Sequence[Any]) -> MemoryAnswer:
+    """"On 1 January 2021, Noor Sample wrote: “Hello from Lisbon 😀”" — their latest message in their own words,
+    cited — or that they sent nothing."""
+    r = q.result
+    if r is None:
+        return MemoryAnswer(f"I have no message from {q.name} in their own words.", [], "what")
+    cited = [n for n, x in enumerate(results, 1) if _get(x, "record_id") == r.record_id][:1]
+    body = r.text[len(r.subject):] if r.subject and r.record_kind not in ("photo", "voice") and \
+        r.text.startswith(r.subject) else r.text
+    said = " ".join(own_sentences(body)[:2]).split()
+    words = " ".join(said[:30]) + (" …" if len(said) > 30 else "")
+    when = datetime.fromisoformat(r.when) if r.when else None
+    on = f"On {day_text(when)}, " if when else ""
+    return MemoryAnswer(f"{on}{q.name} wrote: “{words}” {_cite(cited)}".strip(), cited, "what")
+
+
 @dataclass
 class LastContact:
     """A "when did I last hear from X?" question read and answered from the graph: ``which`` (``"last"`` or
@@ -939,6 +986,7 @@ def about_question(c, question: str, as_of: datetime | None = None):
     * small talk ("hello", "thanks", "what can you do?"): a :class:`SmallTalk`;
     * "when did I last hear from X?", "what is X's email address?": a :class:`LastContact` / :class:`Reach`
       (:func:`contact_question`);
+    * "what did X say?" (no topic): a :class:`Said`;
     * "where does X live / work (in 2022, before Madrid)?": a :class:`HeldQuestion` (``as_of``: asked as of then);
     * "what happened in June 2000?": a :class:`PeriodQuestion`;
     * "how many emails did X send me?", "where have I been?": a :class:`Count` / :class:`Places`;
@@ -948,7 +996,7 @@ def about_question(c, question: str, as_of: datetime | None = None):
     """
     from app.operations.graph import about
 
-    for read in (small_talk, contact_question, held_question, period_question, count_question):
+    for read in (small_talk, contact_question, said_question, held_question, period_question, count_question):
         got = read(c, question) if read is not held_question else read(c, question, as_of)
         if got is not None:
             return got
@@ -1022,6 +1070,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return contact_answer(about, results)
     if isinstance(about, HeldQuestion):
         return held_answer(about, results)
+    if isinstance(about, Said):
+        return said_answer(about, results)
     if isinstance(about, PeriodQuestion):
         return period_answer(about)
     if isinstance(about, (Count, Places)):

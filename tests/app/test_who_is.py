@@ -481,3 +481,27 @@ def write_raw_mbox_like(path: Path, messages) -> Path:
                      f"Subject: {subject}\nDate: {format_datetime(sent)}\n\n{body}\n\n")
     path.write_text("".join(parts), encoding="utf-8")
     return path
+
+
+def test_what_someone_said_with_no_topic_is_their_latest_message_in_their_own_words(tmp_path):
+    """"What did Noor say?" had answered "I found nothing about that." (no word of the question is in her
+    messages). Now it quotes the latest message she sent in her own words, with its day, and cites it."""
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        mails = write_raw_mbox_like(tmp_path / "noor.mbox", [
+            ("Noor Sample <noor@example.org>", "hi", "Hello from Lisbon!", datetime(2021, 1, 1, 0, 1, tzinfo=timezone.utc)),
+            ("Noor Sample <noor@example.org>", "Re: trip", "The tram was full. We walked up to the castle instead.\n\n"
+             "> how was it?", datetime(2021, 1, 3, 18, 0, tzinfo=timezone.utc)),
+            ("Bob Stone <bob@example.org>", "bike", "Selling my bike.", datetime(2021, 1, 4, 9, 0, tzinfo=timezone.utc)),
+        ])
+        assert ingest(c, [mails]).records_added == 3
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        for q in ("what did Noor say?", "What was Noor Sample's last message?"):
+            loop.subject = None
+            r = loop.turn(q)
+            assert re.fullmatch(r"On 3 January 2021, Noor Sample wrote: “The tram was full\. We walked up to the castle "
+                                r"instead\.” \[\d\]", r.reply.split("\n\nSources:\n")[0]), r.reply
+            assert r.cited[0].item.record_id is not None and "castle" in r.cited[0].item.text
+    finally:
+        c.close()
