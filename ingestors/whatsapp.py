@@ -16,6 +16,8 @@ WhatsApp writes each message's header in the phone's locale.  What is read:
 * **Encodings**: UTF-8 (a BOM dropped); UTF-16 with a BOM or without one (Windows' "Unicode"
   re-save); in UTF-8, a byte that is not UTF-8 (a line re-saved as Windows-1252) is read as its
   Windows-1252 character — nothing becomes U+FFFD — and the message is noted (:data:`RECODED_NOTE`).
+  NUL bytes (a file padded or holed with zeros by a crash or a half-synced copy) are dropped, with
+  :data:`NUL_NOTE` on the messages they were in or after.
 * **12-hour clocks in any locale**: the AM/PM marker before or after the time is looked up in
   Babel's CLDR day periods of every locale (``AM``, ``a. m.``, ``ص``/``م``, ``上午``/``下午``,
   ``오전``/``오후``, ``π.μ.``, ``ق.ظ.``, ...); a word Babel does not know as a marker (``น.``) is
@@ -691,6 +693,15 @@ def is_generated(text: str, multiline: bool) -> bool:
 
 
 RECODED_NOTE = "bytes that are not UTF-8 read as Windows-1252"
+NUL_NOTE = "NUL bytes removed (the file was padded or holed with zero bytes)"
+
+
+def _drop_nuls(line, n: int, nuls: set[int] | None):
+    """``line`` (bytes or str) without its NUL characters, or None when nothing else was in it; ``n`` goes to ``nuls``."""
+    if nuls is not None:
+        nuls.add(n)
+    line = line.replace(b"\x00" if isinstance(line, bytes) else "\x00", b"" if isinstance(line, bytes) else "")
+    return line if line.strip() else None
 
 
 def text_encoding(head: bytes) -> str:
@@ -733,21 +744,23 @@ class WhatsAppIngestor:
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when the first non-empty line of ``head`` (UTF-8, or UTF-16 as :func:`text_encoding` finds it)
         is a WhatsApp message header, else 0."""
-        text = head.decode(text_encoding(head), "replace")
+        text = head.decode(text_encoding(head), "replace").replace("\x00", "")  # zero bytes: see _lines
         for line in text.splitlines():
             if line.strip():
                 return 0.9 if _parse_header(line, 1) else 0.0
         return 0.0
 
     @staticmethod
-    def _lines(path: Path, recoded: set[int] | None = None) -> Iterator[tuple[int, str]]:
+    def _lines(path: Path, recoded: set[int] | None = None, nuls: set[int] | None = None) -> Iterator[tuple[int, str]]:
         """``(line number, text)`` of each line, read lazily (``\\n``, ``\\r\\n`` or ``\\r`` ends a line).
 
         The encoding is :func:`text_encoding`'s (UTF-8, a BOM dropped; UTF-16 with a BOM, or without one
         when every other byte of the start is NUL).  In UTF-8, a byte that is not part of valid UTF-8 (a
         line re-saved as Windows-1252 or Latin-1: ``caf\\xe9``) is read as its Windows-1252 character
         (Latin-1 for the five bytes Windows-1252 leaves undefined), so no byte is lost; the numbers of
-        such lines are added to ``recoded``.  Broken UTF-16 becomes U+FFFD.
+        such lines are added to ``recoded``.  Broken UTF-16 becomes U+FFFD.  NUL characters (a file padded
+        or holed with zero bytes by a crash or a half-synced copy) are dropped, a line of nothing else is
+        left out, and the numbers of such lines are added to ``nuls``.
 
         Raises:
             InputError: the file cannot be opened.
@@ -762,7 +775,12 @@ class WhatsAppIngestor:
             if encoding != "utf-8":
                 with io.TextIOWrapper(fh, encoding=encoding, errors="replace", newline=None) as text:
                     for n, line in enumerate(text, 1):  # the "utf-16" codec drops the BOM itself
-                        yield n, line[:-1] if line.endswith("\n") else line
+                        line = line[:-1] if line.endswith("\n") else line
+                        if "\x00" in line:
+                            line = _drop_nuls(line, n, nuls)
+                            if line is None:
+                                continue
+                        yield n, line
                 return
             if fh.read(3) != codecs.BOM_UTF8:
                 fh.seek(0)
@@ -772,6 +790,10 @@ class WhatsAppIngestor:
                 raw = raw[:-1] if raw.endswith(b"\r") else raw
                 for part in raw.split(b"\r"):  # a lone CR ends a line too (as in universal newlines)
                     n += 1
+                    if b"\x00" in part:
+                        part = _drop_nuls(part, n, nuls)
+                        if part is None:
+                            continue
                     text, bad, _ = decode_utf8_or_1252(part)
                     if bad and recoded is not None:
                         recoded.add(n)
@@ -834,11 +856,12 @@ class WhatsAppIngestor:
 
         thread = thread_key(path)
         recoded: set[int] = set()  # lines whose bytes were not all UTF-8
+        nuls: set[int] = set()  # lines that held NUL bytes
         pending_events: list[dict] = []
         last: Record | None = None
         block: _Header | None = None
 
-        def finish(h: _Header) -> Record | None:
+        def finish(h: _Header, upto: float) -> Record | None:
             """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
             sent_at = self._when(h, order, notes)
@@ -870,6 +893,8 @@ class WhatsAppIngestor:
                              f" calendar, read as {sent_at:%Y-%m-%d}")
             if any(h.line <= n <= max(h.line, h.end) for n in recoded):
                 notes.append(RECODED_NOTE)
+            if any(h.line <= n <= upto for n in nuls):  # its lines, or zero bytes padding it up to the next
+                notes.append(NUL_NOTE)
             if h.size > MAX_MESSAGE_CHARS:
                 notes.append(f"message longer than {MAX_MESSAGE_CHARS} characters: its end was left out")
             if pending_events:
@@ -880,13 +905,13 @@ class WhatsAppIngestor:
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes)
 
-        for n, line in self._lines(path, recoded):
+        for n, line in self._lines(path, recoded, nuls):
             h = _parse_header(line, n)
             starts = h is not None and self._when(h, order, []) is not None and (
                 h.shape == survey.shape or n in accepted)
             if starts:
                 if block is not None:
-                    rec = finish(block)
+                    rec = finish(block, n - 1)
                     if rec is not None:
                         if last is not None:
                             yield last
@@ -899,7 +924,7 @@ class WhatsAppIngestor:
                 if block.size <= MAX_MESSAGE_CHARS:
                     block.extra.append(line)
         if block is not None:
-            rec = finish(block)
+            rec = finish(block, float("inf"))
             if rec is not None:
                 if last is not None:
                     yield last

@@ -275,3 +275,16 @@ def test_undelivered_and_other_omitted_placeholders_are_not_words(tmp_path):
                           "24/12/2022, 18:07 - Ana: waiting for the bus, omitted the stop\n")
     assert [(r.text, r.attrs.get("undelivered"), r.attrs.get("media")) for r in items] == [
         ("", True, None), ("", None, "omitted"), ("waiting for the bus, omitted the stop", None, None)]
+
+
+def test_whatsapp_export_padded_or_holed_with_zero_bytes(tmp_path):
+    from ingestors.registry import ingestor_for
+    from ingestors.whatsapp import NUL_NOTE
+
+    p = tmp_path / "WhatsApp Chat with Bo.txt"
+    p.write_bytes(b"\x00" * 8 + b"24/12/2022, 18:05 - Ana: hi\x00 there\n24/12/2022, 18:06 - Bo: the bakery on Elm street\n"
+                  + b"\x00" * 5000)  # a half-synced copy: zero bytes where the rest should be
+    assert ingestor_for(p).name == "whatsapp"
+    items = list(WhatsAppIngestor().read(p))
+    assert [(r.sender.name, r.text) for r in items] == [("Ana", "hi there"), ("Bo", "the bakery on Elm street")]
+    assert all(NUL_NOTE in r.notes for r in items)
