@@ -1167,13 +1167,17 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             days |= {_local_day(r) for _n, r in turns if _get(r, "record_kind") == "photo"
                      and key in (_get(r, "text") or "")}
             days.discard(None)
-        same = [n for n, r in turns if _get(r, "record_kind") == "photo" and _local_day(r) in days
+
+        def on_days(item) -> bool:  # with no day known (photos without a time), the place's undated photos
+            return _local_day(item) in days if days else _local_day(item) is None
+
+        same = [n for n, r in turns if _get(r, "record_kind") == "photo" and on_days(r)
                 and key in (_get(r, "text") or "")]
         # the photos of that place those days: the shown ones and those the place's facts for the days rest on
         photos = {_get(r, "record_id") for n, r in turns if n in same}
         day_facts = photo_facts + [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith("events: photos:")]
         for _n, f in day_facts:
-            if place and key in (_get(f, "text") or "") and _local_day(f) in days:
+            if place and key in (_get(f, "text") or "") and on_days(f):
                 photos |= set(_get(f, "evidence") or [])
         photos.discard(None)
         photos.discard(0)
@@ -1182,7 +1186,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         who = "You were" if first_person else "Photos taken"
         where = f" in {place}" if place else ""
         on = f" on {days_text(days)}" if days else ""
-        return MemoryAnswer(f"{who}{where}{on}{count} {_cite(cited)}", cited, kind)
+        undated = ", date unknown" if photos and not days else ""
+        return MemoryAnswer(f"{who}{where}{on}{count}{undated} {_cite(cited)}", cited, kind)
 
     if kind == "where":
         # "where does Rosa work?" is answered by where she works, never by where she lives (nor the reverse)

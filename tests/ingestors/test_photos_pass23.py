@@ -168,3 +168,14 @@ def test_ask_when_says_the_local_day_and_every_day_shown(tmp_path):
     # four days in New York: each said, each photo counted (not only the best one's day)
     assert "on 10 January, 12 March, 4 July and 5 November 2023 — 4 photos" in answer("when was I in New York?")
     assert "on 15 January and 15 July 2023 — 2 photos" in answer("when was I in the Chatham Islands?")
+
+
+def test_ask_when_about_a_place_photographed_with_no_time(tmp_path):
+    folder = tmp_path / "Scans"
+    folder.mkdir()
+    make(folder / "porto.jpg", None, gps=(41.1579, -8.6291))  # a position, no time at all
+    report = json.loads(_cli("ingest", str(folder), "--json"))
+    assert (report["records_added"], report["errors"]) == (1, [])
+    out = _cli("ask", "when was I in Porto?")
+    assert out.splitlines()[0].startswith("You were in Porto, Porto, Portugal — 1 photo, date unknown [")
+    assert "photo · time unknown — " in out
