@@ -1363,7 +1363,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
 
     A line separates two messages only when it follows a blank line, has the envelope
     shape (:func:`is_envelope`: ``From``, an address, a date) **and** a header line follows
-    it.  (In an mbox whose first message has no headers at all, the envelope shape alone
+    it — or, with no blank line before it (some writers leave none), when a whole header block follows it.  (In an mbox whose first message has no headers at all, the envelope shape alone
     is enough.)  Any other line starting ``From `` is body text, quoted or not.  Inside a
     multipart message whose closing boundary (``--boundary--``) has not come yet, even such a
     line is body text (a ``git format-patch`` file or a saved mbox attached unencoded starts
@@ -1445,6 +1445,30 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
 
     def pull() -> tuple[bytes, bool] | None:
         return replay.pop(0) if replay else next(source, None)
+
+    def header_block_follows() -> bool:
+        """True when the next lines are a whole header block (header or continuation lines up to a blank line,
+        two or more of them well-known names); what was read ahead is read again either way."""
+        ahead: list[tuple[bytes, bool]] = []
+        known, whole = 0, False
+        while len(ahead) < 100:
+            nxt = pull()
+            if nxt is None:
+                break
+            ahead.append(nxt)
+            line, starts = nxt
+            if not starts or not line.endswith(b"\n"):
+                break
+            if not line.strip():
+                whole = known >= 2
+                break
+            m = _HEADER_LINE.match(line)
+            if m:
+                known += m.group(1).lower() in _KNOWN_HEADERS
+            elif line[:1] not in (b" ", b"\t"):
+                break
+        replay[:0] = ahead
+        return whole
 
     def take_declared(length: int) -> bool:
         """mboxcl/mboxcl2: when the message's ``Content-Length`` ends its body exactly where a line ends and is
@@ -1540,6 +1564,10 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                 pending = piece
                 previous_blank = False
                 continue
+        if at_start and started and not previous_blank and not in_headers and closing is None and \
+                piece.startswith(b"From ") and is_envelope(piece) and header_block_follows():
+            pending = piece  # a writer that leaves no blank line before the envelope line
+            continue
         if not started:  # cannot happen when positioned as documented; be safe
             started = True
         add(piece)

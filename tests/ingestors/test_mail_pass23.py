@@ -93,6 +93,19 @@ def test_an_mbox_with_bare_cr_line_ends_is_split(tmp_path):
                                                    ("two", "Second.\n")]
 
 
+def test_envelope_lines_with_no_blank_line_before_them_still_split(tmp_path):
+    """Some writers (scripts, old tools) put no blank line before the next ``From `` line: three messages, not one
+    holding the other two's headers; a ``From `` line in a body with no header block after it stays text."""
+    def one(n: int, body: str) -> str:
+        return (f"From ann@example.org Mon Jan  1 09:0{n}:00 2001\n"
+                + _head("Ann <ann@example.org>", f"Msg {n}", f"Mon, 01 Jan 2001 09:0{n}:00 +0000", f"\n{body}\n"))
+    items = _read(tmp_path, "noblank.mbox", one(1, "One.\nFrom ann@example.org Mon Jan  1 09:00:00 2001 it said.")
+                  + one(2, "Two.") + one(3, "Three."))
+    assert [(i.subject, i.text) for i in items] == [
+        ("Msg 1", "One.\nFrom ann@example.org Mon Jan  1 09:00:00 2001 it said.\n"), ("Msg 2", "Two.\n"),
+        ("Msg 3", "Three.\n")]
+
+
 # ----------------------------------------------------------------------------- who
 
 
