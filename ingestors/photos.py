@@ -37,7 +37,9 @@ EXIF times are the camera's wall clock, so the UTC instant needs the offset (``t
   +13:00, not −11:00).  In the hour the clocks go back, it tells the first 01:30 from the second.  The GPS
   *date* is not used for this: cameras often get it a day wrong.  An offset tag that the GPS time contradicts
   is overruled (noted: a sign written backwards, a zone not set with the clock), unless the tag agrees with the
-  position's zone and the GPS time does not (a GPS time written in local time, noted);
+  position's zone and the GPS time does not (a GPS time written in local time, noted); without an offset tag, a
+  GPS time that reads the camera's own time where the zone is not UTC is such a local GPS time too (noted; the
+  position's zone places it);
 * ``"gps-zone"``: no GPS time, but a position: that position's zone on that date (a time the clocks skipped is
   read at the offset before the change, a repeated one as the first: both noted);
 * ``"zone-unknown"``: neither: the camera time is read in the ``local_timezone`` the
@@ -817,6 +819,11 @@ class PhotoIngestor:
                 if gps is None and expected and fold_at_position(tagged) is None:
                     notes.append(f"offset tag UTC{_fmt(tagged)} is not the time zone at the GPS position{where}: "
                                  "a camera on another zone's time, or an offset written with the wrong sign")
+        elif gps is not None and not gps and expected and fold_at_position(gps) is None:
+            # the GPS time of day reads the camera's own time: a GPS clock written in local time, not UTC (some
+            # phones), far likelier than a camera on UTC: the position's zone places it (below)
+            notes.append(f"GPS time reads the camera's time (a GPS time written in local time, not UTC): the time "
+                         f"zone at the position{where} used")
         elif gps is not None:
             basis = "gps-time"
             if fold_at_position(gps) is not None:

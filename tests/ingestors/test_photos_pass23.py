@@ -85,6 +85,19 @@ def test_a_camera_on_another_zones_time_is_shown_at_the_positions_local_time(tmp
     assert any("camera clock read 2023-06-10 23:00" in n and "Europe/Paris" in n for n in r.notes)
 
 
+def test_a_gps_time_written_in_local_time_is_read_as_the_positions_zone(tmp_path):
+    # the GPS time of day reads the camera's own 00:30 in Tokyo (+09:00): a phone that wrote local time, not UTC;
+    # the position's zone places it (15:30 UTC on 4 May), not a camera on UTC (00:30 UTC)
+    r = read(make(tmp_path / "tokyo.jpg", "2023:05:05 00:30:00", gps=(35.6762, 139.6503), gps_time=(0, 30, 0)))
+    assert r.sent_at == datetime(2023, 5, 4, 15, 30, tzinfo=UTC) and r.sent_at.utcoffset() == timedelta(hours=9)
+    assert r.attrs["time_basis"] == "gps-zone" and r.attrs["time_zone"] == "Asia/Tokyo"
+    assert any(n.startswith("GPS time reads the camera's time (a GPS time written in local time") for n in r.notes)
+    # where the zone is UTC itself (London in January), the same reading is simply right
+    london = read(make(tmp_path / "london.jpg", "2023:01:10 15:00:00", gps=(51.5074, -0.1278), gps_time=(15, 0, 0)))
+    assert london.sent_at == datetime(2023, 1, 10, 15, 0, tzinfo=UTC) and london.attrs["time_basis"] == "gps-time"
+    assert london.notes == []
+
+
 def test_no_gps_time_the_positions_zone_and_an_offset_tag(tmp_path):
     # no GPSTimeStamp: Paris in June is +02:00
     zone = read(make(tmp_path / "zone.jpg", "2023:06:10 15:00:00", gps=(48.8566, 2.3522)))
