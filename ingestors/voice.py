@@ -17,7 +17,9 @@ has them all).  Without one, audio files are refused with a clear reason.
   date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
   ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
   the ingestor was made with (``"file-name"``, with a note); with none the time stays unknown — a
-  file's mtime is when it was copied, not when it was recorded.
+  file's mtime is when it was copied, not when it was recorded.  A tag from a recorder whose clock was never set
+  (1970, 2000-01-01) or that lies after the import is not used (``ingestors.photos.clock_problem``:
+  ``attrs["clock_suspect"]``, a note).
 * **Cut short**: a WAV whose header promises more sound than decodes is transcribed as far as it goes, with a
   note; one with no sound after its header at all is refused (``InputError``: quarantined, the file named).
 * **Title**: the ``title`` tag (``©nam``; Voice Memos writes the memo's name there) is the
