@@ -10,6 +10,7 @@ that cannot be read at all raises :class:`core.errors.InputError`.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -68,6 +69,23 @@ class GeoPoint:
         return ", ".join(parts) if parts else f"{self.lat:.5f}, {self.lon:.5f}"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value):
+    """``value`` with every lone UTF-16 surrogate (U+D800–U+DFFF, which a JSON ``\\udXXX`` escape can leave in a
+    Python str) replaced by U+FFFD; anything that is not a str is returned as it is."""
+    if isinstance(value, str) and _LONE_SURROGATE.search(value):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    return value
+
+
+def _valid_party(p: "Party | None") -> "Party | None":
+    if p is None or not (_LONE_SURROGATE.search(p.name or "") or _LONE_SURROGATE.search(p.address or "")):
+        return p
+    return Party(valid_unicode(p.name), valid_unicode(p.address), p.address_kind, p.role)
+
+
 @dataclass
 class Record:
     """One item of evidence: a message, a photo, a transcript, a chat line.
@@ -105,6 +123,15 @@ class Record:
     attrs: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     identity: str | None = None
+
+    def __post_init__(self) -> None:
+        # A lone UTF-16 surrogate (a JSON export's "\ud83d" of an emoji cut in half) is no character: the text
+        # encoder and SQLite refuse it, which cost the whole file.  It becomes U+FFFD, as a bad byte does.
+        self.text = valid_unicode(self.text)
+        self.subject = valid_unicode(self.subject)
+        self.sender = _valid_party(self.sender)
+        if any(_LONE_SURROGATE.search(f"{p.name or ''}{p.address or ''}") for p in self.recipients):
+            self.recipients = [_valid_party(p) for p in self.recipients]
 
     @property
     def content_hash(self) -> str:

@@ -139,12 +139,20 @@ def fix_mojibake(value: Any) -> Any:
         value: a str, list, dict or anything else (returned as is).
     Returns:
         The same shape with each str that is only characters below U+0100 and reads as UTF-8
-        when taken as bytes replaced by that reading (``"Ã©"`` → ``"é"``); others unchanged.
+        when taken as bytes replaced by that reading (``"Ã©"`` → ``"é"``; a text cut inside its last
+        character, after at least one whole one, ends in U+FFFD); others unchanged.
     """
     if isinstance(value, str):
         try:
-            return value.encode("latin-1").decode("utf-8")
-        except (UnicodeEncodeError, UnicodeDecodeError):
+            raw = value.encode("latin-1")
+            return raw.decode("utf-8")
+        except UnicodeEncodeError:
+            return value
+        except UnicodeDecodeError as exc:
+            # a text cut inside its last character ("Lisbon \u00f0\u009f\u0098", an emoji cut short) is still
+            # Meta's mojibake when a whole UTF-8 sequence came before the cut: the cut character becomes U+FFFD
+            if exc.reason == "unexpected end of data" and any(b >= 0x80 for b in raw[:exc.start]):
+                return raw[:exc.start].decode("utf-8", "replace") + "\ufffd"
             return value
     if isinstance(value, list):
         return [fix_mojibake(v) for v in value]

@@ -289,3 +289,24 @@ def test_old_chat_db_one_person_in_any_phone_format(tmp_path, container):
         assert len(s.exec(select(Record.id).where(Record.sender_entity_id == dana.id)).all()) == 3
     out = CliRunner().invoke(main, ["ask", "who is 4155550100?"], catch_exceptions=False).output
     assert out.startswith("+14155550100") and "found nothing" not in out
+
+
+def test_a_lone_surrogate_or_a_cut_emoji_costs_one_character_not_the_file(tmp_path, container):
+    from ingestors.messenger import fix_mojibake
+
+    path = tmp_path / "messages" / "inbox" / "ana_1" / "message_1.json"
+    path.parent.mkdir(parents=True)
+    # written by hand: json.dumps would not write a lone surrogate escape
+    path.write_text('{"participants": [{"name": "Ana Lima"}, {"name": "Nic Owner"}], "title": "Ana Lima", '
+                    '"messages": [{"sender_name": "Ana Lima", "timestamp_ms": 1600000000000, '
+                    '"content": "broken emoji \\ud83d at the fjord"}, '
+                    '{"sender_name": "Nic Owner", "timestamp_ms": 1599999990000, '
+                    '"content": "Caf\\u00c3\\u00a9 at Bryggen \\u00f0\\u009f\\u0098"}]}')
+    got = records(path)
+    assert [r.text for r in got] == ["Café at Bryggen \ufffd", "broken emoji \ufffd at the fjord"]
+    assert fix_mojibake("Zoë") == "Zoë" and fix_mojibake("Noël et Zoë") == "Noël et Zoë"  # not mojibake: kept
+    assert Rec("f", "1", "chat", "a \udc00").text == "a \ufffd"
+    report = ingest(container, [path])
+    assert report.records_added == 2 and not report.errors
+    out = CliRunner().invoke(main, ["ask", "fjord"], catch_exceptions=False).output
+    assert "at the fjord" in out
