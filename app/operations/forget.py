@@ -58,6 +58,7 @@ LABELS = {
               "facts_reactivated": "older facts current again", "facts_weakened": "facts with less evidence",
               "merge_candidates": "merge suggestions", "sources": "imported files",
               "quarantine": "entries of what could not be read",
+              "inbox_files": "files in the Inbox folder (deleted when it is erased)",
               "record_redacted": "messages kept, mention redacted", "evidence_redacted": "evidence excerpts redacted",
               "source_redacted": "file names redacted", "quarantineitem_redacted": "quarantine entries redacted",
               "auditevent_redacted": "audit entries redacted", "mergecandidate_redacted": "merge notes redacted"},
@@ -314,7 +315,7 @@ def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
         try:
             sc, red, remove, regen, msel = _select(c, s, t, mentions)
             conn = _raw(s)
-            counts = {"graph": graph.plan(conn, sc, red),
+            counts = {"graph": {**graph.plan(conn, sc, red), "inbox_files": len(_inbox_files(c, conn, sc))},
                       "summaries": {"removed": len(remove), "regenerated": len(regen)},
                       "search": search.forget_plan(conn, sc),
                       "vectors": vectors.forget_plan(c.vectors, sc),
@@ -330,6 +331,60 @@ def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
 def preview_forget(c: Container, ref, mentions: str = "redact") -> ForgetPlan:
     """:func:`plan_forget` (the walking skeleton's name for it)."""
     return plan_forget(c, ref, mentions)
+
+
+def _inbox_files(c: Container, conn, sc: Scope) -> list[str]:
+    """The files in the data folder's watched ``Inbox`` (``app.watch``) that the forget's records, files or
+    could-not-read entries came from (a zip member's archive, a chat folder's file): copies the person dropped
+    there, which hold the forgotten text and which the window would import again at its next start once the
+    rows are erased.  A purge deletes them (:func:`_delete_inbox_files`); what else they held stays in memory."""
+    from pathlib import Path
+
+    from core.store.forgetting import chunks, marks
+
+    inbox = (c.settings.home / "Inbox").resolve()
+    if not inbox.is_dir():
+        return []
+    paths: set[str] = set()
+    for part in chunks(sorted(sc.records)):
+        paths |= {p for (p,) in conn.execute(f"SELECT DISTINCT s.path FROM record r JOIN source s ON s.id = r.source_id "
+                                             f"WHERE r.id IN ({marks(len(part))})", part) if p}
+    for part in chunks(sorted(sc.sources)):
+        paths |= {p for (p,) in conn.execute(f"SELECT path FROM source WHERE id IN ({marks(len(part))})", part) if p}
+    for part in chunks(sorted(sc.quarantine)):
+        paths |= {p for (p,) in conn.execute(f"SELECT path FROM quarantineitem WHERE id IN ({marks(len(part))})",
+                                             part) if p}
+    out = set()
+    for p in paths:
+        f = Path(p)
+        try:
+            f = f.resolve()
+        except OSError:
+            continue
+        while f != inbox and inbox in f.parents and not f.is_file():  # "Inbox/export.zip/_chat.txt"
+            f = f.parent
+        if f.is_file() and inbox in f.parents:
+            out.add(str(f))
+    return sorted(out)
+
+
+def _delete_inbox_files(c: Container, files: list[str]) -> int:
+    """Delete the Inbox copies :func:`_inbox_files` listed (only files still inside ``<data folder>/Inbox``).
+    Returns files deleted; one that cannot be deleted is logged, and the purge goes on."""
+    from pathlib import Path
+
+    inbox = (c.settings.home / "Inbox").resolve()
+    n = 0
+    for name in files:
+        f = Path(name)
+        if not (inbox in f.parents and f.is_file()):
+            continue
+        try:
+            f.unlink()
+            n += 1
+        except OSError as e:
+            log.warning("could not delete %s from the Inbox folder: %s", f, e)
+    return n
 
 
 def _fingerprint(sc: Scope) -> str:
@@ -351,16 +406,18 @@ def _hide_on_writer(c: Container, t: Target, mentions: str, purge: bool = False)
     with c.db.session() as s:
         sc, red, remove, regen, msel = _select(c, s, t, mentions)
         conn = _raw(s)
+        inbox = _inbox_files(c, conn, sc)  # before the graph redacts the file names
         op = ForgetOp(target_kind=t.kind, label=sc.label, state="hiding", mentions=mentions, created_at=now,
                       expires_at=now + timedelta(days=_recovery_days(c)),
                       # ``purge``: the caller asked for erasure; kept with the plan so that a crash before the
                       # purge is finished by resume_pending, never left as a restorable hide
-                      plan={"scope": sc.to_json(), "memory": memory.selection_ids(msel), "purge": bool(purge)},
+                      plan={"scope": sc.to_json(), "memory": memory.selection_ids(msel), "purge": bool(purge),
+                            "inbox": inbox},
                       fingerprint=_fingerprint(sc))
         s.add(op)
         s.flush()
         counts = {"vectors": vectors.forget_stash(c.vectors, conn, op.id, sc)}  # read Chroma before it changes
-        counts["graph"] = graph.apply(conn, op.id, sc, red, now)
+        counts["graph"] = {**graph.apply(conn, op.id, sc, red, now), "inbox_files": len(inbox)}
         counts["search"] = search.forget_apply(conn, op.id, sc, red)
         with svc._lock:
             counts["memory"] = memory.apply(s, svc.mem, op.id, sc, red, now, selection=msel)
@@ -570,7 +627,8 @@ def _purge_rows_on_writer(c: Container, op_ids: list[int]) -> dict[int, dict]:
             sc = Scope.from_json(op.plan["scope"])
             conn = _raw(s)
             n = {"memory": memory.purge(conn, op_id, sc, op.plan.get("memory", {})),
-                 "graph": graph.purge(conn, sc), "stash": drop_stash(conn, op_id)}
+                 "graph": graph.purge(conn, sc), "stash": drop_stash(conn, op_id),
+                 "inbox_files": _delete_inbox_files(c, op.plan.get("inbox") or [])}
             op.counts = {**op.counts, "purged": n}
             op.label = f"{op.target_kind} #{op_id}"
             op.plan = {}

@@ -183,3 +183,32 @@ def test_forget_restore_then_forget_for_good_leaves_no_name_in_the_list_of_forge
 
     labels = {f.forget_id: f.label for f in list_forgotten(c, include_done=True)}
     assert labels[first.forget_id] == f"entity #{first.forget_id}"
+
+
+def test_a_purge_deletes_the_inbox_copies_that_held_the_forgotten_person(container, tmp_path):
+    """Files dropped into ``<data folder>/Inbox`` stay there and are offered again at the window's next start:
+    after a purge they held her words, and importing them again brought her back."""
+    from app.watch import inbox_folder
+
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Owner Person", ["owner@example.net"]
+    inbox = inbox_folder(c)
+    chat = inbox / "WhatsApp Chat with Teddy Q.txt"
+    chat.write_text("12/05/2023, 09:00 - Teddy Q: the marzipan oboe recital is at 7\n"
+                    "12/05/2023, 09:01 - Owner Person: see you there\n", encoding="utf-8")
+    other = inbox / "bruno.mbox"
+    write_mbox(other, [("Bruno Castellane <bruno@castellane.test>", "Pottery", "My ochre lantern works again.")])
+    _card(inbox / "contacts.vcf")
+    assert ingest(c, [inbox]).records_added == 4
+    plan = plan_forget(c, "Teddy Q")
+    assert plan.counts["graph"]["inbox_files"] == 2  # her chat and her card; Bruno's mail is not hers
+    hidden = forget(c, "Teddy Q")
+    assert chat.is_file()  # restorable: nothing is deleted yet
+    restore(c, hidden.forget_id)
+    rep = forget(c, "Teddy Q", purge=True)
+    assert rep.purged["forgets"][rep.forget_id]["inbox_files"] == 2
+    assert sorted(p.name for p in inbox.iterdir()) == ["bruno.mbox"]
+    assert scan(c.settings.home, ["marzipan", "Quillfeather", "Teddy"]) == {}
+    again = ingest(c, [inbox])  # what the window does with the Inbox at its next start
+    assert again.records_added == 0
+    assert "ochre lantern" in scan(c.settings.home, ["ochre lantern"])
