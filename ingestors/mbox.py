@@ -32,6 +32,9 @@ What the standard library does not do for us, done here:
   forwarding person's text; an empty text/plain next to
   HTML, or a multipart whose declared boundary is not in its body, falls back to the
   parts that do have text (:func:`body_of`).
+* **Who**: an unquoted ``Lee, Ann <ann@…>`` is one sender; ``Ann via Hiking Club <club@googlegroups.com>`` came
+  through that group (``attrs["via_list"]``); ``Jane Doe via DocuSign <dse@docusign.net>`` (or ``(via Google
+  Docs)``) is Jane, by name, the service's address kept in ``attrs["sent_via"]``, not as hers.
 * **Dates** become tz-aware at the sender's own offset (``Date: … +1000`` stays +10:00, so
   "yesterday" is read in the sender's calendar; ``-0000`` is UTC); a ``Date`` that is not RFC 5322 (``1999/01/31``)
   is read leniently, and a missing or unreadable one falls back to the earliest ``Received:`` date
@@ -922,16 +925,12 @@ def _rejoin_last_first(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-_VIA_SERVICE = re.compile(r"\s*\(via [^()]{1,60}\)\s*$", re.I)  # "Dee Fox (via Google Docs)": the service's tail
-
-
 def _parties(values: list[str], role: str) -> list[Party]:
     """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names); an
-    unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`); a service's
-    ``(via Google Docs)`` after a name is dropped (``"Dee Fox"``)."""
+    unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
     for name, address in _rejoin_last_first(getaddresses(values)):
-        name, address = _VIA_SERVICE.sub("", decode_header_value(name)), address.strip()
+        name, address = decode_header_value(name), address.strip()
         if address and "@" not in address and not name:  # "From: Whomever": a name, no address
             name, address = address, ""
         if name or address:
@@ -939,6 +938,8 @@ def _parties(values: list[str], role: str) -> list[Party]:
     return parties
 
 
+_VIA_SERVICE = re.compile(r"^\s*['\"]?(\S.*?)['\"]?\s+\(?via\s+([^()]{1,60}?)\)?\s*$", re.I)
+"""A sender written "<Person> via <Service>" or "<Person> (via <Service>)" (DocuSign, LinkedIn, Google Docs)."""
 _VIA_NAME = re.compile(r"^\S.*?\s+via\s+\S.*$", re.I)  # "Ann Lee via Hiking Club", "'Ann Lee' via Hiking Club"
 _GROUP_HOSTS = ("googlegroups.com", "groups.google.com", "yahoogroups.com", "groups.io")
 
@@ -1021,6 +1022,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     via = _via_list(senders[0] if senders else None, recipients)
     if via:
         attrs["via_list"] = via
+    elif senders and senders[0].address and not (attrs.get("list_id") or attrs.get("list_post")) and \
+            (service := _VIA_SERVICE.match(senders[0].name or "")):
+        # "Jane Doe via DocuSign <dse@docusign.net>": Jane, through a service whose address is not hers
+        attrs["sent_via"] = f"{service.group(2).strip()} <{senders[0].address}>"
+        senders[0] = Party(service.group(1).strip(), None, "email", "from")
 
     return Record(
         source_path=str(path.absolute()),

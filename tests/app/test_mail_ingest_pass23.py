@@ -71,3 +71,22 @@ def test_unquoted_last_first_sender_and_an_mboxcl2_body_are_found(container, tmp
     assert top and top[0].sender == "Ann Lee" and "Willowmere" in top[0].text
     top = ask(container, "lantern festival in Quillby", k=3)
     assert top and top[0].sender == "Eve Hart"
+
+
+def test_person_via_a_service_is_the_person_and_the_service_address_is_not_theirs(container, tmp_path):
+    """``Jane Doe via DocuSign <dse@docusign.net>`` (and ``Bob Ray via DocuSign`` from the same address): Jane and
+    Bob, each by name — the service's address is nobody's alias (it would make everyone who signs through it one
+    person); Jane is the Jane who writes from her own address too."""
+    path = tmp_path / "services.mbox"
+    path.write_text("".join([
+        _msg(1, "Jane Doe via DocuSign <dse@docusign.net>", "me@example.com", "Please sign the lease for Alder St."),
+        _msg(2, "Bob Ray via DocuSign <dse@docusign.net>", "me@example.com", "Please sign the Kestrel invoice."),
+        _msg(3, "Jane Doe <jane@example.org>", "me@example.com", "Did you get my lease envelope?"),
+    ]))
+    r = ingest(container, [path])
+    assert (r.records_added, r.errors) == (3, [])
+    with container.db.session() as s:
+        people = _live(s, "person")
+        assert {"Jane Doe", "Bob Ray"} <= set(people) and not [n for n in people if "via" in n]
+        emails = {a.normalized: a.entity_id for a in s.exec(select(Alias).where(Alias.kind == "email")).all()}
+        assert "dse@docusign.net" not in emails and emails["jane@example.org"] == people["Jane Doe"].id
