@@ -218,6 +218,26 @@ def is_service_sender(name: str | None, address: str | None) -> bool:
         (role or key != local) and is_org_domain(domain)
 
 
+_HOUSEHOLD = re.compile(  # "The Smiths", "The Joneses" | "The Smith Family", "Smith household" | "Familie Müller" |
+    # "Jane & Bob Smith", "Mr and Mrs Smith"
+    r"^(?:(?i:the)\s+[A-Z][\w'’-]*[^\Ws]s|(?i:the)\s+[A-Z][\w'’-]+es"
+    r"|(?:(?i:the)\s+)?[A-Z][\w'’-]+\s+(?i:family|household|clan)"
+    r"|(?i:famil(?:y|ie|le|ia)|fam\.?)\s+[A-Z][\w'’-]+"
+    r"|(?:(?i:mr|mrs|ms|dr)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?(?:\s*[&+]\s*|\s+(?:and|und|et|y|e)\s+)"
+    r"(?:(?i:mr|mrs|ms|dr)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?"
+    r")$")
+
+
+def looks_like_household(name: str | None) -> bool:
+    """True for a display name that names a household or a couple, not one person (``"The Smiths"``, ``"The Smith
+    Family"``, ``"Familie Müller"``, ``"Jane & Bob Smith"``, ``"Mr and Mrs Smith"``): a shared family address.
+    Case matters for the names (``"the boss"`` is not a household); the connecting words are lower case."""
+    if not name:
+        return False
+    name = " ".join(name.split())
+    return bool(_HOUSEHOLD.match(name)) and not name.casefold().startswith(("the team", "the staff"))
+
+
 _GROUP_NAME = re.compile(r"\b(mailing[ -]?list|listserv|newsletter|announce(ments)? list|digest)\b", re.I)
 
 

@@ -44,7 +44,8 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.extraction.signature import signature_phones
-from core.graph.entities import is_role_address, looks_like_group_name, name_tokens, normalize_email
+from core.graph.entities import (is_role_address, looks_like_group_name, looks_like_household, name_tokens,
+                                 normalize_email)
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
                                    bigram_similarity, resolve)
@@ -329,8 +330,9 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
                       "unsubscribe headers) from a role address or under a list's name"})
     elif sender is not None and (sender.name or sender.address):
         res = person(sender.name, sender.address, sender.address_kind)
-        if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists:
-            # a shared mailbox: the group is linked, the writer is the display name
+        if _is_group(res.entity) and sender.name and normalize_email(sender.address or "") not in lists \
+                and not looks_like_household(sender.name):
+            # a shared mailbox: the group is linked, the writer is the display name ("The Smiths" is the group)
             add(res, "list")
             res = resolve(s, "person", _VIA.sub("", sender.name), None, "email", region, index=index, context=ctx)
         elif res.entity.kind == "person" and sender.address and sender.address_kind == "email" and not res.created:

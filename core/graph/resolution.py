@@ -24,6 +24,10 @@
 | Fuzzy name (low)  | 0.55 – 0.85 | new entity + a merge suggestion                                   |
 | Emoji/symbols only differ | —   | new entity + a merge suggestion ("John Doe 🤓" ≠ "John Doe")      |
 | Same surname, different first name | 0.45 | kept apart (family members), decision recorded       |
+| … at one address  | never       | "Bob Smith" from the address "Jane Smith" wrote from: a family's  |
+|                   |             | shared address; he is resolved by name, the pair kept apart       |
+| Household name    | —           | "The Smiths", "Mr & Mrs Jones" <addr>: the address is a household |
+|                   |             | (a group thing); its writers are resolved by their own names      |
 | Other party of the same record/chat | — | never merged by name (two senders of one chat are two) |
 | No match          | —           | new entity                                                        |
 
@@ -68,6 +72,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_role_address, is_service_sender,
+                                 looks_like_household,
                                  name_tokens, normalize_email,
                                  normalize_alias, normalize_name, person_display_name, sender_type,
                                  strip_decorations)
@@ -92,6 +97,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "card_name": "suggestion (several contact cards have this name)",
     "address_name": "definitive (the address spells the full name)",
     "full_name": "suggestion (same full name, each with addresses of their own)",
+    "shared_address": "never (family members writing from one shared address)",
 }
 CARD_NAMES = "card_names"
 """``Entity.attrs[CARD_NAMES]``: the normalised display names (``FN``) of the contact cards joined to an entity —
@@ -470,9 +476,14 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         attrs.setdefault("sender_type", stype)
         if name and normalize_name(name) == normalize_name(address):
             name = None
+    household = False
     if address_kind == "email" and kind == "person" and is_service_sender(name, address):
         kind = "thing"  # "GitHub" <noreply@github.com>: an organisation's service, one entity per address
         attrs.setdefault("kind_reason", f"{name!r} is the name of {address}'s domain or robot mailbox")
+    elif address_kind == "email" and kind == "person" and address and looks_like_household(name):
+        kind, household = "thing", True  # "The Smiths" <smiths@…>: a household's shared address, not one person
+        attrs.setdefault("group", "household")
+        attrs.setdefault("kind_reason", f"{name!r} names a household, not one person: {address} is shared")
     elif address_kind == "email" and is_role_address(address) and kind == "person":
         if name:
             address = None  # "Jane via no-reply@…": the name identifies her; the shared address does not
@@ -497,6 +508,22 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                 return _attach(s, found, "contact", 1.0, name, address, address_kind, contact_id, region, index,
                                ctx, matched_alias=alias, reason=f"{address} is on the contact card of "
                                f"{found.canonical_name}")
+            if (household and found.kind == "person") or (kind == "person" and found.kind == "thing"
+                                                          and (found.attrs or {}).get("group")):
+                # the address is someone's: "The Smiths" is not their name; a person writing from a group's address
+                # (a household's, a shared mailbox): their name is not the group's (the caller resolves the writer)
+                return _attach(s, found, address_kind, 1.0, None, address, address_kind, contact_id, region, index,
+                               ctx, matched_alias=alias)
+            kin = _family_member(s, found, name) if kind == "person" else None
+            if kin is not None:
+                # "Bob Smith" writing from the address "Jane Smith" wrote from: a family's shared address, not one
+                # person — he is resolved by his name, and the pair is kept apart
+                res = resolve(s, kind, name, None, address_kind, region, attrs, None, index, ctx)
+                if res.entity.id != found.id:
+                    record_decision(s, found.id, res.entity.id, "separate", "shared_address", SAME_SURNAME,
+                                    f"{name!r} and {kin!r} both write from {address}: same surname, different "
+                                    "first names (a family's shared address)")
+                return res
             return _attach(s, found, address_kind, 1.0, name, address, address_kind, contact_id, region, index, ctx,
                            matched_alias=alias)
     if not name:
@@ -689,6 +716,19 @@ def _address_name(s: Session, name: str | None, address: str, addr_norm: str, co
     (e, full), = found.values()
     return _join(s, e, "address_name", 1.0, f"{shown!r}: the address {address} spells the full name {full!r}",
                  name or full.title(), address, "email", contact_id, region, attrs, index, ctx, mine)
+
+
+def _family_member(s: Session, found: Entity, name: str | None) -> str | None:
+    """A full name of person ``found`` that ``name`` shares only the surname with ("Jane Smith" for "Bob Smith"),
+    when every full name ``found`` goes by is such a name — a relative writing from the same (shared) address;
+    None otherwise (the same name, a nickname form "Bob"/"Robert", an initial, a name change, no full names)."""
+    if not name or found.kind != "person" or found.is_owner or not is_full_name(name):
+        return None
+    names = [v for v in s.exec(select(Alias.value).where(Alias.entity_id == found.id, Alias.kind == "name")).all()
+             if is_full_name(v) and not looks_like_household(v)]
+    if not names or any(normalize_name(v) == normalize_name(name) for v in names):
+        return None
+    return names[0] if all(name_score(name, v)[1] == "same_surname" for v in names) else None
 
 
 def _addresses_of_mention(address_kind: str, addr_norm: str | None, contact_id: str | None) -> dict[str, set[str]]:

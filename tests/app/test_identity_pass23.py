@@ -160,3 +160,60 @@ def test_a_held_merge_keeps_the_earlier_identitys_facts_until_confirmed(containe
     confirm_merge(container, merged[0].id)
     assert spells(container, "Ana Lima", "home") == ([("York", "2023-03-07")], [("2023-03-06", "Leeds", "2023-03-07")])
     assert not profile(container, "Ana Lima").held
+
+
+def _people_and_groups(c):
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    with c.db.session() as s:
+        live = s.exec(select(Entity).where(Entity.tombstoned_at.is_(None))).all()
+        return ({e.canonical_name for e in live if e.kind == "person"},
+                {e.canonical_name: (e.attrs or {}).get("group") for e in live if e.kind == "thing"})
+
+
+def test_two_family_members_writing_from_one_address_stay_two_people(container, tmp_path):
+    """Jane Smith and Bob Smith both write from smiths@: same surname, different first names — a family's shared
+    address, not one person; Bob's job never supersedes Jane's.  "Robert Smith" at the address Bob Smith used is
+    Bob (nickname forms): one person."""
+    ingest(container, [write_raw_mbox(tmp_path / "family.mbox", [
+        ("Jane Smith <smiths@family.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I work at Acme."),
+        ("Bob Smith <smiths@family.example>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "I work at Initech."),
+        ("Jane Smith <smiths@family.example>", "Wed, 08 Mar 2023 09:00:00 +0000", "c", "Lunch?"),
+        ("Ann Lee <ann@lee.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I live in Leeds."),
+        ("Annie Lee <ann@lee.example>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "Hi again."),
+    ])])
+    people, _ = _people_and_groups(container)
+    assert {"Jane Smith", "Bob Smith", "Ann Lee"} <= people and "Annie Lee" not in people
+    assert spells(container, "Jane Smith", "employer") == ([("Acme", "2023-03-06")], [])
+    assert spells(container, "Bob Smith", "employer") == ([("Initech", "2023-03-07")], [])
+    assert profile(container, "Jane Smith").records == 2
+
+
+def test_a_household_address_is_a_group_and_its_writers_are_people(container, tmp_path):
+    ingest(container, [write_raw_mbox(tmp_path / "smiths.mbox", [
+        ("The Smiths <smiths@family.example>", "Wed, 01 Mar 2023 09:00:00 +0000", "xmas",
+         "We moved to Bath last month."),                                                   # 1 Feb 2023
+        ("Jane Smith <smiths@family.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I work at Acme."),
+        ("Bob Smith <smiths@family.example>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "I work at Initech."),
+        ('"Mr & Mrs Jones" <jones.home@mail.example>', "Wed, 08 Mar 2023 09:00:00 +0000", "c", "Hello!"),
+    ])])
+    people, groups = _people_and_groups(container)
+    assert groups.get("The Smiths") == "household" and groups.get("Mr & Mrs Jones") == "household"
+    assert {"Jane Smith", "Bob Smith"} <= people and not people & {"The Smiths", "Mr & Mrs Jones"}
+    assert spells(container, "The Smiths", "home") == ([("Bath", "2023-02-01")], [])
+    assert spells(container, "Jane Smith", "employer") == ([("Acme", "2023-03-06")], [])
+    assert spells(container, "Bob Smith", "employer") == ([("Initech", "2023-03-07")], [])
+    assert {a["value"] for a in profile(container, "The Smiths").aliases} == {"The Smiths", "smiths@family.example"}
+
+
+@pytest.mark.parametrize("name, household", [
+    ("The Smiths", True), ("The Joneses", True), ("The Smith Family", True), ("Familie Müller", True),
+    ("Jane & Bob Smith", True), ("Mr and Mrs Smith", True), ("Jane Smith", False), ("The Boss", False),
+    ("Andrea Smith", False), ("Dee Evans", False), ("Smith, Jane", False), ("Family Guy Fan", False),
+])
+def test_household_names(name, household):
+    from core.graph.entities import looks_like_household
+
+    assert looks_like_household(name) is household
