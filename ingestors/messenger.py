@@ -51,7 +51,8 @@ Decisions:
   is one of the chat's names; else the sender of the export's "You sent an attachment." / "You
   named the group …" notices; else, in a chat of two whose ``title`` is one of them, the other;
   else the one name every conversation of the export's ``messages`` folder has among its
-  participants; else the owner found so for another conversation of the same export.  Each record
+  participants; else the owner found so for another conversation of the same export (its
+  ``messages`` folder, or the folder of the encrypted chats' files).  Each record
   carries it as ``attrs["owner_name"]``, and the owner's own messages ``attrs["is_from_me"]``, so
   the account holder is the owner, not a contact (``core.graph.parties``).
 * **Shared links**: a ``share``'s ``share_text`` (or its ``link``) is the record's ``subject``,
@@ -445,12 +446,12 @@ class MessengerIngestor:
                 owner = next(n for n in two if n.casefold() != title.casefold())
         if owner not in names and root is not None:
             owner = self._common_name(root)
-        if owner not in names and root is not None:
-            owner = self._owners.get(str(root))
+        export = str(root or Path(path).absolute().parent)  # the encrypted chats' export: one folder of files
+        if owner not in names:
+            owner = self._owners.get(export)
         if owner not in names:
             return None
-        if root is not None:
-            self._owners.setdefault(str(root), owner)
+        self._owners.setdefault(export, owner)
         return owner
 
     def read(self, path: Path) -> Iterator[Item]:

@@ -310,3 +310,19 @@ def test_a_lone_surrogate_or_a_cut_emoji_costs_one_character_not_the_file(tmp_pa
     assert report.records_added == 2 and not report.errors
     out = CliRunner().invoke(main, ["ask", "fjord"], catch_exceptions=False).output
     assert "at the fjord" in out
+
+
+def test_encrypted_chats_group_after_a_chat_of_two_in_the_same_folder(tmp_path):
+    folder = tmp_path / "messages" / "e2ee"
+    ing = MessengerIngestor()
+    one = write(folder / "JoaoSilva_12.json", {
+        "participants": ["João Silva", "Nic Owner"], "threadName": "João Silva",
+        "messages": [{"senderName": "João Silva", "text": "Olá", "timestamp": 1700000000000, "isUnsent": False}]})
+    group = write(folder / "Surfers_99.json", {
+        "participants": ["João Silva", "Ana Lima", "Nic Owner"], "threadName": "Surfers",
+        "messages": [{"senderName": "Nic Owner", "text": "Waves at Ericeira tomorrow", "timestamp": 1700000100000,
+                      "isUnsent": False}]})
+    assert [r.attrs.get("owner_name") for r in records(group)] == [None]  # alone, a group does not say
+    assert [r.attrs["owner_name"] for r in records(one, ing)] == ["Nic Owner"]
+    got = records(group, ing)
+    assert [(r.attrs.get("owner_name"), r.attrs.get("is_from_me")) for r in got] == [("Nic Owner", True)]
