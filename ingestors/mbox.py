@@ -787,6 +787,7 @@ _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
 
 _GMT_OFFSET = re.compile(r"\b(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?\b", re.I)
+_HOURS_OFFSET = re.compile(r"(?<=\d\d:\d\d)((?::\d\d)?\s+[+-]\d\d)(?![\d:])")  # "09:00:00 +01": hours only
 _COLON_OFFSET = re.compile(r"(?<=\d)(\s+[+-]\d\d):(\d\d)\b")  # "09:05:00 +01:00" (ISO style, after a time)
 _TWELVE_HOUR = re.compile(r"\b(\d{1,2})(:\d\d(?::\d\d)?)\s*([AaPp])\.?\s?[Mm]\.?(?![\w])")
 
@@ -826,13 +827,15 @@ def _dst_offset(m: re.Match) -> str:
 def _numeric_gmt(value: str) -> str:
     """A Date value with its time and zone in the forms the standard library reads: ``GMT+1``/``UTC-05:30``
     (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read ``GMT+1`` the POSIX way,
-    as one hour *west*), an offset written ``+01:00`` as ``+0100``, and a 12-hour time (``9:05 PM``, Outlook's
-    forwarded headers, some web mailers) as ``21:05``, a standard zone name followed by ``DST`` (``MET DST``)
-    as its summer offset (``+0200``), and a two- or three-digit year in full (:func:`_full_year`)."""
+    as one hour *west*), an offset written ``+01:00`` (or ``+01``, hours only) as ``+0100``, a 12-hour time
+    (``9:05 PM``, Outlook's forwarded headers, some web mailers) as ``21:05``, a standard zone name followed by
+    ``DST`` (``MET DST``) as its summer offset (``+0200``), and a two- or three-digit year in full
+    (:func:`_full_year`)."""
     value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
     value = _SHORT_YEAR.sub(_full_year, value, count=1)
     value = _DST_ZONE.sub(_dst_offset, value)
     value = _TWELVE_HOUR.sub(_to_24h, value)
+    value = _HOURS_OFFSET.sub(r"\g<1>00", value)
     return _COLON_OFFSET.sub(r"\1\2", value)
 
 

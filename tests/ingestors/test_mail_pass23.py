@@ -292,3 +292,12 @@ def test_openpgp_armour_is_not_the_text(tmp_path):
     (rec,) = _read(tmp_path, "enc.eml", _head("Ann <a@example.org>", "Secret", "Mon, 01 Jan 2001 09:00:00 +0000",
                                              enc))
     assert "BEGIN PGP" not in rec.text and any("encrypted" in n for n in rec.notes)
+
+
+def test_an_offset_of_hours_only_is_hours(tmp_path):
+    """``+01`` after the time (some web mailers and scripts) is one hour east, not one minute."""
+    (rec,) = _read(tmp_path, "h.eml", _head("Ann <a@example.org>", "x", "Tue, 2 Jan 2001 09:00:00 +01", "\nbody\n"))
+    assert rec.sent_at == datetime(2001, 1, 2, 8, 0, tzinfo=UTC) and rec.sent_at.utcoffset() == timedelta(hours=1)
+    (rec,) = _read(tmp_path, "h2.eml", _head("Ann <a@example.org>", "x", "Tue, 2 Jan 2001 09:00 -05 (EST)",
+                                            "\nbody\n"))
+    assert rec.sent_at == datetime(2001, 1, 2, 14, 0, tzinfo=UTC)
