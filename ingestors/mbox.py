@@ -1741,7 +1741,9 @@ class EmlIngestor:
         """Yield the message's Records (see :func:`message_records`), or a RecordError when the parser fails.
 
         What some writers put before the headers is skipped: a UTF-8 byte-order mark, blank lines,
-        an mbox-style ``From `` line, Outlook's ``Microsoft Mail Internet Headers Version 2.0`` line.
+        an mbox-style ``From `` line, Outlook's ``Microsoft Mail Internet Headers Version 2.0`` line.  A file
+        that starts with an mbox envelope line is read as an mbox (:func:`split_mbox`): an mbox saved or
+        renamed as ``.eml`` gives each of its messages, not the first with the others as its text.
 
         Raises:
             InputError: the file cannot be opened, is over the size limit, is an Outlook ``.msg`` file
@@ -1758,6 +1760,14 @@ class EmlIngestor:
         if emlx:  # Apple Mail's .emlx: the message's length, the message, then Apple's property list
             raw = raw[emlx.end():emlx.end() + int(emlx.group(1))]
         raw = _skip_preamble(raw)
+        if not emlx and is_envelope(raw.split(b"\n", 1)[0] + b"\n"):
+            # written by an mbox writer (an mbox saved or renamed as .eml): each message it holds is its own
+            import io
+
+            for index, message in enumerate(split_mbox(io.BytesIO(raw), self.max_message_bytes), 1):
+                envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
+                yield from _safe_records(message.data or b"", path, index, envelope)
+            return
         if raw.startswith(b"From "):
             raw = _skip_preamble(raw.split(b"\n", 1)[1] if b"\n" in raw else b"")
         if not _HEADER_LINE.match(raw):

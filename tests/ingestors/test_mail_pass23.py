@@ -301,3 +301,16 @@ def test_an_offset_of_hours_only_is_hours(tmp_path):
     (rec,) = _read(tmp_path, "h2.eml", _head("Ann <a@example.org>", "x", "Tue, 2 Jan 2001 09:00 -05 (EST)",
                                             "\nbody\n"))
     assert rec.sent_at == datetime(2001, 1, 2, 14, 0, tzinfo=UTC)
+
+
+def test_an_mbox_saved_as_eml_gives_each_message(tmp_path):
+    """A file named ``.eml`` that an mbox writer wrote (it starts with an envelope line) and that holds two messages:
+    two records, not the first with the second's headers as its text; its envelope time is the fallback date."""
+    def one(n: int, date: str | None) -> str:
+        return (f"From ann@example.org Mon Jan  1 09:0{n}:00 2001\n"
+                + _head("Ann <ann@example.org>", f"Msg {n}", date, f"\nText {n}.\n") + "\n")
+    items = _read(tmp_path, "saved.eml", one(1, "Mon, 01 Jan 2001 09:01:00 +0000") + one(2, None))
+    assert [(i.subject, i.text, i.sent_at) for i in items] == [
+        ("Msg 1", "Text 1.\n", datetime(2001, 1, 1, 9, 1, tzinfo=UTC)),
+        ("Msg 2", "Text 2.\n", datetime(2001, 1, 1, 9, 2, tzinfo=UTC))]
+    assert items[1].attrs["date_source"] == "envelope"
