@@ -66,6 +66,11 @@ Decisions:
   ``message_N.json`` of it is one chat), else the title.  ``external_id``:
   ``"<timestamp_ms> #<n>"``, n counting messages of the same millisecond.
 
+**Broken JSON**: a file :func:`json.loads` refuses is read again repairing what Telegram's reader repairs
+(an invalid escape, a NUL byte, a byte that is not UTF-8; each record notes ``"file repaired: …"``); a file
+cut short keeps every whole message before the cut (Meta writes the newest first: the oldest are lost), then
+a :class:`~ingestors.base.RecordError` says where it broke.
+
 A file over :data:`MAX_FILE_BYTES` is refused (Meta splits a conversation into files of
 10,000 messages, a few MB each).
 """
@@ -286,6 +291,52 @@ def _is_owner_notice(text: str) -> bool:
     return bool(_OWNER_NOTICE.match(text) and _GENERATED_PHRASES.match(text))
 
 
+def _repaired(path: Path) -> tuple[dict, str | None, dict[str, int]]:
+    """A conversation file that :func:`json.loads` refused, read again through Telegram's
+    :class:`~ingestors.telegram.RepairingReader` (invalid escapes, raw control characters, NUL bytes and bytes
+    that are not UTF-8 fixed) and streamed with ijson, so a file cut short keeps what came before the cut.
+
+    Returns:
+        ``(data, broken, repairs)``: the top-level values read whole (``messages``: each whole message read
+        before the break), where the JSON breaks (None when it did not), and what the reader fixed, by kind.
+    """
+    import ijson
+
+    from ingestors.telegram import RepairingReader
+
+    data: dict = {}
+    broken = None
+    with open(path, "rb") as fh:
+        if fh.read(3) != b"\xef\xbb\xbf":
+            fh.seek(0)
+        reader = RepairingReader(fh, inside_strings=True)
+        builder = None
+        key = ""
+        try:
+            for prefix, event, value in ijson.parse(reader, use_float=True):
+                if builder is None and prefix == "messages" and event == "start_array":
+                    data["messages"] = []
+                    continue
+                if builder is None:
+                    if prefix == "messages.item":
+                        key = "messages.item"
+                    elif prefix and "." not in prefix and prefix != "messages":
+                        key = prefix  # a top-level value: participants, title, thread_path ...
+                    else:
+                        continue
+                    builder = ijson.ObjectBuilder()
+                builder.event(event, value)
+                if not builder.containers:
+                    if key == "messages.item":
+                        data.setdefault("messages", []).append(builder.value)
+                    else:
+                        data[key] = builder.value
+                    builder = None
+        except ijson.JSONError as exc:
+            broken = f"at byte {reader.offset}: " + (str(exc).splitlines() or ["invalid JSON"])[0]
+    return data, broken, dict(reader.repairs)
+
+
 def is_profile_file(name: str) -> bool:
     """True when the path ``name`` (``/``-separated, as in a zip) ends with one of Meta's profile files
     (:data:`_PROFILE_FILES`), the file that names an export's account holder."""
@@ -466,11 +517,15 @@ class MessengerIngestor:
             size = path.stat().st_size
             if size > MAX_FILE_BYTES:
                 raise InputError(str(path), f"over {MAX_FILE_BYTES >> 20} MiB: not a Messenger export part")
-            data = json.loads(path.read_bytes().decode("utf-8-sig"), strict=False)
+            broken, repairs = None, {}
+            try:
+                data = json.loads(path.read_bytes().decode("utf-8-sig"), strict=False)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                data, broken, repairs = _repaired(path)  # fixed as Telegram's reader fixes, or cut short
+                if not data.get("messages"):
+                    raise InputError(str(path), f"not valid JSON: {exc}") from exc
         except OSError as exc:
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(str(path), f"not valid JSON: {exc}") from exc
         if isinstance(data, dict) and not isinstance(data.get("messages"), list) and profile_name(data):
             self._remember_profile(path, profile_name(data))
             return  # the account holder's name, for the conversations of this export: no records
@@ -511,6 +566,7 @@ class MessengerIngestor:
             rows.append((ts, n, msg))
         rows.sort(key=lambda r: r[:2])
 
+        repaired = ("file repaired: " + ", ".join(f"{n} × {kind}" for kind, n in repairs.items())) if repairs else ""
         same_ms: dict[int, int] = {}
         events: list[dict] = []
         last: Record | None = None
@@ -519,7 +575,7 @@ class MessengerIngestor:
             k = same_ms.get(ts, 0)
             same_ms[ts] = k + 1
             sent_at = datetime.fromtimestamp(ts / 1000, tz=timezone.utc)
-            notes: list[str] = []
+            notes: list[str] = [repaired] if repaired else []
             attrs: dict = {"service": service, "time_basis": "utc", "timestamp_ms": ts}
             name = _first(msg, "sender_name", "senderName")
             text = _first(msg, "content", "text") or ""
@@ -579,3 +635,7 @@ class MessengerIngestor:
             if events:
                 last.attrs.setdefault("system_events", []).extend(events)
             yield last
+        if broken:
+            yield RecordError(str(path), broken.split(":", 1)[0],
+                              f"the JSON breaks {broken}: the {len(rows)} messages before it were read, the rest "
+                              "of the file could not be")

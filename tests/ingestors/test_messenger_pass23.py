@@ -326,3 +326,29 @@ def test_encrypted_chats_group_after_a_chat_of_two_in_the_same_folder(tmp_path):
     assert [r.attrs["owner_name"] for r in records(one, ing)] == ["Nic Owner"]
     got = records(group, ing)
     assert [(r.attrs.get("owner_name"), r.attrs.get("is_from_me")) for r in got] == [("Nic Owner", True)]
+
+
+def test_a_file_cut_short_keeps_the_whole_messages_before_the_cut(tmp_path, container):
+    from ingestors.base import RecordError
+
+    data = {"participants": [{"name": "Ana Lima"}, {"name": "Nic Owner"}], "messages": [  # newest first
+        {"sender_name": "Ana Lima", "timestamp_ms": T0 + 300_000, "content": "third: meet at the harbour"},
+        {"sender_name": "Nic Owner", "timestamp_ms": T0 + 200_000, "content": meta("second: café")},
+        {"sender_name": "Ana Lima", "timestamp_ms": T0 + 100_000, "content": "first"}], "title": "Ana Lima"}
+    text = json.dumps(data)
+    path = tmp_path / "messages" / "inbox" / "ana_1" / "message_1.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(text[:text.index('"first"') + 4])  # the copy stopped inside the oldest message
+    items = list(MessengerIngestor().read(path))
+    assert [i.text for i in items if isinstance(i, Rec)] == ["second: café", "third: meet at the harbour"]
+    assert isinstance(items[-1], RecordError) and "2 messages before it were read" in items[-1].reason
+    broken = tmp_path / "b" / "message_1.json"  # an invalid escape: repaired, every message kept
+    broken.parent.mkdir()
+    broken.write_text(text.replace("third: meet", "third:\\x20meet"))
+    got = [i for i in MessengerIngestor().read(broken)]
+    assert [i.text for i in got] == ["first", "second: café", "third: meet at the harbour"]
+    assert all("file repaired: 1 × invalid escape" in i.notes for i in got)
+    report = ingest(container, [path])
+    assert report.records_added == 2 and len(report.errors) == 1
+    out = CliRunner().invoke(main, ["ask", "harbour"], catch_exceptions=False).output
+    assert "meet at the harbour" in out
