@@ -932,6 +932,7 @@ def _parties(values: list[str], role: str) -> list[Party]:
     """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names); an
     unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
+    values = [re.sub(r"<\s*mailto:", "<", v, flags=re.I) for v in values]  # "Ann <mailto:ann@…>" (web forms)
     for name, address in _rejoin_last_first(getaddresses(values)):
         name, address = decode_header_value(name), address.strip()
         if address and "@" not in address and not name:  # "From: Whomever": a name, no address

@@ -119,6 +119,10 @@ def test_an_unquoted_last_first_name_is_one_person(tmp_path):
     assert rec.sender == Party("Lee, Ann", "ann@example.org", "email", "from")
     assert [(p.name, p.address) for p in rec.recipients] == [
         ("Ray, Bob", "bob@example.org"), ("Cy Dee", "cy@example.org"), (None, "dee@example.org")]
+    # "Ann <mailto:ann@…>" (web forms, CRMs): the address, not a party whose address is "mailto"
+    (rec,) = _read(tmp_path, "mailto.eml", _head("Ann Lee <mailto:ann@example.org>", "Hi",
+                                                "Mon, 01 Jan 2001 09:00:00 +0000", "\nHello.\n"))
+    assert rec.sender == Party("Ann Lee", "ann@example.org", "email", "from")
 
 
 # ----------------------------------------------------------------------------- when
