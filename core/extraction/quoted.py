@@ -148,17 +148,28 @@ def split_inline_forward(text: str) -> InlineForward | None:
     """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line), or None.
 
     The forwarded message's header lines are the ``Name: value`` lines right after the separator (a blank
-    line may come first), up to the first blank line; a header block without a ``From:`` is not a forward
-    (None).  The body is the rest of the text, a further forward inside it included.
+    line may come first), up to the first blank line that no further header line follows (HTML mail puts blank
+    lines between them); a header block without a ``From:`` is not a forward (None).  When everything after the
+    separator is quoted (``> ``: Apple Mail's HTML forward is a ``<blockquote>``), one level of quoting is taken
+    off first.  The body is the rest of the text, a further forward inside it included.
     """
     m = FORWARD_MARK.search(text)
     if m is None:
         return None
     before = text[:m.start()].rstrip()
     rest = text[m.end():].lstrip("\n").split("\n")
+    if any(x.strip() for x in rest) and all(x.lstrip().startswith(">") for x in rest if x.strip()):
+        rest = [re.sub(r"^[ \t]*> ?", "", x) for x in rest]  # the forward in a blockquote (Apple Mail's HTML)
     headers: dict[str, str] = {}
     i = 0
-    while i < len(rest) and rest[i].strip():
+    while i < len(rest):
+        if not rest[i].strip():  # HTML mail writes one block per header line: blank lines between them
+            j = next((k for k in range(i + 1, len(rest)) if rest[k].strip()), len(rest))
+            h = _HEADER.match(rest[j]) if headers and j < len(rest) else None
+            if h is None or h.group(1) in headers:
+                break
+            i = j
+            continue
         h = _HEADER.match(rest[i])
         if h:
             name = h.group(1)

@@ -318,3 +318,21 @@ def test_an_mbox_saved_as_eml_gives_each_message(tmp_path):
         ("Msg 1", "Text 1.\n", datetime(2001, 1, 1, 9, 1, tzinfo=UTC)),
         ("Msg 2", "Text 2.\n", datetime(2001, 1, 1, 9, 2, tzinfo=UTC))]
     assert items[1].attrs["date_source"] == "envelope"
+
+
+def test_an_apple_mail_html_forward_is_the_forwarded_writers_record(tmp_path):
+    """Apple Mail's HTML forward: "Begin forwarded message:" then a <blockquote> with one <div> per header line
+    (blank lines between them as text): the forwarded message is its own record, from Venue Desk, at its own
+    time; the forwarder's record holds only her words."""
+    html = ('Content-Type: text/html; charset=utf-8\n\n<html><body><div>Can you make it?</div><div><br><div>Begin '
+            'forwarded message:</div><br class="Apple-interchange-newline"><blockquote type="cite"><div><span><b>From: '
+            '</b></span><span>Venue Desk &lt;desk@hall.example&gt;</span></div><div><span><b>Subject: </b></span>'
+            '<span><b>Booking</b></span></div><div><span><b>Date: </b></span><span>4 March 2024 at 17:00:00 GMT-5'
+            '</span></div><div><span><b>To: </b></span><span>Dana Reyes &lt;dana@example.org&gt;</span></div><br>'
+            '<div>The Orchid Room is booked for the 14th.</div></blockquote></div></body></html>\n')
+    main, fwd = _read(tmp_path, "applefwd.eml", _head("Dana Reyes <dana@example.org>", "Fwd: Booking",
+                                                     "Tue, 05 Mar 2024 09:00:00 -0500", html))
+    assert (main.sender.name, main.text) == ("Dana Reyes", "Can you make it?")
+    assert (fwd.sender, fwd.subject, fwd.text) == (Party("Venue Desk", "desk@hall.example", "email", "from"),
+                                                   "Booking", "The Orchid Room is booked for the 14th.")
+    assert fwd.sent_at == datetime(2024, 3, 4, 22, 0, tzinfo=UTC) and fwd.attrs["forwarded_in"] == main.external_id
