@@ -11,6 +11,7 @@ Other formats join with :func:`register` (or by adding to :data:`_BUILTIN`).
 from __future__ import annotations
 
 import importlib
+import re
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,12 +152,16 @@ def ingestor_for(path: str | os.PathLike, ingestors: Iterable[Ingestor] | None =
 
 def unsupported_reason(path: str | os.PathLike) -> str:
     """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
-    ``.json`` file no reader took, which JSON exports are read)."""
+    ``.json`` file no reader took, which JSON exports are read; for Meta's HTML export's ``message_N.html``,
+    to download the JSON format instead)."""
     suffix = Path(path).suffix.lower()
     if suffix == ".msg":  # Outlook's own format: say what to do instead
         from ingestors.mbox import OUTLOOK_MSG
 
         return f"unsupported file type: .msg ({OUTLOOK_MSG})"
+    if suffix in (".html", ".htm") and re.fullmatch(r"message_\d+\.html?", Path(path).name.lower()):
+        return (f"unsupported file type: {suffix} (a Facebook or Instagram export in HTML: Kith reads the JSON "
+                "format; request the download again with Format: JSON)")
     if suffix == ".json":  # .json is read by content: say which JSON files are read
         return ("unsupported file type: .json (not a chat export Kith reads: Telegram's result.json, "
                 "Instagram's or Facebook Messenger's message_N.json)")

@@ -352,3 +352,15 @@ def test_a_file_cut_short_keeps_the_whole_messages_before_the_cut(tmp_path, cont
     assert report.records_added == 2 and len(report.errors) == 1
     out = CliRunner().invoke(main, ["ask", "harbour"], catch_exceptions=False).output
     assert "meet at the harbour" in out
+
+
+def test_meta_html_export_says_to_download_json(tmp_path):
+    from ingestors.registry import ingestor_for, unsupported_reason
+
+    page = tmp_path / "messages" / "inbox" / "ana_1" / "message_1.html"
+    page.parent.mkdir(parents=True)
+    page.write_text('<html><head><meta charset="utf-8" /><title>Ana Lima</title></head><body><div class="_3-96 '
+                    '_2pio _2lek _2lel">Ana Lima</div><div>See you at the harbour</div></body></html>')
+    assert ingestor_for(page) is None
+    assert "Format: JSON" in unsupported_reason(page) and "Facebook or Instagram" in unsupported_reason(page)
+    assert unsupported_reason(tmp_path / "index.html") == "unsupported file type: .html"
