@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import func
+from sqlalchemy import and_, func, or_
 from sqlmodel import select
 
 from app.container import Container
@@ -212,10 +212,21 @@ PARTY_ROLES = ("from", "to", "cc", "member")
 """The roles that make someone a party to a record (not someone it mentions, nor a place or an event)."""
 
 
+def _offsets(c: Container) -> list[int | None]:
+    """The distinct ``record.utc_offset`` values (minutes; None: unknown) — a few dozen at most."""
+    with c.db.session() as s:
+        return list(s.exec(select(Record.utc_offset).distinct()).all()) or [None]
+
+
 def _live(*, since: datetime | None = None, until: datetime | None = None, channels: tuple[str, ...] = (),
-          kinds: tuple[str, ...] = (), sender_id: int | None = None):
-    """``SELECT record.id`` of the live records sent in ``[since, until)`` (UTC), from sources of ``channels``
-    (source kinds), of record ``kinds``, sent by ``sender_id`` (each: any when not given)."""
+          kinds: tuple[str, ...] = (), sender_id: int | None = None, offsets: list[int | None] | None = None):
+    """``SELECT record.id`` of the live records sent in ``[since, until)``, from sources of ``channels``
+    (source kinds), of record ``kinds``, sent by ``sender_id`` (each: any when not given).
+
+    ``since``/``until`` are a calendar's bounds (midnight of a day, a month, a year, written as UTC).  With
+    ``offsets`` (:func:`_offsets`) a record is in them when its time **where it was sent or taken** (``sent_at`` at
+    its own ``utc_offset``; UTC when that is unknown) is: a photo taken at 00:30 on 5 May in Tokyo is on 5 May,
+    though it is still 4 May in UTC.  Without ``offsets``, ``sent_at`` itself (UTC) is compared."""
     q = select(Record.id).where(Record.tombstoned_at.is_(None))
     if channels:
         q = q.join(Source, Source.id == Record.source_id).where(Source.kind.in_(channels))
@@ -223,21 +234,42 @@ def _live(*, since: datetime | None = None, until: datetime | None = None, chann
         q = q.where(Record.kind.in_(kinds))
     if sender_id is not None:
         q = q.where(Record.sender_entity_id == sender_id)
-    if since is not None:
-        q = q.where(Record.sent_at >= since)
-    if until is not None:
-        q = q.where(Record.sent_at < until)
-    return q
+    if since is None and until is None:
+        return q
+    parts = []
+    for offset in offsets if offsets is not None else [None]:
+        shift = timedelta(minutes=offset or 0)
+        conds = [] if offsets is None else [Record.utc_offset.is_(None) if offset is None else Record.utc_offset == offset]
+        if since is not None:
+            conds.append(Record.sent_at >= since - shift)
+        if until is not None:
+            conds.append(Record.sent_at < until - shift)
+        parts.append(and_(*conds))
+    return q.where(or_(*parts))
 
 
 def _places(s, live, limit: int | None = None) -> list[tuple[str, int, datetime | None]]:
-    """The places the records of ``live`` were taken at: ``[(name, records, first send time UTC)]``, most records
-    first, ties by name."""
+    """The places the records of ``live`` were taken at: ``[(name, records, first send time)]``, most records
+    first, ties by name.  The first time is at that record's own offset (its day is the day where it was taken),
+    UTC when that is unknown."""
     n = func.count(func.distinct(Record.id))
-    q = (select(Entity.canonical_name, n, func.min(Record.sent_at)).join(Record, Record.place_entity_id == Entity.id)
+    q = (select(Entity.id, Entity.canonical_name, n, func.min(Record.sent_at))
+         .join(Record, Record.place_entity_id == Entity.id)
          .where(Record.id.in_(live), Entity.tombstoned_at.is_(None))
          .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name))
-    return [(name, int(k), ensure_utc(first)) for name, k, first in s.exec(q.limit(limit) if limit else q).all()]
+    rows = s.exec(q.limit(limit) if limit else q).all()
+    firsts = (select(Record.place_entity_id.label("pid"), func.min(Record.sent_at).label("t"))
+              .where(Record.id.in_(live)).group_by(Record.place_entity_id).subquery())
+    offsets = dict(s.exec(select(Record.place_entity_id, func.max(Record.utc_offset))
+                          .join(firsts, and_(Record.place_entity_id == firsts.c.pid, Record.sent_at == firsts.c.t))
+                          .where(Record.id.in_(live)).group_by(Record.place_entity_id)).all())
+    out = []
+    for pid, name, k, first in rows:
+        first, offset = ensure_utc(first), offsets.get(pid)
+        if first is not None and offset is not None:
+            first = first.astimezone(timezone(timedelta(minutes=offset)))
+        out.append((name, int(k), first))
+    return out
 
 
 @dataclass
@@ -260,14 +292,16 @@ def most_in_touch(c: Container, *, channels: tuple[str, ...] = (), since: dateti
 
     Args:
         channels: source kinds to count (``("whatsapp",)``, ``("mbox", "eml")``); empty: every kind.
-        since / until: only records sent in ``[since, until)`` (UTC).
+        since / until: only records sent in ``[since, until)`` (calendar bounds, each record read at its own
+            offset: :func:`_live`).
         roles: the roles that count (``("from",)``: who wrote); default :data:`PARTY_ROLES`.
         limit: people returned.
     """
     n = func.count(func.distinct(Record.id))
     q = (select(Entity.id, Entity.canonical_name, n, func.min(Record.sent_at), func.max(Record.sent_at))
          .join(RecordEntity, RecordEntity.entity_id == Entity.id).join(Record, Record.id == RecordEntity.record_id)
-         .where(Record.id.in_(_live(since=since, until=until, channels=channels)),
+         .where(Record.id.in_(_live(since=since, until=until, channels=channels,
+                                    offsets=_offsets(c) if since or until else None)),
                 RecordEntity.role.in_(roles or PARTY_ROLES), Entity.kind == "person",
                 Entity.is_owner.is_(False), Entity.tombstoned_at.is_(None))
          .group_by(Entity.id, Entity.canonical_name).order_by(n.desc(), Entity.canonical_name).limit(limit))
@@ -324,9 +358,9 @@ class Period:
 
 
 def period(c: Container, since: datetime, until: datetime) -> Period:
-    """:class:`Period` for the live records sent in ``[since, until)`` (UTC) — "what happened in June 2000?".
-    Reads only."""
-    live = _live(since=since, until=until)
+    """:class:`Period` for the live records sent in ``[since, until)`` (each at its own offset: :func:`_live`) —
+    "what happened in June 2000?".  Reads only."""
+    live = _live(since=since, until=until, offsets=_offsets(c))
     with c.db.session() as s:
         kinds = {k: int(v) for k, v in s.exec(select(Record.kind, func.count(Record.id)).where(Record.id.in_(live))
                                                .group_by(Record.kind)).all()}
@@ -358,9 +392,11 @@ def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = 
           since: datetime | None = None, until: datetime | None = None) -> Tally:
     """Count the live records of ``kinds`` (record kinds: ``email``, ``chat``, ``photo``, ``voice``; empty: all)
     sent by entity ``sender_id`` (None: anyone), taken at a place whose name holds ``place`` (case-insensitive:
-    "Italy" matches "Arezzo, Tuscany, Italy"), sent in ``[since, until)`` (UTC) — "how many emails did Cristy send
-    me?", "how many photos did I take in Italy?", "where have I been?".  Reads only."""
-    live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id)
+    "Italy" matches "Arezzo, Tuscany, Italy"), sent in ``[since, until)`` (each at its own offset: :func:`_live`) —
+    "how many emails did Cristy send me?", "how many photos did I take in Italy?", "where have I been?".  ``first``
+    and ``last`` are at their records' own offsets.  Reads only."""
+    live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id,
+                 offsets=_offsets(c) if since or until else None)
     with c.db.session() as s:
         places = _places(s, live)
         if place:
@@ -370,7 +406,17 @@ def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = 
                 select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
         n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
                                 .where(Record.id.in_(live))).one()
-    return Tally(int(n or 0), ensure_utc(first), ensure_utc(last), places)
+        first, last = (_at_own_offset(s, live, t) for t in (first, last))
+    return Tally(int(n or 0), first, last, places)
+
+
+def _at_own_offset(s, live, when: datetime | None) -> datetime | None:
+    """``when`` (a ``sent_at`` of one of the records of ``live``) at that record's own offset, else UTC."""
+    when = ensure_utc(when)
+    if when is None:
+        return None
+    offset = s.exec(select(func.max(Record.utc_offset)).where(Record.id.in_(live), Record.sent_at == when)).one()
+    return when.astimezone(timezone(timedelta(minutes=offset))) if offset is not None else when
 
 
 @dataclass
