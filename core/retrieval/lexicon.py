@@ -39,7 +39,30 @@ from core.retrieval.config import CONFIG, LexiconConfig
 from core.store.search import STOPWORDS as SEARCH_STOPWORDS
 
 STOPWORDS = TEXT_STOPWORDS | SEARCH_STOPWORDS
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _combining_marks() -> str:
+    """Every combining mark of the Basic Multilingual Plane (Unicode categories Mn, Mc, Me) as a character class
+    body: Python's ``\\w`` leaves them out, which cut Thai, Hindi or Hebrew words at their vowel signs."""
+    import unicodedata
+
+    out, start = [], None
+    for cp in range(0x300, 0x10000):
+        is_mark = unicodedata.category(chr(cp))[0] == "M"
+        if is_mark and start is None:
+            start = cp
+        elif not is_mark and start is not None:
+            out.append(f"\\u{start:04x}-\\u{cp - 1:04x}")
+            start = None
+    return "".join(out)
+
+
+# a word: letters or digits of any script with their combining marks ("อัมพวา", "नमस्ते" whole)
+_TOKEN = re.compile(rf"(?:[^\W_]|[{_combining_marks()}])+", re.UNICODE)
+# scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar) and Hangul, whose words
+# carry their particles ("해수욕장에서"): indexed and asked as overlapping character pairs (CJK bigrams)
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+                       r"\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
 COLUMNS = ("own", "sent", "near1", "near2", "near3")
@@ -58,14 +81,32 @@ DDL = (
 
 
 def tokens(text: str) -> list[str]:
-    """BM25 tokens of ``text``: lower-cased words (any script), stopwords and 1-letter words dropped,
-    light-stemmed (``core.extraction.text.stem``), in order, repeats kept."""
+    """BM25 tokens of ``text``: lower-cased words (any script, combining marks included), stopwords and
+    1-letter words dropped, light-stemmed (``core.extraction.text.stem``), in order, repeats kept.  A run of
+    a script written without spaces (Chinese, Japanese, Thai, ...) or of Hangul gives its overlapping
+    character pairs instead ("外滩的咖啡馆" → 外滩 滩的 的咖 咖啡 啡馆; one character alone is kept), so a
+    word asked finds the sentence holding it."""
     out = []
     for w in _TOKEN.findall((text or "").lower().replace("’", "'").replace("'s", "")):
+        if _UNSPACED.search(w):
+            out += _pairs(w)
+            continue
         if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
             continue
         out.append(stem(w))
     return out
+
+
+def _pairs(word: str) -> list[str]:
+    """The tokens of a word holding unspaced-script runs: each run's character pairs (a lone character
+    itself), the rest of the word as ordinary words."""
+    out, at = [], 0
+    for m in _UNSPACED.finditer(word):
+        out += tokens(word[at:m.start()]) if m.start() > at else []
+        run = m.group()
+        out += [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+        at = m.end()
+    return out + (tokens(word[at:]) if at < len(word) else [])
 
 
 def date_words(text: str, when: datetime | None) -> list[str]:

@@ -288,3 +288,21 @@ def test_whatsapp_export_padded_or_holed_with_zero_bytes(tmp_path):
     items = list(WhatsAppIngestor().read(p))
     assert [(r.sender.name, r.text) for r in items] == [("Ana", "hi there"), ("Bo", "the bakery on Elm street")]
     assert all(NUL_NOTE in r.notes for r in items)
+
+
+def test_a_word_of_an_unspaced_script_finds_its_message(tmp_path, container):
+    from core.retrieval.lexicon import tokens
+
+    assert tokens("外滩的咖啡馆") == ["外滩", "滩的", "的咖", "咖啡", "啡馆"]
+    assert tokens("해수욕장에서 茶") == ["해수", "수욕", "욕장", "장에", "에서", "茶"]
+    assert tokens("नमस्ते दोस्त") == ["नमस्ते", "दोस्त"]  # vowel signs belong to their word
+    chats = {"zh.txt": "2022/12/24 下午6:05 - 小明: 我们明天在外滩的咖啡馆见面\n2022/12/24 下午6:07 - 小红: 好的，几点？\n",
+             "ja.txt": "[2022/12/24 午後6:05:00] 太郎: 明日は浅草の天ぷら屋で会いましょう\n[2022/12/24 午後6:07:00] 花子: いいですね\n",
+             "ko.txt": "22. 12. 24. 오후 6:05 - 민수: 내일 해운대 해수욕장에서 만나요\n22. 12. 24. 오후 6:07 - 지영: 좋아요\n"}
+    for name, text in chats.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert ingest(container, [tmp_path / n for n in chats]).errors == []
+    for asked, found in (("外滩", "我们明天在外滩的咖啡馆见面"), ("咖啡馆", "我们明天在外滩的咖啡馆见面"),
+                         ("天ぷら", "明日は浅草の天ぷら屋で会いましょう"), ("해수욕장", "내일 해운대 해수욕장에서 만나요")):
+        top = ask(container, asked, k=3)
+        assert top and top[0].text == found, asked
