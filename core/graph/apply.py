@@ -12,7 +12,8 @@ from sqlmodel import Session, select
 
 from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
 from core.graph.facts import FactDraft, FactOutcome, as_of_statement, end_fact, write_fact
-from core.graph.resolution import NameIndex, identity_of, resolve, resolve_mention
+from core.graph.entities import is_full_name
+from core.graph.resolution import NameIndex, add_alias, identity_of, resolve, resolve_mention
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
 
@@ -25,7 +26,20 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
     """The speaker's ``relation`` (e.g. mother): found through an existing relationship fact, by name, or created."""
     key_prefix = f"relation:{relation}"
     if name:
-        rel = resolve_mention(s, name, _thread(s, record_id), index, exclude={speaker.id}).entity
+        rel = named_relative(s, speaker.id, name, relation)
+        if rel is None:
+            res = resolve_mention(s, name, _thread(s, record_id), index, exclude={speaker.id})
+            rel = res.entity
+            if not res.created and not is_full_name(name) and _someone_elses_relative(s, rel.id, speaker.id):
+                # "my sister Jane" from Tom, when the Jane known so far is Rosa's sister: a first name says no
+                # more than that — another Jane, of Tom's, until something joins them (never one's job superseding
+                # the other's)
+                rel = Entity(kind="person", canonical_name=name, attrs={"relation_of": speaker.id, "relation": relation})
+                s.add(rel)
+                s.flush()
+                add_alias(s, rel, "name", name)
+                if index is not None:
+                    index.add(s, rel, name)
     else:
         known = s.exec(select(Fact).where(Fact.subject_entity_id == speaker.id, Fact.domain == "relationships",
                                           Fact.key.startswith(key_prefix), Fact.superseded_by.is_(None))).all()
@@ -46,6 +60,29 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         links=[(rel.id, "object")]))
     return rel
 
+
+
+def named_relative(s: Session, speaker_id: int, name: str, relation: str | None = None) -> Entity | None:
+    """The live relative of ``speaker_id`` that a relationship fact of theirs names ``name`` ("my sister Jane":
+    key ``relation:sister:jane``), of ``relation`` when given; None when there is none or several."""
+    key = f"relation:{relation}:{name.lower()}" if relation else None
+    facts = s.exec(select(Fact).where(Fact.subject_entity_id == speaker_id, Fact.domain == "relationships",
+                                      Fact.key == key if key else Fact.key.endswith(f":{name.lower()}"))).all()
+    ids = {fe.entity_id for f in facts if f.key.startswith("relation:")
+           for fe in s.exec(select(FactEntity).where(FactEntity.fact_id == f.id, FactEntity.role == "object")).all()}
+    live = [e for e in (s.get(Entity, i) for i in sorted(ids)) if e is not None and e.tombstoned_at is None]
+    return live[0] if len(live) == 1 else None
+
+
+def _someone_elses_relative(s: Session, entity_id: int, speaker_id: int) -> bool:
+    """True when ``entity_id`` is known as the relative of someone other than ``speaker_id`` (and not of them)."""
+    subjects = set(s.exec(select(Fact.subject_entity_id).join(FactEntity, FactEntity.fact_id == Fact.id).where(
+        FactEntity.entity_id == entity_id, FactEntity.role == "object", Fact.domain == "relationships",
+        Fact.key.startswith("relation:"))).all())
+    e = s.get(Entity, entity_id)
+    if e is not None and (e.attrs or {}).get("relation_of"):
+        subjects.add((e.attrs or {})["relation_of"])
+    return bool(subjects) and speaker_id not in subjects
 
 
 def _thread(s: Session, record_id: int | None) -> str | None:
@@ -104,8 +141,11 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         elif c.subject.kind == "relation":
             subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
                                   c.sentence) if speaker is not None else None
-        else:  # a statement about whoever it names: a participant of this thread first, never the last speaker
-            subject = resolve_mention(s, c.subject.name, thread, index).entity
+        else:  # a statement about whoever it names: the speaker's relative of that name ("Jane" after "my sister
+            # Jane"), a participant of this thread, the one person of that name — never the last speaker
+            subject = (named_relative(s, speaker.id, c.subject.name) if speaker is not None and c.subject.name
+                       and not is_full_name(c.subject.name) else None) \
+                or resolve_mention(s, c.subject.name, thread, index).entity
         if subject is None:
             continue
         if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)

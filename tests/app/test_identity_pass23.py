@@ -217,3 +217,27 @@ def test_household_names(name, household):
     from core.graph.entities import looks_like_household
 
     assert looks_like_household(name) is household
+
+
+def test_two_speakers_sisters_called_jane_are_two_people(container, tmp_path):
+    """"My sister Jane" from Rosa and from Tom: a first name says no more than that — two Janes, each one's job
+    her own; "Jane moved to Cadiz" from Rosa is about Rosa's sister."""
+    from sqlmodel import select
+
+    from core.store.schema import Entity, Fact
+
+    ingest(container, [write_raw_mbox(tmp_path / "sisters.mbox", [
+        (ROSA, "Mon, 06 Mar 2023 09:00:00 +0000", "a", "My sister Jane works at Acme."),
+        (TOM, "Tue, 07 Mar 2023 09:00:00 +0000", "b", "My sister Jane works at Initech."),
+        (ROSA, "Wed, 08 Mar 2023 09:00:00 +0000", "c", "Jane moved to Cadiz."),
+        (ROSA, "Thu, 09 Mar 2023 09:00:00 +0000", "d", "My sister Jane got a job at Globex."),
+    ])])
+    with container.db.session() as s:
+        janes = s.exec(select(Entity).where(Entity.canonical_name == "Jane", Entity.tombstoned_at.is_(None))
+                       .order_by(Entity.id)).all()
+        assert len(janes) == 2
+        facts = {e.id: sorted((f.key, f.value, f.superseded_by is None) for f in s.exec(select(Fact).where(
+            Fact.subject_entity_id == e.id, Fact.domain.in_(("work", "places")))).all()) for e in janes}
+    rosas, toms = facts[janes[0].id], facts[janes[1].id]
+    assert rosas == [("employer", "Acme", False), ("employer", "Globex", True), ("home", "Cadiz", True)]
+    assert toms == [("employer", "Initech", True)]
