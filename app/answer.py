@@ -834,6 +834,11 @@ class Places:
 
     year: int | None
     places: list = field(default_factory=list)
+    label: str | None = None  # the period asked about, as an answer starts ("On 1 October 2022"), when not a year
+
+
+_WHERE_WAS = re.compile(r"^\s*where\s+(?:was|were)\s+(?:i|we)\s+(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+"""'where was I on 1 October 2022?', '… in May 2023?', '… last week?': the places of the photos of that period."""
 
 
 def _kind_of(what: str) -> str | None:
@@ -846,6 +851,11 @@ def count_question(c, question: str):
     kind)`` when the name fits several entities; else None.  Reads only."""
     from app.operations.graph import tally
 
+    m = _WHERE_WAS.match(question or "")
+    span = period_of(m.group("when")) if m else None
+    if span is not None:  # each photo on its own calendar (where it was taken): app.operations.graph._live
+        since, until, label = span
+        return Places(None, tally(c, kinds=("photo",), since=since, until=until).places[:5], label)
     m = _PLACES_Q.match(question or "")
     if m:
         y = _YEAR.search(m.group("rest") or "")
@@ -888,6 +898,15 @@ def count_answer(q) -> MemoryAnswer:
     """"Cristy sent you 7 emails, from June 2000 to October 2000." / "You took 2 photos in Italy, on 22 October
     2008 (Arezzo, Tuscany, Italy)." / "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on
     22 October 2008) and …"."""
+    if isinstance(q, Places) and q.label:
+        if not q.places:
+            then = q.label[3:] if q.label.startswith(("In ", "On ")) else q.label[:1].lower() + q.label[1:]
+            return MemoryAnswer(f"I have no photo with a known place from {then}.", [], "where")
+        one_day = q.label.startswith("On ")
+        parts = [f"{name} ({_count(n, 'photo')}" + ("" if one_day or not first else
+                                                   f", {'on' if n == 1 else 'first on'} {day_text(first)}") + ")"
+                 for name, n, first in q.places]
+        return MemoryAnswer(f"{q.label}, you were in {_and(parts)}.", [], "where")
     if isinstance(q, Places):
         scope = f" in {q.year}" if q.year else ""
         if not q.places:

@@ -186,6 +186,11 @@ def test_ask_when_says_the_local_day_and_every_day_shown(tmp_path):
     assert answer("what happened on 4 May 2023?") == "I have nothing from 4 May 2023."
     assert answer("what happened in September 2022?") == "I have nothing from September 2022."
     assert answer("how many photos did I take in 2022?") == "You took 2 photos in 2022, from October 2022 to December 2022."
+    assert answer("where was I on 1 October 2022?") == "On 1 October 2022, you were in Kathmandu, Central Region, Nepal (1 photo)."
+    assert answer("where was I on 30 September 2022?") == "I have no photo with a known place from 30 September 2022."
+    assert answer("where was I on 5 May 2023?") == "On 5 May 2023, you were in Tokyo, Tokyo, Japan (1 photo)."
+    assert answer("where was I in November 2023?") == ("In November 2023, you were in New York City, New York, "
+                                                       "United States (1 photo, on 5 November 2023).")
     been = answer("where have I been?")
     assert "Kathmandu, Central Region, Nepal (1 photo, on 1 October 2022)" in been
     assert "Waitangi, Chatham Islands, New Zealand (2 photos, first on 15 January 2023)" in been
