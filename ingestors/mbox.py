@@ -942,6 +942,32 @@ def _parties(values: list[str], role: str) -> list[Party]:
     return parties
 
 
+_GMAIL_SYSTEM_LABELS = {
+    "Sent": ("Gesendet", "Envoyé", "Envoyés", "Messages envoyés", "Enviados", "Enviadas", "Enviado", "Inviati",
+             "Posta inviata", "Verzonden", "Skickat", "Sendt", "Sendte", "Wysłane", "Lähetetyt", "Odeslané",
+             "Gönderilmiş", "Gönderilenler", "Отправленные", "Надіслані", "已发送", "已傳送", "寄件備份", "送信済み",
+             "보낸편지함", "Sent Mail"),
+    "Trash": ("Bin", "Papierkorb", "Corbeille", "Papelera", "Lixeira", "Lixo", "Cestino", "Prullenbak",
+              "Papperskorgen", "Papirkurv", "Kosz", "Roskakori", "Koš", "Çöp Kutusu", "Корзина", "Кошик",
+              "已删除邮件", "垃圾桶", "ゴミ箱", "휴지통"),
+    "Spam": ("Спам", "垃圾邮件", "垃圾郵件", "迷惑メール", "스팸", "Posta indesiderata"),
+    "Category Promotions": ("Kategorie Werbung", "Catégorie Promotions", "Categoría Promociones",
+                            "Categoria Promozioni", "Categoria Promoções", "Categorie Reclame", "Kategori Kampanjer"),
+}
+"""Gmail's system labels as a Takeout mbox of an account in another language writes them in ``X-Gmail-Labels``
+(``Archivés,Envoyé``), each under its English name, which the import reads (the Sent label marks the owner's own
+mail; Spam, Trash and Promotions are left out)."""
+_GMAIL_LABEL_NAMES = {w.casefold(): en for en, words in _GMAIL_SYSTEM_LABELS.items() for w in words}
+
+
+def gmail_system_labels(labels: str) -> str:
+    """An ``X-Gmail-Labels`` value (decoded) with Gmail's system labels written in another language given their
+    English names (:data:`_GMAIL_SYSTEM_LABELS`: ``"Archivés,Envoyé"`` → ``"Archivés,Sent"``); other labels as
+    written, in order, comma-separated."""
+    parts = [x.strip() for x in labels.split(",")]
+    return ",".join(_GMAIL_LABEL_NAMES.get(x.casefold(), x) for x in parts if x)
+
+
 _VIA_SERVICE = re.compile(r"^\s*['\"]?(\S.*?)['\"]?\s+\(?via\s+([^()]{1,60}?)\)?\s*$", re.I)
 """A sender written "<Person> via <Service>" or "<Person> (via <Service>)" (DocuSign, LinkedIn, Google Docs)."""
 _VIA_NAME = re.compile(r"^\S.*?\s+via\s+\S.*$", re.I)  # "Ann Lee via Hiking Club", "'Ann Lee' via Hiking Club"
@@ -1023,6 +1049,10 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
             attrs[key] = value
     if references:
         attrs["references"] = references
+    if attrs.get("gmail_labels"):
+        labels = gmail_system_labels(attrs["gmail_labels"])
+        if labels != attrs["gmail_labels"]:
+            attrs["gmail_labels"], attrs["gmail_labels_written"] = labels, attrs["gmail_labels"]
     via = _via_list(senders[0] if senders else None, recipients)
     if via:
         attrs["via_list"] = via

@@ -90,3 +90,20 @@ def test_person_via_a_service_is_the_person_and_the_service_address_is_not_their
         assert {"Jane Doe", "Bob Ray"} <= set(people) and not [n for n in people if "via" in n]
         emails = {a.normalized: a.entity_id for a in s.exec(select(Alias).where(Alias.kind == "email")).all()}
         assert "dse@docusign.net" not in emails and emails["jane@example.org"] == people["Jane Doe"].id
+
+
+def test_a_takeout_of_an_account_in_another_language_keeps_its_sent_and_trash_labels(container, tmp_path):
+    """``X-Gmail-Labels: =?UTF-8?Q?Archiv=C3=A9s,Envoy=C3=A9?=`` (a French account) is the owner's sent mail, and
+    ``Papierkorb`` (German) is Trash, left out — as ``Sent`` and ``Trash`` are."""
+    path = tmp_path / "Tous les messages.mbox"
+    path.write_text(
+        "From 1@xxx Mon Jan 01 09:00:00 +0000 2001\nX-Gmail-Labels: =?UTF-8?Q?Archiv=C3=A9s,Envoy=C3=A9?=\n"
+        + _msg(1, "Nic Owner <nic@example.com>", "Ann Lee <ann@example.org>", "On se voit au Louvre.").split("\n", 1)[1]
+        + "From 2@xxx Mon Jan 02 09:00:00 +0000 2001\nX-Gmail-Labels: Papierkorb\n"
+        + _msg(2, "Spam King <king@spam.example>", "nic@example.com", "You won.").split("\n", 1)[1])
+    r = ingest(container, [path])
+    assert (r.records_added, r.records_filtered, r.errors) == (1, 1, [])
+    with container.db.session() as s:
+        (me,) = s.exec(select(Entity).where(Entity.is_owner.is_(True))).all()
+        assert me.canonical_name == "Nic Owner"
+        assert "Spam King" not in _live(s, "person")
