@@ -114,14 +114,17 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
         finally:
             if not progress_jsonl and threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGINT, previous_sigint)
-        if progress_jsonl and report.records_added and not cancel.is_set() and not defer:
-            # The window's import process also does the after-import work (summaries, consolidation), so that
-            # none of it runs in the window's own interpreter.
+        if report.records_added and not cancel.is_set() and not defer:
+            # The after-import work (summaries, the knowledge map, consolidation) here too, so that a profile
+            # opened after `kith ingest` has its summary; the window's import process does it so that none of it
+            # runs in the window's own interpreter.
             from app.jobs import after_import
 
+            if not progress_jsonl and not as_json:
+                click.echo("summarising and consolidating what was added…", err=True)
             try:
                 report.after_import = after_import(c, cancel=cancel)
-            except Exception as exc:  # the import itself is done and kept; the window will try again
+            except Exception as exc:  # the import itself is done and kept; the next import or the window tries again
                 report.after_import = None
                 click.echo(f"kith: after-import jobs failed: {exc}", err=True)
     if progress_jsonl:

@@ -11,6 +11,7 @@ ranked by fact count) is stored as ``kind="map"`` after each cycle.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import func
@@ -119,6 +120,63 @@ def _fact_lines(facts: list[Fact]) -> list[str]:
     return lines
 
 
+_AS_OF = re.compile(r"^As of [^,]+, ")
+_DOMAIN_ORDER = ("places", "work", "family", "relationships", "events", "preferences", "identity")
+
+
+def _list(items: list[str], more: int = 0) -> str:
+    items = items + ([f"{more} other{'s' if more != 1 else ''}"] if more else [])
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def entity_prose(e: Entity, facts: list[Fact], history: list[Fact], superseded: int) -> str:
+    """An entity's summary in a few sentences from its facts alone: what is true now (its own facts: where it
+    lives and works first, each with the month it began), whom it wrote to and who wrote to it (one sentence each,
+    the first three named), its addresses (one sentence), then what its facts were before ("Before: Rosa Vidal
+    lived in Berlin until June 2023.").  ``facts``: the current facts it is in (its own and others' naming it);
+    ``history``: its own superseded facts, latest first; ``superseded``: how many superseded facts it is in."""
+    from core.retrieval.answer import history_statement, month_year
+
+    head = f"{e.canonical_name} ({e.kind}{', the owner' if e.is_owner else ''})."
+    own = [f for f in facts if f.subject_entity_id == e.id]
+    rank = {d: i for i, d in enumerate(_DOMAIN_ORDER)}
+    said: list[str] = []
+    wrote_to: list[str] = []
+    written_by: list[str] = []
+    addresses: list[str] = []
+    for f in sorted(own, key=lambda f: (rank.get(f.domain, len(rank) - 1), -f.confidence, f.id)):
+        if f.category == "correspondence":
+            wrote_to.append(f.value)
+        elif f.domain == "identity":
+            addresses.append(f.value)
+        else:
+            body = _AS_OF.sub("", f.statement).strip().rstrip(".")
+            when = ""
+            if f.valid_from and f.category in ("residence", "employment"):
+                when = f" (since {month_year(f.valid_from)})"
+            elif f.valid_from and f.category == "visit":
+                when = f" on {f.valid_from.day} {f.valid_from:%B %Y}"
+            said.append(f"{body}{when}.")
+    for f in facts:
+        if f.subject_entity_id != e.id and f.category == "correspondence":
+            who = f.statement.split(" wrote to ")[0]
+            written_by.append(_AS_OF.sub("", who).strip())
+    parts = [head, *said[:6]]
+    if wrote_to:
+        parts.append(f"Wrote to {_list(wrote_to[:3], len(wrote_to) - 3 if len(wrote_to) > 3 else 0)}.")
+    if written_by:
+        parts.append(f"Written to by {_list(written_by[:3], len(written_by) - 3 if len(written_by) > 3 else 0)}.")
+    if addresses:
+        parts.append(f"Writes from {_list(addresses[:3], len(addresses) - 3 if len(addresses) > 3 else 0)}.")
+    before = [history_statement(f.statement, f.valid_to) for f in history if f.category != "correspondence"][:2]
+    if before:
+        parts.append("Before: " + "; ".join(before) + ".")
+    elif superseded:
+        parts.append(f"{superseded} earlier fact{'s were' if superseded != 1 else ' was'} superseded and "
+                     f"{'are' if superseded != 1 else 'is'} kept in the history.")
+    return " ".join(parts)
+
+
 def deterministic_text(s: Session, item: Due) -> str | None:
     """A plain summary built only from facts (used when no model is configured), labelled as such;
     None when the summary's subject no longer exists (a forgotten entity: the summary goes)."""
@@ -132,9 +190,10 @@ def deterministic_text(s: Session, item: Due) -> str | None:
         old = s.exec(select(func.count()).select_from(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_not(None),
                                                                   Fact.tombstoned_at.is_(None))
                      ).one() if ids else 0
-        head = f"{e.canonical_name} ({e.kind}{', the owner' if e.is_owner else ''})."
-        tail = f" {old} earlier fact(s) were superseded and are kept in the history." if old else ""
-        return " ".join([head, *_fact_lines(list(facts))]) + tail + " " + DETERMINISTIC_LABEL
+        history = s.exec(select(Fact).where(Fact.id.in_(ids), Fact.superseded_by.is_not(None),
+                                            Fact.tombstoned_at.is_(None), Fact.subject_entity_id == e.id)
+                         .order_by(Fact.valid_to.desc(), Fact.id.desc())).all() if old else []
+        return entity_prose(e, list(facts), list(history), old) + " " + DETERMINISTIC_LABEL
     if item.kind == "domain":
         facts = s.exec(select(Fact).where(Fact.domain == item.subject, Fact.superseded_by.is_(None),
                                           Fact.tombstoned_at.is_(None))

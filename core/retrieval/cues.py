@@ -57,8 +57,26 @@ def topic_tokens(query_tokens: list[str]) -> list[str]:
 def tells_time(text: str, when: datetime | None) -> bool:
     """True when ``text`` holds a time expression that resolves against the turn's own time ``when`` (UTC):
     "yesterday", "last Friday", "two weeks ago", "8 May 2023" (``core.extraction.time_anchors``).  False
-    without ``when``."""
+    without ``when``.
+
+    Remembered per (hash of the text, ``when``) for the process — the same turns are candidates of many "when"
+    questions, and the regex pass is ~30 µs a turn — keyed by the hash so that no text (a forgotten one
+    included) is kept in memory by the cache."""
     if when is None or not text:
         return False
-    return has_time_anchor(text, when)
+    return _tells_time(hash(text), when, text)
+
+
+_TOLD: dict[tuple[int, datetime], bool] = {}
+_TOLD_MAX = 50_000
+
+
+def _tells_time(key: int, when: datetime, text: str) -> bool:
+    got = _TOLD.get((key, when))
+    if got is None:
+        got = has_time_anchor(text, when)
+        if len(_TOLD) >= _TOLD_MAX:
+            _TOLD.clear()  # a bound, not an LRU: refilled by the next questions' few dozen turns
+        _TOLD[(key, when)] = got
+    return got
 

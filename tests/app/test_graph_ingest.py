@@ -210,3 +210,28 @@ def test_the_after_import_job_regenerates_summaries_then_consolidates(kith_home,
         assert [e.kind for e in learned(c) if e.kind == "consolidation"] == ["consolidation"]
     finally:
         c.close()
+
+
+def test_kith_ingest_leaves_each_profile_a_summary_in_a_few_sentences(tmp_path, monkeypatch):
+    """`kith ingest` runs the after-import jobs too (it had left every profile's summary "missing" until the window
+    or `kith summarize` ran them), and the summary written without a model is a few sentences, not a list of "As
+    of …" statements with confidences. Right values from the three mails above: Nic wrote to Ryan twice and joined
+    Globex on 31 August 2026 ("yesterday" on 1 September), which superseded Initech (12 May)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    monkeypatch.setenv("KITH_HOME", str(tmp_path / "home"))
+    (tmp_path / "m.mbox").write_text(MBOX)
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(tmp_path / "m.mbox")], catch_exceptions=False).exit_code == 0
+    got = json.loads(runner.invoke(main, ["profile", "Ryan Friend", "--json"], catch_exceptions=False).stdout)
+    assert got["summary"].startswith("Ryan Friend (person). ") and not got["summary_stale"]
+    assert "Written to by Nic Owner." in got["summary"] and "As of" not in got["summary"]
+    nic = json.loads(runner.invoke(main, ["profile", "Nic Owner", "--json"], catch_exceptions=False).stdout)
+    text = nic["summary"]
+    assert "Nic Owner works at Globex (since August 2026)." in text, text
+    assert "Wrote to Ryan Friend." in text and "Writes from me@example.com." in text, text
+    assert "Before: Nic Owner worked at Initech until August 2026." in text, text
