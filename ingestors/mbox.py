@@ -86,7 +86,8 @@ _CHARSET_ALIASES = {
     "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
     "us-ascii": "", "ascii": "", "ks_c_5601-1987": "cp949", "euc-kr": "cp949",
     "shift_jis": "cp932", "x-sjis": "cp932", "iso-8859-8-i": "iso-8859-8", "tis-620": "cp874",
-    "x-unknown": "", "unknown-8bit": "", "x-user-defined": "",
+    "x-unknown": "", "unknown-8bit": "", "x-user-defined": "", "ansi_x3.4-1968": "", "iso-ir-6": "", "us": "",
+    "windows-31j": "cp932", "windows-949": "cp949", "unicode-1-1-utf-7": "utf-7",
 }  # "" = no usable label: try UTF-8, then Windows-1252 (8-bit bytes under "us-ascii" are a lie)
 _MSGID = re.compile(r"<[^<>\s]+>")
 
@@ -94,15 +95,23 @@ _MSGID = re.compile(r"<[^<>\s]+>")
 # --------------------------------------------------------------------------- decoding helpers
 
 def _codec(charset: str | None) -> str | None:
-    """The Python codec for a MIME charset label, or None when unknown or empty."""
+    """The Python codec for a MIME charset label, or None when unknown or empty (or a label that says nothing, such
+    as ``us-ascii`` on 8-bit text).  Vendor spellings are read too: ``x-mac-roman``, ``x-cp1251``, ``cp-1253``,
+    ``windows-874``, ``windows-31j``."""
     if not charset:
         return None
     label = charset.strip().strip('"').lower().split("*", 1)[0]  # RFC 2231 "utf-8*en"
-    label = _CHARSET_ALIASES.get(label, label)
-    try:
-        return codecs.lookup(label).name if label else None
-    except LookupError:
-        return None
+    bare = re.sub(r"^x-", "", label)
+    # vendor spellings: "x-mac-roman", "x-cp1251", "cp-1253", "windows-874", "x-windows-949"
+    for name in dict.fromkeys((label, bare, re.sub(r"^(?:cp|windows)-?(\d{3,4})$", r"cp\1", bare))):
+        name = _CHARSET_ALIASES.get(name, name)
+        if not name:
+            return None
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            continue
+    return None
 
 
 _ONE_BYTE_CODECS = ("cp125", "iso8859-", "latin", "koi8", "mac-", "cp437", "cp850", "cp852", "cp866", "cp874")

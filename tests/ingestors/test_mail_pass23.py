@@ -336,3 +336,19 @@ def test_an_apple_mail_html_forward_is_the_forwarded_writers_record(tmp_path):
     assert (fwd.sender, fwd.subject, fwd.text) == (Party("Venue Desk", "desk@hall.example", "email", "from"),
                                                    "Booking", "The Orchid Room is booked for the 14th.")
     assert fwd.sent_at == datetime(2024, 3, 4, 22, 0, tzinfo=UTC) and fwd.attrs["forwarded_in"] == main.external_id
+
+
+def test_vendor_charset_labels_are_read(tmp_path):
+    """Charset labels as mail programs write them but Python does not know them (``x-mac-roman``, ``x-cp1251``,
+    ``cp-1253``, ``windows-874``, ``x-euc-jp``, ``windows-31j``, ``unicode-1-1-utf-7``): each body in its own
+    charset, not read as Windows-1252 mojibake."""
+    cases = [("x-mac-roman", "Café crème", "mac-roman"), ("x-cp1251", "Привет из Москвы", "cp1251"),
+             ("cp-1253", "Γειά από την Αθήνα", "cp1253"), ("windows-874", "สวัสดีครับ", "cp874"),
+             ("x-euc-jp", "東京で会いましょう", "euc_jp"), ("windows-31j", "大阪で会いましょう", "cp932"),
+             ("unicode-1-1-utf-7", "Café au lait", "utf-7")]
+    for i, (label, text, codec) in enumerate(cases):
+        body = f"Content-Type: text/plain; charset={label}\nContent-Transfer-Encoding: 8bit\n\n".encode() \
+            + text.encode(codec) + b"\n"
+        (rec,) = _read(tmp_path, f"cs{i}.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                                    "").encode() + body)
+        assert rec.text == text + "\n", label
