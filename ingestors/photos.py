@@ -86,7 +86,9 @@ from ingestors.file_names import time_from_name
 
 log = logging.getLogger(__name__)
 
-_EXIF_TIME = re.compile(r"(\d{4})[:\-/](\d\d)[:\-/](\d\d)[ T](\d\d):(\d\d):(\d\d)")
+# the standard's "YYYY:MM:DD HH:MM:SS", and what writers make of it: dashes, slashes or dots in the date, a T,
+# unpadded fields ("2023:5:5 0:30:00"), no seconds ("2023:05:05 00:30")
+_EXIF_TIME = re.compile(r"(\d{4})([:\-/.])(\d{1,2})\2(\d{1,2})[ T](\d{1,2}):(\d\d)(?::(\d\d))?(?![\d:])")
 # what some writers put after the seconds of a DateTime* value: a fraction, then an offset or Z
 _TIME_TAIL = re.compile(r"(?:[.,](\d+))?\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
 _OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d\d))?", re.IGNORECASE)
@@ -479,12 +481,18 @@ def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> 
 
 
 def parse_exif_time(text: str | None) -> datetime | None:
-    """A naive datetime from an EXIF ``"YYYY:MM:DD HH:MM:SS"`` string, or None (blank, zeros, invalid)."""
+    """A naive datetime from an EXIF ``"YYYY:MM:DD HH:MM:SS"`` string, or None (blank, zeros, invalid).
+
+    Also read: dashes, slashes or dots between the date's fields, a ``T``, unpadded fields, no seconds (0), and
+    ``24:00:00`` (the end of the day: the next day's midnight)."""
     match = _EXIF_TIME.search(text or "")
     if not match:
         return None
+    year, _sep, month, day, hour, minute, second = match.groups()
     try:
-        return datetime(*map(int, match.groups()))
+        if int(hour) == 24 and int(minute) == 0 and int(second or 0) == 0:
+            return datetime(int(year), int(month), int(day)) + timedelta(days=1)
+        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0))
     except ValueError:
         return None
 

@@ -128,6 +128,26 @@ def test_null_island_and_altitude_only_give_no_place(tmp_path):
     assert alt.sent_at == datetime(2023, 6, 10, 15, 0, tzinfo=UTC)
 
 
+@pytest.mark.parametrize("written, local", [
+    ("2023:05:05 00:30", "2023-05-05T00:30:00"),        # no seconds
+    ("2023.05.05 00:30:00", "2023-05-05T00:30:00"),     # dots in the date
+    ("2023:5:5 0:30:00", "2023-05-05T00:30:00"),        # fields not padded
+    ("2023-05-05T00:30:00", "2023-05-05T00:30:00"),     # ISO 8601
+    ("2023:05:04 24:00:00", "2023-05-05T00:00:00"),     # the end of 4 May: midnight starting 5 May
+])
+def test_capture_times_as_writers_write_them(tmp_path, written, local):
+    r = read(make(tmp_path / "t.jpg", written, gps=(35.6762, 139.6503)))  # Tokyo, no GPS time: +09:00
+    assert r.attrs["local_time"] == local and r.attrs["time_tag"] == "DateTimeOriginal"
+    assert r.sent_at == datetime.fromisoformat(local + "+09:00") and not any("unreadable" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("written", ["2019:02:30 25:61:00", "2023:05:05 00:30:00:00", "05/05/2023 00:30:00"])
+def test_times_that_cannot_be_read_for_sure_are_noted(tmp_path, written):
+    # an impossible time, one with a field too many, and a day and month in an order nothing tells
+    r = read(make(tmp_path / "t.jpg", written))
+    assert r.sent_at is None and f"DateTimeOriginal unreadable ({written!r}): not a date and time" in r.notes
+
+
 @pytest.mark.parametrize("placeholder", ["0000:00:00 00:00:00", "    :  :     :  :  ", ""])
 def test_placeholder_times_are_unknown_without_a_complaint(tmp_path, placeholder):
     r = read(_exif_photo(tmp_path / "p.jpg", placeholder))
