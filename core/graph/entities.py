@@ -89,9 +89,28 @@ _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md", "esq", "mba",
 _LAST_FIRST = re.compile(r"^\s*([^\W\d_][\w'\-]*(?: [^\W\d_][\w'\-]*)?)\s*,\s*([^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){0,2})\s*$")
 
 
-def person_display_name(name: str) -> str:
-    """A person's name in "First Last" order: ``"Greene, Anna"`` → ``"Anna Greene"`` (the directory order
-    many mail clients write); ``"Smith, Jr."`` and anything that is not a plain "Last, First" stay as given."""
+_QUALIFIER = re.compile(r"\s*(?:\([^()]*\)|\[[^\[\]]*\]|\s[|@–—]\s.*|\s-\s.*)\s*$")
+_TITLE = re.compile(r"^(?:(?:" + "|".join(sorted(_HONORIFICS, key=len, reverse=True)) + r")\.?\s+)+(?=[^\W\d_])", re.I)
+_POSTNOMINAL = re.compile(r",?\s+(?:ph\.?\s?d|m\.?d|esq|mba|dds|cpa|msc|bsc|frcs|mrcp|rn)\.?$", re.I)
+
+
+def person_display_name(name: str, mail: bool = False) -> str:
+    """A person's name in "First Last" order: ``"Greene, Anna"`` → ``"Anna Greene"`` (the directory order many
+    mail clients write); ``"Smith, Jr."``, ``"Mr & Mrs Smith"`` and anything that is not a plain "Last, First" stay
+    as given.  ``mail``: the display name of a mail address, where a company directory's qualifier, a title and
+    letters after the name are dropped too (``"Smith, Jane (ACME-IT)"``, ``"Jane Smith | Acme"``, ``"Dr. Jane
+    Smith"``, ``"Jane Smith, PhD"`` → ``"Jane Smith"``) while two name words remain — not in a chat, where the name
+    is the phone's address book's, exactly as its contact card gives it."""
+    if looks_like_household(name) or not mail:
+        return _last_first(name)
+    for rx in (_QUALIFIER, _POSTNOMINAL, _TITLE):
+        shorter = rx.sub("", name).strip()
+        if shorter != name and len(name_tokens(shorter)) >= 2 and not shorter[:1].islower():
+            name = shorter
+    return _last_first(name)
+
+
+def _last_first(name: str) -> str:
     m = _LAST_FIRST.match(name)
     if not m or m.group(2).casefold().strip(".") in _SUFFIXES:
         return name

@@ -463,7 +463,7 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
     """
     name = clean_name(name)
     if name and kind == "person":
-        name = person_display_name(name)  # "Greene, Anna" → "Anna Greene"
+        name = person_display_name(name, mail=address_kind == "email")  # "Greene, Anna" → "Anna Greene"
     address = (address or "").strip() or None
     attrs = dict(attrs or {})
     if name and address and name.casefold() == address.casefold().strip("<>"):

@@ -241,3 +241,20 @@ def test_two_speakers_sisters_called_jane_are_two_people(container, tmp_path):
     rosas, toms = facts[janes[0].id], facts[janes[1].id]
     assert rosas == [("employer", "Acme", False), ("employer", "Globex", True), ("home", "Cadiz", True)]
     assert toms == [("employer", "Initech", True)]
+
+
+def test_directory_qualifiers_and_titles_in_mail_display_names_are_not_part_of_the_name(container, tmp_path):
+    """"Smith, Jane (ACME-IT)" and "Dr. Jane Smith" at one company are "Jane Smith": one person (the same full name
+    and the company's mail domain); "Jane Smith | Acme" at a free-mail address is the same name at an unrelated
+    address — a suggestion, not "same surname, different first name" kept apart."""
+    from app.operations.review import list_reviews
+
+    ingest(container, [write_raw_mbox(tmp_path / "dir.mbox", [
+        ('"Smith, Jane (ACME-IT)" <jsmith@acme.example>', "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I live in Leeds."),
+        ("Dr. Jane Smith <jane.smith@acme.example>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "Hello."),
+        ("Jane Smith | Acme <jane.s@freemail.example>", "Wed, 08 Mar 2023 09:00:00 +0000", "c", "Hi."),
+    ])])
+    people, _ = _people_and_groups(container)
+    assert "Jane Smith" in people and not any("(" in p or "Dr." in p or "|" in p for p in people)
+    reviews = list_reviews(container, None)
+    assert sorted(r.signal for r in reviews) == ["exact_name", "full_name"]
