@@ -43,7 +43,8 @@ Decisions:
 * **Who**: sender ``Party(from, from_id, "handle", "from")`` (``from`` is null for a
   deleted account; an old export's numeric ``from_id`` N becomes ``"userN"``, as newer ones write it); recipients are every other sender in the same chat (``"member"``).
   In a full export, the account holder's own messages (``from_id`` is ``personal_information.user_id``)
-  carry ``attrs["is_from_me"]`` (the owner), unless forwarded (the words are then another's); among the
+  carry ``attrs["is_from_me"]`` (the owner), and so do the account holder's own words forwarded (not another's
+  words the account holder forwarded); among the
   recipients the account holder is named without the handle, with ``attrs["owner_name"]`` (the owner, not a
   second person with the same handle when someone else's message comes first).
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
@@ -578,8 +579,9 @@ class TelegramIngestor:
                          f": written by {sender.name}")
         if sender is None:
             notes.append("sender unknown")
-        elif self._owner and sender is members_of and sender.address == self._owner:
-            attrs["is_from_me"] = True  # the account holder (personal_information.user_id) wrote it
+        elif self._owner and sender.address == self._owner:
+            attrs["is_from_me"] = True  # the account holder (personal_information.user_id) wrote it (or forwarded
+            # their own words)
         group = sender_group(chat.type, chat.id, chat.name, sender)
         if group:
             attrs["sender_group"] = group

@@ -169,6 +169,16 @@ def test_full_export_account_holder_calls_and_forwards(tmp_path):
     assert noted.attrs["is_from_me"] is True
 
 
+def test_account_holder_forwarding_their_own_words_is_the_owner(tmp_path):
+    data = _full_export()
+    data["chats"]["list"][1]["messages"].append(
+        {"id": 14, "type": "message", "date": "2022-12-25T11:04:00", "date_unixtime": "1671962640",
+         "from": "Ana Lopez", "from_id": "user222", "forwarded_from": "Nic Owner", "text": "my old note on tides"})
+    last = _tg(tmp_path, json.dumps(data).encode())[-1]
+    assert last.sender == Party("Nic Owner", "user111", "handle", "from") and last.attrs["is_from_me"] is True
+    assert last.attrs["forwarded_by"] == {"name": "Ana Lopez", "id": "user222"}
+
+
 @pytest.mark.parametrize("damage", ["inside", "outside", "trailing"])
 def test_nul_bytes_are_dropped_not_fatal(tmp_path, damage):
     raw = json.dumps(_full_export(), ensure_ascii=False, indent=1).encode()
