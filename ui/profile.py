@@ -9,6 +9,8 @@ of when they write.  Loaded from :func:`app.operations.graph.profile` and
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,12 @@ def _title(text: str) -> QLabel:
     t = QLabel(text)
     t.setObjectName("sectionTitle")
     return t
+
+
+def _bare(statement: str) -> str:
+    """A fact's statement without its "As of 2023-01-09, " lead: the table's and the timeline's own columns say
+    when (the whole statement is the row's tooltip)."""
+    return re.sub(r"^As of [^,]+, ", "", statement or "")
 
 
 def _short_date(iso: str | None) -> str:
@@ -370,7 +378,7 @@ class ProfilePage(QWidget):
         for f in facts:
             r = self.facts.rowCount()
             self.facts.insertRow(r)
-            item = QTableWidgetItem(f.statement)
+            item = QTableWidgetItem(_bare(f.statement))
             item.setToolTip(f"{f.statement}\n{f.domain} / {f.category} / {f.key}\nvalid from "
                             f"{_short_date(f.valid_from)}; recorded {_short_date(f.recorded_at)}")
             self.facts.setItem(r, 0, item)
@@ -401,7 +409,7 @@ class ProfilePage(QWidget):
                 status = f"superseded {('on ' + _short_date(until)) if until else ''}".strip()
             else:
                 status = "current" + (f" until {_short_date(f.valid_to)}" if f.valid_to else "")
-            item = QTreeWidgetItem([_short_date(f.valid_from or f.recorded_at), f.statement, status])
+            item = QTreeWidgetItem([_short_date(f.valid_from or f.recorded_at), _bare(f.statement), status])
             item.setToolTip(1, f.statement)
             if superseded:
                 font = QFont(self.timeline.font())
