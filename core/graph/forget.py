@@ -333,14 +333,14 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     # Records (and chat statements) that mention a forgotten entity: redacted, or removed on request.
     redact: set[int] = set()
     if red is not None and not red.empty:
-        for row in mentioning(conn, "record", ["subject", "text", "thread", "attrs"], red,
-                              extra="AND tombstoned_at IS NULL", json_cols=("attrs",), loose_cols=("thread",)):
+        for row in mentioning(conn, "record", _RECORD_COLS, red, extra="AND tombstoned_at IS NULL",
+                              json_cols=("attrs",), loose_cols=_RECORD_LOOSE):
             if row[0] in records:
                 continue
             # a first name he shares with another live person counts only where it can be him
             here = red.for_record(int(row[0]), _record_words(row[1:3]))
-            if here is not red and not redacted_values(here, ["subject", "text", "thread", "attrs"], row[1:],
-                                                       json_cols=("attrs",), acts=("attrs",), loose_cols=("thread",)):
+            if here is not red and not redacted_values(here, _RECORD_COLS, row[1:], json_cols=("attrs",),
+                                                       acts=("attrs",), loose_cols=_RECORD_LOOSE):
                 continue
             (records if mentions == "remove" else redact).add(int(row[0]))
     sc.records = sorted(records)
@@ -398,6 +398,11 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     if red is not None and not red.empty:
         for row in mentioning(conn, "episode", ["text"], red, extra="AND tombstoned_at IS NULL AND record_id IS NULL"):
             (eps if mentions == "remove" else red_eps).add(int(row[0]))
+        # a kept record's episode cites its file ("…/Teddy Q party/IMG_2000.jpg#IMG_2000.jpg"): redacted as the
+        # file's name is in ``source``
+        for row in mentioning(conn, "episode", ["provenance"], red, loose_cols=("provenance",),
+                              extra="AND tombstoned_at IS NULL AND record_id IS NOT NULL"):
+            red_eps.add(int(row[0]))
     sc.episodes = sorted(eps)
     sc.redact_episodes = sorted(red_eps - eps)
     sc.card_aliases, sc.card_marks, sc.card_names = card_leftovers(conn, sc, region)
@@ -493,6 +498,12 @@ def card_leftovers(conn, sc: Scope, region: str = "US") -> tuple[list[int], dict
 
 # ---- the selection both plan and apply use --------------------------------------------------------
 
+_RECORD_COLS = ["subject", "text", "thread", "attrs", "external_id"]
+"""A kept record's columns where a forgotten entity's mention is redacted (``external_id``: a photo's or a
+memo's file name, "Theodora_Quillfeather_birthday.jpg"; a Message-ID that spells an address)."""
+_RECORD_LOOSE = ("thread", "external_id")
+"""Machine-written columns: names match there in any case and as one token ("theodora.quillfeather")."""
+
 _REDACT_TABLES = (  # (table, key column, text columns, JSON columns, extra WHERE) of kept rows
     ("source", "id", ["path"], (), ""),
     ("quarantineitem", "id", ["path", "locator", "reason"], (), ""),
@@ -584,9 +595,9 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
     # Redaction of rows that stay.
     if red is not None and not red.empty:
         for rid in sc.redact_records:
-            row = conn.execute("SELECT subject, text, thread, attrs FROM record WHERE id = ?", (rid,)).fetchone()
-            new = redacted_values(red.for_record(rid, _record_words(row[:2])), ["subject", "text", "thread", "attrs"],
-                                  row, json_cols=("attrs",), acts=("attrs",), loose_cols=("thread",))
+            row = conn.execute(f"SELECT {', '.join(_RECORD_COLS)} FROM record WHERE id = ?", (rid,)).fetchone()
+            new = redacted_values(red.for_record(rid, _record_words(row[:2])), _RECORD_COLS, row,
+                                  json_cols=("attrs",), acts=("attrs",), loose_cols=_RECORD_LOOSE)
             if new:
                 sel.redact.append(("record", "id", rid, new))
         ev_keep = [row for row in mentioning(conn, "evidence", ["excerpt"], red, key="fact_id, record_id")

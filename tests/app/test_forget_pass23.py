@@ -212,3 +212,32 @@ def test_a_purge_deletes_the_inbox_copies_that_held_the_forgotten_person(contain
     again = ingest(c, [inbox])  # what the window does with the Inbox at its next start
     assert again.records_added == 0
     assert "ochre lantern" in scan(c.settings.home, ["ochre lantern"])
+
+
+def test_a_photo_whose_file_or_folder_is_named_after_the_forgotten_person_keeps_no_name(container, tmp_path):
+    """The photo stays (it is not hers), but its record's file name and its memory's citation of the file named
+    her after a purge ("Theodora_Quillfeather_birthday.jpg", "Teddy Q party/IMG_2000.jpg")."""
+    c = container
+    _setup(c, tmp_path)
+    named = write_photo(tmp_path / "Theodora_Quillfeather_birthday.jpg", datetime(2023, 7, 1, 12, tzinfo=timezone.utc),
+                        48.8566, 2.3522, colours=((10, 10, 200), (200, 10, 10)))
+    folder = write_photo(tmp_path / "Teddy Q party" / "IMG_2000.jpg", datetime(2023, 7, 2, 12, tzinfo=timezone.utc),
+                         48.8570, 2.3530, colours=((10, 200, 200), (20, 10, 10)))
+    assert ingest(c, [named, folder]).records_added == 2
+
+    def photos() -> list[tuple[str, str]]:
+        db = sqlite3.connect(str(c.settings.db_path))
+        try:
+            return db.execute("SELECT r.external_id, e.provenance FROM record r JOIN episode e ON e.record_id = r.id "
+                              "WHERE r.kind = 'photo' ORDER BY r.id").fetchall()
+        finally:
+            db.close()
+    before = photos()
+    hidden = forget(c, THEO)
+    assert sorted(x for x, _ in photos()) == ["IMG_2000.jpg", "[forgotten]_birthday.jpg"]
+    assert all("Teddy" not in p and "Quillfeather" not in p for _, p in photos())
+    restore(c, hidden.forget_id)
+    assert photos() == before
+    forget(c, THEO, purge=True)
+    assert len(photos()) == 2  # both photos stay
+    assert scan(c.settings.home, HER_IDS + ["Teddy"]) == {}
