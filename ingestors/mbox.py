@@ -463,13 +463,45 @@ def _repair_multipart(part: Message) -> Message | None:
     return fixed if isinstance(fixed.get_payload(), list) else None
 
 
-def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
-    """The sender's own text in ``part``; forwarded ``message/rfc822`` parts go to ``forwarded``."""
+def attached_message(part: Message) -> Message | None:
+    """The message a part carries, or None: a ``message/rfc822`` part (its body decoded first when a client
+    base64- or quoted-printable-encoded it, which RFC 2046 forbids but Outlook does), or an attached ``.eml`` file
+    sent as ``application/octet-stream`` whose content starts with mail headers."""
+    import binascii
+
     ctype = part.get_content_type()
+    cte = str(part.get("content-transfer-encoding") or "").strip().lower()
     if ctype == "message/rfc822":
         inner = part.get_payload()
         inner = inner[0] if isinstance(inner, list) and inner else inner
-        if isinstance(inner, Message):
+        if not isinstance(inner, Message):
+            return None
+        if cte not in ("base64", "quoted-printable"):
+            return inner
+        import base64
+        import quopri
+
+        raw = inner.as_bytes().lstrip(b"\r\n") if inner.keys() else str(inner.get_payload()).encode("latin-1",
+                                                                                                     "replace")
+        try:
+            data = base64.b64decode(raw) if cte == "base64" else quopri.decodestring(raw)
+        except (binascii.Error, ValueError):
+            return inner
+        return BytesParser(policy=POLICY).parsebytes(_skip_preamble(data))
+    if ctype in ("application/octet-stream", "application/x-eml", "message/x-eml") and \
+            (part.get_filename() or "").lower().endswith(".eml"):
+        data = part.get_payload(decode=True) or b""
+        if _looks_like_headers(data[:SNIFF_BYTES]) >= 0.4:
+            return BytesParser(policy=POLICY).parsebytes(_skip_preamble(data))
+    return None
+
+
+def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
+    """The sender's own text in ``part``; forwarded messages (:func:`attached_message`) go to ``forwarded``."""
+    ctype = part.get_content_type()
+    inner = attached_message(part) if ctype == "message/rfc822" or part.get_filename() else None
+    if inner is not None or ctype == "message/rfc822":
+        if inner is not None:
             forwarded.append(inner)
         return ""
     if part.get_content_maintype() == "multipart":
@@ -492,7 +524,8 @@ def _walk(part: Message, forwarded: list[Message], notes: list[str]) -> str:
                 return rich[-1]
             return plain[0] if plain else rich[-1] if rich else ""
         texts = [_walk(sub, forwarded, notes) for sub in subs
-                 if sub.get_content_disposition() != "attachment" or sub.get_content_type() == "message/rfc822"]
+                 if sub.get_content_disposition() != "attachment" or sub.get_content_type() == "message/rfc822"
+                 or (sub.get_filename() or "").lower().endswith(".eml")]
         return "\n".join(t for t in texts if t.strip())
     if part.get_content_disposition() == "attachment":
         return ""

@@ -352,3 +352,30 @@ def test_vendor_charset_labels_are_read(tmp_path):
         (rec,) = _read(tmp_path, f"cs{i}.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
                                                     "").encode() + body)
         assert rec.text == text + "\n", label
+
+
+INNER = ("From: Venue Desk <desk@hall.example>\nTo: Dana <dana@example.org>\nSubject: Booking\n"
+         "Date: Mon, 04 Mar 2024 17:00:00 -0500\n\nThe Garnet Room is booked for the 21st \u2713.\n")
+
+
+def test_an_attached_message_encoded_or_sent_as_a_file_is_its_writers_record(tmp_path):
+    """A forwarded message attached as ``message/rfc822`` but base64- or quoted-printable-encoded (Outlook), or as
+    an ``application/octet-stream`` file ``Booking.eml`` (webmail "attach as file"): the Venue Desk's own record,
+    its text decoded — not a sender-less record of base64, nor only a file name."""
+    import base64
+    import quopri
+
+    parts = {
+        "b64": ("message/rfc822", "base64", base64.encodebytes(INNER.encode()).decode()),
+        "qp": ("message/rfc822", "quoted-printable", quopri.encodestring(INNER.encode()).decode()),
+        "file": ("application/octet-stream", "base64", base64.encodebytes(INNER.encode()).decode()),
+    }
+    for key, (ctype, cte, payload) in parts.items():
+        body = ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="m"\n\n--m\nContent-Type: text/plain\n\n'
+                f'See attached.\n--m\nContent-Type: {ctype}; name="Booking.eml"\nContent-Transfer-Encoding: {cte}\n'
+                f'Content-Disposition: attachment; filename="Booking.eml"\n\n{payload}\n--m--\n')
+        main, fwd = _read(tmp_path, f"{key}.eml", _head("Dana Reyes <dana@example.org>", "Fwd: Booking",
+                                                       "Tue, 05 Mar 2024 09:00:00 -0500", body))
+        assert main.text == "See attached." and fwd.sender == Party("Venue Desk", "desk@hall.example", "email", "from")
+        assert fwd.text == "The Garnet Room is booked for the 21st \u2713.\n", key
+        assert fwd.sent_at == datetime(2024, 3, 4, 22, 0, tzinfo=UTC)
