@@ -843,6 +843,34 @@ _DST_ZONE = re.compile(r"(?<=[\d\s])([A-Za-z]{2,4})[ \t]?DST\b(?![^()]*\))")  # 
 _STANDARD_OFFSETS = {"UT": 0, "GMT": 0, "EST": -300, "CST": -360, "MST": -420, "PST": -480}
 
 
+_MONTH_WORDS = {
+    "Jan": "janv janvier jän jänner januar enero ene gennaio gen janeiro januari stycznia sty",
+    "Feb": "févr fevr février februar febrero febbraio fev fevereiro februari lutego lut",
+    "Mar": "mars mär märz marz marzo março maart mrt marca",
+    "Apr": "avr avril abril abr aprile april kwietnia kwi",
+    "May": "mai mayo maggio mag maio mei maja",
+    "Jun": "juin juni junio giugno giu junho czerwca cze",
+    "Jul": "juil juillet juli julio luglio lug julho lipca lip",
+    "Aug": "août aout august agosto ago augustus sierpnia sie",
+    "Sep": "sept septembre september septiembre settembre set setembro września wrz",
+    "Oct": "okt oktober octobre octubre ottobre ott outubro out października paź",
+    "Nov": "novembre noviembre novembro november listopada lis",
+    "Dec": "déc dez dezember décembre diciembre dic dicembre dezembro december grudnia gru",
+}
+_FOREIGN_MONTH = {w: en for en, words in _MONTH_WORDS.items() for w in words.split()}
+_MONTH_TOKEN = re.compile(r"(?<![^\W\d_])([^\W\d_]{3,11})\.?(?=[\s,-]|$)")
+_LEADING_DAY = re.compile(r"^\s*[^\W\d_]{1,12}\.?,?\s+(?=\d)")
+
+
+def _english_months(value: str) -> str:
+    """A Date written with the month in French, German, Spanish, Italian, Portuguese, Dutch or Polish (``lun., 01
+    janv. 2001``, ``Di, 02 Mai 2001``: mailers that format dates in their locale) with the month's English
+    abbreviation and without the weekday; a value with an English month is left as it is (but ``Jan.`` loses its
+    dot)."""
+    out = _MONTH_TOKEN.sub(lambda m: _FOREIGN_MONTH.get(m.group(1).casefold(), m.group(1)), value)
+    return _LEADING_DAY.sub("", out) if out != value else value
+
+
 _SHORT_YEAR = re.compile(r"^(\s*(?:[A-Za-z]+\.?,?\s*)?\d{1,2}[\s-]+[A-Za-z]{3,9}\.?[\s-]+)(\d{2,3})(?=\s)")
 
 
@@ -871,9 +899,10 @@ def _numeric_gmt(value: str) -> str:
     (Apple Mail, forwarded headers) written ``+0100``/``-0530`` (dateutil would read ``GMT+1`` the POSIX way,
     as one hour *west*), an offset written ``+01:00`` (or ``+01``, hours only) as ``+0100``, a 12-hour time
     (``9:05 PM``, Outlook's forwarded headers, some web mailers) as ``21:05``, a standard zone name followed by
-    ``DST`` (``MET DST``) as its summer offset (``+0200``), and a two- or three-digit year in full
-    (:func:`_full_year`)."""
+    ``DST`` (``MET DST``) as its summer offset (``+0200``), a two- or three-digit year in full
+    (:func:`_full_year`), and a month written in another language in English (:func:`_english_months`)."""
     value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
+    value = _english_months(value)
     value = _SHORT_YEAR.sub(_full_year, value, count=1)
     value = _DST_ZONE.sub(_dst_offset, value)
     value = _TWELVE_HOUR.sub(_to_24h, value)

@@ -379,3 +379,18 @@ def test_an_attached_message_encoded_or_sent_as_a_file_is_its_writers_record(tmp
         assert main.text == "See attached." and fwd.sender == Party("Venue Desk", "desk@hall.example", "email", "from")
         assert fwd.text == "The Garnet Room is booked for the 21st \u2713.\n", key
         assert fwd.sent_at == datetime(2024, 3, 4, 22, 0, tzinfo=UTC)
+
+
+def test_a_date_written_in_another_language_is_read(tmp_path):
+    """Mailers that format the Date in their locale (PHP's strftime, old Lotus Notes): ``lun., 01 janv. 2001``,
+    ``Di, 02 Mai 2001``, ``mié, 14 mar 2001``, ``sáb, 3 ago 2019`` are read, at their offset; ``Jan.`` too."""
+    for i, (written, want) in enumerate((
+            ("lun., 01 janv. 2001 09:00:00 +0100", datetime(2001, 1, 1, 8, 0, tzinfo=UTC)),
+            ("Di, 02 Mai 2001 09:00:00 +0200", datetime(2001, 5, 2, 7, 0, tzinfo=UTC)),
+            ("mié, 14 mar 2001 09:00:00 +0100", datetime(2001, 3, 14, 8, 0, tzinfo=UTC)),
+            ("sáb, 3 ago 2019 10:00:00 +0200", datetime(2019, 8, 3, 8, 0, tzinfo=UTC)),
+            ("Do, 03 Okt 2019 10:00:00 +0200", datetime(2019, 10, 3, 8, 0, tzinfo=UTC)),
+            ("Tue, 02 Jan. 2001 09:00:00 +0100", datetime(2001, 1, 2, 8, 0, tzinfo=UTC)))):
+        (rec,) = _read(tmp_path, f"l{i}.eml", _head("Ann <a@example.org>", "x", written, "\nbody\n"))
+        assert rec.sent_at == want, written
+        assert "date_source" not in rec.attrs and not rec.notes
