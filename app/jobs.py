@@ -61,11 +61,19 @@ def regenerate_summaries(c: Container, generate: Generate | None = None, limit: 
                 failed += 1
                 text, gen = base, "deterministic"
 
-        def save(item=item, text=text, gen=gen):
+        def save(item=item, text=text, gen=gen, base=base):
+            # under the writer lock: another process may have forgotten someone since ``base`` was read (the
+            # text would bring their name back); what is saved is written from the facts as they are now
             with c.db.session() as s:
+                fresh = summaries.deterministic_text(s, item)
+                if fresh is None:
+                    summaries.remove(s, item)
+                    return False
+                if fresh != base:
+                    text, gen = fresh, "deterministic"
                 summaries.save(s, item, text, gen)
-        c.writer.run(save)
-        written += 1
+                return True
+        written += 1 if c.writer.run(save) else 0
 
     def refresh():
         with c.db.session() as s:

@@ -241,3 +241,31 @@ def test_a_photo_whose_file_or_folder_is_named_after_the_forgotten_person_keeps_
     forget(c, THEO, purge=True)
     assert len(photos()) == 2  # both photos stay
     assert scan(c.settings.home, HER_IDS + ["Teddy"]) == {}
+
+
+def test_a_summary_written_while_another_process_forgets_someone_does_not_bring_their_name_back(container,
+                                                                                                 tmp_path):
+    """The summaries after an import are read outside the writer lock and saved under it: a person erased by
+    another Kith in between (``kith forget --purge`` while ``kith ingest`` summarises) came back by name in the
+    owner's summary ("Written to by … Person2 Surname2 …").  The forget here runs inside the model call, which
+    sits exactly in that gap."""
+    from app.jobs import regenerate_summaries
+
+    c = container
+    _setup(c, tmp_path)
+    forgot: list[int] = []
+
+    def generate(prompt: str) -> str:
+        if not forgot:
+            forgot.append(forget(c, THEO, purge=True).forget_id)
+        return prompt.split("Facts:\n", 1)[-1].split("facts:\n", 1)[-1]  # the text it was asked about
+
+    regenerate_summaries(c, generate=generate)
+    assert forgot
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        texts = [t for (t,) in db.execute("SELECT text FROM summary")]
+    finally:
+        db.close()
+    assert texts and not any("Theodora" in t or "Quillfeather" in t or "Teddy" in t for t in texts)
+    assert scan(c.settings.home, HER_IDS + ["Teddy"]) == {}
