@@ -378,9 +378,14 @@ _BOUNDARY_LINE = re.compile(rb"^--([^\s]{1,70}?)(--)?[ \t]*\r?$", re.MULTILINE)
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{2,40})""", re.I)
 
 
+_HTML_DOCUMENT = re.compile(r"\A\s*(?:<!doctype\s+html\b|<html\b|<head\b[^>]*>.*?</head>\s*<body\b)", re.I | re.S)
+
+
 def _leaf_text(part: Message) -> str:
     """A text/plain part decoded, or a text/html part as visible text ('' for empty or other types); an HTML
-    part without a usable charset label is decoded with its ``<meta charset>`` (or ``http-equiv``) one."""
+    part without a usable charset label is decoded with its ``<meta charset>`` (or ``http-equiv``) one; a text/plain
+    part that is a whole HTML document (``<!DOCTYPE html>``, ``<html>``: mislabelled by its mailer) is read as
+    HTML."""
     if part.get_content_type() not in ("text/plain", "text/html"):
         return ""
     payload = part.get_payload(decode=True)
@@ -392,7 +397,7 @@ def _leaf_text(part: Message) -> str:
         meta = _META_CHARSET.search(payload[:4096])
         charset = meta.group(1).decode("ascii") if meta else charset
     text = decode_bytes(payload, charset)
-    if html:
+    if html or _HTML_DOCUMENT.match(text):  # an HTML page sent as text/plain (or with no Content-Type) is HTML
         return html_to_text(text)
     if str(part.get_param("format") or "").strip().lower() == "flowed":
         return unflow(text, str(part.get_param("delsp") or "").strip().lower() == "yes")

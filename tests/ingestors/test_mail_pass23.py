@@ -394,3 +394,19 @@ def test_a_date_written_in_another_language_is_read(tmp_path):
         (rec,) = _read(tmp_path, f"l{i}.eml", _head("Ann <a@example.org>", "x", written, "\nbody\n"))
         assert rec.sent_at == want, written
         assert "date_source" not in rec.attrs and not rec.notes
+
+
+def test_an_html_page_sent_as_plain_text_is_read_as_html(tmp_path):
+    """A mailer that labels its HTML ``text/plain`` (or writes no Content-Type at all): the visible words, not the
+    tags and the style sheet; plain text that merely mentions ``<b>`` stays as written."""
+    page = ("<html><head><style>p{color:red}</style></head><body><p>The Wrenfield gala is on <b>Friday</b>.</p>"
+            "<p>Best,<br>Ann</p></body></html>\n")
+    (rec,) = _read(tmp_path, "p.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                           "Content-Type: text/plain; charset=utf-8\n\n" + page))
+    assert rec.text == "The Wrenfield gala is on Friday.\n\nBest,\nAnn"
+    (rec,) = _read(tmp_path, "n.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                           "\n<!DOCTYPE html>\n<html><body><div>Larkspur Inn it is.</div></body></html>"))
+    assert rec.text == "Larkspur Inn it is."
+    (rec,) = _read(tmp_path, "t.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                           "Content-Type: text/plain\n\nUse x < y; <b> makes bold.\n"))
+    assert rec.text == "Use x < y; <b> makes bold.\n"
