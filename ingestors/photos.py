@@ -396,7 +396,7 @@ def gps_position(tags: dict, notes: list[str] | None = None) -> tuple[float, flo
 
 
 def gps_time_of_day(tags: dict) -> float | None:
-    """The GPS time of day (UTC) in seconds after midnight, or None (absent or unreadable)."""
+    """The GPS time of day (UTC) in seconds after midnight, or None (absent, unreadable, or written as ``0/0``)."""
     tag = tags.get("GPS GPSTimeStamp")
     if tag is None:
         return None
@@ -405,6 +405,8 @@ def gps_time_of_day(tags: dict) -> float | None:
     except (TypeError, AttributeError):
         return None
     parts = [_rational(v, "time", None) for v in values]
+    if any(getattr(v, "denominator", 1) == 0 for v in values):  # 0/0: the standard's "unknown", not midnight
+        return None
     if len(parts) != 3 or any(p is None for p in parts):
         return None
     h, m, sec = parts
@@ -801,7 +803,11 @@ class PhotoIngestor:
         if tod is not None:
             near = expected[0][1] if expected else (tag_zone.utcoffset(None) if tag_zone else None)
             offset, residual = offset_from_gps(local, tod, near)
-            if residual <= GPS_STALE_MINUTES:
+            if tod == 0 and expected and fold_at_position(offset) is None:
+                # exactly 00:00:00, and not the position's zone: what a receiver writes before it has the time
+                notes.append("GPS time 00:00:00 (a receiver's placeholder, unlike the time zone at the position): "
+                             "not used")
+            elif residual <= GPS_STALE_MINUTES:
                 gps = offset
             elif tag_zone is None:
                 notes.append(f"GPS time {residual:.0f} min off any quarter-hour offset (an old fix): "

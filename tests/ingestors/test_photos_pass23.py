@@ -98,6 +98,25 @@ def test_a_gps_time_written_in_local_time_is_read_as_the_positions_zone(tmp_path
     assert london.notes == []
 
 
+_PARIS = {1: (ASCII, "N"), 2: (RATIONAL, [(48, 1), (51, 1), (2376, 100)]),
+          3: (ASCII, "E"), 4: (RATIONAL, [(2, 1), (21, 1), (744, 100)])}
+
+
+@pytest.mark.parametrize("stamp, note", [
+    ([(0, 0), (0, 0), (0, 0)], None),  # 0/0 is "unknown": no GPS time at all
+    ([(0, 1), (0, 1), (0, 1)], "GPS time 00:00:00 (a receiver's placeholder, unlike the time zone at the position): "
+                               "not used"),
+])
+def test_a_placeholder_gps_time_is_not_midnight_utc(tmp_path, stamp, note):
+    # camera 15:00 in Paris in June: +02:00 from the position's zone, not −09:00 from a GPS "00:00:00"
+    r = read(_exif_photo(tmp_path / "p.jpg", "2023:06:10 15:00:00", {**_PARIS, 7: (RATIONAL, stamp)}))
+    assert r.sent_at == datetime(2023, 6, 10, 13, 0, tzinfo=UTC) and r.attrs["time_basis"] == "gps-zone"
+    assert r.notes == ([note] if note else [])
+    # a real 00:00:00 UTC that is the position's zone (02:00 in Paris) still places it
+    ok = read(_exif_photo(tmp_path / "ok.jpg", "2023:06:11 02:00:00", {**_PARIS, 7: (RATIONAL, [(0, 1)] * 3)}))
+    assert ok.sent_at == datetime(2023, 6, 11, 0, 0, tzinfo=UTC) and ok.attrs["time_basis"] == "gps-time"
+
+
 def test_no_gps_time_the_positions_zone_and_an_offset_tag(tmp_path):
     # no GPSTimeStamp: Paris in June is +02:00
     zone = read(make(tmp_path / "zone.jpg", "2023:06:10 15:00:00", gps=(48.8566, 2.3522)))
