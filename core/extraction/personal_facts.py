@@ -127,6 +127,7 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:live|lives|living|moved|move|moves|moving|relocated|"
                 rf"relocating)"
                 rf"(?: back)?(?: home)? (?:in|to) (?P<place>{_PLACE})"), "home"),
+    (re.compile(rf"\b{_HOME_SUBJ}(?:['’]ve| have| has)(?: {_ADV})? lived (?:in|at) (?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b{_HOME_SUBJ}(?:['’](?:m|re|s)| am| are| is)(?: {_ADV})? back (?:home )?(?:in|to) "
                 rf"(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
     (re.compile(rf"\b(?:(?P<subj>[Mm]y)|(?P<name>{_NAME})'s) birthday is (?:on )?(?P<bday>{_BDAY})"), "birthday"),
@@ -160,16 +161,49 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 
 
-def _day(sentence: str, sent_at: datetime | None) -> tuple[date | None, date | None, str]:
-    """(first day, last day or None, how it was read) — in the sender's calendar (``sent_at``'s own offset)."""
+# Where a clause ends, for reading which time expression belongs to which statement ("I'm moving to Lisbon next
+# month, I live in Porto now": Porto is not next month's): punctuation, the words that join clauses, and "and" or
+# "then" before a subject of its own ("…, and I live in Porto") — not before a verb sharing the subject ("I left
+# Berlin and moved to Rome last week": one move, one time).
+_BOUNDARY = re.compile(r"[,;:–—]|\b(?:but|after|before|while|that|because|so|although|whereas)\b|"
+                       r"\b(?:and|then)\b(?=\s+(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Yy]ou|[Mm]y|[A-Z][a-z]+\s+"
+                       r"(?:is|was|has|had|moved|lives|works|started|joined|left|quit)\b))")
+
+
+def _when(text: str, span: tuple[int, int], anchors, sent_at: datetime | None) -> tuple[date | None, date | None, str]:
+    """(first day, last day or None, how it was read) for the statement at ``span`` of ``text``, in the sender's
+    calendar (``sent_at``'s own offset): the first time expression (``anchors``, found in ``text``) in the
+    statement's own clause; else the nearest one before it that stands alone in its clause ("Last Monday, I moved
+    to Lisbon"); else the message's day."""
     if sent_at is None:
         return None, None, ""
-    anchors = find_time_anchors(sentence, sent_at)
     if not anchors:
         return sent_at.date(), None, ""
-    a = anchors[0]
-    end = a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
-    return a.day, end, a.note(sent_at)
+    inside = lambda i: any(a.span[0] <= i < a.span[1] for a in anchors)  # noqa: E731  ("the day before yesterday")
+    cuts = [(b.start(), b.end()) for b in _BOUNDARY.finditer(text)
+            if not inside(b.start()) and not (span[0] <= b.start() < span[1])]
+
+    def clause(lo: int, hi: int) -> tuple[int, int]:
+        return (max([e for st, e in cuts if e <= lo], default=0), min([st for st, e in cuts if st >= hi],
+                                                                       default=len(text)))
+
+    start, end = clause(*span)
+    own = [a for a in anchors if start <= a.span[0] and a.span[1] <= end]
+    if not own:
+        alone = []
+        for a in anchors:
+            if a.span[1] > span[0]:
+                continue
+            cs, ce = clause(*a.span)
+            rest = (text[cs:a.span[0]] + " " + text[a.span[1]:ce]).split()
+            if len(rest) <= 1:
+                alone.append(a)
+        own = alone[-1:]
+    if not own:
+        return sent_at.date(), None, ""
+    a = own[0]
+    last = a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
+    return a.day, last, a.note(sent_at)
 
 
 def _birthday_value(text: str) -> str:
@@ -191,12 +225,14 @@ def _negated(sentence: str, start: int) -> bool:
     return bool(_NEGATION.search(sentence[max(0, start - 40):start]))
 
 
-def _stated(clause: str, sentence: str, start: date | None, end: date | None, note: str) -> list[FactCandidate]:
+def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
-    citing ``sentence`` and dated ``start`` (``end``) as :func:`_day` read it."""
+    citing ``sentence`` and dated as :func:`_when` reads its own part of ``clause`` (``anchors``: its time
+    expressions)."""
     found: list[FactCandidate] = []
     for rx, what in _PATTERNS:
         for m in rx.finditer(clause):
+            start, end, note = _when(clause, m.span(), anchors, sent_at)
             if what == "birthday" and (m.group("subj") or "").lower() == "my":
                 subj = Subject("speaker")
             elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
@@ -251,13 +287,14 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     for clause, sentence in sentences:
         if len(sentence) < 6 or sentence.endswith("?"):
             continue  # a question states nothing ("Tom works at Initech?")
-        start, end, note = _day(sentence, sent_at)
+        anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
         if clause != sentence:  # a clause read again with its subject: only what it states (no endings, mentions)
-            out += _stated(clause, sentence, start, end, note)
+            out += _stated(clause, sentence, sent_at, anchors)
             continue
-        out += _stated(sentence, sentence, start, end, note)
+        out += _stated(sentence, sentence, sent_at, anchors)
         for rx, keys in _ENDINGS:
             for m in rx.finditer(sentence):
+                start, _end, note = _when(sentence, m.span(), anchors, sent_at)
                 subj = _subject(m)
                 value = m.group("val").strip().rstrip(".,")
                 if (subj.kind == "name" and not subj.name) or value.split()[0].casefold() in _NOT_NAMES:
@@ -267,6 +304,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, sentence, 0.7, start,
                                          time_note=note, ends=keys))
         for m in _MENTION.finditer(sentence):
+            start = _when(sentence, m.span(), anchors, sent_at)[0]
             rel = RELATIONS[m.group("rel").lower()]
             name = m.group("relname")
             if name and name.split()[0] in ("had", "has", "is", "was"):

@@ -10,7 +10,8 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
   ``the day before yesterday``, ``the day after tomorrow``
 * ``N days|weeks|months|years ago`` (N as digits or a word up to twelve), ``a fortnight ago``; ``in N
   days|weeks|months`` ahead in a sentence not in the past tense ("I move to Lisbon in two weeks")
-* ``last|next week|weekend|month|year``, ``last|next|this <weekday>``
+* ``last|next week|weekend|month|year``, ``last|next|this <weekday>``; ``over the weekend``: the last one in a
+  sentence in the past tense, else the next one
 * ``on <weekday>``: the most recent one in a sentence in the past tense, else the next one
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
   such day up to the message in a sentence in the past tense, else the next one
@@ -56,6 +57,7 @@ _PATTERNS = [
                        r" (day|week|month|year)s? ago\b", re.I)),
     ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
                        r"friday|saturday|sunday)\b", re.I)),
+    ("weekend", re.compile(r"\b(?:over|during|at|on) the weekend\b", re.I)),
     ("on", re.compile(r"\b(?:on|since|last) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
     ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|last night|this morning|this evening|"
                         r"this afternoon)\b", re.I)),
@@ -172,6 +174,9 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
             fwd = (wd - ref.weekday()) % 7 or 7
             return ref + timedelta(days=fwd)
         return ref + timedelta(days=wd - ref.weekday())
+    if kind == "weekend":  # "over the weekend": the last one in the past tense (this one from Saturday), else the next
+        saturday = ref + timedelta(days=5 - ref.weekday())
+        return saturday - timedelta(weeks=1) if past and ref.weekday() < 5 else saturday
     if kind == "on":
         wd = _WEEKDAYS.index(g[0].lower())
         if past or m.group(0).lower().startswith(("last", "since")):

@@ -258,3 +258,29 @@ def test_directory_qualifiers_and_titles_in_mail_display_names_are_not_part_of_t
     assert "Jane Smith" in people and not any("(" in p or "Dr." in p or "|" in p for p in people)
     reviews = list_reviews(container, None)
     assert sorted(r.signal for r in reviews) == ["exact_name", "full_name"]
+
+
+@pytest.mark.parametrize("text, facts", [
+    ("I quit Northwind in March and joined Globex in May.",
+     [("employer", "Northwind", date(2023, 3, 1), True), ("employer", "Globex", date(2023, 5, 1), False)]),
+    ("Tomorrow I start at Globex, after I left Initech two weeks ago.",
+     [("employer", "Globex", date(2023, 6, 15), False), ("employer", "Initech", date(2023, 5, 31), True)]),
+    ("I'm moving to Lisbon next month, I live in Porto now.",
+     [("home", "Lisbon", date(2023, 7, 1), False), ("home", "Porto", date(2023, 6, 14), False)]),
+    ("Yesterday I told Tom that I moved to Lisbon in 2019.", [("home", "Lisbon", date(2019, 1, 1), False)]),
+    ("Last Monday, I moved to Lisbon.", [("home", "Lisbon", date(2023, 6, 12), False)]),
+    ("I left Berlin and moved to Rome last week.",                     # one move: one time for both
+     [("employer", "Berlin", date(2023, 6, 5), True), ("home", "Rome", date(2023, 6, 5), False)]),
+    ("I've lived in Oslo since 2019, and today I started at Globex.",
+     [("employer", "Globex", date(2023, 6, 14), False), ("home", "Oslo", date(2019, 1, 1), False)]),
+])
+def test_each_statement_takes_the_time_of_its_own_clause(text, facts):
+    assert [(f.key, f.value, f.valid_from, bool(f.ends)) for f in extract_facts(text, WED)] == facts
+
+
+def test_a_move_announced_for_next_month_is_not_current_before_then(container, tmp_path):
+    ingest(container, [write_raw_mbox(tmp_path / "plan.mbox", [
+        (ROSA, "Wed, 14 Jun 2023 09:00:00 +0200", "news", "I live in Porto now but next month I'm moving to Lisbon.")])])
+    assert spells(container, "Rosa Vidal", "home") == ([("Lisbon", "2023-07-01")], [("2023-06-14", "Porto", "2023-07-01")])
+    then = ask(container, "Where does Rosa live?", as_of=datetime(2023, 6, 20, tzinfo=timezone.utc))
+    assert memory_answer("Where does Rosa live?", then).text.startswith("Rosa Vidal lives in Porto")
