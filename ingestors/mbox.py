@@ -1779,7 +1779,9 @@ class MboxIngestor:
 
         Args:
             path: the mbox file.  Its first message may lack the ``From_`` line (it starts with headers).
-        A UTF-8 byte-order mark and blank lines before the first message are skipped; lines may end with LF,
+        A UTF-8 byte-order mark and blank lines before the first message are skipped, and so is the
+        "FOLDER INTERNAL DATA" pseudo-message UW-IMAP and Pine keep first (:func:`is_folder_internal_data`); lines
+        may end with LF,
         CRLF or (classic Mac OS) a bare CR.  A last message the
         file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
         RecordError.
@@ -1817,10 +1819,24 @@ class MboxIngestor:
                                       "the file ends inside this message's headers (it was cut short): "
                                       "left out, the messages before it are read")
                     continue
+                if index == 1 and is_folder_internal_data(message.data):
+                    continue  # UW-IMAP/Pine's "DON'T DELETE THIS MESSAGE" record of the folder's own state
                 items = _safe_records(message.data, path, index, envelope)
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
                 yield from items
+
+
+_INTERNAL_DATA = re.compile(rb"^Subject:[ \t]*DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA", re.M | re.I)
+
+
+def is_folder_internal_data(raw: bytes) -> bool:
+    """True for the pseudo-message UW-IMAP, Pine and Alpine keep first in an mbox (``Subject: DON'T DELETE THIS
+    MESSAGE -- FOLDER INTERNAL DATA``, an ``X-IMAP:`` header, from "Mail System Internal Data"): the folder's
+    bookkeeping, not mail anyone wrote."""
+    end = _HEADER_END.search(raw)
+    head = raw[:end.start() if end else len(raw)]
+    return bool(_INTERNAL_DATA.search(head) and re.search(rb"^X-IMAP(?:base)?:", head, re.M | re.I))
 
 
 _EMLX_LENGTH = re.compile(rb"^[ \t]*(\d{1,12})[ \t]*\r?\n")

@@ -410,3 +410,17 @@ def test_an_html_page_sent_as_plain_text_is_read_as_html(tmp_path):
     (rec,) = _read(tmp_path, "t.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
                                            "Content-Type: text/plain\n\nUse x < y; <b> makes bold.\n"))
     assert rec.text == "Use x < y; <b> makes bold.\n"
+
+
+def test_pines_folder_internal_data_message_is_not_mail(tmp_path):
+    """UW-IMAP, Pine and Alpine keep a pseudo-message first in each mbox ("DON'T DELETE THIS MESSAGE -- FOLDER
+    INTERNAL DATA", from "Mail System Internal Data"): it is left out; the real message after it is read."""
+    data = ("From MAILER-DAEMON Mon Jan  1 09:00:00 2001\nDate: 01 Jan 2001 09:00:00 +0000\n"
+            "From: Mail System Internal Data <MAILER-DAEMON@host.example>\n"
+            "Subject: DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA\nMessage-ID: <1@host.example>\n"
+            "X-IMAP: 0978339600 0000000002\nStatus: RO\n\nThis text is part of the internal format of your mail "
+            "folder, and is not\na real message.\n\n"
+            "From ann@example.org Mon Jan  1 10:00:00 2001\n"
+            + _head("Ann <ann@example.org>", "Real", "Mon, 01 Jan 2001 10:00:00 +0000", "\nThe real one.\n"))
+    items = _read(tmp_path, "INBOX", data)
+    assert [(i.sender.name, i.text) for i in items] == [("Ann", "The real one.\n")]
