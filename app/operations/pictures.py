@@ -109,7 +109,7 @@ def timeline(c: Container, entity_id: int | None = None, max_records: int = 200_
     out = TimelineData(entity_id)
     with c.db.session() as s:
         q = select(Record.id, Record.kind, Record.sent_at, Record.subject, Record.text, Entity.canonical_name) \
-            .join(Entity, Entity.id == Record.sender_entity_id, isouter=True)
+            .join(Entity, Entity.id == Record.sender_entity_id, isouter=True).where(Record.tombstoned_at.is_(None))
         if entity_id is not None:
             ids = select(RecordEntity.record_id).where(RecordEntity.entity_id == entity_id)
             q = q.where(Record.id.in_(ids))
@@ -120,7 +120,7 @@ def timeline(c: Container, entity_id: int | None = None, max_records: int = 200_
                 continue
             title = (subject or (text or "").strip().split("\n", 1)[0] or f"({kind})")[:140]
             out.records.append(TimelineRecord(rid, kind, at, title, sender))
-        fq = select(Fact)
+        fq = select(Fact).where(Fact.tombstoned_at.is_(None))  # a forgotten fact is not drawn (nor its words)
         if entity_id is not None:
             linked = select(FactEntity.fact_id).where(FactEntity.entity_id == entity_id)
             fq = fq.where((Fact.subject_entity_id == entity_id) | Fact.id.in_(linked))
@@ -128,7 +128,8 @@ def timeline(c: Container, entity_id: int | None = None, max_records: int = 200_
         by_id = {f.id: f for f in facts}
         missing = {f.superseded_by for f in facts if f.superseded_by and f.superseded_by not in by_id}
         if missing:
-            by_id.update({f.id: f for f in s.exec(select(Fact).where(Fact.id.in_(missing))).all()})
+            by_id.update({f.id: f for f in s.exec(select(Fact).where(Fact.id.in_(missing),
+                                                                     Fact.tombstoned_at.is_(None))).all()})
         for f in facts:
             start = _ts(f.valid_from) or _ts(f.recorded_at)
             end = _ts(f.valid_to)
@@ -228,7 +229,8 @@ def places(c: Container) -> PlacesData:
     out = PlacesData()
     with c.db.session() as s:
         rows = s.exec(select(Record.id, Record.sent_at, Record.attrs, Record.place_entity_id, Source.path)
-                      .join(Source, Source.id == Record.source_id).where(Record.kind == "photo")).all()
+                      .join(Source, Source.id == Record.source_id)
+                      .where(Record.kind == "photo", Record.tombstoned_at.is_(None))).all()
         by_record: dict[int, PhotoPoint] = {}
         for rid, sent, attrs, place_id, path in rows:
             a = attrs or {}
@@ -242,7 +244,7 @@ def places(c: Container) -> PlacesData:
             if p.place_id is not None:
                 per_place[p.place_id].append(p)
         fact_counts = _count_pairs(s.exec(select(FactEntity.entity_id, Fact.id).join(Fact, Fact.id == FactEntity.fact_id)
-                                          .where(Fact.superseded_by.is_(None))).all())
+                                          .where(Fact.superseded_by.is_(None), Fact.tombstoned_at.is_(None))).all())
         for e in s.exec(select(Entity).where(Entity.kind == "place", Entity.tombstoned_at.is_(None))).all():
             pts = per_place.get(e.id, [])
             nfacts = int(fact_counts.get(e.id, 0))
@@ -266,7 +268,8 @@ def places(c: Container) -> PlacesData:
         for eid, rid in ev_links:
             if rid in by_record:
                 per_event[eid].append(by_record[rid])
-        names = dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(list(per_event)))).all()) \
+        names = dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(list(per_event)),
+                                                                           Entity.tombstoned_at.is_(None))).all()) \
             if per_event else {}
         for eid, pts in per_event.items():
             if eid not in names:
@@ -292,7 +295,8 @@ def place_photos(c: Container, place_id: int) -> list[PhotoPoint]:
     with c.db.session() as s:
         rows = s.exec(select(Record.id, Record.sent_at, Record.attrs, Source.path)
                       .join(Source, Source.id == Record.source_id)
-                      .where(Record.kind == "photo", Record.place_entity_id == place_id)).all()
+                      .where(Record.kind == "photo", Record.place_entity_id == place_id,
+                             Record.tombstoned_at.is_(None))).all()
     pts = [PhotoPoint(rid, float((a or {}).get("lat") or 0.0), float((a or {}).get("lon") or 0.0), _ts(sent), path,
                       place_id) for rid, sent, a, path in rows]
     pts.sort(key=lambda p: (p.at is None, p.at or 0.0, p.record_id))
@@ -358,7 +362,7 @@ def people_graph(c: Container, now: float | None = None, max_people: int = GRAPH
                   if e.id not in groups}
         links = s.exec(select(RecordEntity.record_id, RecordEntity.entity_id, RecordEntity.role, Record.sent_at)
                        .join(Record, Record.id == RecordEntity.record_id)
-                       .where(RecordEntity.role.in_(("from", "to", "cc", "member")))).all()
+                       .where(RecordEntity.role.in_(("from", "to", "cc", "member")), Record.tombstoned_at.is_(None))).all()
     per_record: dict[int, dict] = defaultdict(lambda: {"from": set(), "to": set(), "at": None})
     counts: dict[int, int] = defaultdict(int)
     for rid, eid, role, sent in links:
@@ -557,11 +561,13 @@ def record_detail(c: Container, record_id: int) -> RecordDetail:
 
     with c.db.session() as s:
         r = s.get(Record, record_id)
-        if r is None:
-            raise NotFound(f"no record with id {record_id}")
+        if r is None or r.tombstoned_at is not None:
+            raise NotFound(f"record {record_id} is not in memory (it may have been forgotten)")
         src = s.get(Source, r.source_id)
         sender = s.get(Entity, r.sender_entity_id) if r.sender_entity_id else None
         place = s.get(Entity, r.place_entity_id) if r.place_entity_id else None
+        sender = sender if sender is not None and sender.tombstoned_at is None else None
+        place = place if place is not None and place.tombstoned_at is None else None
         return RecordDetail(r.id, r.kind, _ts(r.sent_at), r.subject, r.text or "",
                             sender.canonical_name if sender else None, src.path if src else "", r.external_id,
                             place.canonical_name if place else None)
