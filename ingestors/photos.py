@@ -13,7 +13,8 @@ else ``DateTime``, else the GPS date and time, else a date and time in the file 
 ``local_timezone``, with a note) — the first one whose clock is plausible.  A clock is **not**
 plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
 ``1998-01-01 00:00``) or lies within two days after 1970-01-01, 1980-01-01 or 2000-01-01 (a reset
-clock that has run since), or lies after the import or after the file's own modification time;
+clock that has run since), or lies after the import or after the file's own modification time (not compared
+when the GPS date agrees with the camera, nor with a reset modification time: before 1990, a clock's starting date);
 such a value is kept in ``attrs`` and flagged (``attrs["clock_suspect"]``, a note "camera
 clock looks unset/wrong"), never used to place the photo in time.  Times are kept to the second;
 ``SubSecTime*`` (or a fraction written after the seconds) goes to ``attrs["subsec_us"]``.  The tag the time came
@@ -103,6 +104,7 @@ _TIME_TAGS = (("EXIF DateTimeOriginal", "DateTimeOriginal", "EXIF OffsetTimeOrig
 # one of them is a clock that was never set, however many minutes it has run
 _CLOCK_EPOCHS = (datetime(1970, 1, 1), datetime(1980, 1, 1), datetime(2000, 1, 1))
 _EPOCH_WINDOW = timedelta(days=2)
+_MTIME_FLOOR = 1990  # a file modified before this year had its modification time reset (no digital photo is older)
 FAR_KM = 100  # a nearest "locality" further away than this is not named
 
 GPS_OFFSET_STEP = 15  # minutes: offsets are whole quarter hours (UTC+05:45 is the finest in use)
@@ -467,7 +469,8 @@ def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> 
         1998-01-01, 2000-01-01, 1980-01-01 …) or a time within two days after 1970-01-01, 1980-01-01
         or 2000-01-01 (a reset clock that has run since: :data:`_CLOCK_EPOCHS`);
         ``"camera clock looks wrong (…)"`` for a time after
-        the import or after the file was last modified (beyond a day, as the time is local).
+        the import or after the file was last modified (beyond a day, as the time is local); a modification time
+        before :data:`_MTIME_FLOOR` or just after a clock's starting date is a reset one and is not compared.
     """
     stamp = f"{local:%Y-%m-%d %H:%M:%S}"
     if (local.month, local.day, local.hour, local.minute, local.second) == (1, 1, 0, 0, 0):
@@ -477,6 +480,9 @@ def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> 
     aware = local.replace(tzinfo=timezone.utc)
     if aware > now + CLOCK_SLACK:
         return f"camera clock looks wrong ({stamp} is after the import)"
+    if modified is not None and (modified.year < _MTIME_FLOOR or any(
+            epoch <= modified.replace(tzinfo=None) < epoch + _EPOCH_WINDOW for epoch in _CLOCK_EPOCHS)):
+        modified = None  # a modification time that was reset (0 from a copy tool, a FAT or zip entry's 1980) says nothing
     if modified is not None and aware > modified + CLOCK_SLACK:
         return f"camera clock looks wrong ({stamp} is after the file was last modified)"
     return None
@@ -739,13 +745,16 @@ class PhotoIngestor:
             time_tag, label, offset_name, subsec_name = _TIME_TAGS[2]
             yield time_tag, label, offset_name, subsec_name, _value(tags, time_tag)
 
+        gps_when = gps_datetime(tags)
         for time_tag, label, offset_name, subsec_name, raw in candidates():
             candidate = parse_exif_time(raw)
             if candidate is None:
                 if unreadable_time(raw):
                     notes.append(f"{label} unreadable ({raw!r}): not a date and time")
                 continue
-            problem = clock_problem(candidate, now, modified)
+            # the satellites' date agreeing with the camera's: a file modified "before" it was copied with a wrong time
+            confirmed = gps_when is not None and abs(gps_when.replace(tzinfo=None) - candidate) <= 2 * CLOCK_SLACK
+            problem = clock_problem(candidate, now, None if confirmed else modified)
             if problem:
                 suspect.append(problem)
                 continue

@@ -8,6 +8,7 @@ Every right value is worked out by hand in the comments (zone rules from the IAN
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -244,3 +245,28 @@ def test_ask_when_about_a_place_photographed_with_no_time(tmp_path):
     out = _cli("ask", "when was I in Porto?")
     assert out.splitlines()[0].startswith("You were in Porto, Porto, Portugal — 1 photo, date unknown [")
     assert "photo · time unknown — " in out
+
+
+@pytest.mark.parametrize("mtime", [0, 315532800, 946684800])  # 1970-01-01, 1980-01-01 (FAT, zip), 2000-01-01
+def test_a_reset_file_modification_time_does_not_discard_the_capture_time(tmp_path, mtime):
+    path = make(tmp_path / "IMG_0001.jpg", "2023:05:05 00:30:00", gps=(35.6762, 139.6503), gps_time=(15, 30, 0))
+    os.utime(path, (mtime, mtime))
+    r = read(path)
+    assert r.sent_at == datetime(2023, 5, 4, 15, 30, tzinfo=UTC) and "clock_suspect" not in r.attrs and r.notes == []
+
+
+def test_a_gps_date_that_agrees_with_the_camera_outweighs_an_earlier_modification_time(tmp_path):
+    # modified a year before the camera's time: without the satellites' word the camera is not trusted; the GPS date
+    # (4 May UTC, the camera's 5 May at +09:00) confirms it
+    gps = {**_PARIS, 7: (RATIONAL, [(15, 1), (30, 1), (0, 1)]), 0x1D: (ASCII, "2023:05:04")}
+    gps.update({1: (ASCII, "N"), 2: (RATIONAL, [(35, 1), (40, 1), (3432, 100)]),
+                3: (ASCII, "E"), 4: (RATIONAL, [(139, 1), (39, 1), (81, 100)])})  # Tokyo
+    confirmed = _exif_photo(tmp_path / "gps.jpg", "2023:05:05 00:30:00", gps)
+    bare = make(tmp_path / "bare.jpg", "2023:05:05 00:30:00")
+    a_year_before = datetime(2022, 5, 4, tzinfo=UTC).timestamp()
+    for path in (confirmed, bare):
+        os.utime(path, (a_year_before, a_year_before))
+    r = read(confirmed)
+    assert r.sent_at == datetime(2023, 5, 4, 15, 30, tzinfo=UTC) and "clock_suspect" not in r.attrs
+    unconfirmed = read(bare)
+    assert unconfirmed.sent_at is None and unconfirmed.attrs["clock_suspect"].startswith("camera clock looks wrong")
