@@ -200,3 +200,15 @@ def test_real_whisper_writes_nothing_for_a_beep_between_silences(tmp_path_factor
     ff("-f", "lavfi", "-i", "sine=f=1000:d=1:r=16000", "-af", "adelay=1000,apad=pad_dur=1", str(beep))
     (rec,) = VoiceIngestor(Transcriber(checkpoint).transcribe).read(beep)
     assert rec.text == "" and "no speech found" in rec.notes
+
+
+def test_a_reset_file_modification_time_does_not_discard_the_recording_time(tmp_path):
+    import os
+
+    memo = _apple_memo(tmp_path / "memo.m4a", "2023-05-04T15:30:00Z", None)
+    os.utime(memo, (0, 0))  # 1970-01-01: a copy tool that lost the time
+    rec = _read(memo)
+    assert rec.sent_at == datetime(2023, 5, 4, 15, 30, tzinfo=UTC) and "clock_suspect" not in rec.attrs
+    # a real modification time a year before the tag: the tag is not trusted
+    os.utime(memo, (datetime(2022, 5, 4, tzinfo=UTC).timestamp(),) * 2)
+    assert _read(memo).attrs["clock_suspect"].startswith("recorder's clock looks wrong")
