@@ -116,20 +116,22 @@ def _subject(m: re.Match) -> Subject:
 _PATTERNS: list[tuple[re.Pattern, str]] = [
     # "I work at", "I now work at", "I've been working for", "Ana has worked at … since 2019"
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:work|works|worked|working|started|start|starts|starting) "
-                rf"(?:at|for) (?P<org>{_ORG})"), "employer"),
-    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:joined|join|joins|joining) (?P<org>{_ORG})"), "employer"),
+                rf"(?:at|for) (?:the )?(?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:joined|join|joins|joining) (?:the )?(?P<org>{_ORG})"), "employer"),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:started|start|starts|starting|began|begin) (?:working|to work) "
+                rf"(?:at|for) (?:the )?(?P<org>{_ORG})"), "employer"),  # "I started working at Globex today"
     # "I got a job at", "I've accepted an offer from", "I started a new job at", "I was hired by"
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:got|accepted|landed|took|started|began|found) (?:a |an |the )?"
                 rf"(?:new |first |full-time |part-time |permanent )?(?:job|position|role|offer|contract) "
-                rf"(?:at|with|from) (?P<org>{_ORG})"), "employer"),
+                rf"(?:at|with|from) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:was|were|got|have been|has been|['’]ve been|['’]s been) (?:{_ADV} )?"
-                rf"(?:hired|taken on|recruited) (?:by|at) (?P<org>{_ORG})"), "employer"),
+                rf"(?:hired|taken on|recruited) (?:by|at) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:live|lives|living|moved|move|moves|moving|relocated|"
                 rf"relocating)"
-                rf"(?: back)?(?: home)? (?:in|to) (?P<place>{_PLACE})"), "home"),
-    (re.compile(rf"\b{_HOME_SUBJ}(?:['’]ve| have| has)(?: {_ADV})? lived (?:in|at) (?P<place>{_PLACE})"), "home"),
+                rf"(?: back)?(?: home)? (?:in|to) (?:the )?(?P<place>{_PLACE})"), "home"),
+    (re.compile(rf"\b{_HOME_SUBJ}(?:['’]ve| have| has)(?: {_ADV})? lived (?:in|at) (?:the )?(?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b{_HOME_SUBJ}(?:['’](?:m|re|s)| am| are| is)(?: {_ADV})? back (?:home )?(?:in|to) "
-                rf"(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
+                rf"(?:the )?(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
     (re.compile(rf"\b(?:(?P<subj>[Mm]y)|(?P<name>{_NAME})'s) birthday is (?:on )?(?P<bday>{_BDAY})"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:was|were) born on (?P<bday>{_BDAY}(?:,? \d{{4}})?)"), "birthday"),
     (re.compile(rf"\b{_SUBJ} (?:had|has|is having|got) (?P<event>(?:a |an )?(?:surgery|operation|baby|"
@@ -139,16 +141,16 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
 # Statements that a home or a job stopped: "I don't live in Berlin anymore", "we moved out of Berlin",
 # "I left Initech", "I no longer work at Initech", "I quit my job at Initech".
 _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
-    (re.compile(rf"\b{_HOME_SUBJ} {_NEG} (?:live|lives|living) (?:in|at) (?P<val>{_PLACE})"), (_HOME,)),
-    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moved|move|moving) (?:out of|away from) (?P<val>{_PLACE})"),
+    (re.compile(rf"\b{_HOME_SUBJ} {_NEG} (?:live|lives|living) (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moved|move|moving) (?:out of|away from) (?:the )?(?P<val>{_PLACE})"),
      (_HOME,)),
-    (re.compile(rf"\b{_SUBJ} {_NEG} (?:work|works|working) (?:at|for) (?P<val>{_ORG})"), (_JOB,)),
-    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:stopped|stop) working (?:at|for) (?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_SUBJ} {_NEG} (?:work|works|working) (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:stopped|stop) working (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:quit|resigned from|left) my (?:job|position|role) "
-                rf"(?:at|with) (?P<val>{_ORG})"), (_JOB,)),
-    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?P<val>{_ORG})"), (_JOB, _HOME)),
+                rf"(?:at|with) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?:the )?(?P<val>{_ORG})"), (_JOB, _HOME)),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:resigned from|retired from|(?:was |were |got |been )?(?:laid off|"
-                rf"let go|fired|made redundant) (?:from|by|at)) (?P<val>{_ORG})"), (_JOB,)),
+                rf"let go|fired|made redundant) (?:from|by|at)) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
 ]
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
@@ -159,6 +161,9 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
                     rf"got a (?:new )?job)\b"
                     rf"[^,;.!?]*)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
+# A title or a place word's abbreviation ends no sentence ("I live in St. Louis now", "Mt. Vernon"): its dot is read
+# as a one-dot leader (U+2024, the same length) while sentences are split, and given back in each sentence.
+_ABBREV = re.compile(r"\b(St|Mt|Ft|Pt|Dr|Mr|Mrs|Ms|Prof)\.(?= [A-Z])")
 
 
 # Where a clause ends, for reading which time expression belongs to which statement ("I'm moving to Lisbon next
@@ -278,8 +283,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     """
     out: list[FactCandidate] = []
     sentences = []
-    for sm in _SENTENCES.finditer(text):
-        sentence = sm.group(0).strip()
+    for sm in _SENTENCES.finditer(_ABBREV.sub("\\1\u2024", text)):
+        sentence = sm.group(0).strip().replace("\u2024", ".")
         sentences.append((sentence, sentence))
         for cm in _COORD.finditer(sentence):  # "I left Berlin and moved to Rome": also "I moved to Rome"
             if not _negated(sentence, cm.start()):

@@ -12,7 +12,7 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
   days|weeks|months`` ahead in a sentence not in the past tense ("I move to Lisbon in two weeks")
 * ``last|next week|weekend|month|year``, ``last|next|this <weekday>``; ``over the weekend``: the last one in a
   sentence in the past tense, else the next one
-* ``on <weekday>``: the most recent one in a sentence in the past tense, else the next one
+* ``on|starting|from|as of <weekday>``: the most recent one in a sentence in the past tense, else the next one
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
   such day up to the message in a sentence in the past tense, else the next one
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
@@ -58,7 +58,8 @@ _PATTERNS = [
     ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
                        r"friday|saturday|sunday)\b", re.I)),
     ("weekend", re.compile(r"\b(?:over|during|at|on) the weekend\b", re.I)),
-    ("on", re.compile(r"\b(?:on|since|last) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+    ("on", re.compile(r"\b(?:on|since|last|starting|from|as of|beginning) "
+                      r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
     ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|last night|this morning|this evening|"
                         r"this afternoon)\b", re.I)),
 ]

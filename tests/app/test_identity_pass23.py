@@ -284,3 +284,18 @@ def test_a_move_announced_for_next_month_is_not_current_before_then(container, t
     assert spells(container, "Rosa Vidal", "home") == ([("Lisbon", "2023-07-01")], [("2023-06-14", "Porto", "2023-07-01")])
     then = ask(container, "Where does Rosa live?", as_of=datetime(2023, 6, 20, tzinfo=timezone.utc))
     assert memory_answer("Where does Rosa live?", then).text.startswith("Rosa Vidal lives in Porto")
+
+
+@pytest.mark.parametrize("text, facts", [
+    ("I work at the BBC.", [("employer", "BBC", date(2023, 6, 14), False)]),
+    ("I got a job at the Bank of England.", [("employer", "Bank of England", date(2023, 6, 14), False)]),
+    ("I live in St. Louis now.", [("home", "St. Louis", date(2023, 6, 14), False)]),
+    ("I moved to the Netherlands.", [("home", "Netherlands", date(2023, 6, 14), False)]),
+    ("I don't live in the Netherlands anymore.", [("home", "Netherlands", date(2023, 6, 14), True)]),
+    ("I started working at Globex today.", [("employer", "Globex", date(2023, 6, 14), False)]),
+    ("Starting Monday I work at Globex.", [("employer", "Globex", date(2023, 6, 19), False)]),
+    ("I work at Acme Corp. I live in Leeds.",
+     [("employer", "Acme Corp", date(2023, 6, 14), False), ("home", "Leeds", date(2023, 6, 14), False)]),
+])
+def test_articles_abbreviations_and_starting_dates(text, facts):
+    assert [(f.key, f.value, f.valid_from, bool(f.ends)) for f in extract_facts(text, WED)] == facts
