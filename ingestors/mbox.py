@@ -1125,6 +1125,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
             attrs[key] = value
     if references:
         attrs["references"] = references
+    auto = (first("auto-submitted") or "").split(";")[0].strip().lower()
+    if auto and auto != "no":
+        attrs["auto_submitted"] = auto  # RFC 3834: auto-generated / auto-replied
+    elif msg.get_content_type() == "multipart/report":
+        attrs["auto_submitted"] = "report"  # a delivery or read report (RFC 6522)
     if attrs.get("gmail_labels"):
         labels = gmail_system_labels(attrs["gmail_labels"])
         if labels != attrs["gmail_labels"]:

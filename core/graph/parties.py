@@ -158,11 +158,12 @@ def is_list_mail(attrs: dict) -> bool:
 
 
 def is_bulk_mail(attrs: dict) -> bool:
-    """True when a mail says it was sent in bulk: list headers (:func:`is_list_mail`), ``List-Unsubscribe``
-    (newsletters, notifications), or ``Precedence: bulk|list|junk``.  Such a mail from a role address
-    (``news@``, ``no-reply@``) or under a list's name ("Weekly Digest", "Acme Newsletter") is from a
-    publication — a thing, one per address — not from a person."""
-    return bool(is_list_mail(attrs) or attrs.get("list_unsubscribe")
+    """True when a mail says it was sent in bulk or by a machine: list headers (:func:`is_list_mail`),
+    ``List-Unsubscribe`` (newsletters, notifications), ``Precedence: bulk|list|junk``, or ``attrs["auto_submitted"]``
+    (an ``Auto-Submitted: auto-generated`` header, a delivery report).  Such a mail from a role address
+    (``news@``, ``no-reply@``, ``mailer-daemon@``) or under a list's name ("Weekly Digest", "Acme Newsletter") is
+    from a publication or a robot — a thing, one per address — not from a person."""
+    return bool(is_list_mail(attrs) or attrs.get("list_unsubscribe") or attrs.get("auto_submitted")
                 or str(attrs.get("precedence") or "").strip().casefold() in ("bulk", "list", "junk"))
 
 

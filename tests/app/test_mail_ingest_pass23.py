@@ -107,3 +107,28 @@ def test_a_takeout_of_an_account_in_another_language_keeps_its_sent_and_trash_la
         (me,) = s.exec(select(Entity).where(Entity.is_owner.is_(True))).all()
         assert me.canonical_name == "Nic Owner"
         assert "Spam King" not in _live(s, "person")
+
+
+def test_a_bounce_is_from_a_robot_and_the_bounced_message_is_the_owners(container, tmp_path):
+    """A delivery report (``multipart/report`` from ``mailer-daemon@``): "Mail Delivery Subsystem" is a thing, not
+    a person; the message it returns is its writer's own record; an auto-reply from a person's own address
+    (``Auto-Submitted: auto-replied``) stays that person's."""
+    bounce = ('From: Mail Delivery Subsystem <mailer-daemon@googlemail.com>\nTo: nic@example.com\n'
+              'Subject: Delivery Status Notification (Failure)\nDate: Mon, 01 Jan 2001 09:05:00 +0000\n'
+              'Message-ID: <b1@google>\nMIME-Version: 1.0\n'
+              'Content-Type: multipart/report; report-type=delivery-status; boundary="r"\n\n--r\n'
+              'Content-Type: text/plain\n\nAddress not found.\n\n--r\nContent-Type: message/delivery-status\n\n'
+              'Final-Recipient: rfc822; old@nowhere.example\nAction: failed\n\n--r\nContent-Type: message/rfc822\n\n'
+              'From: Nic Owner <nic@example.com>\nTo: old@nowhere.example\nSubject: Reunion in Tarbert\n'
+              'Date: Mon, 01 Jan 2001 09:00:00 +0000\nMessage-ID: <o1@example.com>\n\nAre you coming to Tarbert?\n\n'
+              '--r--\n')
+    vacation = ("From: Ann Lee <ann@example.org>\nTo: nic@example.com\nSubject: Out of office\n"
+                "Date: Mon, 01 Jan 2001 10:00:00 +0000\nAuto-Submitted: auto-replied\n\nI am away until Monday.\n")
+    (tmp_path / "bounce.eml").write_text(bounce)
+    (tmp_path / "vacation.eml").write_text(vacation)
+    r = ingest(container, [tmp_path / "bounce.eml", tmp_path / "vacation.eml"])
+    assert (r.records_added, r.errors) == (3, [])
+    with container.db.session() as s:
+        people, things = _live(s, "person"), _live(s, "thing")
+        assert "Mail Delivery Subsystem" in things and "Mail Delivery Subsystem" not in people
+        assert {"Nic Owner", "Ann Lee"} <= set(people)
