@@ -132,7 +132,7 @@ class TimelinePlot(pg.PlotWidget):
             self.event_items = [item, starts]
         # Facts: spans packed in rows under the Facts lane.
         end_default = max(self.now, data.span()[1] if data.span() else self.now)
-        facts = [f for f in data.facts]
+        facts = [f for f in data.facts if not f.bookkeeping]  # addresses and who-wrote-to-whom: on the profiles
         spans = [(f.start, f.end if f.end is not None else end_default) for f in facts]
         rows = pack_rows(spans)
         for group, col in (("current", c["accent"]), ("superseded", c["muted"])):
@@ -271,10 +271,14 @@ class TimelineWidget(QWidget):
         self.data = data
         self.plot.set_data(data)
         n = len(data.records)
-        ended = sum(f.superseded for f in data.facts)
-        text = (f"{n} dated record{'s' if n != 1 else ''}, {len(data.facts)} fact{'s' if len(data.facts) != 1 else ''}"
+        drawn = [f for f in data.facts if not f.bookkeeping]
+        ended = sum(f.superseded for f in drawn)
+        text = (f"{n} dated record{'s' if n != 1 else ''}, {len(drawn)} fact{'s' if len(drawn) != 1 else ''}"
                 f" ({ended} superseded), {len(data.events)} trip{'s' if len(data.events) != 1 else ''} or outing"
                 f"{'s' if len(data.events) != 1 else ''}")
+        if len(drawn) < len(data.facts):
+            left = len(data.facts) - len(drawn)
+            text += f" ({left} address and correspondence fact{'s' if left != 1 else ''} are on the profiles)"
         if data.undated_records:
             text += f"; {data.undated_records} without a date are not shown"
         self.status.setText(text if n or data.facts else "Nothing dated yet \u2014 import something in the Inbox.")

@@ -69,6 +69,13 @@ class TimelineFact:
     end: float | None
     superseded: bool
     domain: str = ""
+    category: str = ""
+
+    @property
+    def bookkeeping(self) -> bool:
+        """True for an address ("writes from …") or a who-wrote-to-whom fact: one per correspondent, true from the
+        first mail on — the Timeline leaves them out of its picture (each profile lists them)."""
+        return self.domain == "identity" or self.category == "correspondence"
 
 
 @dataclass
@@ -136,7 +143,10 @@ def timeline(c: Container, entity_id: int | None = None, max_records: int = 200_
             if end is None and f.superseded_by is not None:
                 newer = by_id.get(f.superseded_by)
                 end = (_ts(newer.valid_from) or _ts(newer.recorded_at)) if newer is not None else None
-            out.facts.append(TimelineFact(f.id, f.statement, start, end, f.superseded_by is not None, f.domain))
+            if end is None and f.category == "visit" and start is not None:
+                end = start + DAY  # a visit ("Arezzo was photographed") is a day, not a span running on to now
+            out.facts.append(TimelineFact(f.id, f.statement, start, end, f.superseded_by is not None, f.domain,
+                                          f.category))
         eq = select(Entity).where(Entity.kind == "event", Entity.tombstoned_at.is_(None))
         if entity_id is not None:
             rec_ids = select(RecordEntity.record_id).where(RecordEntity.entity_id == entity_id)

@@ -95,6 +95,10 @@ def test_timeline_places_every_dated_record_and_ends_superseded_facts(life):
     # The superseded fact ends where the newer one begins ("last week" before the 2023-06-01 mail).
     assert paris[0].end == lyon[0].start and lyon[0].end is None
     assert "2023-05-22" <= datetime.fromtimestamp(lyon[0].start, UTC).date().isoformat() <= "2023-05-28"
+    # a visit (the place photographed) is the day it was taken, not a span running on to now
+    visits = [f for f in tl.facts if f.category == "visit"]
+    assert visits and all(f.end == f.start + 86_400.0 for f in visits)
+    assert all(f.bookkeeping == (f.domain == "identity" or f.category == "correspondence") for f in tl.facts)
     # The two Lisbon photos a day apart are one trip.
     assert len(tl.events) == 1 and tl.events[0].photos == 2
     assert tl.events[0].start == PHOTOS[0][1].timestamp() and tl.events[0].end == PHOTOS[1][1].timestamp()

@@ -61,6 +61,15 @@ def test_timeline_draws_one_point_per_dated_record_and_fact_spans(qtbot, timelin
     assert {k: len(s.data) for k, s in plot.record_scatters.items()} == {"message": 4, "photo": 2, "other": 1}
     # Superseded facts are drawn as ended spans, in grey; current ones run on.
     assert plot.fact_spans() == {"current": 2, "superseded": 1}
+    # addresses and who-wrote-to-whom (one per correspondent, true from the first mail: a solid wall of spans on a
+    # real archive) are left out of the picture
+    more = [TimelineFact(10 + i, f"As of 2020, Ann writes from ann{i}@example.org.", T, None, False, "identity",
+                         "contact") for i in range(3)]
+    more.append(TimelineFact(20, "As of 2020, Ann wrote to Bob by email.", T, None, False, "relationships",
+                             "correspondence"))
+    plot.set_data(TimelineData(None, timeline_data.records, timeline_data.facts + more, timeline_data.events))
+    assert plot.fact_spans() == {"current": 2, "superseded": 1}
+    plot.set_data(timeline_data)
     grey = plot.fact_items["superseded"]
     assert list(grey.xData) == [T, T + 100 * DAY]
     # The image: a photo point is drawn in the photo colour where it lies.
