@@ -1787,7 +1787,8 @@ class MboxIngestor:
         A UTF-8 byte-order mark and blank lines before the first message are skipped, and so is the
         "FOLDER INTERNAL DATA" pseudo-message UW-IMAP and Pine keep first (:func:`is_folder_internal_data`); lines
         may end with LF,
-        CRLF or (classic Mac OS) a bare CR.  A last message the
+        CRLF or (classic Mac OS) a bare CR.  Each message of a Sent folder (:func:`is_sent_folder`) is marked
+        ``attrs["is_from_me"]`` (the owner wrote it; messages forwarded inside it are not marked).  A last message the
         file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
         RecordError.
 
@@ -1812,6 +1813,7 @@ class MboxIngestor:
             lines = _CRLines(fh) if b"\r" in body and b"\n" not in body else fh  # bare-CR line ends (old Macs)
             messages = (split_mmdf(lines, self.max_message_bytes) if mmdf else
                         split_mbox(lines, self.max_message_bytes, has_envelope))
+            sent = is_sent_folder(path)
             for index, message in enumerate(messages, 1):
                 envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
                 if message.data is None:
@@ -1827,9 +1829,26 @@ class MboxIngestor:
                 if index == 1 and is_folder_internal_data(message.data):
                     continue  # UW-IMAP/Pine's "DON'T DELETE THIS MESSAGE" record of the folder's own state
                 items = _safe_records(message.data, path, index, envelope)
+                if sent and items and isinstance(items[0], Record):
+                    items[0].attrs["is_from_me"] = True  # the mail program's Sent folder: the owner wrote it
+                    items[0].attrs["folder"] = "Sent"
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
                 yield from items
+
+
+_SENT_FOLDERS = {"sent", "sent mail", "sent-mail", "sent_mail", "sent items", "sent messages", "sent email",
+                 *(w.casefold() for w in _GMAIL_SYSTEM_LABELS["Sent"])}
+
+
+def is_sent_folder(path: Path) -> bool:
+    """True for a mailbox that is a mail program's Sent folder, whose every message the owner wrote: Thunderbird's
+    ``Sent``, Apple Mail's ``Sent Messages.mbox`` (its file ``mbox``), Pine's ``sent-mail``, Outlook's ``Sent
+    Items.mbox``, and the names in other languages (``Gesendet``, ``Envoyés``, ``Enviados``…)."""
+    path = Path(path)
+    name = path.parent.name if path.name.lower() == "mbox" else path.name
+    stem = re.sub(r"\.(?:mbox|mbx|mmdf)$", "", name, flags=re.I)
+    return " ".join(stem.replace("_", " ").split()).casefold() in _SENT_FOLDERS or stem.casefold() in _SENT_FOLDERS
 
 
 _INTERNAL_DATA = re.compile(rb"^Subject:[ \t]*DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA", re.M | re.I)

@@ -132,3 +132,22 @@ def test_a_bounce_is_from_a_robot_and_the_bounced_message_is_the_owners(containe
         people, things = _live(s, "person"), _live(s, "thing")
         assert "Mail Delivery Subsystem" in things and "Mail Delivery Subsystem" not in people
         assert {"Nic Owner", "Ann Lee"} <= set(people)
+
+
+def test_the_sent_folder_of_a_mail_program_is_the_owners_mail(container, tmp_path):
+    """Thunderbird's ``Sent`` mailbox (or Apple Mail's ``Sent Messages.mbox``): its messages are the owner's, so
+    the owner is known from them, as Gmail's Sent label does; the Inbox's senders stay other people."""
+    folder = tmp_path / "Local Folders"
+    folder.mkdir()
+    (folder / "Sent").write_text(
+        "From - Mon Jan  1 09:00:00 2001\n"
+        + _msg(1, "Nic Owner <nic@example.com>", "Ann Lee <ann@example.org>", "See you in Tarbert.").split("\n", 1)[1])
+    (folder / "Inbox").write_text(
+        "From - Mon Jan  2 09:00:00 2001\n"
+        + _msg(2, "Ann Lee <ann@example.org>", "Nic Owner <nic@example.com>", "Yes, Tarbert!").split("\n", 1)[1])
+    r = ingest(container, [folder])
+    assert (r.records_added, r.errors) == (2, [])
+    with container.db.session() as s:
+        (me,) = s.exec(select(Entity).where(Entity.is_owner.is_(True))).all()
+        assert me.canonical_name == "Nic Owner"
+        assert not _live(s, "person")["Ann Lee"].is_owner
