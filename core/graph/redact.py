@@ -13,7 +13,8 @@ names, nicknames, e-mail addresses, phone numbers, handles):
   about something else), and case-insensitively in machine-written fields (``loose=True``:
   concept labels, learning-log entities);
 * e-mail addresses match case-insensitively; phone numbers match in any format
-  ``phonenumbers.PhoneNumberMatcher`` recognises (compared in E.164);
+  ``phonenumbers.PhoneNumberMatcher`` recognises (compared in E.164), read in the settings' region and in
+  the number's own country's ("07700 900123" is +44 7700 900123 in a US setting too);
 * in machine-written fields the local part of an e-mail address (≥ 5 letters) counts too: concept
   extraction turns ``sapovitss@…`` into the label ``sapovitss``.
 
@@ -231,11 +232,31 @@ class Redactor:
         if not self.phones or not any(ch.isdigit() for ch in text):
             return []
         want = set(self.phones)
-        out = []
-        for m in phonenumbers.PhoneNumberMatcher(text, self.region, leniency=phonenumbers.Leniency.POSSIBLE):
-            if phonenumbers.format_number(m.number, phonenumbers.PhoneNumberFormat.E164) in want:
-                out.append((m.start, m.end))
+        found: set[tuple[int, int]] = set()
+        for region in self._phone_regions():
+            for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE):
+                if phonenumbers.format_number(m.number, phonenumbers.PhoneNumberFormat.E164) in want:
+                    found.add((m.start, m.end))
+        out: list[tuple[int, int]] = []
+        for start, end in sorted(found):  # one span per place, however many regions read it
+            if out and start < out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], end))
+            else:
+                out.append((start, end))
         return out
+
+    def _phone_regions(self) -> list[str]:
+        """The settings' region, then each forgotten number's own: a friend in that country writes it the way
+        numbers are written there ("07700 900123", "0044 7700 900123" for +44 7700 900123 in a US setting)."""
+        regions = [self.region]
+        for e164 in self.phones:
+            try:
+                r = phonenumbers.region_code_for_country_code(phonenumbers.parse(e164, None).country_code)
+            except phonenumbers.NumberParseException:
+                continue
+            if r and r not in regions and r != "ZZ":
+                regions.append(r)
+        return regions
 
     def mentions(self, text: str | None, loose: bool = False) -> bool:
         """True when ``text`` names a forgotten entity (``loose``: machine-written field, see the module doc)."""

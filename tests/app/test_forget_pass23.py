@@ -269,3 +269,23 @@ def test_a_summary_written_while_another_process_forgets_someone_does_not_bring_
         db.close()
     assert texts and not any("Theodora" in t or "Quillfeather" in t or "Teddy" in t for t in texts)
     assert scan(c.settings.home, HER_IDS + ["Teddy"]) == {}
+
+
+def test_a_forgotten_phone_number_written_the_way_its_country_writes_it_is_redacted(container, tmp_path):
+    """A friend in Britain writes the forgotten +44 number as "07700 900123" or "0044 7700 900123": with the
+    settings' region the US (the default), neither was read as her number and both stayed after a purge."""
+    c = container
+    _setup(c, tmp_path)
+    box = write_mbox(tmp_path / "bruno.mbox", [
+        ("Bruno Castellane <bruno@castellane.test>", "Numbers",
+         "Her mobile is 07700 900123, or 0044 7700 900123. Mine is 020 7946 0018, call me.")],
+        start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 1
+    forget(c, THEO, purge=True)
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        (text,) = db.execute("SELECT text FROM record WHERE subject = 'Numbers'").fetchone()
+    finally:
+        db.close()
+    assert text.strip() == "Her mobile is [forgotten], or [forgotten]. Mine is 020 7946 0018, call me."
+    assert scan(c.settings.home, ["900123"]) == {}
