@@ -79,7 +79,9 @@ Decisions on the ambiguous cases:
   shown as a phone number (an unsaved contact; spaces, brackets and any hyphen) is
   ``Party(None, number, "phone", "from")``.  A contact name holding ``": "`` (``Work: Anna: hi``) is
   taken whole when every message (two or more) under the part before the colon starts with the same
-  ``"X: "`` (:func:`colon_senders`).  The recipients are every other sender of the
+  ``"X: "`` (:func:`colon_senders`).  In a chat of two whose export is named after one of them
+  (``WhatsApp Chat with Ana.txt``), the other exported it: the owner (:func:`chat_owner`; every record
+  carries ``attrs["owner_name"]``, the owner's own ``attrs["is_from_me"]``).  The recipients are every other sender of the
   file (role ``"member"``).
 * **Thread**: ``"whatsapp:"`` + the file name without suffix (for an iOS
   ``_chat.txt`` the folder name), lower-cased: the same chat exported again keeps it.
@@ -579,6 +581,15 @@ def chat_title(path: Path) -> str | None:
     return _sender_key(m["title"]) if m else None
 
 
+def chat_owner(title: str | None, senders: list[str]) -> str | None:
+    """Who exported a chat of two: the sender that is not the chat's ``title`` (WhatsApp names a one-to-one
+    chat's export after the other person: ``WhatsApp Chat with Ana.txt`` written by Ana and Nic is Nic's),
+    as :func:`_sender_key` writes it; None for a group, a chat of one sender, or a title naming neither."""
+    if not title or len(senders) != 2 or title not in senders:
+        return None
+    return senders[0] if senders[1] == title else senders[1]
+
+
 def system_senders(survey: "Survey", title: str | None) -> set[str]:
     """Sender names (as :func:`_sender_key` writes them) that are a system line's words, not a person.
 
@@ -839,6 +850,8 @@ class WhatsAppIngestor:
         members = [_sender(colon_names.get(name, name)) for name, valid in survey.members.items()
                    if order in valid and name not in not_people]
         own = {(p.name, p.address) for p in members}
+        owner = chat_owner(title, [n for n, valid in survey.members.items() if order in valid and n not in not_people])
+        owner = _sender(colon_names.get(owner, owner)) if owner else None
         accepted = set()  # other-shape lines that are real messages of this chat
         for h, before, after in survey.foreign:
             a = _AUTHOR.match(h.rest)
@@ -882,6 +895,11 @@ class WhatsAppIngestor:
             sender = _sender(name)
             attrs: dict = {"time_basis": "assumed-local", "timezone": self.local_timezone.key,
                            "date_order": order, "date_order_basis": basis, "line": h.line}
+            if owner is not None:  # the one who exported the chat: the owner (core.graph.parties)
+                if owner.name:
+                    attrs["owner_name"] = owner.name
+                if (sender.name, sender.address) == (owner.name, owner.address):
+                    attrs["is_from_me"] = True
             if guessed_note:
                 notes.append(guessed_note)
             if h.shape != survey.shape:

@@ -206,8 +206,9 @@ def test_cut_and_nul_padded_export_keeps_what_came_before(tmp_path):
 # ----------------------------------------------------------------------------- through the import
 
 def test_telegram_owner_is_one_entity_after_a_whatsapp_import(tmp_path, container):
-    wa = tmp_path / "WhatsApp Chat with Ana.txt"
-    wa.write_text("24/12/2022, 18:05 - Ana: see you at the harbour\n24/12/2022, 18:06 - Bo: ok\n", encoding="utf-8")
+    wa = tmp_path / "WhatsApp Chat with Harbour Club.txt"  # a group: it does not say who exported it
+    wa.write_text("24/12/2022, 18:05 - Ana: see you at the harbour\n24/12/2022, 18:06 - Bo: ok\n"
+                  "24/12/2022, 18:07 - Cy: me too\n", encoding="utf-8")
     tg = tmp_path / "tg" / "result.json"
     tg.parent.mkdir()
     tg.write_bytes(json.dumps(_full_export(), ensure_ascii=False).encode() + b"\x00" * 16)
@@ -316,3 +317,21 @@ def test_a_word_of_an_unspaced_script_finds_its_message(tmp_path, container):
                          ("天ぷら", "明日は浅草の天ぷら屋で会いましょう"), ("해수욕장", "내일 해운대 해수욕장에서 만나요")):
         top = ask(container, asked, k=3)
         assert top and top[0].text == found, asked
+
+
+def test_who_exported_a_chat_of_two_is_the_owner(tmp_path, container):
+    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana Lopez: are you coming to the lantern festival?\n"
+                          "24/12/2022, 18:06 - Nic Owner: yes, with Bram\n", name="WhatsApp Chat with Ana Lopez.txt")
+    assert [r.attrs.get("is_from_me") for r in items] == [None, True]
+    assert {r.attrs["owner_name"] for r in items} == {"Nic Owner"}
+    group = _wa(tmp_path, "24/12/2022, 18:05 - Ana: a\n24/12/2022, 18:06 - Bo: b\n24/12/2022, 18:07 - Cy: c\n",
+                name="WhatsApp Chat with Trip.txt")
+    assert not any("owner_name" in r.attrs or "is_from_me" in r.attrs for r in group)  # a group: nobody's export
+    (tmp_path / "WhatsApp Chat with Bo.txt").write_text("25/12/2022, 10:05 - Bo: merry xmas\n"
+                                                        "25/12/2022, 10:06 - Nic Owner: you too\n", encoding="utf-8")
+    assert ingest(container, [tmp_path / "WhatsApp Chat with Ana Lopez.txt", tmp_path / "WhatsApp Chat with Bo.txt"]).errors == []
+    with container.db.session() as s:
+        owners = s.exec(select(Entity).where(Entity.is_owner.is_(True))).all()
+        mine = s.exec(select(Row).where(Row.text.in_(["yes, with Bram", "you too"]))).all()
+    assert [o.canonical_name for o in owners] == ["Nic Owner"]
+    assert {r.sender_entity_id for r in mine} == {owners[0].id}
