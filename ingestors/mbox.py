@@ -1787,8 +1787,9 @@ class MboxIngestor:
         A UTF-8 byte-order mark and blank lines before the first message are skipped, and so is the
         "FOLDER INTERNAL DATA" pseudo-message UW-IMAP and Pine keep first (:func:`is_folder_internal_data`); lines
         may end with LF,
-        CRLF or (classic Mac OS) a bare CR.  Each message of a Sent folder (:func:`is_sent_folder`) is marked
-        ``attrs["is_from_me"]`` (the owner wrote it; messages forwarded inside it are not marked).  A last message the
+        CRLF or (classic Mac OS) a bare CR.  The messages of a Sent, Trash or Junk folder (:func:`mailbox_folder`)
+        carry ``attrs["folder"]``; a Sent folder's are ``attrs["is_from_me"]`` too (the owner wrote them; messages
+        forwarded inside them are not marked).  A last message the
         file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
         RecordError.
 
@@ -1813,7 +1814,7 @@ class MboxIngestor:
             lines = _CRLines(fh) if b"\r" in body and b"\n" not in body else fh  # bare-CR line ends (old Macs)
             messages = (split_mmdf(lines, self.max_message_bytes) if mmdf else
                         split_mbox(lines, self.max_message_bytes, has_envelope))
-            sent = is_sent_folder(path)
+            folder = mailbox_folder(path)
             for index, message in enumerate(messages, 1):
                 envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
                 if message.data is None:
@@ -1829,26 +1830,35 @@ class MboxIngestor:
                 if index == 1 and is_folder_internal_data(message.data):
                     continue  # UW-IMAP/Pine's "DON'T DELETE THIS MESSAGE" record of the folder's own state
                 items = _safe_records(message.data, path, index, envelope)
-                if sent and items and isinstance(items[0], Record):
-                    items[0].attrs["is_from_me"] = True  # the mail program's Sent folder: the owner wrote it
-                    items[0].attrs["folder"] = "Sent"
+                if folder and items and isinstance(items[0], Record):
+                    for item in items[:1] if folder == "Sent" else items:
+                        item.attrs["folder"] = folder  # the import leaves Trash and Junk out, as Gmail's labels
+                    if folder == "Sent":
+                        items[0].attrs["is_from_me"] = True  # the mail program's Sent folder: the owner wrote it
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
                 yield from items
 
 
-_SENT_FOLDERS = {"sent", "sent mail", "sent-mail", "sent_mail", "sent items", "sent messages", "sent email",
-                 *(w.casefold() for w in _GMAIL_SYSTEM_LABELS["Sent"])}
+_FOLDER_NAMES = {
+    "Sent": {"sent", "sent mail", "sent-mail", "sent items", "sent messages", "sent email",
+             *(w.casefold() for w in _GMAIL_SYSTEM_LABELS["Sent"])},
+    "Trash": {"trash", "deleted items", "deleted messages", "deleted", "bin",
+              *(w.casefold() for w in _GMAIL_SYSTEM_LABELS["Trash"])},
+    "Junk": {"junk", "junk e-mail", "junk email", "junk mail", "spam", "bulk mail",
+             *(w.casefold() for w in _GMAIL_SYSTEM_LABELS["Spam"])},
+}
 
 
-def is_sent_folder(path: Path) -> bool:
-    """True for a mailbox that is a mail program's Sent folder, whose every message the owner wrote: Thunderbird's
-    ``Sent``, Apple Mail's ``Sent Messages.mbox`` (its file ``mbox``), Pine's ``sent-mail``, Outlook's ``Sent
-    Items.mbox``, and the names in other languages (``Gesendet``, ``Envoyés``, ``Enviados``…)."""
+def mailbox_folder(path: Path) -> str | None:
+    """``"Sent"``, ``"Trash"`` or ``"Junk"`` when a mailbox file is a mail program's folder of that kind, by its
+    name: Thunderbird's ``Sent``/``Trash``/``Junk``, Apple Mail's ``Sent Messages.mbox`` (its file ``mbox``),
+    Pine's ``sent-mail``, Outlook's ``Sent Items``/``Deleted Items``/``Junk E-mail``, and the names in other
+    languages (``Gesendet``, ``Papierkorb``, ``Envoyés``…); else None."""
     path = Path(path)
     name = path.parent.name if path.name.lower() == "mbox" else path.name
-    stem = re.sub(r"\.(?:mbox|mbx|mmdf)$", "", name, flags=re.I)
-    return " ".join(stem.replace("_", " ").split()).casefold() in _SENT_FOLDERS or stem.casefold() in _SENT_FOLDERS
+    stem = " ".join(re.sub(r"\.(?:mbox|mbx|mmdf)$", "", name, flags=re.I).replace("_", " ").split()).casefold()
+    return next((kind for kind, names in _FOLDER_NAMES.items() if stem in names), None)
 
 
 _INTERNAL_DATA = re.compile(rb"^Subject:[ \t]*DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA", re.M | re.I)

@@ -206,7 +206,8 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                                                item.locator))
                 continue
             labels = {x.strip().casefold() for x in str(item.attrs.get("gmail_labels", "")).split(",") if x.strip()}
-            if labels & GMAIL_FILTERED:  # seed 002: Gmail Takeout spam, trash and promotions are not memories
+            if labels & GMAIL_FILTERED or item.attrs.get("folder") in ("Trash", "Junk"):
+                # seed 002: Gmail Takeout spam, trash and promotions are not memories; nor a mail program's Trash/Junk
                 report.records_filtered += 1
                 continue
             if "sent" in labels:

@@ -136,7 +136,8 @@ def test_a_bounce_is_from_a_robot_and_the_bounced_message_is_the_owners(containe
 
 def test_the_sent_folder_of_a_mail_program_is_the_owners_mail(container, tmp_path):
     """Thunderbird's ``Sent`` mailbox (or Apple Mail's ``Sent Messages.mbox``): its messages are the owner's, so
-    the owner is known from them, as Gmail's Sent label does; the Inbox's senders stay other people."""
+    the owner is known from them, as Gmail's Sent label does; the Inbox's senders stay other people; Junk and
+    Deleted Items are left out as Gmail's Spam and Trash are."""
     folder = tmp_path / "Local Folders"
     folder.mkdir()
     (folder / "Sent").write_text(
@@ -145,9 +146,16 @@ def test_the_sent_folder_of_a_mail_program_is_the_owners_mail(container, tmp_pat
     (folder / "Inbox").write_text(
         "From - Mon Jan  2 09:00:00 2001\n"
         + _msg(2, "Ann Lee <ann@example.org>", "Nic Owner <nic@example.com>", "Yes, Tarbert!").split("\n", 1)[1])
+    (folder / "Junk").write_text(
+        "From - Mon Jan  3 09:00:00 2001\n"
+        + _msg(3, "Prize Desk <win@prize.example>", "nic@example.com", "You won a cruise.").split("\n", 1)[1])
+    (folder / "Deleted Items.mbox").write_text(
+        "From - Mon Jan  4 09:00:00 2001\n"
+        + _msg(4, "Old Shop <shop@old.example>", "nic@example.com", "Your order shipped.").split("\n", 1)[1])
     r = ingest(container, [folder])
-    assert (r.records_added, r.errors) == (2, [])
+    assert (r.records_added, r.records_filtered, r.errors) == (2, 2, [])  # Junk and Trash are left out, counted
     with container.db.session() as s:
         (me,) = s.exec(select(Entity).where(Entity.is_owner.is_(True))).all()
         assert me.canonical_name == "Nic Owner"
-        assert not _live(s, "person")["Ann Lee"].is_owner
+        people = _live(s, "person")
+        assert not people["Ann Lee"].is_owner and "Prize Desk" not in people and "Old Shop" not in people
