@@ -54,7 +54,9 @@ Decisions:
   participants; else the owner found so for another conversation of the same export (its
   ``messages`` folder, or the folder of the encrypted chats' files).  Each record
   carries it as ``attrs["owner_name"]``, and the owner's own messages ``attrs["is_from_me"]``, so
-  the account holder is the owner, not a contact (``core.graph.parties``).
+  the account holder is the owner, not a contact (``core.graph.parties``).  A profile file given to
+  Kith (a folder or zip of the whole export) is read for that name only: it gives no records, and a
+  zip's profile file is read before its conversations (``app.operations.ingest``).
 * **Shared links**: a ``share``'s ``share_text`` (or its ``link``) is the record's ``subject``,
   so the link can be found by its words; the share is kept in ``attrs["share"]``.
 * **Which service**: ``attrs["service"]`` is ``"instagram"`` or ``"facebook"`` when a folder (or the
