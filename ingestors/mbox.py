@@ -217,20 +217,45 @@ def _loose_word(m: re.Match) -> str:
     return decode_bytes(data, charset)
 
 
-def decode_header_value(raw: str) -> str:
+_ISO2022 = re.compile(r"\x1b[$(][@A-Z]")  # an ISO-2022 escape sequence (ISO-2022-JP headers written raw)
+
+
+def raw_header_text(raw: str, hint: str | None = None) -> str:
+    """A header value's raw bytes as text, RFC 2047 words left as they are: ISO-2022-JP escape sequences (old
+    Japanese mailers wrote them unencoded) decoded; raw 8-bit bytes as UTF-8 when they are, else in ``hint`` (the
+    message's body charset: a Shift_JIS or KOI8-R mailer writes its headers in it too), else Windows-1252.
+
+    Args:
+        raw: the value as the parser keeps it (8-bit bytes as surrogate escapes).
+        hint: a MIME charset label, or None.
+    """
+    if _ISO2022.search(raw):
+        try:
+            return raw.encode("ascii").decode("iso2022_jp_2")
+        except (UnicodeError, LookupError):
+            pass
+    if not any("\udc80" <= ch <= "\udcff" for ch in raw):
+        return raw
+    data = raw.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode_bytes(data, hint if _codec(hint) else None)
+
+
+def decode_header_value(raw: str, hint: str | None = None) -> str:
     """Decode one raw header value to plain text.
 
     Args:
         raw: the value as stored by the parser: maybe folded, maybe with raw
-            8-bit bytes (carried as surrogate escapes), maybe RFC 2047 words.
+            8-bit bytes (carried as surrogate escapes) or ISO-2022-JP, maybe RFC 2047 words.
+        hint: the message's body charset, for raw 8-bit bytes that are not UTF-8 (:func:`raw_header_text`).
 
     Returns:
         A str with control characters and whitespace runs made single spaces; an encoded-word whose
         ``?=`` is missing (cut by a client) is decoded too.  Never raises.
     """
-    text = raw
-    if any("\udc80" <= ch <= "\udcff" for ch in text):  # raw 8-bit bytes: UTF-8, else Windows-1252
-        text = decode_bytes(text.encode("utf-8", "surrogateescape"), None)
+    text = raw_header_text(raw, hint)
     if "=?" in text:
         try:
             chunks = decode_header(" ".join(text.splitlines()))  # joins same-charset runs first
@@ -1079,6 +1104,18 @@ def _msg_ids(value: str | None) -> list[str]:
     return _MSGID.findall(value) or value.split()[:1]
 
 
+def _body_charset(msg: Message) -> str | None:
+    """The charset the message's first text part declares (a hint for raw 8-bit headers), or None."""
+    for part in msg.walk():
+        if part.get_content_maintype() == "text":
+            charset = part.get_content_charset()
+            if charset:
+                return charset
+        if part.get_content_type() == "message/rfc822":
+            break
+    return None
+
+
 def header_record(msg: Message, path: Path, index: int, text: str, notes: list[str],
                   mbox_from: str | None = None) -> Record:
     """The header → Record mapping of one parsed message (the one place that reads mail headers).
@@ -1094,12 +1131,14 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     for name, value in msg.raw_items():
         headers.setdefault(name.lower(), []).append(value)
 
+    hint = _body_charset(msg)
+
     def first(name: str) -> str | None:
         values = headers.get(name)
-        return decode_header_value(values[0]) if values else None
+        return decode_header_value(values[0], hint) if values else None
 
     def undecoded(name: str) -> list[str]:  # 8-bit made text, RFC 2047 words left for later
-        return [decode_bytes(v.encode("utf-8", "surrogateescape"), None) for v in headers.get(name, [])]
+        return [raw_header_text(v, hint) for v in headers.get(name, [])]
 
     attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     subject = first("subject")

@@ -424,3 +424,21 @@ def test_pines_folder_internal_data_message_is_not_mail(tmp_path):
             + _head("Ann <ann@example.org>", "Real", "Mon, 01 Jan 2001 10:00:00 +0000", "\nThe real one.\n"))
     items = _read(tmp_path, "INBOX", data)
     assert [(i.sender.name, i.text) for i in items] == [("Ann", "The real one.\n")]
+
+
+def test_raw_legacy_charset_headers_are_read_in_the_messages_charset(tmp_path):
+    """Old Japanese and Russian mailers wrote headers unencoded: ISO-2022-JP escape sequences (a ``(`` inside them
+    had made the name a comment), Shift_JIS or KOI8-R bytes in the body's charset — the names and subjects are
+    read, not Windows-1252 mojibake; UTF-8 bytes stay UTF-8 whatever the body says."""
+    cases = [("iso-2022-jp", "iso2022_jp", "山田太郎", "会議の件"), ("shift_jis", "cp932", "山田", "会議の件"),
+             ("koi8-r", "koi8-r", "Иван Петров", "Встреча в пятницу")]
+    for i, (label, codec, name, subject) in enumerate(cases):
+        raw = (b"From: " + name.encode(codec) + b" <x@example.org>\nSubject: " + subject.encode(codec)
+               + b"\nDate: Mon, 01 Jan 2001 09:00:00 +0900\nContent-Type: text/plain; charset=" + label.encode()
+               + b"\n\n" + "本文".encode(codec if codec != "koi8-r" else "utf-8", "replace") + b"\n")
+        (rec,) = _read(tmp_path, f"raw{i}.eml", raw)
+        assert (rec.sender.name, rec.sender.address, rec.subject) == (name, "x@example.org", subject), label
+    raw = ("From: Zoë Brontë <z@example.org>\nSubject: Café\nDate: Mon, 01 Jan 2001 09:00:00 +0000\n"
+           "Content-Type: text/plain; charset=koi8-r\n\nbody\n").encode("utf-8")
+    (rec,) = _read(tmp_path, "utf8.eml", raw)
+    assert (rec.sender.name, rec.subject) == ("Zoë Brontë", "Café")
