@@ -42,7 +42,8 @@ Decisions:
   :mod:`core.graph.parties`); such a sender is never a chat member; a post's signature is ``attrs["signature"]``.
 * **Who**: sender ``Party(from, from_id, "handle", "from")`` (``from`` is null for a
   deleted account; an old export's numeric ``from_id`` N becomes ``"userN"``, as newer ones write it); recipients are every other sender in the same chat (``"member"``).
-  In a full export, the account holder's own messages (``from_id`` is ``personal_information.user_id``)
+  In a full export, the account holder's own messages (``from_id`` is ``personal_information.user_id``; in
+  a one-to-one chat exported alone, the sender the chat is not named after: :func:`personal_chat_owner`)
   carry ``attrs["is_from_me"]`` (the owner), and so do the account holder's own words forwarded (not another's
   words the account holder forwarded); among the
   recipients the account holder is named without the handle, with ``attrs["owner_name"]`` (the owner, not a
@@ -249,6 +250,17 @@ def owner_handle(user_id) -> str | None:
     if text.isdigit():
         return "user" + text
     return text if text.startswith("user") and text[4:].isdigit() else None
+
+
+def personal_chat_owner(chat: "_Chat") -> str | None:
+    """Who exported a one-to-one chat (``type: personal_chat``, named after the other person) written by two
+    senders: the handle of the sender the chat is not named after; None otherwise (a single-chat export has no
+    ``personal_information``)."""
+    if chat.type != "personal_chat" or len(chat.members) != 2 or not chat.name:
+        return None
+    a, b = chat.members
+    other = b if a.name == chat.name else a if b.name == chat.name else None
+    return other.address if other is not None and other.name != chat.name else None
 
 
 _MEDIA_LABELS = {"photo": "photo", "sticker": "sticker", "voice_message": "voice message", "video_message": "video message",
@@ -577,9 +589,10 @@ class TelegramIngestor:
                 attrs["forwarded_by"] = {"name": members_of.name, "id": members_of.address}
             notes.append(f"forwarded by {(members_of.name or members_of.address) if members_of else 'someone'}"
                          f": written by {sender.name}")
+        owner = self._owner or personal_chat_owner(chat)
         if sender is None:
             notes.append("sender unknown")
-        elif self._owner and sender.address == self._owner:
+        elif owner and sender.address == owner:
             attrs["is_from_me"] = True  # the account holder (personal_information.user_id) wrote it (or forwarded
             # their own words)
         group = sender_group(chat.type, chat.id, chat.name, sender)
@@ -607,9 +620,9 @@ class TelegramIngestor:
             attrs["system_events"], state.events = state.events, []
         thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
         recipients = other_members(chat.members, members_of)
-        if self._owner:  # the account holder among the members: by name (attrs["owner_name"]), as the owner
+        if owner:  # the account holder among the members: by name (attrs["owner_name"]), as the owner
             for i, p in enumerate(recipients):
-                if p.address == self._owner and p.name:
+                if p.address == owner and p.name:
                     recipients[i] = Party(p.name, None, p.address_kind, p.role)
                     attrs["owner_name"] = p.name
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,

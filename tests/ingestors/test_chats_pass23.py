@@ -335,3 +335,13 @@ def test_who_exported_a_chat_of_two_is_the_owner(tmp_path, container):
         mine = s.exec(select(Row).where(Row.text.in_(["yes, with Bram", "you too"]))).all()
     assert [o.canonical_name for o in owners] == ["Nic Owner"]
     assert {r.sender_entity_id for r in mine} == {owners[0].id}
+
+
+def test_a_one_to_one_chat_exported_alone_knows_its_owner(tmp_path):
+    chat = _full_export()["chats"]["list"][0]  # "Ana Lopez", personal_chat, no personal_information
+    items = _tg(tmp_path, json.dumps(chat).encode())
+    assert [(r.sender.name, r.attrs.get("is_from_me")) for r in items] == [
+        ("Ana Lopez", None), ("Nic Owner", True), ("Bram de Vries", None)]
+    assert items[0].recipients == [Party("Nic Owner", None, "handle", "member")]
+    group = _full_export()["chats"]["list"][1]  # a group: nobody's export
+    assert not any("is_from_me" in r.attrs for r in _tg(tmp_path, json.dumps(group).encode()))

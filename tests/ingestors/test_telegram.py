@@ -207,7 +207,9 @@ def test_forwarded_messages_are_their_authors_words_and_media_is_noted(tmp_path)
     news = records[1]
     assert news.attrs["forwarded_by"] == {"name": "Ana", "id": "user7"}
     assert news.notes == ["forwarded by Ana: written by Daily News"]
-    assert news.recipients == [Party("Me", "user1", "handle", "member")]  # Ana's chat got it from her
+    # Ana's chat got it from her; "Me" exported this chat named after Ana: the owner, by name
+    assert news.recipients == [Party("Me", None, "handle", "member")] and news.attrs["owner_name"] == "Me"
+    assert records[3].attrs["is_from_me"] is True and "is_from_me" not in records[2].attrs
     assert records[2].recipients == [Party("Ana", "user7", "handle", "member")]
     assert records[3].notes == ["media: sticker \U0001F602"] and records[4].notes == ["media: voice message"]
 
