@@ -6,6 +6,7 @@ speaker's mother — an entity of her own, linked to the speaker by a
 """
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, time, timezone
 
 from sqlmodel import Session, select
@@ -152,6 +153,8 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
             ended = end_fact(s, subject.id, c.ends, c.value, when, record_id)
             if ended is not None:
                 outcomes.append(FactOutcome("ended", ended))
+            elif when is not None:  # the fact it ends may come later, from an older message imported after it
+                _keep_ending(s, subject, c.ends, c.value, when, record_id)
             continue
         links: list[tuple[int, str]] = []
         if c.obj and c.obj_kind in ("thing", "place"):
@@ -165,8 +168,57 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         if c.valid_to and outcome.action != "reinforced" and outcome.fact.valid_to is None:
             outcome.fact.valid_to = _utc(c.valid_to)
             s.add(outcome.fact)
+        _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+PENDING_ENDINGS = "pending_endings"
+"""``Entity.attrs[PENDING_ENDINGS]``: endings ("I don't live in Berlin anymore") that found no fact in effect to
+end when they were read — the fact may come later, from an older message imported after them.  Each is
+``{"keys": [[domain, category, key], …], "value": digest of the value, "at": ISO time, "record": record id}``: the
+value is kept as a digest only (no text of a message outside the record rows, so forgetting the record leaves
+nothing readable; an entry whose record is gone is dropped when next looked at)."""
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.strip().casefold().encode("utf-8")).hexdigest()[:20]
+
+
+def _keep_ending(s: Session, subject: Entity, keys, value: str, at: datetime, record_id: int | None) -> None:
+    """Remember an ending that ended nothing yet (:data:`PENDING_ENDINGS`), at most the 50 latest per entity."""
+    attrs = dict(subject.attrs or {})
+    entry = {"keys": [list(k) for k in keys], "value": _digest(value), "at": at.isoformat(), "record": record_id}
+    kept = [e for e in attrs.get(PENDING_ENDINGS, []) if e != entry]
+    attrs[PENDING_ENDINGS] = (kept + [entry])[-50:]
+    subject.attrs = attrs
+    s.add(subject)
+
+
+def _apply_endings(s: Session, subject: Entity, fact: Fact) -> None:
+    """End ``fact`` (just written) where a remembered ending says its value stopped holding after it began
+    ("I live in Berlin" from January, imported after June's "I don't live in Berlin anymore")."""
+    pending = (subject.attrs or {}).get(PENDING_ENDINGS) or []
+    start = fact.valid_from if fact.valid_from is None or fact.valid_from.tzinfo else \
+        fact.valid_from.replace(tzinfo=timezone.utc)
+    if not pending or start is None:
+        return
+    triple, value, keep, changed = [fact.domain, fact.category, fact.key], _digest(fact.value), [], False
+    for e in pending:
+        if e.get("record") is not None:
+            rec = s.get(Record, e["record"])
+            if rec is None or getattr(rec, "tombstoned_at", None) is not None:
+                changed = True  # its message was forgotten: so is the ending
+                continue
+        at = datetime.fromisoformat(e["at"])
+        if triple in e["keys"] and e["value"] == value and start < at and \
+                end_fact(s, subject.id, tuple(tuple(k) for k in e["keys"]), fact.value, at, e.get("record")) is not None:
+            changed = True
+            continue
+        keep.append(e)
+    if changed:
+        subject.attrs = {**(subject.attrs or {}), PENDING_ENDINGS: keep}
+        s.add(subject)
 
 
 __all__ = ["apply_candidates", "relative_of", "Subject"]

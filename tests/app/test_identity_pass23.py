@@ -299,3 +299,25 @@ def test_a_move_announced_for_next_month_is_not_current_before_then(container, t
 ])
 def test_articles_abbreviations_and_starting_dates(text, facts):
     assert [(f.key, f.value, f.valid_from, bool(f.ends)) for f in extract_facts(text, WED)] == facts
+
+
+def test_an_ending_imported_before_the_fact_it_ends_still_ends_it(container, tmp_path):
+    """June's "I don't live in Berlin anymore" / "I quit Northwind last week" imported first, January's "I live in
+    Berlin. I work at Northwind." after: both are history, ended when June's messages say (valid time, not import
+    order); the ending keeps no text of the message outside the record."""
+    import json
+
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    ingest(container, [write_raw_mbox(tmp_path / "june.mbox", [
+        (ROSA, "Tue, 13 Jun 2023 09:00:00 +0200", "u", "I don't live in Berlin anymore."),
+        (ROSA, "Wed, 14 Jun 2023 09:00:00 +0200", "u", "I quit Northwind last week.")])])   # Mon 5 Jun
+    with container.db.session() as s:
+        rosa = s.exec(select(Entity).where(Entity.canonical_name == "Rosa Vidal")).one()
+        assert "Berlin" not in json.dumps(rosa.attrs) and "Northwind" not in json.dumps(rosa.attrs)
+    ingest(container, [write_raw_mbox(tmp_path / "jan.mbox", [
+        (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "h", "I live in Berlin. I work at Northwind.")])])
+    assert spells(container, "Rosa Vidal", "home") == ([], [("2023-01-09", "Berlin", "2023-06-13")])
+    assert spells(container, "Rosa Vidal", "employer") == ([], [("2023-01-09", "Northwind", "2023-06-05")])
