@@ -240,6 +240,13 @@ class PersonalService:
                "topic": (topic_names(msg.text) or [None])[0]}
 
         def work():
+            if msg.role == "assistant" and getattr(msg, "cites", None):
+                from app.operations.conversations import records_gone
+                from core.store.forgetting import REPLACEMENT
+
+                with self.c.db.session() as s:  # a memory the reply quotes was forgotten meanwhile (another Kith)
+                    if records_gone(s, msg.cites):
+                        row.update(text=REPLACEMENT, length=1, is_question=False, embedding=None, topic=None)
             with self.ledger.transaction() as tx:
                 return add_messages(tx, [row])[0]
         return self.c.writer.run(work)

@@ -23,6 +23,7 @@ from app.operations.types import AskResult
 from core import clock
 from core.errors import NotFound
 from core.store.conversations import ChatConversation, ChatTurn, title_of
+from core.store.forgetting import REPLACEMENT
 
 _ASK_FIELDS = {f.name for f in fields(AskResult)}
 
@@ -204,6 +205,20 @@ def answer_text(result) -> str:
     return reply
 
 
+def records_gone(s, ids) -> set[int]:
+    """The record ids among ``ids`` (ints > 0; others are ignored) that are no longer live — hidden or erased by a
+    forget, perhaps by another Kith process since the turn recalled them.  ``s``: a session on the Kith
+    database (under the writer lock, so that no forget runs until what is checked here is written)."""
+    from core.store.schema import Record
+
+    want = sorted({int(i) for i in ids if isinstance(i, int) and not isinstance(i, bool) and i > 0})
+    live: set[int] = set()
+    for k in range(0, len(want), 500):
+        live |= set(s.exec(select(Record.id).where(Record.id.in_(want[k:k + 500]),
+                                                   Record.tombstoned_at.is_(None))).all())
+    return set(want) - live
+
+
 def keep_turn(c: Container, conversation_id: str, user_text: str, result, *, partner_id: int | None = None,
               at: datetime | None = None) -> int:
     """Keep one turn — the person's message and Kith's reply with the memories it recalled — in conversation
@@ -228,9 +243,16 @@ def keep_turn(c: Container, conversation_id: str, user_text: str, result, *, par
             meta = {"model": result.model, "no_model": bool(result.no_model),
                     "sources_listed": bool(result.no_model or result.fell_back), "fell_back": bool(result.fell_back),
                     "note": result.note or "", "cancelled": bool(result.cancelled)}
+            cites, text = _citations(result), answer_text(result)
+            # a memory forgotten (by another Kith) while the reply was made: its copy is not kept, and a reply
+            # that rested on it reads [forgotten], as the forget does to the turns it finds
+            gone = records_gone(s, [m.get("record_id") for m in cites])
+            if gone:
+                text = REPLACEMENT if any(m.get("cited") and m.get("record_id") in gone for m in cites) else text
+                cites = [m for m in cites if m.get("record_id") not in gone]
             s.add(ChatTurn(conversation_id=conversation_id, seq=seq, role="user", text=user_text, at=at))
-            s.add(ChatTurn(conversation_id=conversation_id, seq=seq + 1, role="assistant", text=answer_text(result),
-                           at=at, citations=_citations(result), meta=meta))
+            s.add(ChatTurn(conversation_id=conversation_id, seq=seq + 1, role="assistant", text=text,
+                           at=at, citations=cites, meta=meta))
             conv.turns = seq + 2
             conv.updated_at = at
             conv.partner_id = partner_id

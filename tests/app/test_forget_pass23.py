@@ -289,3 +289,27 @@ def test_a_forgotten_phone_number_written_the_way_its_country_writes_it_is_redac
         db.close()
     assert text.strip() == "Her mobile is [forgotten], or [forgotten]. Mine is 020 7946 0018, call me."
     assert scan(c.settings.home, ["900123"]) == {}
+
+
+def test_a_chat_reply_made_while_another_process_erases_what_it_recalled_keeps_none_of_it(container, tmp_path):
+    """The chat recalls outside the writer lock and keeps the turn under it: a person erased by another Kith in
+    between (``kith forget --purge`` while the window answers) came back in the kept reply and its copy in the
+    personalization ledger.  The forget here runs right after recall, exactly in that gap."""
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+    from app.operations.ask import ask
+    from app.operations.conversations import open_conversation
+
+    c = container
+    _setup(c, tmp_path)
+
+    def recall(text: str):
+        found = ask(c, text, trace=True)
+        forget(c, THEO, purge=True)
+        return found
+    loop = ConversationLoop.for_container(c, model=NoModel(), recall=recall)
+    assert "second firing" in loop.turn("when is the kiln firing?").reply  # what was shown, before the erase
+    kept = open_conversation(c, loop.conversation)
+    assert kept.turns[1].text == "[forgotten]" and not kept.turns[1].memories
+    assert _ledger_texts(c)[-1] == "[forgotten]"
+    assert scan(c.settings.home, HER_WORDS + HER_IDS) == {}
