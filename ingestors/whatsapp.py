@@ -625,7 +625,13 @@ def colon_senders(survey: "Survey") -> dict[str, str]:
     the first colon: whole name}``, for each name under which two or more messages all start with the same
     ``"X: "`` of at most four words (one message alone cannot tell a name from a text such as ``"Note: …"``)."""
     return {key: f"{key}: {tail}" for key, tail in survey.name_tails.items()
-            if tail and survey.senders.get(key, 0) >= 2 and len(tail.split()) <= 4}
+            if tail and survey.senders.get(key, 0) >= 2 and len(tail.split()) <= 4
+            and not (tail.isupper() or tail.casefold() in _LABELS)}
+
+
+# words a sender's every message may start with that are no part of a name ("ALERT: …", "Reminder: …")
+_LABELS = {"re", "fwd", "fw", "note", "ps", "p.s", "update", "reminder", "alert", "edit", "todo", "info", "warning",
+           "error", "news", "hinweis", "rappel", "nota", "aviso", "erinnerung"}
 
 
 def _clean(text: str) -> str:

@@ -94,11 +94,13 @@ def test_contact_name_holding_a_colon_is_one_sender(tmp_path):
     assert items[1].recipients == [Party("Work: Anna", None, "phone", "member")]
 
 
-def test_a_text_starting_with_a_label_is_not_a_name(tmp_path):
-    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana: Note: bring the tent\n24/12/2022, 18:06 - Bo: ok\n"
-                          "24/12/2022, 18:07 - Ana: PS: and the stove\n")
-    assert [(r.sender.name, r.text) for r in items] == [
-        ("Ana", "Note: bring the tent"), ("Bo", "ok"), ("Ana", "PS: and the stove")]
+@pytest.mark.parametrize("first, second", [("Note: bring the tent", "PS: and the stove"),
+                                           ("ALERT: door open", "ALERT: door closed"),
+                                           ("Reminder: bins tonight", "Reminder: bins tomorrow")])
+def test_a_text_starting_with_a_label_is_not_a_name(tmp_path, first, second):
+    items = _wa(tmp_path, f"24/12/2022, 18:05 - Ana: {first}\n24/12/2022, 18:06 - Bo: ok\n"
+                          f"24/12/2022, 18:07 - Ana: {second}\n")
+    assert [(r.sender.name, r.text) for r in items] == [("Ana", first), ("Bo", "ok"), ("Ana", second)]
 
 
 def test_named_document_omitted_and_view_once(tmp_path):
