@@ -1583,6 +1583,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         parts.clear()
         deferred.clear()
         head.clear()
+        declared.clear()
         in_headers, head_size, closing = True, 0, None
 
     def cut_at_deferred(extra: list[tuple[bytes, bool]]) -> None:
