@@ -30,7 +30,9 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
   message's is the previous message's; ``"Deleted Account"`` is no one (sender None, noted); a ``via
   @bot`` tail is kept in ``attrs["via_bot"]``.  Recipients: every other sender of the chat (all its
   ``messages*.html`` beside the file when they are there; inside a zip, where the others are not on disk,
-  those of the file).
+  those of the file).  A one-to-one chat (not listed as a group, channel or bot) written by two senders and
+  named after one of them was exported by the other: every record carries ``attrs["owner_name"]``, the
+  owner's own ``attrs["is_from_me"]`` (the owner, as in ``result.json``).
 * **Forwarded**: the words are the author's (the forwarded block's ``from_name``, or the previous
   message's author for a joined one): sender the author, ``attrs["forwarded_by"]`` and a note name the one
   who posted it, recipients are that person's chat members.
@@ -294,6 +296,9 @@ class TelegramHtmlIngestor:
         itself = {"channel": "telegram_channel", "group": "telegram_group"}.get(chat_type or "")
         # a channel (or a group posting as itself, an anonymous admin) is not one of the chat's members
         members = [Party(n, None, "handle", "from") for n in posters if not (itself and n == chat)]
+        # a one-to-one chat named after the other person: whoever else wrote in it exported it (the owner)
+        owner = next((n for n in posters if n != chat), None) if chat_type in (None, "private") and \
+            len(posters) == 2 and chat in posters else None
         full = path.parent.parent.name == "chats" and bool(_CHAT_FOLDER.match(path.parent.name))
         thread = "telegram:" + (chat or path.parent.name or path.stem)
         common: list[str] = []
@@ -344,6 +349,10 @@ class TelegramHtmlIngestor:
                 attrs["message_id"] = m.id
             if chat:
                 attrs["chat_name"] = chat
+            if owner:
+                attrs["owner_name"] = owner
+                if sender is not None and sender.name == owner:
+                    attrs["is_from_me"] = True
             if events:
                 attrs["system_events"], events = events, []
             last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=m.text,

@@ -347,3 +347,19 @@ def test_a_one_to_one_chat_exported_alone_knows_its_owner(tmp_path):
     assert items[0].recipients == [Party("Nic Owner", None, "handle", "member")]
     group = _full_export()["chats"]["list"][1]  # a group: nobody's export
     assert not any("is_from_me" in r.attrs for r in _tg(tmp_path, json.dumps(group).encode()))
+
+
+def test_a_one_to_one_html_export_knows_its_owner(tmp_path):
+    from ingestors.telegram_html import TelegramHtmlIngestor
+    from tests.ingestors.test_telegram_html import message, page, text
+
+    folder = tmp_path / "ChatExport_2022-12-24"
+    folder.mkdir()
+    (folder / "messages.html").write_text(page(
+        "Ana Lopez",
+        message(1, "24.12.2022 19:05:00 UTC+01:00", "19:05", "Ana Lopez", text("lantern festival at eight?")),
+        message(2, "24.12.2022 19:06:00 UTC+01:00", "19:06", "Nic Owner", text("yes"))), encoding="utf-8")
+    items = list(TelegramHtmlIngestor().read(folder / "messages.html"))
+    assert [(r.sender.name, r.attrs.get("is_from_me"), r.attrs.get("owner_name")) for r in items] == [
+        ("Ana Lopez", None, "Nic Owner"), ("Nic Owner", True, "Nic Owner")]
+    assert items[0].sent_at == datetime(2022, 12, 24, 18, 5, tzinfo=UTC)
