@@ -710,7 +710,8 @@ def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes
 
 
 def _lenient_date(value: str) -> tuple[datetime | None, bool]:
-    """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``) by dateutil: (datetime, has_time).
+    """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``, ``lun. 4 mars 2024 à 17:00``) by dateutil:
+    (datetime, has_time); words between the date's parts are skipped.
 
     The datetime is None unless year, month and day are all written and the year is plausible.
     """
@@ -721,7 +722,11 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     try:
         da, db = dateparser.parse(value, default=a), dateparser.parse(value, default=b)
     except (ValueError, OverflowError, TypeError):
-        return None, False
+        try:  # words between the parts ("4 mars 2024 à 17:00", "4. März 2024 um 17:00 Uhr": Gmail's forwards)
+            words = re.sub(r"\s(?:a las|a la)\s", " ", value, flags=re.I)  # Spanish "a las": not "a" for a.m.
+            da, db = (dateparser.parse(words, default=a, fuzzy=True), dateparser.parse(words, default=b, fuzzy=True))
+        except (ValueError, OverflowError, TypeError):
+            return None, False
     if (da.year, da.month, da.day) != (db.year, db.month, db.day) or not 1971 <= da.year <= 2200:
         return None, False
     try:
@@ -887,6 +892,11 @@ _MONTH_WORDS = {
     "Nov": "novembre noviembre novembro november listopada lis",
     "Dec": "déc dez dezember décembre diciembre dic dicembre dezembro december grudnia gru",
 }
+for _en, _ru in zip(_MONTH_WORDS, ("янв января январь", "фев февраля февраль", "мар марта март",
+                                   "апр апреля апрель", "мая май", "июн июня июнь", "июл июля июль",
+                                   "авг августа август", "сен сент сентября сентябрь", "окт октября октябрь",
+                                   "ноя нояб ноября ноябрь", "дек декабря декабрь")):
+    _MONTH_WORDS[_en] += " " + _ru
 _FOREIGN_MONTH = {w: en for en, words in _MONTH_WORDS.items() for w in words.split()}
 _MONTH_TOKEN = re.compile(r"(?<![^\W\d_])([^\W\d_]{3,11})\.?(?=[\s,-]|$)")
 _LEADING_DAY = re.compile(r"^\s*[^\W\d_]{1,12}\.?,?\s+(?=\d)")

@@ -442,3 +442,18 @@ def test_raw_legacy_charset_headers_are_read_in_the_messages_charset(tmp_path):
            "Content-Type: text/plain; charset=koi8-r\n\nbody\n").encode("utf-8")
     (rec,) = _read(tmp_path, "utf8.eml", raw)
     assert (rec.sender.name, rec.subject) == ("Zoë Brontë", "Café")
+
+
+def test_a_forward_written_by_gmail_in_another_language_keeps_its_date(tmp_path):
+    """Gmail writes a forwarded message's Date line in the account's language ("Date: lun. 4 mars 2024 à 17:00",
+    "Date: Mo., 4. März 2024 um 17:00 Uhr", "Date: пн, 4 мар. 2024 г. в 17:00"): the forwarded record is dated,
+    at the forwarding mail's offset, not "time unknown"."""
+    for i, line in enumerate(("lun. 4 mars 2024 à 17:00", "Mo., 4. März 2024 um 17:00 Uhr",
+                              "lun, 4 mar 2024 a las 17:00", "пн, 4 мар. 2024 г. в 17:00")):
+        body = ("\nVoir ci-dessous.\n\n---------- Forwarded message ---------\nDe : Venue Desk <desk@hall.example>\n"
+                f"Date: {line}\nSubject: Booking\nTo: Dana <dana@example.org>\n\nThe Garnet Room is booked.\n")
+        main, fwd = _read(tmp_path, f"f{i}.eml", _head("Dana <dana@example.org>", "Fwd: Booking",
+                                                      "Tue, 05 Mar 2024 09:00:00 +0100", body))
+        assert fwd.sender.name == "Venue Desk" and fwd.text == "The Garnet Room is booked."
+        assert fwd.sent_at == datetime(2024, 3, 4, 16, 0, tzinfo=UTC), line
+        assert fwd.attrs["date_source"] == "forward-header"
