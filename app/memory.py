@@ -268,16 +268,23 @@ def owner_name(c) -> str | None:
     return me[1] if me else None
 
 
+_OWNER_SUBJECT = re.compile(r"\b(?:I|I[’']m|I[’']ve|I[’']d|I[’']ll|my|mine|myself|we|our)\b", re.IGNORECASE)
+"""The owner as the one who acts or owns in a question ("what did *I* say", "*my* trip"), as against "me", the one
+written to ("who emailed me?")."""
+
+
 def owner_view(c, question: str, name: str | None = ...) -> str:
     """``question`` with the owner's first person in the third ("where did I camp?" → "where did Nic
     camp?", ``core.extraction.text.third_person``): messages are indexed and embedded as their senders
-    tell them, the owner's included.  Unchanged when it has no first person or no owner is known.
+    tell them, the owner's included.  Unchanged when it has no first person or no owner is known, and when the
+    owner is only the one written to ("who emailed me about PGP?": their name would rank their own messages
+    first, and they are a party to every message).
 
     Args:
         name: the owner's name when the caller already looked it up (else it is looked up here).
     """
-    if not _FIRST_PERSON.search(question):
-        return question
+    if not _FIRST_PERSON.search(question) or not _OWNER_SUBJECT.search(question):
+        return question  # "who emailed me about PGP?": the owner is only written to, a party to every message
     if name is ...:
         name = owner_name(c)
     return third_person(question, name) if name else question

@@ -505,3 +505,29 @@ def test_what_someone_said_with_no_topic_is_their_latest_message_in_their_own_wo
             assert r.cited[0].item.record_id is not None and "castle" in r.cited[0].item.text
     finally:
         c.close()
+
+
+def test_who_wrote_to_me_is_not_answered_by_my_own_messages(tmp_path):
+    """"Who emailed me about PGP?" had put the owner's name for "me", which ranked the owner's own messages first
+    (their name is in each one's sender column, and the sender the question names is boosted): the answer was a
+    chat line of the owner's about a boat. "Me" is only the one written to: the question is asked as it is."""
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["owner@example.net"], "Owner Person"
+        mails = write_raw_mbox_like(tmp_path / "m.mbox", [
+            ("Owner Person <owner@example.net>", "boat", "Perfect, I'll bring the boat.",
+             datetime(2023, 1, 1, 12, 0, tzinfo=timezone.utc)),
+            ("Owner Person <owner@example.net>", "lunch", "I'll be there at noon, Owner Person",
+             datetime(2023, 1, 2, 12, 0, tzinfo=timezone.utc)),
+            ("Bob Stone <bob@example.org>", "PGP testing", "Here is the PGP testing email, encrypted.",
+             datetime(2023, 1, 3, 12, 0, tzinfo=timezone.utc)),
+            ("Alice Example <alice@example.com>", "sourdough", "Feed the starter twice a day.",
+             datetime(2023, 1, 4, 12, 0, tzinfo=timezone.utc)),
+        ])
+        assert ingest(c, [mails]).records_added == 4
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        assert re.fullmatch(r"Bob Stone \[\d\]", loop.turn("who emailed me about PGP?").reply.split("\n\nSources:")[0])
+        said = loop.turn("what did I say about the boat?").reply.split("\n\nSources:")[0]
+        assert said.startswith("Perfect, Owner Person will bring the boat."), said
+    finally:
+        c.close()
