@@ -88,7 +88,9 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     the fact in effect at that time reinforces it; a value equal to the next fact moves that fact's
     ``valid_from`` back.  A fact whose later evidence (records sent after the draft's record) restates it is
     split there, so "Berlin (Jan) … Berlin (Sep)" imported before "Madrid (Jun)" gives Berlin → Madrid →
-    Berlin.  Without a ``valid_from`` (unknown time) the draft supersedes the active fact, as recorded.
+    Berlin.  Without a ``valid_from`` (unknown time: a forwarded message without its date) a draft cannot be
+    placed among dated facts: it reinforces the fact with its value when there is one, else it is kept as
+    history, superseding nothing; among undated facts only, it supersedes the active fact, as recorded.
 
     Returns:
         :class:`FactOutcome`: ``reinforced``, ``superseded`` (it became the active fact in place of another)
@@ -105,8 +107,12 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     t = clock.ensure_utc(draft.valid_from)
     line = _timeline(s, draft.subject_id, draft.domain, draft.category, draft.key)
     active = next((f for f in line if f.superseded_by is None), None)
-    if t is None or draft.by_arrival or not line or any(f.valid_from is None for f in line):
+    if t is None and not draft.by_arrival and any(f.valid_from is not None for f in line):
+        return _write_undated(s, draft, line, active)
+    if t is None or draft.by_arrival or not line or any(f.valid_from is None and f.superseded_by is None
+                                                         for f in line):
         return _write_as_recorded(s, draft, active)
+    line = [f for f in line if f.valid_from is not None]  # undated history has no place in the order
     said = _said_at(s, draft.record_id)
     before = [f for f in line if _order(s, f) <= (t, said or _FAR)]
     prev = before[-1] if before else None
@@ -143,6 +149,20 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     replaced = bool(stepped)
     s.flush()
     return FactOutcome("superseded" if replaced else "added", fact)
+
+
+def _write_undated(s: Session, draft: FactDraft, line: list[Fact], active: Fact | None) -> FactOutcome:
+    """An undated draft beside dated facts of its key (:func:`write_fact`): evidence for the fact with its value
+    (the active one first, else the latest), or a fact of its own kept as history — never the current one."""
+    same = [f for f in line if f.value == draft.value]
+    if same:
+        hit = next((f for f in same if f.superseded_by is None), same[-1])
+        return FactOutcome("reinforced", _reinforce(s, hit, draft))
+    fact = _new_fact(s, draft, superseded_by=active.id if active is not None else None)
+    if active is None:
+        _point(s, fact, fact.id)  # nothing holds now: ended, as an undated spell (history)
+        s.flush()
+    return FactOutcome("added", fact)
 
 
 _FAR = datetime.max.replace(tzinfo=timezone.utc)

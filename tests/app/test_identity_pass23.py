@@ -321,3 +321,18 @@ def test_an_ending_imported_before_the_fact_it_ends_still_ends_it(container, tmp
         (ROSA, "Mon, 09 Jan 2023 09:00:00 +0100", "h", "I live in Berlin. I work at Northwind.")])])
     assert spells(container, "Rosa Vidal", "home") == ([], [("2023-01-09", "Berlin", "2023-06-13")])
     assert spells(container, "Rosa Vidal", "employer") == ([], [("2023-01-09", "Northwind", "2023-06-05")])
+
+
+def test_a_forwarded_message_without_its_date_does_not_make_an_old_home_current(container, tmp_path):
+    """Rosa forwards Tom's old "I live in Madrid" without its Date line after Tom moved to Porto: the forwarded text
+    is Tom's, of an unknown date — evidence for the Madrid he had, never a newer home than Porto."""
+    ingest(container, [write_raw_mbox(tmp_path / "fwd.mbox", [
+        (TOM, "Tue, 10 Jan 2023 09:00:00 +0100", "home", "I live in Madrid."),
+        (TOM, "Tue, 21 Mar 2023 09:00:00 +0100", "home", "I moved to Porto last week."),         # Mon 13 Mar
+        (ROSA, "Thu, 23 Mar 2023 09:00:00 +0100", "Fwd: home", "See below.\n\n---------- Forwarded message "
+         "---------\nFrom: Tom Weller <tom@weller.example>\nSubject: home\n\nI live in Madrid.\nI work at Initech.\n"),
+    ])])
+    assert spells(container, "Tom Weller", "home") == ([("Porto", "2023-03-13")], [("2023-01-10", "Madrid", "2023-03-13")])
+    assert spells(container, "Rosa Vidal", "home") == ([], [])
+    # undated and nothing else known: it is all there is, current
+    assert [f.value for f in profile(container, "Tom Weller").current if f.key == "employer"] == ["Initech"]
