@@ -34,7 +34,8 @@ What the standard library does not do for us, done here:
   parts that do have text (:func:`body_of`).
 * **Who**: an unquoted ``Lee, Ann <ann@…>`` is one sender; ``Ann via Hiking Club <club@googlegroups.com>`` came
   through that group (``attrs["via_list"]``); ``Jane Doe via DocuSign <dse@docusign.net>`` (or ``(via Google
-  Docs)``) is Jane, by name, the service's address kept in ``attrs["sent_via"]``, not as hers.
+  Docs)``) is Jane, by name, the service's address kept in ``attrs["sent_via"]``, not as hers; a web form's
+  ``Website <noreply@…>`` with ``Reply-To: Ann Lee <ann@…>`` is from Ann (:func:`_form_author`).
 * **Dates** become tz-aware at the sender's own offset (``Date: … +1000`` stays +10:00, so
   "yesterday" is read in the sender's calendar; ``-0000`` is UTC); a ``Date`` that is not RFC 5322 (``1999/01/31``)
   is read leniently, and a missing or unreadable one falls back to the earliest ``Received:`` date
@@ -1099,6 +1100,27 @@ def _via_list(sender: Party | None, recipients: list[Party]) -> str | None:
     return None
 
 
+_PERSON_NAME = re.compile(r"^[^\W\d_][\w'.\-]*(?: [^\W\d_][\w'.\-]*){1,3}$")  # two to four plain words
+
+
+def _form_author(sender: Party, reply_to: list[Party], attrs: dict) -> Party | None:
+    """The person who wrote a mail a robot sent for them — a web form's or a shop's notification: the From is a role
+    address (``noreply@``, ``notifications@``), not list or bulk mail, and ``Reply-To`` is one mailbox with a
+    person's name (two to four plain words) at another domain's own address.  None otherwise (GitHub's
+    ``Reply-To: owner/repo <reply+…@reply.github.com>`` is not a person)."""
+    from core.graph.entities import is_role_address
+
+    if len(reply_to) != 1 or not sender.address or not is_role_address(sender.address) or \
+            attrs.get("list_id") or attrs.get("list_post") or attrs.get("list_unsubscribe"):
+        return None
+    author = reply_to[0]
+    if not author.address or not author.name or is_role_address(author.address) or \
+            not _PERSON_NAME.match(author.name):
+        return None
+    base = [".".join(a.lower().rpartition("@")[2].split(".")[-2:]) for a in (sender.address, author.address)]
+    return Party(author.name, author.address, "email", "from") if base[0] != base[1] else None
+
+
 def normalise_subject(subject: str | None) -> str | None:
     """A thread key from a subject: reply/forward prefixes (in many languages) and list tags dropped, spaces
     collapsed, case folded (:func:`core.extraction.quoted.bare_subject`).
@@ -1191,6 +1213,10 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
         # "Jane Doe via DocuSign <dse@docusign.net>": Jane, through a service whose address is not hers
         attrs["sent_via"] = f"{service.group(2).strip()} <{senders[0].address}>"
         senders[0] = Party(service.group(1).strip(), None, "email", "from")
+    elif senders and (author := _form_author(senders[0], _parties(undecoded("reply-to"), "from"), attrs)):
+        # "Website <noreply@site.example>" with "Reply-To: Ann Lee <ann@…>": a web form's mail, written by Ann
+        attrs["sent_via"] = f"{senders[0].name or ''} <{senders[0].address}>".strip()
+        senders[0] = author
 
     return Record(
         source_path=str(path.absolute()),

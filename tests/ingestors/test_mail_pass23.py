@@ -457,3 +457,21 @@ def test_a_forward_written_by_gmail_in_another_language_keeps_its_date(tmp_path)
         assert fwd.sender.name == "Venue Desk" and fwd.text == "The Garnet Room is booked."
         assert fwd.sent_at == datetime(2024, 3, 4, 16, 0, tzinfo=UTC), line
         assert fwd.attrs["date_source"] == "forward-header"
+
+
+def test_a_web_forms_mail_is_from_the_person_in_its_reply_to(tmp_path):
+    """``From: Website <noreply@bakery.example>`` with ``Reply-To: Ann Lee <ann@gmail.example>`` (a contact form, a
+    shop's enquiry): the sender is Ann (the robot's address kept in ``sent_via``); a person's own Reply-To, a
+    service's own reply address and GitHub's ``owner/repo`` Reply-To change nothing."""
+    (rec,) = _read(tmp_path, "form.eml", "From: Website <noreply@bakery.example>\nTo: owner@bakery.example\n"
+                   "Reply-To: Ann Lee <ann@gmail.example>\nSubject: New contact form submission\n"
+                   "Date: Mon, 01 Jan 2001 09:00:00 +0000\n\nDo you make gluten-free rye?\n")
+    assert rec.sender == Party("Ann Lee", "ann@gmail.example", "email", "from")
+    assert rec.attrs["sent_via"] == "Website <noreply@bakery.example>"
+    for i, (sender, reply_to) in enumerate((("Ann Lee <ann@work.example>", "Ann Lee <ann@gmail.example>"),
+                                            ("Ann Lee <info@meetup.example>", "Ann Lee <reply-abc@meetup.example>"),
+                                            ("Ann Lee <notifications@github.com>",
+                                             "owner/repo <reply+AB@reply.github.com>"))):
+        (rec,) = _read(tmp_path, f"k{i}.eml", _head(sender, "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                                   f"Reply-To: {reply_to}\n\nHi.\n"))
+        assert rec.sender.address == sender.split("<")[1].rstrip(">") and "sent_via" not in rec.attrs
