@@ -927,8 +927,9 @@ def count_answer(q) -> MemoryAnswer:
     return MemoryAnswer(f"You took {what}{where}{when}{span}{places}.", [], "other")
 
 
-_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening))\b[\s,!.]*(?:kith|there)?"
-                       r"[\s!.]*$", re.IGNORECASE)
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|yo|good\s+(?:morning|afternoon|evening)|what(?:'s|’s|\s+is)\s+up|"
+                       r"how\s+are\s+you(?:\s+doing)?|how's\s+it\s+going)\b[\s,!.?]*(?:kith|there)?[\s!.?]*$",
+                       re.IGNORECASE)
 _THANKS = re.compile(r"^\s*(?:thanks|thank\s+you|thx|cheers|ty)\b(?:\s+\w+){0,3}[\s!.]*$", re.IGNORECASE)
 _HELP = re.compile(r"^\s*(?:help|what\s+can\s+(?:you\s+do|i\s+ask(?:\s+you)?)|how\s+does\s+(?:this|it|kith)\s+work|"
                    r"how\s+do\s+i\s+use\s+(?:this|you|kith))\s*[?!.]*\s*$", re.IGNORECASE)
@@ -1078,6 +1079,9 @@ def _says_something(text: str | None) -> bool:
     return any(not _ATTACHED_NOTE.match(s) and len(s.split()) >= 3 for s in own_sentences(text or ""))
 
 
+_PHOTO_FACT = re.compile(r" was photographed\.?$|\bphotos? (?:was|were) taken at\b")
+
+
 def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     """The answer to "who is X?" from what the graph holds about X (``app.operations.graph.About``): its facts,
     addresses, how many records it is in and when, and who is most often with it — citing the shown results
@@ -1119,9 +1123,15 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         head += f" ({', '.join(about.addresses[:2])})"
     seen = f"in {about.records} of your records{_span(about.first, about.last)}" if about.records \
         else "in none of your records"
+    shown = about.facts
+    if about.photos:  # a place: the photos taken there say it (its visit facts only repeat them)
+        seen = f"you took {_count(about.photos, 'photo')} there{_span(about.first, about.last)}"
+        if about.records > about.photos:
+            seen += f"; it is in {_count(about.records - about.photos, 'record')} more"
+        shown = [(st, ev) for st, ev in about.facts if not _PHOTO_FACT.search(st)]
     if about.together:
         seen += ", most often with " + " and ".join(n for n, _k in about.together[:2])
-    facts = "".join(f"{body[:1].upper()}{body[1:]}. " for body in (_fact_body(st) for st, _ev in about.facts[:2]))
+    facts = "".join(f"{body[:1].upper()}{body[1:]}. " for body in (_fact_body(st) for st, _ev in shown[:2]))
     text = f"{facts}{head} — {seen}"
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
 

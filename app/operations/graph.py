@@ -177,6 +177,8 @@ class About:
     result: object = None
     """A record it sent in its own words, as an ``AskResult`` (``app.answer.about_question`` fills it): the answer
     cites it when recall found none."""
+    photos: int = 0
+    """For a place: how many live photos were taken there."""
 
 
 def about(c: Container, ref: str | int) -> About:
@@ -204,8 +206,11 @@ def about(c: Container, ref: str | int) -> About:
                        and not f.key.startswith("writes_to:")), key=lambda f: -f.confidence)[:3]
         facts = [(f.statement, sorted(s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)).all()))
                  for f in kept]
+        photos = s.exec(select(func.count(Record.id)).where(Record.place_entity_id == e.id, Record.kind == "photo",
+                                                            Record.tombstoned_at.is_(None))).one() \
+            if e.kind == "place" else 0
         return About(e.id, e.kind, e.canonical_name, bool(e.is_owner), addresses, int(n or 0), ensure_utc(first),
-                     ensure_utc(last), together, facts)
+                     ensure_utc(last), together, facts, photos=int(photos or 0))
 
 
 PARTY_ROLES = ("from", "to", "cc", "member")

@@ -531,3 +531,21 @@ def test_who_wrote_to_me_is_not_answered_by_my_own_messages(tmp_path):
         assert said.startswith("Perfect, Owner Person will bring the boat."), said
     finally:
         c.close()
+
+
+def test_about_a_place_says_the_photos_taken_there_and_greetings(tmp_path):
+    from helpers.photos import write_photo
+
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        shots = [write_photo(tmp_path / "p" / f"{i}.jpg", datetime(2008, 10, 22, 14, 28 + i, tzinfo=timezone.utc),
+                             43.4633, 11.8797) for i in range(2)]
+        assert ingest(c, shots).records_added == 2
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        text = loop.turn("tell me about Arezzo").reply.split("\n\nSources:")[0]
+        # the place's name from the offline gazetteer, then what its photos say (not its visit facts again)
+        assert re.fullmatch(r"Arezzo, [^—]+ — you took 2 photos there on 22 October 2008 \[\d\]", text), text
+        for hello in ("what's up?", "How are you?", "hey there!"):
+            assert loop.turn(hello).reply.startswith("Hello! I hold 2 records"), hello
+    finally:
+        c.close()
