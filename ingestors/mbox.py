@@ -594,6 +594,20 @@ def _any_text(part: Message) -> str:
     return "\n".join(texts)
 
 
+_NAME_PARAM = re.compile(r"""\b(?:file)?name\s*=\s*(?:"([^"]*)"|([^;\s]+))""", re.I)
+
+
+def _raw_filename(part: Message) -> str | None:
+    """A part's file name written with raw 8-bit bytes (``filename="R\xe9sum\xe9.pdf"``), which the parser
+    replaced with U+FFFD: read again from the raw header, as UTF-8 when it is, else Windows-1252."""
+    for name, value in part.raw_items():
+        if name.lower() in ("content-disposition", "content-type"):
+            m = _NAME_PARAM.search(value)
+            if m and any("\udc80" <= ch <= "\udcff" for ch in (m.group(1) or m.group(2))):
+                return decode_header_value(m.group(1) or m.group(2))
+    return None
+
+
 def attachment_names(msg: Message) -> list[str]:
     """The files a message carries: each non-multipart part with a file name, or marked as an attachment, that
     is not a text part read as the body nor a forwarded message (``message/rfc822``); its file name, else its
@@ -605,6 +619,8 @@ def attachment_names(msg: Message) -> list[str]:
         if leaf.get_content_type() == "message/rfc822":
             continue
         filename = leaf.get_filename()
+        if filename and "\ufffd" in filename:
+            filename = _raw_filename(leaf) or filename
         attached = leaf.get_content_disposition() == "attachment"
         if not filename and not attached:
             continue

@@ -475,3 +475,15 @@ def test_a_web_forms_mail_is_from_the_person_in_its_reply_to(tmp_path):
         (rec,) = _read(tmp_path, f"k{i}.eml", _head(sender, "x", "Mon, 01 Jan 2001 09:00:00 +0000",
                                                    f"Reply-To: {reply_to}\n\nHi.\n"))
         assert rec.sender.address == sender.split("<")[1].rstrip(">") and "sent_via" not in rec.attrs
+
+
+def test_an_attachment_name_in_raw_8_bit_bytes_is_read(tmp_path):
+    """``filename="R\\xe9sum\\xe9.pdf"`` (Latin-1 bytes, no RFC 2231: old Outlook) names ``Résumé.pdf``, not
+    ``R\\ufffdsum\\ufffd.pdf``; a raw UTF-8 name likewise."""
+    for i, raw in enumerate((b"R\xe9sum\xe9.pdf", "Résumé.pdf".encode())):
+        data = (b'From: Ann <a@b.org>\nSubject: x\nDate: Mon, 01 Jan 2001 09:00:00 +0000\nMIME-Version: 1.0\n'
+                b'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: application/pdf\n'
+                b'Content-Disposition: attachment; filename="' + raw + b'"\nContent-Transfer-Encoding: base64\n\n'
+                b'JVBERi0=\n--b--\n')
+        (rec,) = _read(tmp_path, f"fn{i}.eml", data)
+        assert rec.attrs["attachments"] == ["Résumé.pdf"] and rec.text == "[attached: Résumé.pdf]"
