@@ -76,7 +76,7 @@ from core.graph.entities import (email_domain, is_full_name, is_org_domain, is_r
                                  name_tokens, normalize_email,
                                  normalize_alias, normalize_name, person_display_name, sender_type,
                                  strip_decorations)
-from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
+from core.store.schema import Alias, Entity, Fact, FactEntity, MergeCandidate, Record, RecordEntity
 
 FUZZY_MERGE = 0.85      # seed 002: fuzzy name (high) → auto-merge
 FUZZY_REVIEW = 0.55     # seed 002: 0.55–0.85 → new entity + review item
@@ -955,6 +955,18 @@ def resolve_mention(s: Session, name: str, thread: str | None = None, index: Nam
     cands = [e for e in _by_names(s, ("name", "nickname"), norm, "person") if e.id not in exclude]
     if len(cands) == 1 or (cands and is_full_name(name)):
         return Resolution(cands[0], False, "exact_name", 1.0, matched_id=cands[0].id, identity_id=cands[0].id)
+    # several people have this name: the one known only from being named so in text before (no address, no
+    # message of their own) is whom such a name means — not a new person at every mention ("Alex moved to
+    # Leeds", then "Alex moved to York": one Alex, who moved twice)
+    named = [e for e in cands if not _addresses(s, e.id) and not (e.attrs or {}).get("relation_of")
+             and s.exec(select(Record.id).where(Record.sender_entity_id == e.id).limit(1)).first() is None
+             and s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == e.id).limit(1)).first() is None
+             and s.exec(select(FactEntity.fact_id).join(Fact, Fact.id == FactEntity.fact_id).where(
+                 FactEntity.entity_id == e.id, FactEntity.role == "object", Fact.domain == "relationships")
+                 .limit(1)).first() is None]  # someone's relative ("my sister Jane") is not just anyone's Jane
+    if len(named) == 1:
+        return Resolution(named[0], False, "bare_name", 1.0, matched_id=named[0].id, identity_id=named[0].id,
+                          reason=f"several people are called {name!r}; this one is known only from being named")
     entity = Entity(kind="person", canonical_name=name, attrs={})
     s.add(entity)
     s.flush()

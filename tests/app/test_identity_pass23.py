@@ -336,3 +336,26 @@ def test_a_forwarded_message_without_its_date_does_not_make_an_old_home_current(
     assert spells(container, "Rosa Vidal", "home") == ([], [])
     # undated and nothing else known: it is all there is, current
     assert [f.value for f in profile(container, "Tom Weller").current if f.key == "employer"] == ["Initech"]
+
+
+def test_a_name_several_people_have_means_the_one_known_only_from_text(container, tmp_path):
+    """Two Alexes write (two people); Tom then says "Alex moved to Leeds" and later "Alex moved to York": neither
+    writer's home, and one Alex named in text (York superseding Leeds), not a new person at every mention."""
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    ingest(container, [write_raw_mbox(tmp_path / "alex.mbox", [
+        ("Alex <alex@northwind.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I work at Northwind."),
+        ("Alex <alex@southbank.example>", "Tue, 07 Mar 2023 09:00:00 +0000", "b", "I work at Southbank."),
+        (TOM, "Wed, 08 Mar 2023 09:00:00 +0000", "c", "Alex moved to Leeds."),
+        (TOM, "Thu, 09 Mar 2023 09:00:00 +0000", "d", "Alex moved to York.")])])
+    with container.db.session() as s:
+        alexes = s.exec(select(Entity).where(Entity.canonical_name == "Alex", Entity.tombstoned_at.is_(None))
+                        .order_by(Entity.id)).all()
+        assert len(alexes) == 3
+        named = alexes[2].id
+    assert spells(container, named, "home") == ([("York", "2023-03-09")], [("2023-03-08", "Leeds", "2023-03-09")])
+    for writer in alexes[:2]:
+        assert spells(container, writer.id, "home") == ([], [])
+    assert [f.value for f in profile(container, alexes[0].id).current if f.key == "employer"] == ["Northwind"]
