@@ -121,13 +121,17 @@ def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
                 quotes.add(words.casefold())
     if not quotes:
         return []
+    heads: dict[str, list[str]] = {}  # a quote's first characters → the quotes: one look-up per position of a turn
+    for q in quotes:
+        heads.setdefault(q[:QUOTE_MIN_CHARS], []).append(q)
     skip = {int(p) for p in pids}
     out = []
     for i, person, text in conn.execute("SELECT id, person_id, text FROM message WHERE record_ref IS NULL"):
         if person is not None and int(person) in skip or not text:
             continue
         flat = " ".join(text.split()).casefold()
-        if any(q in flat for q in quotes):
+        if any(flat.startswith(q, k) for k in range(len(flat) - QUOTE_MIN_CHARS + 1)
+               for q in heads.get(flat[k:k + QUOTE_MIN_CHARS], ())):
             out.append(int(i))
     return out
 
