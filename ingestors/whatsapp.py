@@ -36,7 +36,7 @@ Decisions on the ambiguous cases:
   (``"dates"``) — but first, when every date could be a two-digit year first (Korean ``22. 12. 24.``),
   that order wins if the others give a year before WhatsApp (2009) or after next year (``"dates"``),
   if its dates alone run forwards (``"chronology"``) or if the clock marker's locales write the year
-  first (``오후``, ``"locale"``); else the order in which the dates run forwards in time (``"chronology"``);
+  first (``오후``, ``"locale"``) or the date is written ``22. 12. 24.`` (Korean's dots, ``"separator"``); else the order in which the dates run forwards in time (``"chronology"``);
   else ``.`` or ``-`` between the date's fields (``"separator"``: day-first, as every locale
   writing them so); else the locale's hint (``"locale"``: an AM/PM marker → the order of the
   CLDR short date of most locales writing it just so: ``p. m.`` (Spanish) and lower-case ``pm``
@@ -115,7 +115,7 @@ _SPACES = "\u00a0\u202f\u2009\u2007\u3000"
 _HEADER_SPAN = 96  # characters of a line looked at for a header
 _HEADER = re.compile(
     r"^(?P<bracket>\[)?\s*"
-    r"(?P<f1>\d{1,4})(?P<sep>[/.\-])\s?(?P<f2>\d{1,2})(?P=sep)\s?(?P<f3>\d{1,4})\.?"
+    r"(?P<f1>\d{1,4})(?P<sep>[/.\-])(?P<sp>\s)?(?P<f2>\d{1,2})(?P=sep)\s?(?P<f3>\d{1,4})(?P<end>\.)?"
     r",?\s*(?:(?P<pre>[^\d\s\[\]\-\u2013:,][^\d\[\]\-\u2013:,]{0,11}?)\s*)?"
     r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?:[:.](?P<s>\d{2}))?"
     r"(?:\s*(?P<post>[^\d\s\[\]\-\u2013:][^\d\[\]\-\u2013:]{0,11}?))?"
@@ -328,6 +328,7 @@ class _Header:
     second: int
     ampm: str | None
     marker: str | None  # the marker as written
+    korean: bool  # written "22. 12. 24." (dots, each followed by a space, and one after the last field)
     shape: tuple
     rest: str
     extra: list[str] = field(default_factory=list)  # continuation lines
@@ -356,8 +357,9 @@ def _parse_header(line: str, lineno: int) -> _Header | None:
     rest = line[where[rest_at]:] if rest_at < len(where) else ""
     shape = (bool(m["bracket"]), m["sep"], len(m["f1"]) if year_first else max(2, len(m["f3"])), m["s"] is not None,
              ampm is not None)
+    korean = m["sep"] == "." and bool(m["sp"]) and bool(m["end"])
     return _Header(lineno, int(m["f1"]), int(m["f2"]), int(m["f3"]), year_first, int(m["h"]), int(m["m"]),
-                   int(m["s"] or 0), ampm, marker, shape, rest)
+                   int(m["s"] or 0), ampm, marker, korean, shape, rest)
 
 
 def _year(y: int) -> int:
@@ -461,6 +463,7 @@ class Survey:
     month_first_votes: int = 0
     backwards: dict = field(default_factory=lambda: {o: 0 for o in ORDERS + ("YMD",)})
     short_year_first: bool = True  # every header could be "yy. M. d." (two-digit first and last fields)
+    korean: bool = True  # every header writes its date "22. 12. 24." (Korean; Slovenian has no final dot)
     implausible: dict = field(default_factory=lambda: {o: 0 for o in ORDERS + ("YMD",)})  # no date, or no WhatsApp year
     marker: str | None = None
     members: dict = field(default_factory=dict)  # name -> set of orders in which its header is valid
@@ -505,6 +508,7 @@ class Survey:
             self.day_first_votes += h.f1 > 12
             self.month_first_votes += h.f2 > 12
         self.short_year_first &= not h.year_first and h.f1 < 100 and h.f3 < 100
+        self.korean &= h.korean
         if h.marker and self.marker is None:
             self.marker = h.marker
         valid = {o for o in ORDERS + ("YMD",) if _naive(h, o) is not None}
@@ -538,6 +542,8 @@ class Survey:
                 return "YMD", "chronology"
             if _locale_order(self.marker, year_first=True) == "YMD":
                 return "YMD", "locale"
+            if self.korean:
+                return "YMD", "separator"  # "yy. M. d.": Korean (Slovenian writes "d. MM. yy", no final dot)
         if self.day_first_votes or self.month_first_votes:
             return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
         if self.backwards["DMY"] != self.backwards["MDY"]:

@@ -363,3 +363,13 @@ def test_a_one_to_one_html_export_knows_its_owner(tmp_path):
     assert [(r.sender.name, r.attrs.get("is_from_me"), r.attrs.get("owner_name")) for r in items] == [
         ("Ana Lopez", None, "Nic Owner"), ("Nic Owner", True, "Nic Owner")]
     assert items[0].sent_at == datetime(2022, 12, 24, 18, 5, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text, day", [
+    ("22. 12. 24. 18:05 - 민수: 내일 봐요\n22. 12. 24. 18:07 - 지영: 좋아요\n", "2022-12-24"),  # Korean, 24-hour clock
+    ("24. 12. 22 18:05 - Ana: se vidimo\n24. 12. 22 18:07 - Bor: prav\n", "2022-12-24"),      # Slovenian d. MM. yy
+    ("24.12.22. 18:05 - Ana: vidimo se\n24.12.22. 18:07 - Bor: može\n", "2022-12-24"),         # Serbian d.M.yy.
+])
+def test_dotted_two_digit_dates_by_locale_shape(tmp_path, text, day):
+    items = _wa(tmp_path, text)
+    assert [r.sent_at.date().isoformat() for r in items] == [day, day]
