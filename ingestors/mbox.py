@@ -404,6 +404,37 @@ _BOUNDARY_LINE = re.compile(rb"^--([^\s]{1,70}?)(--)?[ \t]*\r?$", re.MULTILINE)
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{2,40})""", re.I)
 
 
+_BASE64_BODY = re.compile(r"[A-Za-z0-9+/=\s]*")
+
+
+def _text_payload(part: Message) -> bytes:
+    """A text part's bytes, its transfer encoding undone: as the standard library does, except that a
+    ``Content-Transfer-Encoding`` written with spaces or another case (``Base64 ``) is still honoured, and a body
+    labelled base64 that is not (plain words: spaces, punctuation) is taken as it is written instead of being
+    decoded into noise."""
+    cte = str(part.get("content-transfer-encoding") or "").strip().lower()
+    raw = part.get_payload(decode=False)
+    if cte in ("base64", "quoted-printable") and isinstance(raw, str):
+        import base64
+        import binascii
+        import quopri
+
+        data = raw.encode("utf-8", "surrogateescape")
+        if cte == "quoted-printable":
+            return quopri.decodestring(data)
+        if not _BASE64_BODY.fullmatch(raw):
+            return data  # labelled base64, written as text
+        try:
+            return binascii.a2b_base64(data)
+        except binascii.Error:
+            compact = re.sub(rb"\s+", b"", data)
+            try:
+                return base64.b64decode(compact + b"=" * (-len(compact) % 4))
+            except binascii.Error:
+                return part.get_payload(decode=True) or b""
+    return part.get_payload(decode=True) or b""
+
+
 _HTML_DOCUMENT = re.compile(r"\A\s*(?:<!doctype\s+html\b|<html\b|<head\b[^>]*>.*?</head>\s*<body\b)", re.I | re.S)
 
 
@@ -414,7 +445,7 @@ def _leaf_text(part: Message) -> str:
     HTML."""
     if part.get_content_type() not in ("text/plain", "text/html"):
         return ""
-    payload = part.get_payload(decode=True)
+    payload = _text_payload(part)
     if not payload:
         return ""
     charset = part.get_content_charset()

@@ -487,3 +487,16 @@ def test_an_attachment_name_in_raw_8_bit_bytes_is_read(tmp_path):
                 b'JVBERi0=\n--b--\n')
         (rec,) = _read(tmp_path, f"fn{i}.eml", data)
         assert rec.attrs["attachments"] == ["Résumé.pdf"] and rec.text == "[attached: Résumé.pdf]"
+
+
+def test_a_transfer_encoding_label_that_lies_or_has_spaces(tmp_path):
+    """``Content-Transfer-Encoding: base64`` over a body written as plain words (a mislabelling mailer) is those
+    words, not noise; ``Base64 `` (capital, trailing space) is still base64."""
+    (rec,) = _read(tmp_path, "lie.eml", _head("Ann <a@b.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                             "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: "
+                                             "base64\n\nHello there, see you at Hollin Park at noon.\n"))
+    assert rec.text == "Hello there, see you at Hollin Park at noon.\n"
+    (rec,) = _read(tmp_path, "sp.eml", _head("Ann <a@b.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
+                                            "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: "
+                                            "Base64 \n\nSGVsbG8gdGhlcmUsIHNlZSB5b3UgYXQgSG9sbGluIFBhcmsu\n"))
+    assert rec.text == "Hello there, see you at Hollin Park."
