@@ -841,8 +841,8 @@ def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -
     the same address — and so does a person forgotten earlier, still hidden (restorable), whose address writes
     again in a file imported now (next month's mail export).  Each entity the import made (id ≥
     ``first_new_entity``) that shares an email address, phone number, handle or contact card with an entity such
-    a forget hid — or, for a person known by name only (a chat sender), the same full name of two words or
-    more — is forgotten too: a forget of its own, with the first forget's choices (``mentions``, ``purge``),
+    a forget hid — or, for a person known by name only (a chat sender) forgotten while the import ran, the same
+    full name of two words or more — is forgotten too: a forget of its own, with the first forget's choices (``mentions``, ``purge``),
     labelled as arrived during the import.  A forget already purged keeps no address to match (the purge
     erased them): nothing is done for it, and the caller says so.
 
@@ -856,20 +856,23 @@ def forget_late_arrivals(c: Container, since: datetime, first_new_entity: int) -
         ops = s.exec(select(ForgetOp).where(
             (ForgetOp.created_at >= since) | (ForgetOp.state == "hidden"), ForgetOp.target_kind == "entity",
             ForgetOp.restored_at.is_(None), ForgetOp.purged_at.is_(None))).all()
-        plans = [(op.mentions, bool((op.plan or {}).get("purge")), Scope.from_json(op.plan["scope"]).entities)
+        plans = [(op.mentions, bool((op.plan or {}).get("purge")), Scope.from_json(op.plan["scope"]).entities,
+                  clock.ensure_utc(op.created_at) >= clock.ensure_utc(since))
                  for op in ops if (op.plan or {}).get("scope")]
-        plans = [(mentions, purge, [int(e) for e in ents]) for mentions, purge, ents in plans if ents]
+        plans = [(mentions, purge, [int(e) for e in ents], during) for mentions, purge, ents, during in plans if ents]
         if not plans:
             return []
         made = s.exec(select(Alias.entity_id, Alias.kind, Alias.normalized).join(Entity, Entity.id == Alias.entity_id)
                       .where(Entity.tombstoned_at.is_(None), Entity.is_owner.is_(False),
                              Entity.id >= int(first_new_entity))).all()  # the import's new entities' aliases
         hidden = [s.exec(select(Alias.kind, Alias.normalized).where(Alias.entity_id.in_(ents))).all()
-                  for _m, _p, ents in plans]
+                  for _m, _p, ents, _d in plans]
     found: dict[int, tuple[str, bool]] = {}
-    for (mentions, purge, _ents), keys in zip(plans, hidden):
+    for (mentions, purge, _ents, during), keys in zip(plans, hidden):
         ids = {(k, n) for k, n in keys if k in _IDENTIFIERS and n}
-        names = {normalize_name(n) for k, n in keys if k == "name" and n and len(n.split()) >= 2}
+        # a name alone joins only what this import brought back of a person forgotten while it ran: an earlier
+        # forget's name is someone else's too (another John Smith at another address is not forgotten)
+        names = {normalize_name(n) for k, n in keys if k == "name" and n and len(n.split()) >= 2} if during else set()
         for eid, kind, norm in made:
             if (kind, norm) in ids or (kind == "name" and norm and normalize_name(norm) in names):
                 found.setdefault(int(eid), (mentions, purge))

@@ -313,3 +313,17 @@ def test_a_chat_reply_made_while_another_process_erases_what_it_recalled_keeps_n
     assert kept.turns[1].text == "[forgotten]" and not kept.turns[1].memories
     assert _ledger_texts(c)[-1] == "[forgotten]"
     assert scan(c.settings.home, HER_WORDS + HER_IDS) == {}
+
+
+def test_someone_else_with_the_forgotten_persons_name_at_another_address_is_not_forgotten(container, tmp_path):
+    """A later import's mail from the same name at an unrelated address is another person: only an address,
+    number, handle or card of the hidden person forgets a newcomer again."""
+    c = container
+    _setup(c, tmp_path)
+    forget(c, THEO)
+    later = write_mbox(tmp_path / "july.mbox", [
+        (f"{THEO} <t.q@otherplace.example>", "Choir", "The choir sings on Sunday at the abbey.")],
+        start=datetime(2023, 7, 9, 10, tzinfo=timezone.utc))
+    rep = ingest(c, [later])
+    assert rep.records_added == 1 and rep.forgotten_again == []
+    assert find_entity(c, "t.q@otherplace.example").canonical_name == THEO
