@@ -176,6 +176,15 @@ _DELETED = {
 }
 # what Android writes for a message it never managed to decrypt (English; the words are WhatsApp's)
 _WAITING = re.compile(r"^waiting for this message\.(?: this may take a while\.| check your phone\.)?$", re.I)
+# "This message was deleted by admin Ana." / "You deleted this message as admin"
+_DELETED_BY_ADMIN = re.compile(r"^(?:this message was deleted by admin\b.*|you deleted this message as admin)$", re.I)
+
+
+def _is_deleted(bare: str) -> bool:
+    """Whether a message's whole text is WhatsApp's "deleted" placeholder (:data:`_DELETED`, or by an admin)."""
+    return bare.rstrip(".").casefold() in _DELETED or bool(_DELETED_BY_ADMIN.match(bare.rstrip(".")))
+
+
 # a trailing "<This message was edited>" in the common locales (<Diese Nachricht wurde bearbeitet>, ...)
 _EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|editad[ao]|modifié|modificato|bewerkt|"
                      r"düzenlendi|изменено|отредактировано|edytowan|diedit|נערכה|تعديل|ویرایش|संपादित|編集済み|已编辑|"
@@ -682,7 +691,7 @@ def _body(text: str, notes: list[str], attrs: dict) -> str:
         attrs["media_name"] = named["name"].strip()
         notes.append(f"media omitted from the export: {attrs['media_name']}")
         return ""
-    if bare.rstrip(".").casefold() in _DELETED:
+    if _is_deleted(bare):
         attrs["deleted"] = True
         notes.append("deleted")
         return ""
@@ -712,7 +721,7 @@ def is_generated(text: str, multiline: bool) -> bool:
     if not bare or "://" in bare or _ATTACHED.match(bare) or _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) \
             or _OMITTED_NAMED.match(bare):
         return False
-    return bare.rstrip(".").casefold() not in _DELETED
+    return not _is_deleted(bare)
 
 
 RECODED_NOTE = "bytes that are not UTF-8 read as Windows-1252"

@@ -373,3 +373,9 @@ def test_a_one_to_one_html_export_knows_its_owner(tmp_path):
 def test_dotted_two_digit_dates_by_locale_shape(tmp_path, text, day):
     items = _wa(tmp_path, text)
     assert [r.sent_at.date().isoformat() for r in items] == [day, day]
+
+
+def test_deleted_by_an_admin_is_a_deleted_message(tmp_path):
+    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana: This message was deleted by admin Bo.\n"
+                          "24/12/2022, 18:06 - Bo: You deleted this message as admin\n24/12/2022, 18:07 - Cy: ok\n")
+    assert [(r.text, r.attrs.get("deleted")) for r in items] == [("", True), ("", True), ("ok", None)]
