@@ -642,11 +642,14 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
                 statement=as_of_statement(rec.sent_at, f"{speaker.canonical_name} wrote to {other.canonical_name}"
                                           f"{' by ' + rec.kind if rec.kind == 'email' else ''}.")))
     if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
+        from core.graph.entities import person_display_name
+
         who = rec.sender.name or rec.sender.address
         later(FactDraft(
             subject_id=sender_id, domain="identity", category="contact", key=f"email:{rec.sender.address.lower()}",
             value=rec.sender.address.lower(), confidence=0.6, valid_from=rec.sent_at, record_id=record_id,
-            statement=as_of_statement(rec.sent_at, f"{who} writes from {rec.sender.address.lower()}."),
+            statement=as_of_statement(rec.sent_at, f"{person_display_name(who)} writes from "
+                                                   f"{rec.sender.address.lower()}."),  # "Lee, Ann" → "Ann Lee"
             excerpt=f"From: {who} <{rec.sender.address}>"))
     if place_id and rec.place is not None:
         day = rec.sent_at.date().isoformat() if rec.sent_at else "unknown"

@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from app.operations.ask import ask
 from app.operations.ingest import ingest
-from core.store.schema import Alias, Entity
+from core.store.schema import Alias, Entity, Fact
 
 
 def _msg(n: int, sender: str, to: str, body: str, headers: str = "") -> str:
@@ -67,6 +67,8 @@ def test_unquoted_last_first_sender_and_an_mboxcl2_body_are_found(container, tmp
     with container.db.session() as s:
         people = _live(s, "person")
         assert "Ann Lee" in people and "Lee" not in people and "Grandpa" not in people
+        statements = [f.statement for f in s.exec(select(Fact).where(Fact.key == "email:ann@example.org")).all()]
+        assert statements == ["As of 2001-01-01, Ann Lee writes from ann@example.org."]  # not "Lee, Ann writes"
     top = ask(container, "orchard at Willowmere", k=3)
     assert top and top[0].sender == "Ann Lee" and "Willowmere" in top[0].text
     top = ask(container, "lantern festival in Quillby", k=3)
