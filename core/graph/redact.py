@@ -27,7 +27,8 @@ entity's one-word names (``others``: "Ben Okafor") are never a mention, in any r
 
 Quoted mail is handled as a unit: a quoted block whose attribution line names a forgotten
 entity ("> From: Steve Sapovits …" in Outlook style, "Steve Sapovits wrote:" in the
-Internet style) is the forgotten person's own text, so the whole block is replaced by one
+Internet style, or any line naming them that ends with ":" right above the quoted lines — "Am … schrieb
+Steve Sapovits <…>:", "… ha scritto:") is the forgotten person's own text, so the whole block is replaced by one
 ``"[forgotten message]"`` line at its quote depth.
 """
 from __future__ import annotations
@@ -331,6 +332,18 @@ def is_act(value: Any) -> bool:
     return "at" in value and isinstance(text, str) and bool(_ACT_TEXT.match(text.strip()))
 
 
+def _introduces_quote(lines: list[str], i: int, d: int) -> bool:
+    """Whether line ``i`` (at quote depth ``d``) ends with ":" and the next non-blank line is quoted deeper — an
+    attribution in any language or word order ("Am 01.05.2023 um 10:00 schrieb X <x@…>:", "Il giorno … X ha
+    scritto:", "Op … schreef X:")."""
+    if not _depth(lines[i])[1].rstrip().endswith(":"):
+        return False
+    for nxt in lines[i + 1:i + 3]:
+        if nxt.strip():
+            return _depth(nxt)[0] > d
+    return False
+
+
 def drop_attributed_quotes(text: str) -> str:
     """Replace each quoted block whose attribution line carries ``"[forgotten]"`` by one
     ``"[forgotten message]"`` line at the block's quote depth (see the module doc).
@@ -345,7 +358,7 @@ def drop_attributed_quotes(text: str) -> str:
     i = 0
     while i < len(lines):
         d, body = _depth(lines[i])
-        if REPLACEMENT in body and (_HEADER.match(body) or _WROTE.search(body)):
+        if REPLACEMENT in body and (_HEADER.match(body) or _WROTE.search(body) or _introduces_quote(lines, i, d)):
             outlook = bool(_HEADER.match(body))
             floor = d if outlook else d + 1
             if outlook and out and _ORIGINAL.match(_depth(out[-1])[1]) and _depth(out[-1])[0] == d:

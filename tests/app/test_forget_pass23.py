@@ -327,3 +327,31 @@ def test_someone_else_with_the_forgotten_persons_name_at_another_address_is_not_
     rep = ingest(c, [later])
     assert rep.records_added == 1 and rep.forgotten_again == []
     assert find_entity(c, "t.q@otherplace.example").canonical_name == THEO
+
+
+def test_her_words_quoted_under_an_attribution_in_another_language_go_with_her(container, tmp_path):
+    """German, Italian and Dutch mail clients put the verb before the name ("Am … schrieb X <x@…>:", "Op …
+    schreef X:") or write "ha scritto:": the quoted block under such a line is the forgotten person's own mail
+    and stayed, word for word, in the reply after a purge."""
+    c = container
+    _setup(c, tmp_path)
+    box = write_mbox(tmp_path / "quotes.mbox", [
+        ("Bruno Castellane <bruno@castellane.test>", "AW: Kiln",
+         f"Ja, gerne.\n\nAm 01.05.2023 um 10:00 schrieb {THEO} <theodora.quillfeather@quillworks.io>:\n"
+         "> Der Brennofen braucht einen zweiten Brand wegen der lapislazuli Glasur.\n> Gruss\n"),
+        ("Bruno Castellane <bruno@castellane.test>", "R: Kiln",
+         f"Va bene.\n\nIl giorno lun 1 mag 2023 alle ore 10:00 {THEO} <theodora.quillfeather@quillworks.io> "
+         "ha scritto:\n> Il forno ha bisogno di una seconda cottura per lo smalto ossidiana.\n"),
+        ("Bruno Castellane <bruno@castellane.test>", "Re: Kiln",
+         "Ok.\n\nOp ma 1 mei 2023 om 10:00 schreef Teddy <teddyq@fastmail.test>:\n"
+         "> De oven heeft een tweede stook nodig voor het kobaltgroen glazuur.\n")],
+        start=datetime(2023, 5, 2, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 3
+    forget(c, THEO, purge=True)
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        texts = [t.strip() for (t,) in db.execute("SELECT text FROM record WHERE subject LIKE '%Kiln' ORDER BY id")]
+    finally:
+        db.close()
+    assert texts == ["Ja, gerne.\n\n[forgotten message]", "Va bene.\n\n[forgotten message]", "Ok.\n\n[forgotten message]"]
+    assert scan(c.settings.home, ["lapislazuli", "ossidiana", "kobaltgroen"]) == {}
