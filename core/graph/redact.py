@@ -43,7 +43,8 @@ from core.store.forgetting import REPLACEMENT
 
 QUOTE_REPLACEMENT = "[forgotten message]"
 _QUOTE = re.compile(r"^((?:\s*>)+)")
-_HEADER = re.compile(r"^\s*(?:\*?\s*)?(from|de|von|van|da)\s*:", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(?:\*?\s*)?(from|de|von|van|da|fra|från|od|от|lähettäjä|kimden|發件人|发件人|差出人)\s*:",
+                     re.IGNORECASE)
 _WROTE = re.compile(r"(wrote|writes|schrieb|a écrit|escribió|scrisse|schreef)\s*:?\s*$", re.IGNORECASE)
 _ORIGINAL = re.compile(r"^\s*-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)", re.IGNORECASE)
 _EMAIL_LOCAL = re.compile(r"^[a-z][a-z._-]{4,}$")

@@ -355,3 +355,16 @@ def test_her_words_quoted_under_an_attribution_in_another_language_go_with_her(c
         db.close()
     assert texts == ["Ja, gerne.\n\n[forgotten message]", "Va bene.\n\n[forgotten message]", "Ok.\n\n[forgotten message]"]
     assert scan(c.settings.home, ["lapislazuli", "ossidiana", "kobaltgroen"]) == {}
+
+
+def test_an_outlook_style_forward_headed_in_swedish_or_russian_goes_with_her():
+    """Outlook heads a forwarded or replied-to mail with "From:" in the client's language ("Från:", "От:",
+    "Od:", "Fra:", "发件人:"): under a header naming the forgotten person, what follows is her mail."""
+    from core.graph.redact import Redactor
+
+    red = Redactor.from_aliases([("name", THEO, THEO.casefold()),
+                                 ("email", "theodora.quillfeather@quillworks.io", "theodora.quillfeather@quillworks.io")])
+    for head in ("Från", "От", "Od", "Fra", "发件人"):
+        text = (f"Hej, se nedan.\n\n{head}: {THEO} <theodora.quillfeather@quillworks.io>\nSkickat: den 1 maj 2023\n"
+                "Ämne: Ugn\n\nUgnen behöver en andra bränning för den safirblå glasyren.\n")
+        assert red.redact(text).strip() == "Hej, se nedan.\n\n[forgotten message]", head
