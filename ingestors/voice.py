@@ -7,7 +7,8 @@ model code): the app passes ``transcribe(path)``, which returns the transcript a
 has them all).  Without one, audio files are refused with a clear reason.
 
 * **No speech**: an empty transcript, or ``no_speech``, gives a record with empty text and
-  the note ``"no speech found"`` — never Whisper's "you" on silence.
+  the note ``"no speech found"`` — never Whisper's "you" on silence.  Sound the model could not decode at any
+  temperature (a transcript's ``unclear`` seconds: a tone, a language it does not know) is noted, never guessed.
 * **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
   a time in it, read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
@@ -238,9 +239,15 @@ class VoiceIngestor:
                              f"{attrs['time_zone']}: {missing}")
             else:
                 notes.append(f"recording time unknown ({missing})")
+        unclear = getattr(result, "unclear", 0) or 0
+        if unclear:  # sound the model could not make words of, at any temperature: said, not guessed
+            attrs["unclear_s"] = unclear
+            notes.append(f"{unclear:.1f} s of sound could not be transcribed (the model was unsure at every "
+                         "temperature): left out")
         if no_speech:
             text = ""
-            notes.append("no speech found")
+            if not unclear:
+                notes.append("no speech found")
         else:
             languages = list(getattr(result, "languages", None) or [])
             if languages:

@@ -54,6 +54,7 @@ WHISPER_NAMES = ("tiny.en", "tiny", "base.en", "base", "small.en", "small", "med
 BASE_MIN_CORES = 4  # CPU cores from which Whisper base is the default (benchmarks/speech_bench.py)
 NO_SPEECH_PROB = 0.6  # Whisper's own no_speech_threshold (whisper/transcribe.py)
 LOGPROB_FLOOR = -1.0  # Whisper's own logprob_threshold
+TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # Whisper's fallback: a window is decoded again, hotter, while unsure
 FRAME_SECONDS = 0.03  # voice-activity frames
 SPEECH_DB = 12.0  # a frame is speech when this many dB above the file's noise floor ...
 SILENCE_DBFS = -50.0  # ... and above this absolute level (digital silence and hiss are not speech)
@@ -88,7 +89,8 @@ class Transcript:
     """A transcription: ``text`` (segments joined; with two speakers one ``"Speaker N: …"`` line per
     segment), ``segments``, ``language`` (ISO 639-1, the most spoken), ``duration`` (s), ``no_speech``
     (True when the voice-activity check found nobody speaking), ``languages`` (all detected),
-    ``speakers`` (``["speaker 1", "speaker 2"]`` for two channels, else empty)."""
+    ``speakers`` (``["speaker 1", "speaker 2"]`` for two channels, else empty), ``unclear`` (seconds of sound
+    Whisper could not decode at any temperature: left out of the text, never guessed)."""
 
     text: str
     segments: list[Segment] = field(default_factory=list)
@@ -97,6 +99,7 @@ class Transcript:
     no_speech: bool = False
     languages: list[str] = field(default_factory=list)
     speakers: list[str] = field(default_factory=list)
+    unclear: float = 0.0
 
 
 def default_model(device: str | None = None, cores: int | None = None) -> str:
@@ -418,6 +421,7 @@ class Transcriber:
                 languages = list(dict.fromkeys(lang for t in parts for lang in t.languages))
                 return Transcript(text=text, segments=segments, language=languages[0] if languages else "en",
                                   duration=max(t.duration for t in parts), no_speech=all(t.no_speech for t in parts),
+                                  unclear=round(sum(t.unclear for t in parts), 2),
                                   languages=languages, speakers=["speaker 1", "speaker 2"])
             samples = stereo.mean(0).astype(np.float32)
         else:
@@ -449,12 +453,13 @@ class Transcriber:
             cuts = split_points(samples[a:b], self.piece_seconds)
             pieces += [(a + x, a + y, lang) for x, y in zip(cuts, cuts[1:])]
         segments: list[Segment] = []
+        unclear = 0.0
         for i, (a, b, lang) in enumerate(pieces):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("transcription cancelled")
             try:
                 result = model.transcribe(samples[a:b], language=lang, fp16=(self.device != "cpu"),
-                                          temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
+                                          temperature=TEMPERATURES,
                                           condition_on_previous_text=False, verbose=None,
                                           initial_prompt=initial_prompt, no_speech_threshold=NO_SPEECH_PROB,
                                           logprob_threshold=LOGPROB_FLOOR)
@@ -468,6 +473,11 @@ class Transcriber:
                                 (s.get("avg_logprob", 0) < LOGPROB_FLOOR or not _overlaps(start, end, regions)
                                  or is_hallucination(text))):
                     continue  # Whisper's own no-speech rule, and its hallucinations on noise or outside speech
+                if s.get("temperature", 0) >= TEMPERATURES[-1] and s.get("avg_logprob", 0) < LOGPROB_FLOOR:
+                    # unsure at every temperature: what the hottest try made of a tone, a chirp, a language the
+                    # model does not know ("Whence crowd sounds.") is not what was said
+                    unclear += max(0.0, min(end, b / SAMPLE_RATE) - max(start, a / SAMPLE_RATE))  # within the piece
+                    continue
                 segments.append(Segment(start, end, text, lang or result.get("language"), speaker))
             if progress:
                 progress((i + 1) / len(pieces))
@@ -479,7 +489,7 @@ class Transcriber:
         languages = sorted(spoken, key=lambda k: -spoken[k])
         return Transcript(text=" ".join(s.text for s in segments), segments=segments,
                           language=languages[0] if languages else (language or "en"), duration=duration,
-                          no_speech=not segments, languages=languages)
+                          no_speech=not segments, languages=languages, unclear=round(float(unclear), 2))
 
     def _detect_language(self, samples: np.ndarray) -> str:
         """The most likely language (ISO 639-1) of up to 30 s of speech, by Whisper's own language token."""

@@ -212,3 +212,59 @@ def test_a_reset_file_modification_time_does_not_discard_the_recording_time(tmp_
     # a real modification time a year before the tag: the tag is not trusted
     os.utime(memo, (datetime(2022, 5, 4, tzinfo=UTC).timestamp(),) * 2)
     assert _read(memo).attrs["clock_suspect"].startswith("recorder's clock looks wrong")
+
+
+class _Whisper:
+    """What ``whisper.load_model`` returns, as far as the Transcriber uses it: it answers ``segments``."""
+
+    is_multilingual = False
+
+    def __init__(self, segments):
+        self.segments = segments
+
+    def transcribe(self, samples, **kwargs):
+        n = len(samples) / 16000
+        return {"segments": [dict(s, start=0.0, end=n) for s in self.segments], "language": "en"}
+
+
+def _tone_burst() -> np.ndarray:
+    """8 s: 3 s of silence, 2 s of a 440 Hz tone, 3 s of silence."""
+    audio = np.zeros(8 * 16000, np.float32)
+    audio[3 * 16000:5 * 16000] = 0.3 * np.sin(2 * np.pi * 440 * np.arange(2 * 16000) / 16000)
+    return audio
+
+
+@pytest.mark.parametrize("segment, kept", [
+    # what tiny.en wrote on a tone when primed with names: unsure at every temperature (measured: −5.2 at 1.0)
+    ({"text": " Leards leaflets from Ois 13 are made, in the bush.", "no_speech_prob": 0.468, "avg_logprob": -5.214,
+      "temperature": 1.0}, False),
+    ({"text": " Whence crowd sounds.", "no_speech_prob": 0.384, "avg_logprob": -4.628, "temperature": 1.0}, False),
+    # sure enough at some temperature: kept, even when hot
+    ({"text": " Meet Anna in Lisbon.", "no_speech_prob": 0.278, "avg_logprob": -0.766, "temperature": 0.0}, True),
+    ({"text": " Meet Anna in Lisbon.", "no_speech_prob": 0.3, "avg_logprob": -0.9, "temperature": 1.0}, True),
+])
+def test_words_whisper_was_unsure_of_at_every_temperature_are_not_stored(tmp_path, segment, kept):
+    t = Transcriber(Path("unused.pt"))
+    t._model = _Whisper([segment])
+    memo = tmp_path / "tone.wav"
+    memo.write_bytes(b"RIFF")  # the stand-in is given the samples
+    (rec,) = VoiceIngestor(lambda _p: t.transcribe(_tone_burst())).read(memo)
+    if kept:
+        assert rec.text == segment["text"].strip() and "unclear_s" not in rec.attrs
+    else:
+        assert rec.text == "" and rec.attrs["unclear_s"] == 2.51  # the tone, padded, within its stretch
+        assert rec.notes[-1] == ("2.5 s of sound could not be transcribed (the model was unsure at every "
+                                 "temperature): left out")
+        assert "no speech found" not in rec.notes
+
+
+@pytest.mark.slow
+def test_real_whisper_primed_with_names_writes_nothing_for_a_tone(tmp_path_factory):
+    import torch
+
+    from app.models import convert_whisper
+
+    torch.manual_seed(0)
+    checkpoint = convert_whisper.ensure_default_checkpoint(tmp_path_factory.mktemp("whisper-models"))
+    result = Transcriber(checkpoint).transcribe(_tone_burst(), initial_prompt="Names: Anna Lima, ComfyUI, Lisbon.")
+    assert result.text == "" and result.segments == []
