@@ -1,4 +1,5 @@
-"""Zip archives (WhatsApp's "Export chat" zip, Google Takeout's zips, a zipped folder) read as folders.
+"""Zip archives (WhatsApp's "Export chat" zip, Google Takeout's zips, a zipped folder) read as folders; tar
+archives (Takeout's ``.tgz`` choice, ``.tar.gz``, ``.tar``) too (:func:`tar_members`, :func:`archive_members`).
 
 :func:`zip_members` opens an archive and yields its members one at a time, each copied to
 a private temporary file that is deleted as soon as the caller is done with it (disk use
@@ -21,10 +22,13 @@ Members that are folders, hidden (name starting with ``.``), under ``__MACOSX/``
 """
 from __future__ import annotations
 
+import lzma
 import os
 import shutil
+import tarfile
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
@@ -185,4 +189,111 @@ def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, errors: l
         target.unlink(missing_ok=True)
         errors.append((where, f"member could not be extracted ({exc})"))
         return False
+    return True
+
+
+TAR_SUFFIXES = (".tar", ".tgz", ".tar.gz", ".tbz", ".tbz2", ".tar.bz2", ".txz", ".tar.xz")
+"""Tar archives read like zips (Google Takeout offers ``.tgz`` as well as ``.zip``)."""
+
+
+def is_tar(path: Path) -> bool:
+    """True for a file named as a tar archive (:data:`TAR_SUFFIXES`)."""
+    return path.name.lower().endswith(TAR_SUFFIXES)
+
+
+def archive_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
+                    errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
+                    first: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """:func:`zip_members` for a zip, :func:`tar_members` for a tar archive (by name, :func:`is_tar`)."""
+    if is_tar(path):
+        return tar_members(path, cite, limits, errors, workdir, first=first)
+    return zip_members(path, cite, limits, errors, workdir, first=first)
+
+
+def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
+                errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
+                _depth: int = 1, _budget: list[int] | None = None,
+                first: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """Yield a tar archive's (``.tgz``, ``.tar.gz``, ``.tar``…) regular files one by one as temporary files, as
+    :func:`zip_members` does for a zip, with the same limits, except the expansion ratio (a compressed tar has one
+    stream; the disk check bounds what a member may take).  Links, devices and folders are skipped.  The archive
+    is read as a stream (a big ``.tgz`` is decompressed once, or twice when ``first`` picks members to read
+    before the others).
+
+    Args and yields: as for :func:`zip_members`; ``path`` is the tar file.
+    """
+    errors = errors if errors is not None else []
+    cite = cite or str(path)
+    budget = _budget if _budget is not None else [limits.max_members]
+    tmp = Path(tempfile.mkdtemp(prefix="kith-tar-", dir=workdir))
+    try:
+        for wanted in ((True, False) if first is not None else (None,)):
+            try:
+                tf = tarfile.open(path, "r|*")
+            except (tarfile.TarError, OSError, EOFError) as exc:
+                errors.append((cite, f"not a readable tar archive ({exc})"))
+                return
+            with tf:
+                try:
+                    for info in tf:
+                        name = info.name
+                        if wanted is not None and bool(first(name)) != wanted:
+                            continue
+                        where = f"{cite}/{name}"
+                        if not info.isfile() or (_skipped(name) and not _unsafe(name)):
+                            continue
+                        if budget[0] <= 0:
+                            errors.append((cite, f"more than {limits.max_members} files in the archive: the rest "
+                                                 "was not opened (a zip bomb guard)"))
+                            return
+                        budget[0] -= 1
+                        if _unsafe(name):
+                            errors.append((where, "member name points outside the archive: not opened"))
+                            continue
+                        if info.size > shutil.disk_usage(tmp).free - limits.disk_margin:
+                            errors.append((where, f"member needs {info.size >> 20} MiB, more than the free disk "
+                                                  "space: not opened"))
+                            continue
+                        target = tmp / (Path(cite).name.split(".")[0] or "archive") / PurePosixPath(name)
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        if not _extract_tar(tf, info, target, errors, where):
+                            continue
+                        try:
+                            nested = is_zip(target) or is_tar(target)
+                            if nested and _depth < limits.max_depth:
+                                inner = tar_members if is_tar(target) else zip_members
+                                yield from inner(target, where, limits, errors, tmp, _depth + 1, budget, first)
+                            elif nested:
+                                errors.append((where, f"archive nested more than {limits.max_depth} deep: "
+                                                      "not opened"))
+                            else:
+                                yield Member(target, where)
+                        finally:
+                            target.unlink(missing_ok=True)
+                except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+                    errors.append((cite, f"the archive is damaged or cut short ({exc}): the members after that "
+                                         "point were not read"))
+                    return
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _extract_tar(tf: tarfile.TarFile, info: tarfile.TarInfo, target: Path, errors: list, where: str) -> bool:
+    """Copy one tar member to ``target``, never past its declared size.  False (and an error) on failure."""
+    src = tf.extractfile(info)
+    if src is None:
+        return False
+    written = 0
+    with src, open(target, "wb") as dst:
+        os.chmod(target, 0o600)
+        while True:
+            chunk = src.read(min(1 << 20, info.size - written + 1))
+            if not chunk:
+                break
+            written += len(chunk)
+            if written > info.size:
+                target.unlink(missing_ok=True)
+                errors.append((where, "member is larger than its header says: not read"))
+                return False
+            dst.write(chunk)
     return True

@@ -1606,7 +1606,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
 
     A line separates two messages only when it follows a blank line, has the envelope
     shape (:func:`is_envelope`: ``From``, an address, a date) **and** a header line follows
-    it — or, with no blank line before it (some writers leave none), when a whole header block follows it.  (In an mbox whose first message has no headers at all, the envelope shape alone
+    it — or, with no blank line before it (some writers leave none), when a whole header block
+    follows it.  (In an mbox whose first message has no headers at all, the envelope shape alone
     is enough.)  Any other line starting ``From `` is body text, quoted or not.  Inside a
     multipart message whose closing boundary (``--boundary--``) has not come yet, even such a
     line is body text (a ``git format-patch`` file or a saved mbox attached unencoded starts

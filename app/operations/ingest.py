@@ -28,7 +28,7 @@ from core import clock
 from core.errors import InputError
 from core.store.schema import QuarantineItem, Record as RecordRow
 from ingestors.base import Record, RecordError
-from ingestors.archives import is_zip, zip_members
+from ingestors.archives import archive_members, is_tar, is_zip
 from ingestors.registry import expand_inputs, ingestor_for, read_head, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
@@ -338,12 +338,13 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
         if cancel is not None and cancel.is_set():
             report.cancelled = True
             break
-        # a .zip, or a zip without a suffix (not .docx, .epub and the like, which are zips too)
-        if path.suffix.lower() == ".zip" or (not path.suffix and _is_zip_head(path)):
+        # a .zip, or a zip without a suffix (not .docx, .epub and the like, which are zips too), or a .tgz/.tar
+        if path.suffix.lower() == ".zip" or (not path.suffix and _is_zip_head(path)) or is_tar(path):
             workdir.mkdir(parents=True, exist_ok=True)
             archive_errors: list[tuple[str, str]] = []
             total[0] -= 1  # the archive itself is not a file read; its members are
-            for member in zip_members(path, str(path), errors=archive_errors, workdir=workdir, first=_read_first):
+            for member in archive_members(path, str(path), errors=archive_errors, workdir=workdir,
+                                          first=_read_first):
                 total[0] += 1
                 one(member.path, member.cite)
                 if report.cancelled or (cancel is not None and cancel.is_set()):

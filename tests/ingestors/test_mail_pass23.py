@@ -404,8 +404,8 @@ def test_an_html_page_sent_as_plain_text_is_read_as_html(tmp_path):
     (rec,) = _read(tmp_path, "p.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
                                            "Content-Type: text/plain; charset=utf-8\n\n" + page))
     assert rec.text == "The Wrenfield gala is on Friday.\n\nBest,\nAnn"
-    (rec,) = _read(tmp_path, "n.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
-                                           "\n<!DOCTYPE html>\n<html><body><div>Larkspur Inn it is.</div></body></html>"))
+    page = "\n<!DOCTYPE html>\n<html><body><div>Larkspur Inn it is.</div></body></html>"
+    (rec,) = _read(tmp_path, "n.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000", page))
     assert rec.text == "Larkspur Inn it is."
     (rec,) = _read(tmp_path, "t.eml", _head("Ann <a@example.org>", "x", "Mon, 01 Jan 2001 09:00:00 +0000",
                                            "Content-Type: text/plain\n\nUse x < y; <b> makes bold.\n"))
