@@ -315,7 +315,7 @@ def plan_forget(c: Container, target, mentions: str = "redact") -> ForgetPlan:
         try:
             sc, red, remove, regen, msel = _select(c, s, t, mentions)
             conn = _raw(s)
-            counts = {"graph": {**graph.plan(conn, sc, red), "inbox_files": len(_inbox_files(c, conn, sc))},
+            counts = {"graph": {**graph.plan(conn, sc, red), "inbox_files": len(_inbox_files(c, conn, sc, red))},
                       "summaries": {"removed": len(remove), "regenerated": len(regen)},
                       "search": search.forget_plan(conn, sc),
                       "vectors": vectors.forget_plan(c.vectors, sc),
@@ -333,11 +333,12 @@ def preview_forget(c: Container, ref, mentions: str = "redact") -> ForgetPlan:
     return plan_forget(c, ref, mentions)
 
 
-def _inbox_files(c: Container, conn, sc: Scope) -> list[str]:
+def _inbox_files(c: Container, conn, sc: Scope, red=None) -> list[str]:
     """The files in the data folder's watched ``Inbox`` (``app.watch``) that the forget's records, files or
     could-not-read entries came from (a zip member's archive, a chat folder's file): copies the person dropped
     there, which hold the forgotten text and which the window would import again at its next start once the
-    rows are erased.  A purge deletes them (:func:`_delete_inbox_files`); what else they held stays in memory."""
+    rows are erased — and, with ``red`` (an entity's redactor), the files that could not be read whose entries
+    name the entity (a broken card of theirs).  A purge deletes them (:func:`_delete_inbox_files`); what else they held stays in memory."""
     from pathlib import Path
 
     from core.store.forgetting import chunks, marks
@@ -354,6 +355,10 @@ def _inbox_files(c: Container, conn, sc: Scope) -> list[str]:
     for part in chunks(sorted(sc.quarantine)):
         paths |= {p for (p,) in conn.execute(f"SELECT path FROM quarantineitem WHERE id IN ({marks(len(part))})",
                                              part) if p}
+    if red is not None and not red.empty:  # a file that could not be read and names them ("card 1 'X'")
+        from core.graph.forget import mentioning
+
+        paths |= {row[1] for row in mentioning(conn, "quarantineitem", ["path", "locator", "reason"], red) if row[1]}
     out = set()
     for p in paths:
         f = Path(p)
@@ -406,7 +411,7 @@ def _hide_on_writer(c: Container, t: Target, mentions: str, purge: bool = False)
     with c.db.session() as s:
         sc, red, remove, regen, msel = _select(c, s, t, mentions)
         conn = _raw(s)
-        inbox = _inbox_files(c, conn, sc)  # before the graph redacts the file names
+        inbox = _inbox_files(c, conn, sc, red)  # before the graph redacts the file names
         op = ForgetOp(target_kind=t.kind, label=sc.label, state="hiding", mentions=mentions, created_at=now,
                       expires_at=now + timedelta(days=_recovery_days(c)),
                       # ``purge``: the caller asked for erasure; kept with the plan so that a crash before the

@@ -177,7 +177,9 @@ def select_rows(conn, sc, red) -> Selection:
     # concepts named after a forgotten entity
     sel.concepts = [r[0] for r in _mention_rows(conn, red, "concept", ["key", "label"], extra="AND withdrawn_at IS NULL")]
     # learning log and attention traces
-    ep_targets = {f"episode:{e}" for e in eps}
+    # the log entries of a removed episode, and of one whose text is redacted: what they noted of it (the
+    # entities it named, split from an address: "theodora", "quillfeather") came from the words that go
+    ep_targets = {f"episode:{e}" for e in eps} | {f"episode:{e}" for e, new in sel.redact.items() if new}
     ids = {r[0] for r in _mention_rows(conn, red, "learningevent", ["target", "detail"], json_cols=("detail",))}
     for part in chunks(sorted(ep_targets)):
         ids |= {i for (i,) in conn.execute(f"SELECT id FROM learningevent WHERE target IN ({marks(len(part))})", part)}

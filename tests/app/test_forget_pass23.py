@@ -199,14 +199,16 @@ def test_a_purge_deletes_the_inbox_copies_that_held_the_forgotten_person(contain
     other = inbox / "bruno.mbox"
     write_mbox(other, [("Bruno Castellane <bruno@castellane.test>", "Pottery", "My ochre lantern works again.")])
     _card(inbox / "contacts.vcf")
-    assert ingest(c, [inbox]).records_added == 4
+    (inbox / "old.vcf").write_bytes(f"BEGIN:VCARD\r\nVERSION:3.0\r\nFN:{THEO}\r\n".encode())  # cannot be read
+    first = ingest(c, [inbox])
+    assert first.records_added == 4 and len(first.errors) == 1
     plan = plan_forget(c, "Teddy Q")
-    assert plan.counts["graph"]["inbox_files"] == 2  # her chat and her card; Bruno's mail is not hers
+    assert plan.counts["graph"]["inbox_files"] == 3  # her chat, her card, her broken card; Bruno's mail is not hers
     hidden = forget(c, "Teddy Q")
     assert chat.is_file()  # restorable: nothing is deleted yet
     restore(c, hidden.forget_id)
     rep = forget(c, "Teddy Q", purge=True)
-    assert rep.purged["forgets"][rep.forget_id]["inbox_files"] == 2
+    assert rep.purged["forgets"][rep.forget_id]["inbox_files"] == 3
     assert sorted(p.name for p in inbox.iterdir()) == ["bruno.mbox"]
     assert scan(c.settings.home, ["marzipan", "Quillfeather", "Teddy"]) == {}
     again = ingest(c, [inbox])  # what the window does with the Inbox at its next start
@@ -368,3 +370,23 @@ def test_an_outlook_style_forward_headed_in_swedish_or_russian_goes_with_her():
         text = (f"Hej, se nedan.\n\n{head}: {THEO} <theodora.quillfeather@quillworks.io>\nSkickat: den 1 maj 2023\n"
                 "Ämne: Ugn\n\nUgnen behöver en andra bränning för den safirblå glasyren.\n")
         assert red.redact(text).strip() == "Hej, se nedan.\n\n[forgotten message]", head
+
+
+def test_the_learning_log_of_a_kept_message_that_spelled_her_address_keeps_no_part_of_it(container, tmp_path):
+    """Bruno's mail gives her address in capitals ("Theodora.Quillfeather@QuillWorks.io"); the memory's log entry
+    for it listed the entities it named split from the address ("theodora", "quillfeather", "quillworks"), and
+    the forget redacted the mail but left the log entry."""
+    c = container
+    _setup(c, tmp_path)
+    box = write_mbox(tmp_path / "bruno.mbox", [
+        ("Bruno Castellane <bruno@castellane.test>", "Mail", "Write to Theodora.Quillfeather@QuillWorks.io today.")],
+        start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 1
+    forget(c, THEO, purge=True)
+    assert scan(c.settings.home, ["Theodora", "Quillfeather", "QuillWorks"]) == {}
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        (text,) = db.execute("SELECT text FROM record WHERE subject = 'Mail'").fetchone()
+    finally:
+        db.close()
+    assert text.strip() == "Write to [forgotten] today."
