@@ -266,6 +266,8 @@ def _check_lexicon(conn) -> Check:
     for what, items in (("lexicon_fts_rows_missing", no_row), ("lexicon_fts_rows_without_document", no_doc)):
         if items:  # named only when found (the usual report keeps its two lexicon counts)
             ch.flag(what, items)
+    if lexicon.tokens_version(conn) < lexicon.TOKENS_VERSION:  # e.g. Chinese words indexed whole, asked in pairs
+        ch.flag("lexicon_words_split_the_old_way", conn.exec_driver_sql("SELECT count(*) FROM lexdoc").scalar())
     return ch
 
 
@@ -387,6 +389,8 @@ def _repair_on_writer(c: Container, found: DoctorReport) -> dict[str, int]:
         from core.retrieval import lexicon
 
         did["lexicon_rows_dropped"] = lexicon.remove(conn, lexicon.stale(conn))
+        if lexicon.tokens_version(conn) < lexicon.TOKENS_VERSION:  # every document split again as words are now
+            did["lexicon_rows_resplit"] = lexicon.rebuild(conn)
         did["lexicon_rows_indexed"] = lexicon.rebuild(conn, lexicon.missing(conn))
         no_row, no_doc = lexicon.fts_gaps(conn)
         # a full-text row whose document is gone: nothing to rebuild it from

@@ -289,6 +289,8 @@ def rebuild(conn, episode_ids: Iterable[int] | None = None, cfg: LexiconConfig =
         live = [Turn(g[0], g[1], _dt(g[2]), g[3] or _chat_speaker(conn, g[0]), g[4] or "") for g in got if g[5] is None]
         add(conn, live, cfg)
         done += len(live)
+    if episode_ids is None:
+        stamp_tokens(conn)  # every live document written again: split as today
     return done
 
 
@@ -402,8 +404,31 @@ def _marks(ids: Sequence) -> str:
 
 def _bump(conn, n: int) -> None:
     if n:
+        if not _rows(conn, "SELECT 1 FROM lex_stats WHERE name = 'docs'"):  # the lexicon's first words: today's
+            stamp_tokens(conn)
         _exec(conn, "INSERT INTO lex_stats(name, value) VALUES ('docs', ?) "
                     "ON CONFLICT(name) DO UPDATE SET value = lex_stats.value + excluded.value", (n,))
+
+
+TOKENS_VERSION = 2
+"""How :func:`tokens` splits words, as stored documents were split: 1 — a run of an unspaced script (Chinese,
+Japanese, Thai, …) was one word; 2 — its overlapping character pairs (stop 23).  A lexicon written by an older
+version finds no such word asked today: ``kith doctor --repair`` re-indexes it (:func:`rebuild`)."""
+
+
+def tokens_version(conn) -> int:
+    """The :data:`TOKENS_VERSION` the lexicon's documents were written with (1 when it was never stamped but has
+    documents: written before the stamp existed; the current one when it is empty)."""
+    got = _rows(conn, "SELECT value FROM lex_stats WHERE name = 'tokens'")
+    if got:
+        return int(got[0][0])
+    return 1 if _rows(conn, "SELECT 1 FROM lexdoc LIMIT 1") else TOKENS_VERSION
+
+
+def stamp_tokens(conn) -> None:
+    """Record that the lexicon's documents are split as :func:`tokens` splits words now."""
+    _exec(conn, "INSERT INTO lex_stats(name, value) VALUES ('tokens', ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (TOKENS_VERSION,))
 
 
 def _neighbours(conn, session, t, eid, cfg: LexiconConfig, ids_only=False):

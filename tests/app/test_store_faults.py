@@ -183,3 +183,34 @@ def test_a_full_disk_is_one_clear_line_not_a_traceback():
         assert "(No space left on device)" in store_write_failure(exc)
     assert store_write_failure(ValueError("bad input")) is None
     assert store_write_failure(sqlite3.OperationalError("no such table: record")) is None
+
+
+def test_doctor_resplits_a_lexicon_written_before_unspaced_scripts_were_split_in_pairs(container, tmp_path):
+    """Stop 23 indexes Chinese, Japanese, Thai … as overlapping character pairs (a word asked is found inside the
+    sentence). A lexicon written before kept each run whole, so "外滩" asked today matched nothing there: the
+    doctor names such a lexicon and the repair writes every document again, split as today."""
+    chat = tmp_path / "WhatsApp Chat with Li Wei.txt"
+    chat.write_text("24/12/2022, 18:05 - Li Wei: 我们去外滩的咖啡馆吧\n24/12/2022, 18:07 - Li Wei: 好的\n",
+                    encoding="utf-8")
+    assert ingest(container, [chat]).records_added == 2
+    assert {ch.name: ch for ch in diagnose(container).checks}["lexicon"].ok
+    con = sqlite3.connect(container.settings.home / "kith.sqlite3")
+    own = dict(con.execute("SELECT episode_id, own FROM lexdoc").fetchall())
+    assert any("外滩" in o.split() for o in own.values())  # 外滩 is one of the sentence's pairs
+    # as an older Kith left it: the run whole, and no version stamp
+    for eid, o in own.items():
+        con.execute("UPDATE lexdoc SET own = ? WHERE episode_id = ?",
+                    (" ".join(w for w in o.split() if not ("\u4e00" <= w[0] <= "\u9fff")) + " 我们去外滩的咖啡馆吧", eid))
+    con.execute("DELETE FROM lex_stats WHERE name = 'tokens'")
+    con.commit()
+    con.close()
+    lex = {ch.name: ch for ch in diagnose(container).checks}["lexicon"]
+    assert lex.problems["lexicon_words_split_the_old_way"] == 2
+    rep = repair(container)
+    assert rep.ok and rep.repaired["lexicon_rows_resplit"] == 2, rep.describe()
+    con = sqlite3.connect(container.settings.home / "kith.sqlite3")
+    try:
+        assert dict(con.execute("SELECT episode_id, own FROM lexdoc").fetchall()) == own
+        assert con.execute("SELECT value FROM lex_stats WHERE name = 'tokens'").fetchone() == (2,)
+    finally:
+        con.close()
