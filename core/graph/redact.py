@@ -334,10 +334,13 @@ def is_act(value: Any) -> bool:
 
 
 def _introduces_quote(lines: list[str], i: int, d: int) -> bool:
-    """Whether line ``i`` (at quote depth ``d``) ends with ":" and the next non-blank line is quoted deeper — an
-    attribution in any language or word order ("Am 01.05.2023 um 10:00 schrieb X <x@…>:", "Il giorno … X ha
+    """Whether line ``i`` (at quote depth ``d``) ends with ":", carries a date or an address, and the next
+    non-blank line is quoted deeper — an attribution in any language or word order ("Am 01.05.2023 um 10:00 schrieb X <x@…>:", "Il giorno … X ha
     scritto:", "Op … schreef X:")."""
-    if not _depth(lines[i])[1].rstrip().endswith(":"):
+    body = _depth(lines[i])[1].rstrip()
+    # a client's attribution carries a date or an address; "Here is what I sent [forgotten]:" above the
+    # writer's own earlier words does not
+    if not body.endswith(":") or not (any(ch.isdigit() for ch in body) or "<" in body):
         return False
     for nxt in lines[i + 1:i + 3]:
         if nxt.strip():

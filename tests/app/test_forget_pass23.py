@@ -12,7 +12,13 @@ Faults these tests pinned (each a kind):
 * a place could not be forgotten by its own name ("Arezzo" for "Arezzo, Tuscany, Italy");
 * a file Kith could not read at all (only in the list of what could not be read, with a name in its reason)
   could not be forgotten (``no imported file``);
-* forget, *Restore*, then forget for good left the name in the restored forget's label and plan.
+* forget, *Restore*, then forget for good left the name in the restored forget's label and plan;
+* copies in the data folder's Inbox kept her words after a purge, and the window's next start imported her back;
+* a kept photo's file name and its memory's citation of its folder named her;
+* a summary (or a chat turn) read before another process erased her was saved after it, with her name;
+* her phone number in the way her own country writes it, her mail quoted under a German, Italian or Dutch
+  attribution, or under an Outlook header in another language, stayed in others' messages;
+* the learning-log entry of a redacted message kept the names split from the address it spelled.
 """
 from __future__ import annotations
 
@@ -390,3 +396,13 @@ def test_the_learning_log_of_a_kept_message_that_spelled_her_address_keeps_no_pa
     finally:
         db.close()
     assert text.strip() == "Write to [forgotten] today."
+
+
+def test_the_writers_own_words_quoted_under_a_line_naming_her_stay():
+    """A line naming her that ends with ':' but carries no date or address is the writer's own introduction:
+    what it quotes is not her mail."""
+    from core.graph.redact import Redactor
+
+    red = Redactor.from_aliases([("name", THEO, THEO.casefold())])
+    text = f"Here is what I sent {THEO}:\n> The lantern is ready on Friday.\n"
+    assert red.redact(text) == "Here is what I sent [forgotten]:\n> The lantern is ready on Friday.\n"
