@@ -663,6 +663,11 @@ def held_answer(q: HeldQuestion, results: Sequence[Any]) -> MemoryAnswer:
                    f"{q.span[2][:1].lower() + q.span[2][1:]}"
             known = _and([f"{h.value} ({_held_span(h)})" for h in q.held if _held_span(h)] or [""])
             return MemoryAnswer(text + (f"; I know of {known}." if known else "."), [], "where")
+        if q.before is None:  # nothing holds now: what ended, and when
+            last = q.held[-1]
+            until = f" until {month_year(last.valid_to)}" if last.valid_to else ""
+            return MemoryAnswer(f"{who[:1].upper() + who[1:]} {verb_then} {last.value}{until}; nothing in your "
+                                f"records says where since.", [], "where")
         return MemoryAnswer(f"I don't know where {who} {verb_then.split()[0]} before "
                             f"{q.before or q.held[0].value}.", [], "where")
     span = _held_span(x)

@@ -464,6 +464,15 @@ def test_where_someone_lived_or_worked_is_read_from_the_facts_valid_times(tmp_pa
                                                        "(since June 2023).")
         assert say("where did Rosa live before Berlin?") == "I don't know where Rosa Vidal lived before Berlin."
         assert say("where do I work?") == "You work at Acme Labs (since February 2022)"
+        # an ended job with none after it: what ended, and when (not "before …")
+        quit_mail = write_raw_mbox_like(tmp_path / "quit.mbox", [
+            ("Tom Weller <tom@example.org>", "job", "I work at Northwind now.",
+             datetime(2023, 1, 9, 10, 0, tzinfo=timezone.utc)),
+            ("Tom Weller <tom@example.org>", "news", "I quit Northwind last week.",
+             datetime(2023, 3, 13, 10, 0, tzinfo=timezone.utc))])
+        assert ingest(c, [quit_mail]).records_added == 2
+        assert say("where does Tom work?") == \
+            "Tom Weller worked at Northwind until March 2023; nothing in your records says where since."
         # the answer cites the mail the fact rests on
         r = loop.turn("where did Rosa live in March 2023?")
         assert [m.item.text for m in r.cited] == ["hi\n\nI live in Berlin now."]
