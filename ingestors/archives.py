@@ -1,5 +1,7 @@
 """Zip archives (WhatsApp's "Export chat" zip, Google Takeout's zips, a zipped folder) read as folders; tar
-archives (Takeout's ``.tgz`` choice, ``.tar.gz``, ``.tar``) too (:func:`tar_members`, :func:`archive_members`).
+archives (Takeout's ``.tgz`` choice, ``.tar.gz``, ``.tar``) too (:func:`tar_members`, :func:`archive_members`), and
+one compressed file (``.mbox.gz``, ``chat.txt.bz2``, ``result.json.xz``) as an archive of that one file
+(:func:`compressed_members`).
 
 :func:`zip_members` opens an archive and yields its members one at a time, each copied to
 a private temporary file that is deleted as soon as the caller is done with it (disk use
@@ -22,6 +24,8 @@ Members that are folders, hidden (name starting with ``.``), under ``__MACOSX/``
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import lzma
 import os
 import shutil
@@ -159,12 +163,7 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                 ok = _extract(zf, info, target, errors, where)
                 if ok:
                     try:
-                        if is_zip(target) and _depth < limits.max_depth:
-                            yield from zip_members(target, where, limits, errors, tmp, _depth + 1, budget, first)
-                        elif is_zip(target):
-                            errors.append((where, f"archive nested more than {limits.max_depth} deep: not opened"))
-                        else:
-                            yield Member(target, where)
+                        yield from _inside(target, where, limits, errors, tmp, _depth, budget, first)
                     finally:
                         target.unlink(missing_ok=True)
     finally:
@@ -201,13 +200,80 @@ def is_tar(path: Path) -> bool:
     return path.name.lower().endswith(TAR_SUFFIXES)
 
 
+COMPRESSED_SUFFIXES = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+"""One compressed file (not a tar): gzip, bzip2, xz — read as an archive holding that file."""
+
+
+def is_compressed(path: Path) -> bool:
+    """True for a file named as one compressed file (``.gz``, ``.bz2``, ``.xz``) that is not a tar archive."""
+    return path.suffix.lower() in COMPRESSED_SUFFIXES and not is_tar(path)
+
+
 def archive_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
                     errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
                     first: Callable[[str], bool] | None = None) -> Iterator[Member]:
-    """:func:`zip_members` for a zip, :func:`tar_members` for a tar archive (by name, :func:`is_tar`)."""
+    """:func:`zip_members` for a zip, :func:`tar_members` for a tar archive, :func:`compressed_members` for one
+    compressed file (by name, :func:`is_tar`, :func:`is_compressed`)."""
     if is_tar(path):
         return tar_members(path, cite, limits, errors, workdir, first=first)
+    if is_compressed(path):
+        return compressed_members(path, cite, limits, errors, workdir)
     return zip_members(path, cite, limits, errors, workdir, first=first)
+
+
+def compressed_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
+                       errors: list[tuple[str, str]] | None = None, workdir: Path | None = None,
+                       _depth: int = 1, _budget: list[int] | None = None) -> Iterator[Member]:
+    """Yield the one file inside a ``.gz``/``.bz2``/``.xz`` file (``mail.mbox.gz`` → ``mail.mbox``), as
+    :func:`zip_members` yields a zip's, cited ``<path>/<inner name>``.  The inner name is the file's name less
+    the compression suffix (``file`` when nothing is left).  Limits (:class:`ZipLimits`): it may not expand more
+    than ``max_ratio`` times past ``ratio_floor`` bytes, nor past the free disk less ``disk_margin``; a zip or tar
+    inside is opened as one (to ``max_depth``).  A damaged or cut-short stream is an error naming the file; what
+    it held is not read (nothing partial is ingested).
+
+    Args and yields: as for :func:`zip_members`; ``path`` is the compressed file.
+    """
+    errors = errors if errors is not None else []
+    cite = cite or str(path)
+    budget = _budget if _budget is not None else [limits.max_members]
+    opener = COMPRESSED_SUFFIXES[path.suffix.lower()]
+    inner = path.name[: -len(path.suffix)] or "file"
+    where = f"{cite}/{inner}"
+    if budget[0] <= 0:
+        errors.append((cite, f"more than {limits.max_members} files in the archive: the rest was not opened "
+                             "(a zip bomb guard)"))
+        return
+    budget[0] -= 1
+    tmp = Path(tempfile.mkdtemp(prefix="kith-gz-", dir=workdir))
+    try:
+        target = tmp / inner
+        try:
+            packed = path.stat().st_size
+            cap = min(max(limits.ratio_floor, int(limits.max_ratio * max(1, packed))),
+                      shutil.disk_usage(tmp).free - limits.disk_margin)
+            written = 0
+            with opener(path, "rb") as src, open(target, "wb") as dst:
+                os.chmod(target, 0o600)
+                while True:
+                    chunk = src.read(1 << 20)
+                    if not chunk:
+                        break
+                    written += len(chunk)
+                    if written > cap:
+                        errors.append((where, f"expands past {cap >> 20} MiB ({limits.max_ratio:.0f}× its size or "
+                                              "the free disk space): not opened (a zip bomb guard)"))
+                        return
+                    dst.write(chunk)
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+            errors.append((cite, f"not a readable {path.suffix.lower()} file, or it is damaged or cut short "
+                                 f"({exc}): nothing in it was read"))
+            return
+        try:
+            yield from _inside(target, where, limits, errors, tmp, _depth, budget, None)
+        finally:
+            target.unlink(missing_ok=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimits(),
@@ -259,15 +325,7 @@ def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                         if not _extract_tar(tf, info, target, errors, where):
                             continue
                         try:
-                            nested = is_zip(target) or is_tar(target)
-                            if nested and _depth < limits.max_depth:
-                                inner = tar_members if is_tar(target) else zip_members
-                                yield from inner(target, where, limits, errors, tmp, _depth + 1, budget, first)
-                            elif nested:
-                                errors.append((where, f"archive nested more than {limits.max_depth} deep: "
-                                                      "not opened"))
-                            else:
-                                yield Member(target, where)
+                            yield from _inside(target, where, limits, errors, tmp, _depth, budget, first)
                         finally:
                             target.unlink(missing_ok=True)
                 except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
@@ -276,6 +334,21 @@ def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                     return
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _inside(target: Path, where: str, limits: ZipLimits, errors: list, tmp: Path, depth: int, budget: list[int],
+            first: Callable[[str], bool] | None) -> Iterator[Member]:
+    """An extracted member: itself, or — a zip, tar or compressed file — what it holds, to ``max_depth`` levels."""
+    if not (is_zip(target) or is_tar(target) or is_compressed(target)):
+        yield Member(target, where)
+    elif depth >= limits.max_depth:
+        errors.append((where, f"archive nested more than {limits.max_depth} deep: not opened"))
+    elif is_tar(target):
+        yield from tar_members(target, where, limits, errors, tmp, depth + 1, budget, first)
+    elif is_compressed(target):
+        yield from compressed_members(target, where, limits, errors, tmp, depth + 1, budget)
+    else:
+        yield from zip_members(target, where, limits, errors, tmp, depth + 1, budget, first)
 
 
 def _extract_tar(tf: tarfile.TarFile, info: tarfile.TarInfo, target: Path, errors: list, where: str) -> bool:

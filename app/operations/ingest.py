@@ -13,7 +13,11 @@ import keeps what it committed, and the stages it left undone are completed by t
 """
 from __future__ import annotations
 
+import codecs
 import hashlib
+import os
+import shutil
+import tempfile
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -28,7 +32,7 @@ from core import clock
 from core.errors import InputError
 from core.store.schema import QuarantineItem, Record as RecordRow
 from ingestors.base import Record, RecordError
-from ingestors.archives import archive_members, is_tar, is_zip
+from ingestors.archives import archive_members, is_compressed, is_tar, is_zip
 from ingestors.registry import expand_inputs, ingestor_for, read_head, unsupported_reason
 
 ProgressFn = Callable[[IngestProgress], None]
@@ -296,6 +300,56 @@ def _next_entity_id(c: Container) -> int:
         return int(s.exec(select(func.max(Entity.id))).one() or 0) + 1
 
 
+WIDE_TEXT_SUFFIXES = frozenset({".json", ".eml", ".mbox", ".mbx", ".mbs", ".html", ".htm", ".vcf", ".csv", ".ics"})
+"""Text formats whose readers expect UTF-8 (or a declared charset): a UTF-16/32 copy (Windows' "Unicode" save) is
+read through :func:`_utf8_copy`.  WhatsApp's ``.txt`` reader detects UTF-16 itself."""
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """``"utf-32"``/``"utf-16"`` for a head with that byte-order mark, ``"utf-16-le"``/``"utf-16-be"`` for text whose
+    first 64 bytes have a NUL as every other byte (ASCII written in UTF-16 without a mark), else None."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    pairs = head[:64]
+    if len(pairs) >= 8:
+        odd, even = pairs[1::2], pairs[0::2]
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) == 0:
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) == 0:
+            return "utf-16-be"
+    return None
+
+
+def _utf8_copy(path: Path, workdir: Path) -> Path | None:
+    """A UTF-8 copy of a UTF-16/32 text file (:data:`WIDE_TEXT_SUFFIXES`, :func:`_wide_encoding`) under a private
+    folder in ``workdir``, with the same file name (readers go by it: ``result.json``, ``message_1.json``); the
+    caller deletes its folder.  None for any other file, or when it does not decode (its reader then says what is
+    wrong with it)."""
+    if path.suffix.lower() not in WIDE_TEXT_SUFFIXES:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            enc = _wide_encoding(fh.read(64))
+    except OSError:
+        return None
+    if enc is None:
+        return None
+    workdir.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="kith-utf8-", dir=workdir))
+    target = folder / path.name
+    try:
+        with open(path, encoding=enc, newline="") as src, open(target, "w", encoding="utf-8", newline="") as dst:
+            os.chmod(target, 0o600)
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+    except (OSError, UnicodeError):
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return target
+
+
 def _read_first(name: str) -> bool:
     """Whether a zip member is read before the others, as in a folder: an address book (its cards name the
     people of the messages after it), or a Meta export's profile file (it names the export's owner)."""
@@ -316,6 +370,12 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
     total = total if total is not None else [len(files)]
 
     def one(path: Path, cite: str | None = None) -> None:
+        utf8 = _utf8_copy(path, workdir)
+        if utf8 is not None:  # a UTF-16/32 mail or JSON export: read as the same file in UTF-8, named as itself
+            try:
+                return one(utf8, cite or str(path))
+            finally:
+                shutil.rmtree(utf8.parent, ignore_errors=True)
         name = cite or str(path)
         tick(name)
         file_errors: list[IngestError] = []
@@ -338,8 +398,10 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
         if cancel is not None and cancel.is_set():
             report.cancelled = True
             break
-        # a .zip, or a zip without a suffix (not .docx, .epub and the like, which are zips too), or a .tgz/.tar
-        if path.suffix.lower() == ".zip" or (not path.suffix and _is_zip_head(path)) or is_tar(path):
+        # a .zip, or a zip without a suffix (not .docx, .epub and the like, which are zips too), a .tgz/.tar, or
+        # one compressed file (.mbox.gz)
+        if path.suffix.lower() == ".zip" or (not path.suffix and _is_zip_head(path)) or is_tar(path) \
+                or is_compressed(path):
             workdir.mkdir(parents=True, exist_ok=True)
             archive_errors: list[tuple[str, str]] = []
             total[0] -= 1  # the archive itself is not a file read; its members are
