@@ -246,7 +246,7 @@ def _forget_target(ref, source, record_id, fact_id, start, end):
 
 @main.command()
 @click.argument("ref", required=False)
-@click.option("--source", type=click.Path(), default=None, help="Forget everything imported from this file.")
+@click.option("--source", type=click.Path(), default=None, help="Forget everything imported from this file (or from inside this archive or folder).")
 @click.option("--record", "record_id", type=int, default=None, help="Forget one record (a message, photo, memo).")
 @click.option("--fact", "fact_id", type=int, default=None, help="Forget one fact.")
 @click.option("--from", "start", default=None, help="Forget what was sent from this time (ISO 8601, UTC if no zone)…")

@@ -303,14 +303,22 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
                 facts.add(int(fid))
     elif target.kind == "source":
         path = str(target.ref)
-        want = {path, str(Path(path).expanduser().resolve())}
-        src = [int(i) for (i, p) in conn.execute("SELECT id, path FROM source").fetchall() if p in want]
+        want = {path.rstrip("/") or path, str(Path(path).expanduser().resolve())}
+        # an archive or a folder: every file imported from inside it (cited "<archive>/<member>")
+        inside = tuple(w.rstrip("/") + "/" for w in want)
+
+        def wanted(p: str) -> bool:
+            return p in want or p.startswith(inside)
+
+        src = [int(i) for (i, p) in conn.execute("SELECT id, path FROM source").fetchall() if wanted(p)]
         sc.quarantine = sorted(int(i) for (i, p) in conn.execute("SELECT id, path FROM quarantineitem").fetchall()
-                               if p in want)
+                               if wanted(p))
         if not src and not sc.quarantine:
             raise NotFound(f"no imported file {path!r} (see the sources in `kith profile` or the Inbox)")
         sc.sources = sorted(src)
-        sc.label = f"{Path(path).name} (file)"
+        whole = {int(i) for (i, p) in conn.execute("SELECT id, path FROM source").fetchall() if p in want}
+        sc.label = (f"{Path(path).name} (file)" if whole == set(src) else
+                    f"{Path(path).name} (archive or folder: {len(src)} imported file{'s' if len(src) != 1 else ''})")
         records |= set(_in(conn, "SELECT id FROM record WHERE tombstoned_at IS NULL AND source_id", src))
     elif target.kind == "range":
         sc.label = f"{target.start.date().isoformat()} – {target.end.date().isoformat()} (time range)"

@@ -78,3 +78,29 @@ def test_the_corpus_mbox_gzipped_gives_every_message(container, tmp_path):
     path.write_bytes(gzip.compress(CORPUS_MBOX.read_bytes()))
     r = ingest(container, [path])
     assert (r.records_added, r.errors) == (n, []) and n == 45
+
+
+def test_forgetting_an_archive_or_a_folder_forgets_every_file_imported_from_it(container, tmp_path):
+    from app.operations.ask import ask
+    from app.operations.forget import forget, plan_forget
+    from core.store.forgetting import Target
+
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "All mail.mbox.gz").write_bytes(gzip.compress(MBOX.encode()))
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("a/one.mbox", MBOX.replace("seven", "eight").replace("Ann Lee", "Bo Ek"))
+        zf.writestr("b/two.mbox", MBOX.replace("seven", "nine").replace("Ann Lee", "Cy Oz"))
+    (folder / "takeout.zip").write_bytes(inner.getvalue())
+    kept = tmp_path / "kept.txt.bz2"
+    kept.write_bytes(bz2.compress(CHAT.encode()))
+    assert ingest(container, [folder, kept]).records_added == 3 + 2
+    plan = plan_forget(container, Target.source(str(folder / "takeout.zip")))
+    assert plan.label == "takeout.zip (archive or folder: 2 imported files)"
+    forget(container, Target.source(str(folder / "takeout.zip")))
+    assert {h.sender for h in ask(container, "ferry to Kirkwall", k=5)} == {"Ann Lee"}
+    assert plan_forget(container, Target.source(str(folder / "All mail.mbox.gz"))).label.endswith("1 imported file)")
+    forget(container, Target.source(str(folder) + "/"))  # the folder: what is left of it
+    assert [h for h in ask(container, "ferry to Kirkwall", k=5) if "Kirkwall" in h.text] == []
+    assert ask(container, "cider press", k=1)[0].sender == "Nic Obi"  # not from that folder: kept
