@@ -134,15 +134,10 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
             for info in infos:
                 name = member_name(info)
                 where = f"{cite}/{name}"
-                if info.is_dir() or (_skipped(name) and not _unsafe(name)):
-                    continue
-                if budget[0] <= 0:
-                    errors.append((cite, f"more than {limits.max_members} files in the archive: the rest was "
-                                         "not opened (a zip bomb guard)"))
+                admitted = False if info.is_dir() else _admit(name, where, cite, budget, limits, errors)
+                if admitted is None:
                     return
-                budget[0] -= 1
-                if _unsafe(name):
-                    errors.append((where, "member name points outside the archive: not opened"))
+                if not admitted:
                     continue
                 if info.flag_bits & 0x1:
                     errors.append((where, "member is encrypted: not opened"))
@@ -306,15 +301,10 @@ def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                         if wanted is not None and bool(first(name)) != wanted:
                             continue
                         where = f"{cite}/{name}"
-                        if not info.isfile() or (_skipped(name) and not _unsafe(name)):
-                            continue
-                        if budget[0] <= 0:
-                            errors.append((cite, f"more than {limits.max_members} files in the archive: the rest "
-                                                 "was not opened (a zip bomb guard)"))
+                        admitted = _admit(name, where, cite, budget, limits, errors) if info.isfile() else False
+                        if admitted is None:
                             return
-                        budget[0] -= 1
-                        if _unsafe(name):
-                            errors.append((where, "member name points outside the archive: not opened"))
+                        if not admitted:
                             continue
                         if info.size > shutil.disk_usage(tmp).free - limits.disk_margin:
                             errors.append((where, f"member needs {info.size >> 20} MiB, more than the free disk "
@@ -334,6 +324,23 @@ def tar_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
                     return
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _admit(name: str, where: str, cite: str, budget: list[int], limits: ZipLimits, errors: list) -> bool | None:
+    """Whether an archive member is read: True to read it, False to skip it (hidden or system files silently; a name
+    pointing outside the archive with an error), None to stop (``max_members`` spent: an error).  Counts it in
+    ``budget``."""
+    if _skipped(name) and not _unsafe(name):
+        return False
+    if budget[0] <= 0:
+        errors.append((cite, f"more than {limits.max_members} files in the archive: the rest was not opened "
+                             "(a zip bomb guard)"))
+        return None
+    budget[0] -= 1
+    if _unsafe(name):
+        errors.append((where, "member name points outside the archive: not opened"))
+        return False
+    return True
 
 
 def _inside(target: Path, where: str, limits: ZipLimits, errors: list, tmp: Path, depth: int, budget: list[int],
