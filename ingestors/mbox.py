@@ -694,13 +694,27 @@ _ENV_TIME = re.compile(rb"\b\d{1,2}:\d\d(?::\d\d)?\b")
 _ENV_YEAR = re.compile(rb"\b(?:19|20)\d\d\b")
 
 
+_ENV_TOKEN = re.compile(
+    rb"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+    rb"|\d{1,4}|\d{1,2}:\d\d(?::\d\d)?|[+-]\d{4}|[A-Z]{1,5}|\([^()]*\)),?", re.I)
+_ENV_REMOTE = re.compile(rb"\s+remote from \S+$")  # UUCP: "From user Mon Jan  1 09:00:00 2001 remote from host"
+
+
 def is_envelope(line: bytes) -> bool:
-    """True for an mbox ``From_`` line: ``From``, an address, then a date with a month name, a time and a year."""
+    """True for an mbox ``From_`` line: ``From``, an address, then a date with a month name, a time and a year.
+
+    The date is the ctime-like stamp mail programs write (``Mon Mar  4 10:00:00 2024``, ``Mon Mar 04 10:00:00
+    +0000 2024``, ``Wed Feb  9 22:02 MET DST 2000``, maybe ``remote from host``): every word of it is a weekday, a
+    month, a number, a time, a zone or a comment in parentheses.  A sentence that merely holds a date (``From 10:00
+    to 12:00 on Mon 4 March 2024 we meet``, ``From Jane Doe Sent: Monday, March 4, 2024 10:00 AM``) is body text.
+    """
     m = _ENVELOPE.match(line)
     if not m:
         return False
-    date = m.group(2)
-    return bool(_ENV_MONTH.search(date) and _ENV_TIME.search(date) and _ENV_YEAR.search(date))
+    date = _ENV_REMOTE.sub(b"", m.group(2).strip())
+    if not (_ENV_MONTH.search(date) and _ENV_TIME.search(date) and _ENV_YEAR.search(date)):
+        return False
+    return all(_ENV_TOKEN.fullmatch(word) for word in re.findall(rb"\([^()]*\)|[^\s(]+", date))
 
 
 def envelope_time(from_line: str | None) -> datetime | None:
