@@ -69,7 +69,8 @@ Decisions on the ambiguous cases:
   any ``<...>`` saying something was left out (``<View once voice message omitted>``) is media omitted too;
   Android's ``Waiting for this message. This may take a while.`` (never decrypted) gives an empty text,
   ``attrs["undelivered"]`` and a note; ``<attached: NAME>`` (any
-  label) and ``NAME (file attached)`` keep the file name in ``attrs["media"]``.
+  label) and ``NAME (file attached)`` keep the file name in ``attrs["media"]``, and so does iOS's caption
+  written before the tag (``"The view \u200e<attached: 00000005-PHOTO-….jpg>"``: the text is the caption).
   ``This message was deleted`` (``Diese Nachricht wurde gelöscht``, ...; a final ``.`` or not)
   gives an empty text and a note ``"deleted"``; a trailing ``<This message was edited>``
   (``<Diese Nachricht wurde bearbeitet>``, ...) is cut and noted ``"edited"``.  Bidi marks at
@@ -136,15 +137,20 @@ _INVISIBLE = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\ufeff"
 _LRM = "\u200e"
 # Android's "<Media omitted>" in any locale: one <...> naming media (<Medien ausgeschlossen>,
 # <Médias omis>, <Multimedia omitido>, <Mídia oculta>, <Без медиафайлов>, <Pominięto multimedia>, ...)
-_OMITTED_ANDROID = re.compile(r"^<[^<>\n]{0,40}(?:m[eéíi]d[iy]|multim|медиа|мультимедиа|الوسائط|मीडिया|מדיה|رسانه|メディア|媒体|媒體|影音|미디어|สื่อ)[^<>\n]{0,40}>$",
+_OMITTED_ANDROID = re.compile(r"^<[^<>\n]{0,40}(?:m[eéíi]d[iy]|multim|медиа|медіа|мультимедиа|πολυμέσ|الوسائط|मीडिया|מדיה|رسانه|メディア|媒体|媒體|影音|미디어|สื่อ)[^<>\n]{0,40}>$",
                               re.I)
 # iOS's "image omitted" in the common locales, either word order
 _MEDIA_WORDS = (r"image|photo|video|audio|sticker|gif|document|contact card|bild|foto|dokument|kontaktkarte|"
                 r"imagen|vídeo|documento|tarjeta de contacto|vidéo|autocollant|carte de contact|imagem|figurinha|"
                 r"áudio|cartão de contato|immagine|scheda contatto|afbeelding|contactkaart|görüntü|ses|çıkartma|"
-                r"belge|kişi kartı|изображение|фото|видео|аудио|аудиофайл|стикер|документ|карточка контакта")
-_OMIT_WORDS = (r"omitted|weggelassen|omitid[ao]|absente?|omise?|ocultad[ao]|omess[ao]|weggelaten|"
-               r"dahil edilmedi|отсутствует|пропущен[оа]?")
+                r"belge|kişi kartı|изображение|фото|видео|аудио|аудиофайл|стикер|документ|карточка контакта|"
+                r"fiche contact|contacto|ficheiro de áudio|зображення|відео|аудіо|картка контакту|наклейку|"
+                r"gif-анімацію|obrázek|nálepka|vizitka|obraz|naklejka|wideo|gambar|stiker|dokumen|kartu kontak|"
+                r"الصورة|صورة gif|الفيديوهات|الفيديو|المقاطع الصوتية|المستند|بطاقة جهة اتصال|الملصقات|الملصق")
+_OMIT_WORDS = (r"omitted|weggelassen|ausgelassen|omitid[ao]|absente?|omise?|ocultad[ao]|oculta|omess[ao]|weggelaten|"
+               r"dahil edilmedi|отсутствует|пропущен[оа]?|não revelad[ao]|manquante?|retirée?|esclus[ao]|"
+               r"non inclus[ao]|відсутн[єя]|не додано|не добавлен|vynechán[ao]?|pominięt[ayeo]|tidak disertakan|"
+               r"لم يتم إدراج|تم حذف")
 # ... or one <...> saying something was left out ("<View once voice message omitted>")
 _OMITTED_ANY = re.compile(rf"^<[^<>\n]{{0,50}}\b(?:{_OMIT_WORDS})\b[^<>\n]{{0,20}}>$", re.I)
 _OMITTED = re.compile(rf"^(?:(?:{_MEDIA_WORDS})\s+(?:{_OMIT_WORDS})|(?:{_OMIT_WORDS})\s+(?:{_MEDIA_WORDS}))$", re.I)
@@ -156,6 +162,9 @@ _VIEW_ONCE = "null"
 # "<attached: 00000012-PHOTO.jpg>" in any locale (a label, a colon, a file name), or "NAME (file attached)"
 _ATTACHED = re.compile(r"^(?:<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>|(?P<b>.+?) \(file attached\))"
                        r"(?:\n(?P<caption>.*))?$", re.S | re.I)
+# iOS writes a caption before the file it came with, on the same line (and any lines above it):
+# "Look at this \u200e<attached: 00000005-PHOTO-2025-09-24-17-50-12.jpg>"
+_ATTACHED_AFTER = re.compile(r"^(?P<caption>.*?)\s*<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>$", re.S)
 # "This message was deleted" / "You deleted this message" as WhatsApp writes them in the common locales
 _DELETED = {
     "this message was deleted", "you deleted this message",
@@ -681,6 +690,11 @@ def _body(text: str, notes: list[str], attrs: dict) -> str:
         attrs["media"] = m["a"] or m["b"]
         notes.append(f"attachment: {attrs['media']}")
         return m["caption"] or ""
+    m = _ATTACHED_AFTER.match(bare)
+    if m and m["caption"].strip():
+        attrs["media"] = m["a"]
+        notes.append(f"attachment: {attrs['media']}")
+        return m["caption"].rstrip()
     if _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) or _OMITTED_ANY.match(bare) or bare == _VIEW_ONCE:
         attrs["media"] = "omitted"
         notes.append("media omitted from the export" + (" (view once)" if bare == _VIEW_ONCE else ""))
@@ -718,8 +732,8 @@ def is_generated(text: str, multiline: bool) -> bool:
     if multiline or not text.lstrip(" ").startswith(_LRM):
         return False
     bare = _clean(text).strip()
-    if not bare or "://" in bare or _ATTACHED.match(bare) or _OMITTED.match(bare) or _OMITTED_ANDROID.match(bare) \
-            or _OMITTED_NAMED.match(bare):
+    if not bare or "://" in bare or _ATTACHED.match(bare) or _ATTACHED_AFTER.match(bare) or _OMITTED.match(bare) \
+            or _OMITTED_ANDROID.match(bare) or _OMITTED_NAMED.match(bare):
         return False
     return not _is_deleted(bare)
 
