@@ -717,6 +717,16 @@ def is_envelope(line: bytes) -> bool:
     return all(_ENV_TOKEN.fullmatch(word) for word in re.findall(rb"\([^()]*\)|[^\s(]+", date))
 
 
+def _zone_seconds(name: str | None, offset: int | None) -> int | None:
+    """dateutil's ``tzinfos`` hook: a zone name's offset east of UTC in seconds (``Z``/``UT``/``GMT``, the US
+    zones, :data:`ZONE_NAMES`), else ``offset`` as dateutil read it (None: no zone, or a name unknown or
+    ambiguous, such as ``IST``)."""
+    key = (name or "").upper()
+    daylight = {"EDT": -240, "CDT": -300, "MDT": -360, "PDT": -420}.get(key)
+    minutes = daylight if daylight is not None else _STANDARD_OFFSETS.get(key, ZONE_NAMES.get(key))
+    return offset if minutes is None else minutes * 60
+
+
 def envelope_time(from_line: str | None) -> datetime | None:
     """The date of an mbox ``From_`` line as UTC, or None.  A zone name in it (``Wed Feb  9 22:02 MET 2000``) is
     read at its offset (:data:`ZONE_NAMES`, the US zones); a time written without a zone, or with an unknown or
@@ -730,16 +740,10 @@ def envelope_time(from_line: str | None) -> datetime | None:
 
     from dateutil import parser as dateparser
 
-    def zone(name: str | None, offset: int | None):
-        minutes = _STANDARD_OFFSETS.get((name or "").upper(), ZONE_NAMES.get((name or "").upper()))
-        daylight = {"EDT": -240, "CDT": -300, "MDT": -360, "PDT": -420}.get((name or "").upper())
-        minutes = daylight if daylight is not None else minutes
-        return offset if minutes is None else minutes * 60
-
     try:
         with warnings.catch_warnings():  # a zone name dateutil does not know: read as UTC (no zone)
             warnings.simplefilter("ignore")
-            dt = dateparser.parse(_numeric_gmt(m.group(1)), tzinfos=zone)
+            dt = dateparser.parse(_numeric_gmt(m.group(1)), tzinfos=_zone_seconds)
     except (ValueError, OverflowError):
         return None
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
@@ -775,20 +779,28 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``, ``lun. 4 mars 2024 à 17:00``) by dateutil:
     (datetime, has_time); words between the date's parts are skipped.
 
-    The datetime is None unless year, month and day are all written and the year is plausible.
+    The datetime is None unless year, month and day are all written and the year is plausible.  A zone name
+    is read at its offset (``4 March 2024 at 10:00:00 CET``: +01:00, Apple Mail's forwarded headers;
+    :func:`_zone_seconds`); with none, or an unknown one, the datetime is naive.
     """
     from dateutil import parser as dateparser
 
+    import warnings
+
     a, b = datetime(2000, 1, 1, 0, 0, 0), datetime(2001, 2, 2, 1, 1, 1)
     value = _numeric_gmt(value)
-    try:
-        da, db = dateparser.parse(value, default=a), dateparser.parse(value, default=b)
-    except (ValueError, OverflowError, TypeError):
-        try:  # words between the parts ("4 mars 2024 à 17:00", "4. März 2024 um 17:00 Uhr": Gmail's forwards)
-            words = re.sub(r"\s(?:a las|a la)\s", " ", value, flags=re.I)  # Spanish "a las": not "a" for a.m.
-            da, db = (dateparser.parse(words, default=a, fuzzy=True), dateparser.parse(words, default=b, fuzzy=True))
+    with warnings.catch_warnings():  # a zone name neither dateutil nor ZONE_NAMES knows: no zone
+        warnings.simplefilter("ignore")
+        try:
+            da, db = (dateparser.parse(value, default=a, tzinfos=_zone_seconds),
+                      dateparser.parse(value, default=b, tzinfos=_zone_seconds))
         except (ValueError, OverflowError, TypeError):
-            return None, False
+            try:  # words between the parts ("4 mars 2024 à 17:00", "4. März 2024 um 17:00 Uhr": Gmail's forwards)
+                words = re.sub(r"\s(?:a las|a la)\s", " ", value, flags=re.I)  # Spanish "a las": not "a" for a.m.
+                da, db = (dateparser.parse(words, default=a, fuzzy=True, tzinfos=_zone_seconds),
+                          dateparser.parse(words, default=b, fuzzy=True, tzinfos=_zone_seconds))
+            except (ValueError, OverflowError, TypeError):
+                return None, False
     if (da.year, da.month, da.day) != (db.year, db.month, db.day) or not 1971 <= da.year <= 2200:
         return None, False
     try:
@@ -937,7 +949,7 @@ def _to_24h(m: re.Match) -> str:
 
 
 _DST_ZONE = re.compile(r"(?<=[\d\s])([A-Za-z]{2,4})[ \t]?DST\b(?![^()]*\))")  # "MET DST", "METDST" (not in a comment)
-_STANDARD_OFFSETS = {"UT": 0, "GMT": 0, "EST": -300, "CST": -360, "MST": -420, "PST": -480}
+_STANDARD_OFFSETS = {"UT": 0, "GMT": 0, "Z": 0, "EST": -300, "CST": -360, "MST": -420, "PST": -480}
 
 
 _MONTH_WORDS = {

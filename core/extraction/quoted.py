@@ -144,16 +144,42 @@ class InlineForward:
     body: str
 
 
+_QUOTED_LINE = re.compile(r"^[ \t]*> ?(.*)$")
+
+
+def _unquote_opening_forward(text: str) -> str | None:
+    """``text`` with one level of ``> `` taken off its last lines when they are a quote that opens with a
+    forward separator (Apple Mail's HTML forward puts ``Begin forwarded message:`` itself inside the
+    ``<blockquote>``) and runs to the end; else None.  A quote under an attribution line or after other quoted
+    lines (a reply quoting someone's forward) is left alone."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        q = _QUOTED_LINE.match(line)
+        if not q or not FORWARD_MARK.match(q.group(1)):
+            continue
+        prev = next((x for x in reversed(lines[:i]) if x.strip()), "")
+        if prev.lstrip().startswith(">") or _ATTRIBUTION.match(prev) or _introduces_quote(lines, i - 1):
+            return None
+        rest = lines[i:]
+        if not all(_QUOTED_LINE.match(x) for x in rest if x.strip()):
+            return None
+        return "\n".join(lines[:i] + [_QUOTED_LINE.match(x).group(1) if x.strip() else x for x in rest])
+    return None
+
+
 def split_inline_forward(text: str) -> InlineForward | None:
     """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line), or None.
 
     The forwarded message's header lines are the ``Name: value`` lines right after the separator (a blank
     line may come first), up to the first blank line that no further header line follows (HTML mail puts blank
     lines between them); a header block without a ``From:`` is not a forward (None).  When everything after the
-    separator is quoted (``> ``: Apple Mail's HTML forward is a ``<blockquote>``), one level of quoting is taken
-    off first.  The body is the rest of the text, a further forward inside it included.
+    separator is quoted (``> ``: Apple Mail's HTML forward is a ``<blockquote>``, which may hold the separator
+    too), one level of quoting is taken off first.  The body is the rest of the text, a further forward inside it included.
     """
     m = FORWARD_MARK.search(text)
+    if m is None:
+        text = _unquote_opening_forward(text)
+        m = FORWARD_MARK.search(text) if text is not None else None
     if m is None:
         return None
     before = text[:m.start()].rstrip()

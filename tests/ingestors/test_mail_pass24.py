@@ -43,3 +43,52 @@ def test_a_body_sentence_holding_a_date_is_not_an_envelope_line(tmp_path):
                  b"From 1790@xxx Mon Mar 04 10:00:00 +0000 2024", b"From a@b Wed Feb  9 22:02 MET DST 2000",
                  b"From a@b Sat, 04 Mar 2024 10:00:00 +0000 (UTC)", b"From u Mon Jan  1 09:00:00 2001 remote from h"):
         assert is_envelope(line), line
+
+
+def _html(sender: str, subject: str, date: str, body: str) -> str:
+    return (f"From: {sender}\nTo: Ann Lee <ann@example.org>\nSubject: {subject}\nDate: {date}\n"
+            f"Message-ID: <{subject.replace(' ', '.')}@example.net>\nMIME-Version: 1.0\n"
+            f"Content-Type: text/html; charset=utf-8\n\n<html><body>{body}</body></html>\n")
+
+
+def test_an_apple_mail_forward_whose_blockquote_holds_the_separator_is_the_forwarded_writers_record(tmp_path):
+    """Apple Mail puts 'Begin forwarded message:' itself inside the <blockquote>, so every line of the forward is
+    quoted: the forwarded message is still its own record, from Ann, at 10:00 CET (09:00 UTC, the zone name in
+    its Date line read at +01:00); Bob's record holds only his words."""
+    body = ('<div>I started at Brightwave on Monday.</div><div><br><blockquote type="cite"><div>Begin forwarded '
+            'message:</div><br class="Apple-interchange-newline"><div><span><b>From: </b></span><span>Ann Lee &lt;'
+            '<a href="mailto:ann@example.org">ann@example.org</a>&gt;<br></span></div><div><span><b>Subject: </b>'
+            '</span><span><b>news</b><br></span></div><div><span><b>Date: </b></span><span>4 March 2024 at 10:00:00 '
+            'CET<br></span></div><div><span><b>To: </b></span><span>Bob Stone &lt;bob@example.net&gt;<br></span>'
+            '</div><br><div><div>I moved to Lisbon last week.</div></div></blockquote></div>')
+    main, fwd = _read(tmp_path, "applefwd.eml", _html("Bob Stone <bob@example.net>", "Fwd: news",
+                                                     "Tue, 05 Mar 2024 11:00:00 +0100", body))
+    assert (main.sender.address, main.text) == ("bob@example.net", "I started at Brightwave on Monday.")
+    assert (fwd.sender.address, fwd.subject, fwd.text) == ("ann@example.org", "news", "I moved to Lisbon last week.")
+    assert fwd.sent_at == datetime(2024, 3, 4, 9, 0, tzinfo=UTC) and fwd.attrs["forwarded_in"] == main.external_id
+
+
+def test_a_reply_quoting_someone_elses_forward_is_not_split_as_the_replier_s_forward(tmp_path):
+    """'On … Ann wrote:' above a quoted 'Begin forwarded message:' is Ann's forward quoted in Bob's reply: one
+    record, Bob's, whose text keeps the quote (it is left out of his own words elsewhere)."""
+    body = ('<div>Thanks, noted.</div><blockquote type="cite"><div>On 4 Mar 2024, at 11:00, Ann Lee '
+            '&lt;ann@example.org&gt; wrote:</div><blockquote type="cite"><div>Begin forwarded message:</div>'
+            '<div><b>From: </b>Venue Desk &lt;desk@hall.example&gt;</div><div><b>Subject: </b>Booking</div>'
+            '<div>The Orchid Room is booked.</div></blockquote></blockquote>')
+    (rec,) = _read(tmp_path, "replyfwd.eml", _html("Bob Stone <bob@example.net>", "Re: Fwd: Booking",
+                                                  "Tue, 05 Mar 2024 11:00:00 +0100", body))
+    assert rec.sender.address == "bob@example.net" and rec.text.startswith("Thanks, noted.")
+
+
+def test_a_date_in_words_with_a_zone_name_is_read_at_that_zone(tmp_path):
+    """Date values dateutil reads but the standard library does not, with a zone name: '4 March 2024 at 10:00:00
+    CET' is 09:00 UTC, '2024-03-04 10:00 EST' 15:00 UTC, 'March 4, 2024 at 10:00 AM PDT' 17:00 UTC (each at its
+    own offset); 'IST' (ambiguous) is read as UTC and labelled so."""
+    cases = [("4 March 2024 at 10:00:00 CET", datetime(2024, 3, 4, 9, 0, tzinfo=UTC), 60),
+             ("2024-03-04 10:00 EST", datetime(2024, 3, 4, 15, 0, tzinfo=UTC), -300),
+             ("March 4, 2024 at 10:00 AM PDT", datetime(2024, 3, 4, 17, 0, tzinfo=UTC), -420),
+             ("2024-03-04 10:00 IST", datetime(2024, 3, 4, 10, 0, tzinfo=UTC), 0)]
+    for i, (value, utc, minutes) in enumerate(cases):
+        (rec,) = _read(tmp_path, f"d{i}.mbox", _msg(f"d{i}", "Hi.", date=value))
+        assert rec.sent_at == utc and rec.sent_at.utcoffset().total_seconds() == minutes * 60, value
+    assert any("in UTC" in n for n in rec.notes)
