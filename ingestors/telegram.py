@@ -53,7 +53,9 @@ Decisions:
   ``"chat <chat id> message <id>"``), or ``"#<n>"`` when a message has no id.
 * **Identity** (:func:`message_identity`): the chat's name, the message's id and its sender's name, as the HTML
   reader gives them too, so the same chat imported from ``result.json`` and from ``messages.html`` is one set of
-  records (the second import finds every message already known).
+  records (the second import finds every message already known).  In a full export holding two chats of one
+  name (two supergroups called "Family" each have a message 1), those chats' identities add the chat id, so
+  neither hides the other's messages as "already known".
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
 * **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
@@ -306,7 +308,7 @@ def join_text(text: Any, links: list[str] | None = None) -> str:
     return "".join(out)
 
 
-def message_identity(chat_name: str | None, message_id, sender: Party | None) -> str | None:
+def message_identity(chat_name: str | None, message_id, sender: Party | None, chat_id: Any = None) -> str | None:
     """What names one Telegram message in both export formats (``result.json`` and ``messages.html``):
     the chat's name, the message's id and the name of whom the words are (the HTML has neither chat nor
     user ids).  None without a chat name or a message id (then the record is known by its content).
@@ -314,15 +316,23 @@ def message_identity(chat_name: str | None, message_id, sender: Party | None) ->
     Args:
         chat_name: the chat's name as the export shows it.  message_id: the message's id in the chat.
         sender: the record's sender (the author of a forwarded message), or None.
+        chat_id: the chat's id, given only when the name alone does not tell the chat (a full export holding
+            two chats of that name: supergroups and channels number their messages from 1 each, so both
+            have a message 1, often by the same person).
 
     Returns:
-        ``"telegram\x1f<chat>\x1f<id>\x1f<sender>"`` (chat and sender case-folded, spaces collapsed), or None.
+        ``"telegram\x1f<chat>\x1f<id>\x1f<sender>"`` (chat and sender case-folded, spaces collapsed; with
+        ``chat_id``, ``"\x1fchat <chat id>"`` after it), or None.
     """
     chat = " ".join((chat_name or "").split()).casefold()
     if not chat or message_id is None or isinstance(message_id, bool):
         return None
     who = " ".join(((sender.name or "") if sender else "").split()).casefold()
-    return f"telegram\x1f{chat}\x1f{message_id}\x1f{who}"
+    return f"telegram\x1f{chat}\x1f{message_id}\x1f{who}" + (f"\x1fchat {chat_id}" if chat_id is not None else "")
+
+
+def _name_key(name: str | None) -> str:
+    return " ".join((name or "").split()).casefold()
 
 
 def local_offset(local_text, at: datetime) -> timezone | None:
@@ -378,6 +388,7 @@ class TelegramIngestor:
 
     name = "telegram"
     suffixes = frozenset()
+    _shared_names: set = set()  # chat names (as message_identity compares them) held by two chats of the file
 
     def __init__(self, local_timezone: str = "UTC"):
         """
@@ -521,6 +532,8 @@ class TelegramIngestor:
         repaired = ", ".join(f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
                              for kind, n in self._repairs.items())
         note = f"file repaired: {repaired} fixed" if repaired else None
+        names = [_name_key(c.name) for c in chats]
+        self._shared_names = {n for n in names if n and names.count(n) > 1}  # two chats of one name: ids tell them
         queue = iter(chats)
         state: _ChatState | None = None
         try:
@@ -628,7 +641,8 @@ class TelegramIngestor:
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
                             sent_at=sent_at, sender=sender, recipients=recipients,
                             thread=thread, attrs=attrs, notes=notes,
-                            identity=message_identity(chat.name, msg_id, sender))  # the HTML export's too
+                            identity=message_identity(chat.name, msg_id, sender,  # the HTML export's too
+                                                      chat.id if _name_key(chat.name) in self._shared_names else None))
 
     # ---------------------------------------------------------------------------------------
 

@@ -53,7 +53,9 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
 * **Thread** ``"telegram:<chat name>"`` (the HTML has no chat id); ``external_id`` ``"message <id>"``
   (a whole-account export's ``chats/chat_NNN``: ``"chat <chat name> message <id>"``).  ``identity``: the JSON
   reader's (:func:`ingestors.telegram.message_identity`: chat name, message id, sender name), so a chat
-  imported from both formats is one set of records.
+  imported from both formats is one set of records.  When ``lists/chats.html`` names two chats alike (two
+  supergroups called "Family", each with its own message 1), the chat folder joins thread
+  (``"telegram:Family (chat_002)"``) and identity, so neither chat's messages are taken for the other's.
 * **Other files of the export**: ``export_results.html`` and ``lists/*.html`` (no messages), and the
   export's own ``css/style.css``, ``js/script.js`` and ``images/*.png`` are taken and give nothing, so a
   dragged export folder reads without "unsupported file" complaints.  Photos, voice messages and other
@@ -262,6 +264,7 @@ class TelegramHtmlIngestor:
         self.local_timezone = time_zone(local_timezone)
         self._senders: dict[tuple, tuple[list[str], bool]] = {}  # (path, size, mtime) → (posters, a channel's?)
         self._lists: dict[tuple, dict[str, str]] = {}  # lists/chats.html → {chat folder: "channel", "group", …}
+        self._shared: dict[tuple, set[str]] = {}  # lists/chats.html → the chat folders whose name another one has
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.95 for a page titled "Exported Data" (Telegram's) that holds a chat; 0.7 for another page of the
@@ -301,6 +304,9 @@ class TelegramHtmlIngestor:
             len(posters) == 2 and chat in posters else None
         full = path.parent.parent.name == "chats" and bool(_CHAT_FOLDER.match(path.parent.name))
         thread = "telegram:" + (chat or path.parent.name or path.stem)
+        shared = full and self._name_shared(path)  # another chat of the export has this name: its folder tells
+        if shared:
+            thread += f" ({path.parent.name})"
         common: list[str] = []
         if page.replaced:
             common.append(f"file repaired: {page.replaced} byte{'s' if page.replaced > 1 else ''} that are not "
@@ -358,7 +364,8 @@ class TelegramHtmlIngestor:
             last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=m.text,
                           sent_at=sent_at, sender=sender, recipients=other_members(members, poster),
                           thread=thread, attrs=attrs, notes=notes,
-                          identity=message_identity(chat, m.id, sender))  # as result.json's record of it
+                          identity=message_identity(chat, m.id, sender,  # as result.json's record of it
+                                                    path.parent.name if shared else None))
         if last is not None:
             if events:
                 last.attrs.setdefault("system_events", []).extend(events)
@@ -572,6 +579,18 @@ class TelegramHtmlIngestor:
     def _listed_type(self, path: Path) -> str | None:
         """A whole-account export's word for the chat (``"channel"``, ``"group"``, ``"private"``, ``"bot"``) from
         ``lists/chats.html`` beside ``chats/``, or None (a one-chat export, or the list is not there)."""
+        key = self._listing(path)
+        return self._lists[key].get(path.parent.name) if key is not None else None
+
+    def _name_shared(self, path: Path) -> bool:
+        """Whether a whole-account export's ``lists/chats.html`` names another chat folder as this one is named
+        (two supergroups called "Family": each numbers its messages from 1, so name and id do not tell them)."""
+        key = self._listing(path)
+        return key is not None and path.parent.name in self._shared[key]
+
+    def _listing(self, path: Path) -> tuple | None:
+        """The cache key of the ``lists/chats.html`` beside a whole-account export's ``chats/chat_NNN/``, read
+        once into :attr:`_lists` and :attr:`_shared`; None for a one-chat export or when the list is not there."""
         if path.parent.parent.name != "chats" or not _CHAT_FOLDER.match(path.parent.name):
             return None
         listing = path.parent.parent.parent / "lists" / "chats.html"
@@ -580,17 +599,27 @@ class TelegramHtmlIngestor:
             return None
         if key not in self._lists:
             types: dict[str, str] = {}
+            names: dict[str, str] = {}
             try:
                 soup = BeautifulSoup(listing.read_bytes().decode("utf-8", "replace"), "html.parser")
             except OSError:
                 soup = None
             for entry in soup.find_all("a", class_="entry") if soup is not None else []:
                 folder = PurePosixPath((entry.get("href") or "").split("#")[0]).parent.name
+                if not _CHAT_FOLDER.match(folder):
+                    continue
                 info = _words(entry.find("div", class_="info"))
-                if _CHAT_FOLDER.match(folder) and info:
+                if info:
                     types[folder] = info.casefold()
+                name = " ".join(_words(entry.find("div", class_="name")).split()).casefold()
+                if name:
+                    names[folder] = name
+            counts: dict[str, int] = {}
+            for name in names.values():
+                counts[name] = counts.get(name, 0) + 1
             self._lists[key] = types
-        return self._lists[key].get(path.parent.name)
+            self._shared[key] = {f for f, n in names.items() if counts[n] > 1}
+        return key
 
     def _chat_senders(self, path: Path) -> tuple[list[str], bool]:
         """``(posters, channel)``: every poster of the chat in order of first message, this file's and those of

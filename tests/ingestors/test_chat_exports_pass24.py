@@ -64,3 +64,85 @@ def test_ios_media_omitted_in_more_locales(tmp_path, placeholder):
 def test_android_media_omitted_ukrainian_greek(tmp_path, placeholder):
     items = _wa(tmp_path, f"01.02.23, 10:00 - Ana: {placeholder}\n01.02.23, 10:02 - Bo: ok\n")
     assert [(r.text, r.attrs.get("media")) for r in items] == [("", "omitted"), ("ok", None)]
+
+
+# ----------------------------------------------------------------------------- Telegram: chats of one name
+
+def _two_families() -> dict:
+    """A full export with two supergroups both called "Family": each numbers its messages from 1."""
+    def msg(i, who, uid, words, unix):
+        return {"id": i, "type": "message", "date": "2023-05-01T12:00:00", "date_unixtime": str(unix),
+                "from": who, "from_id": uid, "text": words, "text_entities": []}
+    return {"about": "", "personal_information": {"user_id": 1000, "first_name": "Me", "last_name": "Owner"},
+            "chats": {"about": "", "list": [
+                {"name": "Family", "type": "private_supergroup", "id": 501, "messages": [
+                    msg(1, "Me Owner", "user1000", "Grandma lands in Porto on Friday", 1682942400),
+                    msg(2, "Rui", "user7", "I will pick her up", 1682942460)]},
+                {"name": "Family", "type": "private_supergroup", "id": 502, "messages": [
+                    msg(1, "Me Owner", "user1000", "The cabin in Tromso is booked", 1682942500),
+                    msg(2, "Rui", "user7", "Great news", 1682942560)]},
+            ]}}
+
+
+def test_telegram_full_export_two_chats_of_one_name_keep_every_message(tmp_path, container):
+    from sqlmodel import select
+
+    from app.operations.ingest import ingest
+    from core.store.schema import Record as Row
+
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(_two_families()), encoding="utf-8")
+    report = ingest(container, [path])
+    assert report.errors == []
+    with container.db.session() as s:
+        rows = {r.text: r.thread for r in s.exec(select(Row)).all()}
+    assert rows == {"Grandma lands in Porto on Friday": "telegram:501", "I will pick her up": "telegram:501",
+                    "The cabin in Tromso is booked": "telegram:502", "Great news": "telegram:502"}
+    again = ingest(container, [path])  # the same file again adds nothing
+    with container.db.session() as s:
+        assert len(s.exec(select(Row)).all()) == 4
+
+
+def test_telegram_identity_of_a_chat_whose_name_is_unique_is_unchanged(tmp_path):
+    from ingestors.telegram import TelegramIngestor, message_identity
+
+    data = _two_families()
+    data["chats"]["list"][1]["name"] = "Family (Norway)"
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    first = next(iter(TelegramIngestor().read(path)))
+    assert first.identity == message_identity("Family", 1, first.sender)  # still the HTML export's identity
+
+
+def test_telegram_html_full_export_two_chats_of_one_name(tmp_path):
+    from ingestors.telegram_html import TelegramHtmlIngestor
+
+    def page(chat, body):
+        return ('<!DOCTYPE html><html><head><meta charset="utf-8"/><title>Exported Data</title></head><body>'
+                f'<div class="page_wrap"><div class="page_header"><div class="content"><div class="text bold">{chat}'
+                '</div></div></div><div class="page_body chat_page"><div class="history">' + body +
+                '</div></div></div></body></html>')
+
+    def message(mid, hhmm, who, words):
+        return (f'<div class="message default clearfix" id="message{mid}"><div class="body">'
+                f'<div class="pull_right date details" title="01.05.2023 {hhmm}:00 UTC+02:00">{hhmm}</div>'
+                f'<div class="from_name">{who}</div><div class="text">{words}</div></div></div>')
+
+    root = tmp_path / "DataExport"
+    (root / "lists").mkdir(parents=True)
+    entries = "".join(
+        f'<a class="entry block_link clearfix" href="../chats/chat_00{n}/messages.html#allow_back">'
+        f'<div class="body"><div class="pull_right info details">group</div><div class="name bold">Family</div>'
+        f'</div></a>' for n in (1, 2))
+    (root / "lists" / "chats.html").write_text(page("Chats", f'</div><div class="entry_list">{entries}'),
+                                               encoding="utf-8")
+    for n, words in ((1, "Grandma lands in Porto on Friday"), (2, "The cabin in Tromso is booked")):
+        folder = root / "chats" / f"chat_00{n}"
+        folder.mkdir(parents=True)
+        (folder / "messages.html").write_text(page("Family", message(1, "14:00", "Me Owner", words)), encoding="utf-8")
+    reader = TelegramHtmlIngestor()
+    one, = reader.read(root / "chats" / "chat_001" / "messages.html")
+    two, = reader.read(root / "chats" / "chat_002" / "messages.html")
+    assert (one.text, two.text) == ("Grandma lands in Porto on Friday", "The cabin in Tromso is booked")
+    assert one.content_hash != two.content_hash and one.thread != two.thread
+    assert one.sent_at == datetime(2023, 5, 1, 14, 0, tzinfo=timezone(__import__("datetime").timedelta(hours=2)))
