@@ -9,21 +9,31 @@ without a ``creation_time`` tag).  The names read are a date **and** a time of d
     IMG_20230504_101233.jpg, 20230504_101233.jpg   (Android cameras, Samsung)
     20230504 101233.m4a                            (iPhone Voice Memos)
     PXL_20230504_101233123.jpg                     (Google Pixel: the name is in UTC)
+    00000012-AUDIO-2021-02-03-09-15-00.opus        (WhatsApp on iPhone)
+    photo_3@04-05-2023_10-12-33.jpg                (Telegram Desktop exports: day first)
+    Call recording Ann_230504_101233.m4a           (Samsung: a two-digit year, 20yy)
 
-A date alone (``IMG-20230504-WA0001.jpg``) or a counter (``New Recording 12.m4a``,
-``IMG_1234.JPG``) gives nothing.  Years before 1990 or after 2100, impossible dates and hours
-give nothing.
+:func:`date_from_name` reads a **date alone** (WhatsApp on Android names media by the day it was sent or
+received: ``IMG-20230504-WA0001.jpg``, ``PTT-20210203-WA0001.opus``, ``AUD-…``, ``VID-…``): the day is known,
+the time of day is not.  A counter (``New Recording 12.m4a``, ``IMG_1234.JPG``) gives nothing.  Years before
+1990 or after 2100, impossible dates and hours give nothing.
 """
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime
 
 _NAME_TIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)"
     r"(?:[ _T-]+|\s+at\s+|_at_)"
     r"(?P<h>\d{1,2})(?P<s2>[-_.:h]?)(?P<mi>\d\d)(?P=s2)(?P<sec>\d\d)(?P<frac>\d{1,3})?"
     r"(?:\s*(?P<ampm>[AaPp])\.?[Mm]\.?)?(?!\d)")
+# Telegram Desktop's media names: "photo_3@04-05-2023_10-12-33" (day first); Samsung's call and voice recordings:
+# "…_230504_101233" (a two-digit year)
+_TELEGRAM_TIME = re.compile(r"@(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>\d{4})_(?P<h>\d\d)-(?P<mi>\d\d)-(?P<sec>\d\d)(?!\d)")
+_SHORT_YEAR_TIME = re.compile(r"(?<![\d-])(?P<y>\d\d)(?P<mo>\d\d)(?P<d>\d\d)_(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?![\d-])")
+# a date alone: 20230504 or 2023-05-04 (2023_05_04, 2023.05.04), not inside a longer run of digits
+_NAME_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)(?!\d)")
 UTC_NAMES = re.compile(r"^PXL_", re.IGNORECASE)  # Google Pixel cameras name files by UTC
 
 
@@ -37,8 +47,7 @@ def time_from_name(name: str) -> tuple[datetime, bool] | None:
         (``PXL_…``), else the time is the device's local clock.  None when the name holds no
         date with a time of day (see the module docstring).
     """
-    stem = name.rsplit("/", 1)[-1]
-    stem = stem[: stem.rfind(".")] if "." in stem else stem
+    stem = _stem(name)
     for m in _NAME_TIME.finditer(stem):
         if not m.group("s2") and len(m.group("h")) != 2:
             continue  # "101233" needs two-digit hours; "3.04.05 PM" may have one
@@ -55,4 +64,40 @@ def time_from_name(name: str) -> tuple[datetime, bool] | None:
             continue
         if 1990 <= when.year <= 2100:
             return when, bool(UTC_NAMES.match(stem))
+    for pattern, century in ((_TELEGRAM_TIME, 0), (_SHORT_YEAR_TIME, 2000)):
+        for m in pattern.finditer(stem):
+            try:
+                when = datetime(century + int(m.group("y")), int(m.group("mo")), int(m.group("d")),
+                                int(m.group("h")), int(m.group("mi")), int(m.group("sec")))
+            except ValueError:
+                continue
+            if 1990 <= when.year <= 2100:
+                return when, False
     return None
+
+
+def date_from_name(name: str) -> date | None:
+    """The day written alone in a file name (``IMG-20230504-WA0001.jpg``, ``PTT-20210203-WA0001.opus``,
+    ``Memo 2023-05-04.m4a``): the device's local calendar day, with no time of day.
+
+    Args:
+        name: a file name (a path's last part; its suffix is ignored).
+    Returns:
+        The date, or None when the name holds none (1990–2100, a real day), or holds a date with a time of day
+        (:func:`time_from_name` reads those).
+    """
+    if time_from_name(name) is not None:
+        return None
+    for m in _NAME_DATE.finditer(_stem(name)):
+        try:
+            day = date(int(m.group("y")), int(m.group("mo")), int(m.group("d")))
+        except ValueError:
+            continue
+        if 1990 <= day.year <= 2100:
+            return day
+    return None
+
+
+def _stem(name: str) -> str:
+    stem = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return stem[: stem.rfind(".")] if "." in stem else stem

@@ -10,7 +10,10 @@ Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exi
 ``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
 else ``DateTime``, else the GPS date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
 ``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in
-``local_timezone``, with a note) — the first one whose clock is plausible.  A clock is **not**
+``local_timezone``, with a note), else a date alone in the file name (WhatsApp's ``IMG-20230504-WA0001.jpg``:
+``time_basis`` ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of that day in
+``local_timezone``, a note that the time of day is unknown, and no time of day in the text) — the first one whose
+clock is plausible.  A clock is **not**
 plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
 ``1998-01-01 00:00``) or lies within two days after 1970-01-01, 1980-01-01 or 2000-01-01 (a reset
 clock that has run since), or lies after the import or after the file's own modification time (not compared
@@ -83,13 +86,16 @@ import exifread
 
 from core.errors import InputError
 from ingestors.base import GeoPoint, Item, Record, time_zone
-from ingestors.file_names import time_from_name
+from ingestors.file_names import date_from_name, time_from_name
 
 log = logging.getLogger(__name__)
 
 # the standard's "YYYY:MM:DD HH:MM:SS", and what writers make of it: dashes, slashes or dots in the date, a T,
 # unpadded fields ("2023:5:5 0:30:00"), no seconds ("2023:05:05 00:30")
 _EXIF_TIME = re.compile(r"(\d{4})([:\-/.])(\d{1,2})\2(\d{1,2})[ T](\d{1,2}):(\d\d)(?::(\d\d))?(?![\d:])")
+# a date written with the year last ("31/12/2019 14:05:00", "12/31/2019 2:05:00 PM"): some phone apps and editors
+_YEAR_LAST_TIME = re.compile(r"(?<!\d)(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})[ T,]+(\d{1,2}):(\d\d)(?::(\d\d))?"
+                             r"(?:\s*([AaPp])\.?[Mm]\.?)?(?![\d:])")
 # what some writers put after the seconds of a DateTime* value: a fraction, then an offset or Z
 _TIME_TAIL = re.compile(r"(?:[.,](\d+))?\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
 _OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d\d))?", re.IGNORECASE)
@@ -491,11 +497,12 @@ def clock_problem(local: datetime, now: datetime, modified: datetime | None) -> 
 def parse_exif_time(text: str | None) -> datetime | None:
     """A naive datetime from an EXIF ``"YYYY:MM:DD HH:MM:SS"`` string, or None (blank, zeros, invalid).
 
-    Also read: dashes, slashes or dots between the date's fields, a ``T``, unpadded fields, no seconds (0), and
-    ``24:00:00`` (the end of the day: the next day's midnight)."""
+    Also read: dashes, slashes or dots between the date's fields, a ``T``, unpadded fields, no seconds (0),
+    ``24:00:00`` (the end of the day: the next day's midnight), and a date written year last (``31/12/2019
+    14:05:00``, ``12/31/2019 2:05 PM``) when its day and month cannot be mistaken (:func:`_year_last_time`)."""
     match = _EXIF_TIME.search(text or "")
     if not match:
-        return None
+        return _year_last_time(text or "")
     year, _sep, month, day, hour, minute, second = match.groups()
     try:
         if int(hour) == 24 and int(minute) == 0 and int(second or 0) == 0:
@@ -503,6 +510,50 @@ def parse_exif_time(text: str | None) -> datetime | None:
         return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0))
     except ValueError:
         return None
+
+
+def _year_last_time(text: str) -> datetime | None:
+    """A time whose date is written with the year last (``31/12/2019 14:05:00``; ``12/31/2019 2:05:00 PM``), when
+    the day and month can be told apart: one of them above 12 is the day, or both are the same.  ``04/05/2019``
+    could be either (4 May or 5 April) and gives None."""
+    match = _YEAR_LAST_TIME.search(text)
+    if not match:
+        return None
+    first, _sep, second_field, year, hour, minute, second, ampm = match.groups()
+    a, b = int(first), int(second_field)
+    if a > 12 >= b or a == b:
+        day, month = a, b
+    elif b > 12 >= a:
+        day, month = b, a
+    else:
+        return None
+    h = int(hour)
+    if ampm:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if ampm.lower() == "p" else 0)
+    try:
+        return datetime(int(year), month, day, h, int(minute), int(second or 0))
+    except ValueError:
+        return None
+
+
+def _year_last_readings(text: str) -> list[datetime]:
+    """Both readings of a year-last date whose day and month could be either (``04/05/2019 14:05:00``: 4 May and
+    5 April, in that order), or [] (not such a date, or one :func:`_year_last_time` reads for sure)."""
+    match = _YEAR_LAST_TIME.search(text)
+    if not match or _year_last_time(text) is not None:
+        return []
+    a, b = int(match.group(1)), int(match.group(3))
+    # the time part, read through a date that can only be one way round (13 January), then given each day and month
+    at = _year_last_time(f"13/01/{text[match.start(4):match.end()]}")
+    if at is None:
+        return []
+    out = []
+    for day, month in ((a, b), (b, a)):
+        with contextlib.suppress(ValueError):
+            out.append(at.replace(month=month, day=day))
+    return out
 
 
 def exif_time_tail(text: str | None) -> tuple[int, timezone | None]:
@@ -630,7 +681,9 @@ class PhotoIngestor:
                         tags = {}
                         notes.append(failure)
                     warnings = list(dict.fromkeys(_exif_log.messages))
-                notes += [f"EXIF: {w}" for w in warnings]
+                # "PNG file does not have exif data." is what a screenshot is, not a fault (and Pillow may yet find
+                # a block): _record says "no EXIF metadata" when there is none
+                notes += [f"EXIF: {w}" for w in warnings if "does not have exif data" not in w]
                 if kind == "jpeg":  # cut short or broken: the picture is not there to be a record of
                     damage = jpeg_damage(path)
                     if damage:
@@ -672,6 +725,8 @@ class PhotoIngestor:
         text = "Photo"
         if local:  # a file's save time (an editor's, a scanner's) is not when the picture was taken
             text += f" {'saved' if attrs.get('save_time') else 'taken'} {local:%Y-%m-%d %H:%M}"
+        elif attrs.get("date_only"):  # the day alone (a WhatsApp file name): no time of day made up
+            text += f" from {attrs['local_date']} (time of day unknown)"
         if place:
             text += f" at {place.name}"
         camera = _camera(make, model)
@@ -712,7 +767,7 @@ class PhotoIngestor:
         (:mod:`ingestors.file_names`), read in ``local_timezone`` (UTC for names written in UTC), or None."""
         found = time_from_name(name)
         if found is None:
-            return None
+            return self._day_from_name(name, now, modified, attrs, notes)
         local, is_utc = found
         problem = clock_problem(local, now, modified)
         if problem:
@@ -726,6 +781,27 @@ class PhotoIngestor:
                      f"{'UTC' if is_utc else attrs['time_zone']}: no capture time in the picture's metadata")
         instant = local.replace(tzinfo=zone)
         return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
+
+    def _day_from_name(self, name: str, now: datetime, modified: datetime | None, attrs: dict,
+                       notes: list[str]) -> tuple[None, datetime] | None:
+        """(None, noon of the day) from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
+        :func:`ingestors.file_names.date_from_name`), in ``local_timezone``, or None.  Only the day is known:
+        ``attrs["date_only"]``, ``attrs["local_date"]`` and a note say so, and no local time of day is given."""
+        day = date_from_name(name)
+        if day is None:
+            return None
+        noon = datetime(day.year, day.month, day.day, 12)
+        problem = clock_problem(noon, now, modified)
+        if problem:
+            notes.append(f"date in the file name not used: {problem.replace('camera clock', 'the clock')}")
+            return None
+        zone = self.local_timezone
+        attrs.update(time_basis="file-name-date", time_zone=getattr(zone, "key", None) or "UTC", date_only=True,
+                     local_date=day.isoformat())
+        notes.append(f"day taken from the file name ({day:%Y-%m-%d}): the time of day is unknown (placed at noon "
+                     f"{attrs['time_zone']}); no capture time in the picture's metadata")
+        instant = noon.replace(tzinfo=zone)
+        return None, instant.astimezone(timezone(instant.utcoffset()))
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
               modified: datetime | None = None, name: str = "", path: Path | None = None
@@ -748,6 +824,19 @@ class PhotoIngestor:
         gps_when = gps_datetime(tags)
         for time_tag, label, offset_name, subsec_name, raw in candidates():
             candidate = parse_exif_time(raw)
+            if candidate is None and (readings := _year_last_readings(raw or "")):
+                # "04/05/2019 14:05:00": 4 May or 5 April; the GPS date or another time tag may tell which
+                others = [gps_when.replace(tzinfo=None)] if gps_when is not None else []
+                others += [t for t in (parse_exif_time(_value(tags, n)) for n, *_ in _TIME_TAGS) if t is not None]
+                fits = [r for r in readings if any(abs(r - o) <= CLOCK_SLACK for o in others)]
+                if len(fits) == 1:
+                    candidate = fits[0]
+                    notes.append(f"{label} written with the day and month in an order it does not show ({raw!r}): "
+                                 f"read as {candidate:%Y-%m-%d}, the reading the other dates in the file agree with")
+                else:
+                    notes.append(f"{label} unreadable ({raw!r}): its day and month could be either way, and no "
+                                 "other date in the file tells which")
+                    continue
             if candidate is None:
                 if unreadable_time(raw):
                     notes.append(f"{label} unreadable ({raw!r}): not a date and time")

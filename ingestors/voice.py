@@ -17,7 +17,9 @@ has them all).  Without one, audio files are refused with a clear reason.
   UTC; else the
   date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
   ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
-  the ingestor was made with (``"file-name"``, with a note); with none the time stays unknown — a
+  the ingestor was made with (``"file-name"``, with a note), else a day alone in the name (WhatsApp's
+  ``PTT-20210203-WA0001.opus``, ``AUD-…``: ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of
+  that day in ``local_timezone``, a note that the time of day is unknown); with none the time stays unknown — a
   file's mtime is when it was copied, not when it was recorded.  A tag from a recorder whose clock was never set
   (1970, 2000-01-01) or that lies after the import is not used (``ingestors.photos.clock_problem``:
   ``attrs["clock_suspect"]``, a note).
@@ -40,7 +42,7 @@ from typing import Any, Callable, Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Record, time_zone
-from ingestors.file_names import time_from_name
+from ingestors.file_names import date_from_name, time_from_name
 from ingestors.photos import clock_problem
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
@@ -237,6 +239,15 @@ class VoiceIngestor:
                              local_time=local.isoformat())
                 notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
                              f"{attrs['time_zone']}: {missing}")
+            elif (day := date_from_name(path.name)) is not None and day <= datetime.now().date() + timedelta(days=1):
+                # a day alone (WhatsApp's PTT-20210203-WA0001.opus): the day is known, its time is not made up
+                zone = self.local_timezone
+                noon = datetime(day.year, day.month, day.day, 12, tzinfo=zone)
+                when = noon.astimezone(timezone(noon.utcoffset()))
+                attrs.update(time_basis="file-name-date", time_zone=getattr(zone, "key", "UTC"), date_only=True,
+                             local_date=day.isoformat())
+                notes.append(f"day taken from the file name ({day:%Y-%m-%d}): the time of day is unknown (placed at "
+                             f"noon {attrs['time_zone']}): {missing}")
             else:
                 notes.append(f"recording time unknown ({missing})")
         unclear = getattr(result, "unclear", 0) or 0

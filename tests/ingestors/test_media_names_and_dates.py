@@ -1,0 +1,152 @@
+"""Photos and voice memos whose time is only in their file name, or written in an EXIF shape other than the
+standard's: WhatsApp's date-only names (the day is known, the time of day is not), Telegram Desktop's day-first
+names, Samsung's two-digit years, and capture times written year last ("31/12/2019 14:05:00").  Each input is
+made by the test; the right values are worked out by hand in the comments."""
+from __future__ import annotations
+
+import wave
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from ingestors.file_names import date_from_name, time_from_name
+from ingestors.photos import PhotoIngestor, parse_exif_time
+from ingestors.voice import VoiceIngestor
+from tests.ingestors.exif_bytes import ASCII, RATIONAL, exif_block, jpeg
+
+UTC = timezone.utc
+
+
+def text(value: str):
+    return (ASCII, value)
+
+
+def read(path, **kwargs):
+    (r,) = PhotoIngestor(**kwargs).read(path)
+    return r
+
+
+def plain(path: Path, colour=(10, 120, 200), fmt=None) -> Path:
+    """A picture with no EXIF at all (what WhatsApp sends on, and a screenshot)."""
+    Image.new("RGB", (8, 8), colour).save(path, format=fmt)
+    return path
+
+
+def silent_wav(path: Path, seconds: float = 0.5) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(b"\x00\x00" * int(16000 * seconds))
+    return path
+
+
+# ----------------------------------------------------------------------------- names
+
+@pytest.mark.parametrize("name, when, day", [
+    ("IMG-20230504-WA0001.jpg", None, date(2023, 5, 4)),          # WhatsApp (Android): the day only
+    ("PTT-20210203-WA0001.opus", None, date(2021, 2, 3)),         # a WhatsApp voice note
+    ("AUD-20190817-WA0003.m4a", None, date(2019, 8, 17)),         # a WhatsApp audio file
+    ("VID-20230504-WA0007.mp4", None, date(2023, 5, 4)),
+    ("Memo 2023-05-04.m4a", None, date(2023, 5, 4)),
+    ("00000012-AUDIO-2021-02-03-09-15-00.opus", datetime(2021, 2, 3, 9, 15), None),  # WhatsApp on iPhone
+    ("photo_3@04-05-2023_10-12-33.jpg", datetime(2023, 5, 4, 10, 12, 33), None),     # Telegram Desktop: day first
+    ("audio_1@31-12-2022_23-59-01.ogg", datetime(2022, 12, 31, 23, 59, 1), None),
+    ("Call recording Ann Lee_230504_101233.m4a", datetime(2023, 5, 4, 10, 12, 33), None),  # Samsung: 20yy
+    ("IMG-20231304-WA0001.jpg", None, None),                      # no 13th month
+    ("IMG_1234.JPG", None, None), ("New Recording 12.m4a", None, None), ("12345678.jpg", None, None),
+])
+def test_times_and_days_in_file_names(name, when, day):
+    assert time_from_name(name) == ((when, False) if when else None)
+    assert date_from_name(name) == day
+
+
+def test_a_whatsapp_photo_with_no_exif_is_placed_on_the_day_its_name_gives(tmp_path):
+    r = read(plain(tmp_path / "IMG-20230504-WA0001.jpg"), local_timezone="America/Sao_Paulo")
+    # the day is 4 May 2023 in São Paulo (-03:00); no time of day is known: noon there, 15:00 UTC, said so
+    assert r.sent_at == datetime(2023, 5, 4, 15, 0, tzinfo=UTC) and r.sent_at.utcoffset() == timedelta(hours=-3)
+    assert r.attrs["time_basis"] == "file-name-date" and r.attrs["date_only"] is True
+    assert r.attrs["local_date"] == "2023-05-04" and "local_time" not in r.attrs
+    assert r.text == "Photo from 2023-05-04 (time of day unknown)"  # not "Photo taken 2023-05-04 12:00"
+    assert ("day taken from the file name (2023-05-04): the time of day is unknown (placed at noon "
+            "America/Sao_Paulo); no capture time in the picture's metadata") in r.notes
+    # a camera time in the EXIF wins over the name's day
+    tagged = read(jpeg(tmp_path / "IMG-20230504-WA0002.jpg",
+                       exif_block({0x010F: text("Test")}, {0x9003: text("2023:05:01 09:30:00")})))
+    assert tagged.sent_at == datetime(2023, 5, 1, 9, 30, tzinfo=UTC) and "date_only" not in tagged.attrs
+    # a day in the future is no day it was taken
+    assert read(plain(tmp_path / "IMG-20990504-WA0001.jpg", (1, 2, 3))).sent_at is None
+
+
+def test_a_telegram_desktop_photo_is_timed_by_its_day_first_name(tmp_path):
+    r = read(plain(tmp_path / "photo_3@04-05-2023_10-12-33.jpg"), local_timezone="Europe/Berlin")
+    assert r.sent_at == datetime(2023, 5, 4, 8, 12, 33, tzinfo=UTC)  # CEST, +02:00
+    assert r.attrs["time_basis"] == "file-name" and r.text == "Photo taken 2023-05-04 10:12"
+
+
+def test_a_whatsapp_voice_note_with_no_time_tag_is_placed_on_its_names_day(tmp_path):
+    ing = VoiceIngestor(lambda p: "see you at the harbour", local_timezone="Asia/Tokyo")
+    [rec] = ing.read(silent_wav(tmp_path / "PTT-20210203-WA0001.wav"))
+    assert rec.sent_at == datetime(2021, 2, 3, 3, 0, tzinfo=UTC)  # noon in Tokyo (+09:00)
+    assert rec.sent_at.utcoffset() == timedelta(hours=9)
+    assert rec.attrs["time_basis"] == "file-name-date" and rec.attrs["local_date"] == "2021-02-03"
+    assert rec.attrs["date_only"] is True and "local_time" not in rec.attrs
+    assert rec.notes == ["day taken from the file name (2021-02-03): the time of day is unknown (placed at noon "
+                         "Asia/Tokyo): no creation_time tag"]
+    [rec] = ing.read(silent_wav(tmp_path / "AUD-20990101-WA0001.wav"))  # a day after the import: not used
+    assert rec.sent_at is None and rec.notes == ["recording time unknown (no creation_time tag)"]
+
+
+# ----------------------------------------------------------------------------- EXIF times written year last
+
+@pytest.mark.parametrize("written, local", [
+    ("31/12/2019 14:05:00", datetime(2019, 12, 31, 14, 5)),     # day first: 31 can only be the day
+    ("12/31/2019 2:05:00 PM", datetime(2019, 12, 31, 14, 5)),   # month first, a 12-hour clock
+    ("31.12.2019 14:05", datetime(2019, 12, 31, 14, 5)),        # dots, no seconds
+    ("05/05/2023 00:30:00", datetime(2023, 5, 5, 0, 30)),       # the same either way round
+    ("04/05/2019 14:05:00", None),                              # 4 May or 5 April: nothing in the string tells
+    ("31/12/2019 25:05:00", None), ("12/31/2019 13:05:00 PM", None),
+])
+def test_capture_times_written_year_last(written, local):
+    assert parse_exif_time(written) == local
+
+
+def _dms(x: float):
+    x = abs(x)
+    d = int(x)
+    m = int((x - d) * 60)
+    return (RATIONAL, [(d, 1), (m, 1), (round(((x - d) * 60 - m) * 60 * 100), 100)])
+
+
+def test_a_year_last_capture_time_is_used_and_an_ambiguous_one_is_settled_by_the_files_other_dates(tmp_path):
+    camera = {0x010F: text("Apple"), 0x0110: text("iPhone 8")}
+    sure = read(jpeg(tmp_path / "a.jpg", exif_block(camera, {0x9003: text("31/12/2019 14:05:00"),
+                                                             0x9011: text("+01:00")})))
+    assert sure.sent_at == datetime(2019, 12, 31, 13, 5, tzinfo=UTC) and sure.attrs["time_tag"] == "DateTimeOriginal"
+    assert sure.text == "Photo taken 2019-12-31 14:05 with Apple iPhone 8"
+    # London, GPS date 2019-05-04 and time 13:05 UTC: "04/05/2019 14:05:00" is 4 May (BST, +01:00), not 5 April
+    london = {1: text("N"), 2: _dms(51.5074), 3: text("W"), 4: _dms(0.1278),
+              7: (RATIONAL, [(13, 1), (5, 1), (0, 1)]), 29: text("2019:05:04")}
+    by_gps = read(jpeg(tmp_path / "b.jpg", exif_block(camera, {0x9003: text("04/05/2019 14:05:00")}, london)))
+    assert by_gps.sent_at == datetime(2019, 5, 4, 13, 5, tzinfo=UTC) and by_gps.attrs["time_basis"] == "gps-time"
+    assert any(n.startswith("DateTimeOriginal written with the day and month in an order it does not show") and
+               "read as 2019-05-04" in n for n in by_gps.notes)
+    # IFD0's DateTime (standard form) says 5 April: the same string is 5 April
+    by_tag = read(jpeg(tmp_path / "c.jpg", exif_block({**camera, 0x0132: text("2019:04:05 18:00:00")},
+                                                      {0x9003: text("04/05/2019 14:05:00")})))
+    assert by_tag.attrs["local_time"] == "2019-04-05T14:05:00" and by_tag.attrs["time_tag"] == "DateTimeOriginal"
+    # nothing else to go by: unknown, and the note says why
+    alone = read(jpeg(tmp_path / "d.jpg", exif_block(camera, {0x9003: text("04/05/2019 14:05:00")})))
+    assert alone.sent_at is None
+    assert ("DateTimeOriginal unreadable ('04/05/2019 14:05:00'): its day and month could be either way, and no "
+            "other date in the file tells which") in alone.notes
+
+
+def test_a_png_screenshot_without_exif_says_no_exif_not_an_exifread_warning(tmp_path):
+    r = read(plain(tmp_path / "Screenshot_20230504-101233.png", fmt="PNG"))
+    assert r.notes[0] == "no EXIF metadata" and not any(n.startswith("EXIF:") for n in r.notes)
+    assert r.sent_at == datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC)
+    bare = read(plain(tmp_path / "plain.png", (9, 9, 9), fmt="PNG"))
+    assert bare.notes == ["no EXIF metadata"] and bare.sent_at is None and bare.text == "Photo"
