@@ -37,10 +37,13 @@ _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|Octob
 _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"
 _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
 _AUX = r"(?:['’](?:ve|m|s)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
-_ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently)"
+_ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently|currently|still)"
 _SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
 _WE = r"(?P<we>[Ww]e)"  # "we moved to Madrid": the speaker's household — a home of the speaker (homes only)
 _HOME_SUBJ = rf"(?:{_WE}|{_SUBJ})"
+# The speaker, their household or a relative — never a bare name: "Acme is based in Leeds" is a company's seat
+_SELF_SUBJ = rf"(?:{_WE}|(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b))"
+_KIND_OF_HOME = r"(?:flat|house|apartment|place|home|condo|studio|cottage)"
 _NEG = r"(?:don['’]t|do not|doesn['’]t|does not|no longer|not)"
 _HOME = ("places", "residence", "home")
 _JOB = ("work", "employment", "employer")
@@ -114,21 +117,30 @@ def _subject(m: re.Match) -> Subject:
 
 
 _PATTERNS: list[tuple[re.Pattern, str]] = [
-    # "I work at", "I now work at", "I've been working for", "Ana has worked at … since 2019"
-    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:work|works|worked|working|started|start|starts|starting) "
+    # "I work at", "I now work at", "I've been working for" — not the simple past: "I worked at Initech for five
+    # years" is a job that was, as "I lived in Berlin for years" is a home that was
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:work|works|working|started|start|starts|starting) "
                 rf"(?:at|for) (?:the )?(?P<org>{_ORG})"), "employer"),
+    # "Ana has worked at … since 2019", "I've worked for Initech since March": the perfect holds up to now
+    (re.compile(rf"\b{_SUBJ}(?:['’]ve| have| has)(?: {_ADV})? worked (?:at|for) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:joined|join|joins|joining) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:started|start|starts|starting|began|begin) (?:working|to work) "
                 rf"(?:at|for) (?:the )?(?P<org>{_ORG})"), "employer"),  # "I started working at Globex today"
     # "I got a job at", "I've accepted an offer from", "I started a new job at", "I was hired by"
-    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:got|accepted|landed|took|started|began|found) (?:a |an |the )?"
-                rf"(?:new |first |full-time |part-time |permanent )?(?:job|position|role|offer|contract) "
+    (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:got|accepted|landed|took|started|starting|starts|start|began|found) "
+                rf"(?:a |an |the |my )?(?:new |first |full-time |part-time |permanent )?(?:job|position|role|offer|contract) "
                 rf"(?:at|with|from) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:was|were|got|have been|has been|['’]ve been|['’]s been) (?:{_ADV} )?"
                 rf"(?:hired|taken on|recruited) (?:by|at) (?:the )?(?P<org>{_ORG})"), "employer"),
+    # "I moved to Leeds", "we moved back home to Cork", "I moved from Berlin to Rome", "we moved into a flat in Leeds"
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:live|lives|living|moved|move|moves|moving|relocated|"
                 rf"relocating)"
-                rf"(?: back)?(?: home)? (?:in|to) (?:the )?(?P<place>{_PLACE})"), "home"),
+                rf"(?: back)?(?: home| house)?(?: from (?:the )?{_PLACE})?"
+                rf"(?: in(?:to)? (?:a |an |our |my |the )?(?:new |little |small |big )?{_KIND_OF_HOME})?"
+                rf" (?:in|to) (?:the )?(?P<place>{_PLACE})"), "home"),
+    # "I'm now based in Dublin", "we're based out of Lyon", "my sister is based in Oslo"
+    (re.compile(rf"\b{_SELF_SUBJ}(?:['’](?:m|re|s)| am| are| is)?(?: {_ADV})? based (?:in|out of) (?:the )?"
+                rf"(?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b{_HOME_SUBJ}(?:['’]ve| have| has)(?: {_ADV})? lived (?:in|at) (?:the )?(?P<place>{_PLACE})"), "home"),
     (re.compile(rf"\b{_HOME_SUBJ}(?:['’](?:m|re|s)| am| are| is)(?: {_ADV})? back (?:home )?(?:in|to) "
                 rf"(?:the )?(?P<place>{_PLACE})"), "home"),  # "I'm back in Berlin", "we're back in Berlin now"
@@ -141,7 +153,10 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
 # Statements that a home or a job stopped: "I don't live in Berlin anymore", "we moved out of Berlin",
 # "I left Initech", "I no longer work at Initech", "I quit my job at Initech".
 _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
-    (re.compile(rf"\b{_HOME_SUBJ} {_NEG} (?:live|lives|living) (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX} {_NEG} (?:live|lives|living|based) (?:in|at) (?:the )?(?P<val>{_PLACE})"),
+     (_HOME,)),
+    # "I'm no longer at Initech", "Ana is no longer with Globex"
+    (re.compile(rf"\b{_SUBJ}(?:['’](?:m|s)| am| is| are) no longer (?:at|with) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moved|move|moving) (?:out of|away from) (?:the )?(?P<val>{_PLACE})"),
      (_HOME,)),
     (re.compile(rf"\b{_SUBJ} {_NEG} (?:work|works|working) (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
@@ -161,6 +176,29 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
                     rf"got a (?:new )?job)\b"
                     rf"[^,;.!?]*)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
+# The pronoun as chats write it: "i moved", "im living", "ive moved", "i'm", "Im" / "Ive" opening a sentence ("Jony
+# Ive moved" is a surname: a capitalised "Ive" or "Im" is the pronoun only where a sentence starts).
+_LOWER_I = re.compile(r"(?:(?<=^)|(?<=[\s\"“(]))(?:(?P<i>i)(?=\s|['’][a-z])|(?P<im>[Ii]m|im)(?=\s)|(?P<ive>[Ii]ve)(?=\s))")
+# A diary-style sentence without its subject is the writer's own: "Just moved to Paris!", "Started at Initech today".
+_NO_SUBJECT = re.compile(r"^(?:(?:Just|Finally|Recently|Officially|Also|Now)\s+)?(?:moved|relocated|started|joined|"
+                         r"left|quit|got a|accepted|landed)\b", re.I)
+
+
+def _as_spoken(sentence: str) -> str:
+    """``sentence`` with the first-person pronoun written out as the patterns read it ("im living in Leeds" → "I'm
+    living in Leeds", "Just moved to Paris!" → "I just moved to Paris!"); other words unchanged."""
+    def fix(m: re.Match) -> str:
+        at_start = not sentence[:m.start()].strip(" \"“(")
+        if m.group("i"):
+            return "I"
+        word = m.group(0)
+        if word[0] == "I" and not at_start:
+            return word  # "Jony Ive", "Kim Im": a name
+        return "I'm" if m.group("im") else "I've"
+    out = _LOWER_I.sub(fix, sentence).lstrip()
+    if _NO_SUBJECT.match(out):  # not inside quotation marks: '"Just moved to Paris," she said' is hers
+        out = f"I {out[0].lower()}{out[1:]}"
+    return out
 # A title or a place word's abbreviation ends no sentence ("I live in St. Louis now", "Mt. Vernon"): its dot is read
 # as a one-dot leader (U+2024, the same length) while sentences are split, and given back in each sentence.
 _ABBREV = re.compile(r"\b(St|Mt|Ft|Pt|Dr|Mr|Mrs|Ms|Prof)\.(?= [A-Z])")
@@ -282,21 +320,23 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     never whoever spoke before (in a group chat a reply is not about the previous speaker).
     """
     out: list[FactCandidate] = []
-    sentences = []
+    sentences = []  # (text read, the sentence cited, whether the text is the whole sentence)
     for sm in _SENTENCES.finditer(_ABBREV.sub("\\1\u2024", text)):
-        sentence = sm.group(0).strip().replace("\u2024", ".")
-        sentences.append((sentence, sentence))
+        cited = sm.group(0).strip().replace("\u2024", ".")
+        sentence = _as_spoken(cited)
+        sentences.append((sentence, cited, True))
         for cm in _COORD.finditer(sentence):  # "I left Berlin and moved to Rome": also "I moved to Rome"
             if not _negated(sentence, cm.start()):
-                sentences.append((f"{cm.group('head')} {cm.group('rest')}.", sentence))
-    for clause, sentence in sentences:
-        if len(sentence) < 6 or sentence.endswith("?"):
+                sentences.append((f"{cm.group('head')} {cm.group('rest')}.", cited, False))
+    for clause, cited, whole in sentences:
+        if len(cited) < 6 or cited.endswith("?"):
             continue  # a question states nothing ("Tom works at Initech?")
         anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
-        if clause != sentence:  # a clause read again with its subject: only what it states (no endings, mentions)
-            out += _stated(clause, sentence, sent_at, anchors)
+        if not whole:  # a clause read again with its subject: only what it states (no endings, mentions)
+            out += _stated(clause, cited, sent_at, anchors)
             continue
-        out += _stated(sentence, sentence, sent_at, anchors)
+        sentence = clause
+        out += _stated(sentence, cited, sent_at, anchors)
         for rx, keys in _ENDINGS:
             for m in rx.finditer(sentence):
                 start, _end, note = _when(sentence, m.span(), anchors, sent_at)
@@ -306,7 +346,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     continue
                 if m.groupdict().get("we"):
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
-                out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, sentence, 0.7, start,
+                out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                          time_note=note, ends=keys))
         for m in _MENTION.finditer(sentence):
             start = _when(sentence, m.span(), anchors, sent_at)[0]
@@ -315,6 +355,6 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
             if name and name.split()[0] in ("had", "has", "is", "was"):
                 name = None
             out.append(FactCandidate(Subject("speaker"), "relationships", "family" if rel in FAMILY else "social",
-                                     f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel, sentence,
+                                     f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel, cited,
                                      0.6, start, obj=name, obj_kind="person"))
     return out

@@ -1,0 +1,75 @@
+"""Pass 24 on the home/job phrasings of issue 13's kinds (``mbox_superseded_home``, ``mbox_yesterday_timezones``):
+more ways people write that they moved or changed job — "based in", "currently live", "moved from X to Y", "moved
+into a flat in", "started my new job at", "I'm no longer at" — chat spellings of the pronoun ("im", "ive", "i") and
+diary-style sentences without a subject ("Just moved to Paris!"), and the simple past, which states a home or job
+that was, not the current one ("I worked at Initech for five years").
+
+Right values worked out by hand: the message is sent Sat 10 Jun 2023 08:30 +10:00 (weeks start on Monday, so "last
+week" is Mon 29 May 2023 and "on Monday" is Mon 12 Jun 2023)."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from core.extraction.personal_facts import extract_facts
+
+SAT = datetime(2023, 6, 10, 8, 30, tzinfo=timezone(timedelta(hours=10)))
+
+
+def facts(text: str):
+    """(subject kind, key, value, first day, ended) of each home/job fact in ``text``."""
+    return [(f.subject.kind, f.key, f.value, f.valid_from, bool(f.ends)) for f in extract_facts(text, SAT)
+            if f.key in ("home", "employer")]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("I'm now based in Dublin.", ("speaker", "home", "Dublin", date(2023, 6, 10), False)),
+    ("We're based out of Lyon these days.", ("speaker", "home", "Lyon", date(2023, 6, 10), False)),
+    ("I currently live in Leeds.", ("speaker", "home", "Leeds", date(2023, 6, 10), False)),
+    ("I moved from Berlin to Rome last week.", ("speaker", "home", "Rome", date(2023, 5, 29), False)),
+    ("We just moved into a flat in Leeds.", ("speaker", "home", "Leeds", date(2023, 6, 10), False)),
+    ("I moved house to Cardiff.", ("speaker", "home", "Cardiff", date(2023, 6, 10), False)),
+    ("I just started my new job at Initech.", ("speaker", "employer", "Initech", date(2023, 6, 10), False)),
+    ("I'm starting a new job at Hooli on Monday.", ("speaker", "employer", "Hooli", date(2023, 6, 12), False)),
+    ("I've worked at Initech since 2019.", ("speaker", "employer", "Initech", date(2019, 1, 1), False)),
+    ("I'm no longer at Initech.", ("speaker", "employer", "Initech", date(2023, 6, 10), True)),
+    ("I'm no longer living in Berlin.", ("speaker", "home", "Berlin", date(2023, 6, 10), True)),
+    # chat spellings of "I"
+    ("Im living in Cardiff now", ("speaker", "home", "Cardiff", date(2023, 6, 10), False)),
+    ("ive moved to Cardiff", ("speaker", "home", "Cardiff", date(2023, 6, 10), False)),
+    ("i moved to Cardiff last week", ("speaker", "home", "Cardiff", date(2023, 5, 29), False)),
+    # diary style: the writer's own
+    ("Just moved to Paris!", ("speaker", "home", "Paris", date(2023, 6, 10), False)),
+    ("Moved to Paris last week.", ("speaker", "home", "Paris", date(2023, 5, 29), False)),
+    ("Got a new job at Hooli!", ("speaker", "employer", "Hooli", date(2023, 6, 10), False)),
+    ("Left Initech today.", ("speaker", "employer", "Initech", date(2023, 6, 10), True)),
+    # the relative, not the writer
+    ("My sister is based in Oslo.", ("relation", "home", "Oslo", date(2023, 6, 10), False)),
+])
+def test_more_ways_of_saying_a_home_or_a_job(text, want):
+    assert facts(text) == [want]
+
+
+@pytest.mark.parametrize("text", [
+    "I worked at Initech for five years.",      # a job that was
+    "I lived in Berlin for years.",             # a home that was
+    "Acme is based in Leeds.",                  # a company's seat, not anyone's home
+    '"Just moved to Paris," she said.',         # someone else's words
+    "Started the car and drove off.",
+    "Joined the call late.",
+])
+def test_what_states_no_current_home_or_job(text):
+    assert facts(text) == []
+
+
+def test_chat_pronouns_never_become_a_person_and_names_stay_names():
+    # "Im" was read as a person named "Im" who lives in Cardiff
+    assert [(f.subject.kind, f.subject.name) for f in extract_facts("Im living in Cardiff.", SAT)] == [("speaker", None)]
+    assert [(f.subject.kind, f.subject.name, f.value) for f in extract_facts("Jony Ive moved to Cardiff.", SAT)] == [
+        ("name", "Jony Ive", "Cardiff")]
+
+
+def test_the_evidence_is_the_sentence_as_written():
+    [f] = extract_facts("im living in Cardiff now", SAT)
+    assert f.sentence == "im living in Cardiff now"
