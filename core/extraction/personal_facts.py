@@ -89,7 +89,9 @@ _NOT_NAMES = frozenset("""i my me we us our you your he him his she her they the
 these those there here today yesterday tomorrow tonight then so and but also now well oh btw lol haha guess
 apparently maybe finally last next congrats congratulations thanks thank yes no yeah yep hey hi hello wow cool
 great nice actually anyway sadly luckily ok okay sure dear hope glad sorry if when after before since while
-because although though just still even only already soon""".split())
+because although though just still even only already soon
+everyone everybody someone somebody nobody noone anyone anybody people folks everything nothing all both many most
+some none each others""".split())  # "Everyone moved to Leeds" names no one
 
 
 def clean_subject_name(name: str | None) -> str | None:

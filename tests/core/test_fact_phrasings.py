@@ -73,3 +73,10 @@ def test_chat_pronouns_never_become_a_person_and_names_stay_names():
 def test_the_evidence_is_the_sentence_as_written():
     [f] = extract_facts("im living in Cardiff now", SAT)
     assert f.sentence == "im living in Cardiff now"
+
+
+@pytest.mark.parametrize("text", ["Everyone moved to Leeds.", "Nobody lives in Leeds anymore.",
+                                  "Everybody works at Initech.", "People live in Leeds.", "Someone joined Initech."])
+def test_a_pronoun_for_people_at_large_is_no_ones_name(text):
+    # each made a person named "Everyone", "Nobody", … with a home or a job
+    assert facts(text) == []
