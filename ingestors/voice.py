@@ -8,7 +8,8 @@ has them all).  Without one, audio files are refused with a clear reason.
 
 * **No speech**: an empty transcript, or ``no_speech``, gives a record with empty text and
   the note ``"no speech found"`` — never Whisper's "you" on silence.  Sound the model could not decode at any
-  temperature (a transcript's ``unclear`` seconds: a tone, a language it does not know) is noted, never guessed.
+  temperature (a transcript's ``unclear`` seconds: a tone, a language it does not know) is noted, never guessed, and
+  so are the sounds it described instead of words (a transcript's ``sounds``: ``attrs["sounds"]`` = ``["music"]``).
 * **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
   a time in it, read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
@@ -255,6 +256,10 @@ class VoiceIngestor:
             attrs["unclear_s"] = unclear
             notes.append(f"{unclear:.1f} s of sound could not be transcribed (the model was unsure at every "
                          "temperature): left out")
+        sounds = [str(x) for x in getattr(result, "sounds", None) or []]
+        if sounds:  # what the model described instead of words ("[Music]", "(speaking in foreign language)")
+            attrs["sounds"] = sounds
+            notes.append(f"sounds, not words: {', '.join(sounds)} (left out of the text)")
         if no_speech:
             text = ""
             if not unclear:

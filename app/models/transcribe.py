@@ -21,7 +21,8 @@ adds no words), and a segment Whisper itself rates as no speech (``no_speech_pro
 0.6 with ``avg_logprob`` below −1, Whisper's own thresholds) or that lies outside every
 spoken stretch is dropped, and so is one rated above 0.6 whose words are only what Whisper writes on
 noise (``"you"``, ``"Thank you."``: :data:`HALLUCINATIONS`; a knock or a cough is a "spoken stretch" to
-the energy check).  A stereo file whose channels carry different speech (two
+the energy check).  What Whisper writes to describe a sound rather than words (``"[Music]"``, ``"♪"``,
+``"(speaking in foreign language)"``) is never text: it is kept as the transcript's ``sounds``.  A stereo file whose channels carry different speech (two
 speakers on two channels) is transcribed channel by channel, as two speakers.  An
 ``initial_prompt`` (names Kith knows) primes the decoder so proper nouns come out right.
 
@@ -69,6 +70,10 @@ HALLUCINATIONS = frozenset({
     "subscribe", "bye", "bye bye", "so", "okay", "oh", "um", "uh", "hmm", "music",
     "subtitles by the amara org community", "amara org", "transcribed by", "the end",
 })
+# What Whisper writes for a sound instead of words, whatever it rates it: a bracketed or parenthesised description
+# ("[Music]", "(upbeat music)", "(speaking in foreign language)", "[BLANK_AUDIO]", "*applause*") and music notes
+_SOUND_TAG = re.compile(r"\[([^\[\]]{1,60})\]|\(([^()]{1,60})\)|\*([^*]{1,60})\*|[♪♫♬🎵🎶]+")
+_NOT_A_SOUND = frozenset({"blank audio", "silence", "no speech", "blank", "inaudible"})
 CHANNELS_DIFFER = 0.7  # stereo channels less correlated than this carry different speech
 
 
@@ -90,7 +95,8 @@ class Transcript:
     segment), ``segments``, ``language`` (ISO 639-1, the most spoken), ``duration`` (s), ``no_speech``
     (True when the voice-activity check found nobody speaking), ``languages`` (all detected),
     ``speakers`` (``["speaker 1", "speaker 2"]`` for two channels, else empty), ``unclear`` (seconds of sound
-    Whisper could not decode at any temperature: left out of the text, never guessed)."""
+    Whisper could not decode at any temperature: left out of the text, never guessed), ``sounds`` (what Whisper
+    described instead of words: ``["music"]``, ``["laughs"]``; left out of the text, :func:`split_sounds`)."""
 
     text: str
     segments: list[Segment] = field(default_factory=list)
@@ -100,6 +106,7 @@ class Transcript:
     languages: list[str] = field(default_factory=list)
     speakers: list[str] = field(default_factory=list)
     unclear: float = 0.0
+    sounds: list[str] = field(default_factory=list)
 
 
 def default_model(device: str | None = None, cores: int | None = None) -> str:
@@ -196,6 +203,27 @@ def is_hallucination(text: str) -> bool:
         return True
     parts = [normalize_text(part) for part in re.split(r"[!?,]+|\.(?:\s|$)", text)]
     return all(part in HALLUCINATIONS for part in parts if part)
+
+
+def split_sounds(text: str) -> tuple[str, list[str]]:
+    """A segment's words and the sounds Whisper described instead of words (``"[Music]"``, ``"(laughs)"``,
+    ``"♪"``, ``"(speaking in foreign language)"``): ``(" Hi Anna." → ("Hi Anna.", []),
+    "♪ ♪" → ("", ["music"]), "[BLANK_AUDIO]" → ("", []))``.  A description of at most six words is a sound;
+    longer bracketed text is kept as said.  Music notes are ``"music"``; a blank or silence label is no sound."""
+    sounds: list[str] = []
+
+    def take(m: re.Match) -> str:
+        inner = next((g for g in m.groups() if g is not None), None)
+        label = "music" if inner is None else normalize_text(inner.replace("_", " "))
+        if inner is not None and len(label.split()) > 6:
+            return m.group(0)  # a long aside in brackets is more likely words than a sound
+        if label and label not in _NOT_A_SOUND and label not in sounds:
+            sounds.append(label)
+        return " "
+    words = " ".join(_SOUND_TAG.sub(take, text).split())
+    if not re.search(r"\w", words):
+        words = ""
+    return words, sounds
 
 
 def split_points(audio: np.ndarray, piece_seconds: float, search_seconds: float = 5.0,
@@ -422,6 +450,7 @@ class Transcriber:
                 return Transcript(text=text, segments=segments, language=languages[0] if languages else "en",
                                   duration=max(t.duration for t in parts), no_speech=all(t.no_speech for t in parts),
                                   unclear=round(sum(t.unclear for t in parts), 2),
+                                  sounds=list(dict.fromkeys(x for t in parts for x in t.sounds)),
                                   languages=languages, speakers=["speaker 1", "speaker 2"])
             samples = stereo.mean(0).astype(np.float32)
         else:
@@ -453,6 +482,7 @@ class Transcriber:
             cuts = split_points(samples[a:b], self.piece_seconds)
             pieces += [(a + x, a + y, lang) for x, y in zip(cuts, cuts[1:])]
         segments: list[Segment] = []
+        sounds: list[str] = []
         unclear = 0.0
         for i, (a, b, lang) in enumerate(pieces):
             if cancel is not None and cancel.is_set():
@@ -478,6 +508,10 @@ class Transcriber:
                     # model does not know ("Whence crowd sounds.") is not what was said
                     unclear += max(0.0, min(end, b / SAMPLE_RATE) - max(start, a / SAMPLE_RATE))  # within the piece
                     continue
+                text, heard = split_sounds(text)  # "[Music]", "♪", "(speaking in foreign language)": not words
+                sounds += [h for h in heard if h not in sounds]
+                if not text:
+                    continue
                 segments.append(Segment(start, end, text, lang or result.get("language"), speaker))
             if progress:
                 progress((i + 1) / len(pieces))
@@ -489,7 +523,8 @@ class Transcriber:
         languages = sorted(spoken, key=lambda k: -spoken[k])
         return Transcript(text=" ".join(s.text for s in segments), segments=segments,
                           language=languages[0] if languages else (language or "en"), duration=duration,
-                          no_speech=not segments, languages=languages, unclear=round(float(unclear), 2))
+                          no_speech=not segments, languages=languages, unclear=round(float(unclear), 2),
+                          sounds=sounds)
 
     def _detect_language(self, samples: np.ndarray) -> str:
         """The most likely language (ISO 639-1) of up to 30 s of speech, by Whisper's own language token."""

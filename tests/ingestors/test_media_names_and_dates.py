@@ -150,3 +150,49 @@ def test_a_png_screenshot_without_exif_says_no_exif_not_an_exifread_warning(tmp_
     assert r.sent_at == datetime(2023, 5, 4, 10, 12, 33, tzinfo=UTC)
     bare = read(plain(tmp_path / "plain.png", (9, 9, 9), fmt="PNG"))
     assert bare.notes == ["no EXIF metadata"] and bare.sent_at is None and bare.text == "Photo"
+
+
+# ----------------------------------------------------------------------------- sounds Whisper describes, not words
+
+class _Whisper:
+    """What ``whisper.load_model`` returns, as far as the Transcriber uses it: it answers ``segments``."""
+
+    is_multilingual = False
+
+    def __init__(self, segments):
+        self.segments = segments
+
+    def transcribe(self, samples, **kwargs):
+        n = len(samples) / 16000
+        return {"segments": [dict(s, start=0.0, end=n) for s in self.segments], "language": "en"}
+
+
+def _loud_burst():
+    """6 s: 2 s of silence, 2 s of a loud chord (music to the energy check), 2 s of silence."""
+    import numpy as np
+
+    t = np.arange(2 * 16000) / 16000
+    audio = np.zeros(6 * 16000, np.float32)
+    audio[2 * 16000:4 * 16000] = sum(0.2 * np.sin(2 * np.pi * f * t) for f in (261.6, 329.6, 392.0))
+    return audio
+
+
+@pytest.mark.parametrize("said, text, sounds", [
+    # Whisper sure of itself (no_speech_prob low, log-prob high), yet writing a sound, not words
+    (" ♪ ♪", "", ["music"]),
+    (" [Music]", "", ["music"]),
+    (" (speaking in foreign language)", "", ["speaking in foreign language"]),
+    (" [BLANK_AUDIO]", "", []),
+    (" [Music] Meet Anna at the harbour.", "Meet Anna at the harbour.", ["music"]),
+    (" ♪ Happy birthday to you ♪", "Happy birthday to you", ["music"]),
+])
+def test_sounds_whisper_describes_are_not_stored_as_speech(tmp_path, said, text, sounds):
+    from app.models.transcribe import Transcriber
+
+    t = Transcriber(Path("unused.pt"))
+    t._model = _Whisper([{"text": said, "no_speech_prob": 0.1, "avg_logprob": -0.3, "temperature": 0.0}])
+    (rec,) = VoiceIngestor(lambda _p: t.transcribe(_loud_burst())).read(silent_wav(tmp_path / "memo.wav"))
+    assert rec.text == text and rec.attrs.get("sounds", []) == sounds
+    if sounds:
+        assert f"sounds, not words: {', '.join(sounds)} (left out of the text)" in rec.notes
+    assert ("no speech found" in rec.notes) == (not text)
