@@ -29,7 +29,11 @@ Decisions on the ambiguous cases:
   separator, year length, seconds, 12/24-hour clock).  A header-like line of another shape
   (a message pasted from another export) is text of the message it sits in — unless its
   sender already writes in this file in the file's own shape *and* its time lies between
-  the messages around it (a real export line that only looks different).
+  the messages around it (a real export line that only looks different).  A line of the file's own
+  shape is text too when it stands out of the file's time order as no export writes it
+  (:meth:`Survey.pasted`): a ``Name: text`` line over an hour before one above it, by a sender who never
+  writes in order elsewhere (another chat's lines pasted in: its senders are not members), or a line with
+  no name over an hour after the next message (``13/03/2023, 09:00 - arrive in Faro`` in a typed agenda).
 * **Day/month order** is decided once per *file* (``attrs["date_order"]``, ``"DMY"``,
   ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
   means day-first and a second above 12 month-first, the more frequent winning
@@ -101,7 +105,7 @@ import io
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
@@ -199,6 +203,7 @@ _EDITED = re.compile(r"\s*\u200e?<[^<>\n]{0,60}(?:edited|bearbeitet|editó|edita
                      r"düzenlendi|изменено|отредактировано|edytowan|diedit|נערכה|تعديل|ویرایش|संपादित|編集済み|已编辑|"
                      r"已編輯|수정됨|แก้ไข)[^<>\n]{0,40}>\s*$", re.I)
 ORDERS = ("DMY", "MDY")
+PASTE_SLACK = timedelta(hours=1)  # how far out of the file's time order a line must stand to be pasted text
 FIRST_YEAR = 2009  # WhatsApp's first year: an earlier date is a misread order
 
 
@@ -493,6 +498,12 @@ class Survey:
     _waiting: list = field(default_factory=list)
     _previous: "_Header | None" = None
     _open: list | None = None  # the last message's [sender, valid orders, one-line generated text so far]
+    # lines of the file's own shape pasted into a message (see pasted()), per date order
+    _named_max: dict = field(default_factory=dict)  # order -> the latest time of a "Name: text" line in order
+    _nameless: dict = field(default_factory=lambda: {o: [] for o in ORDERS + ("YMD",)})  # [(line, time)] waiting
+    _ahead: dict = field(default_factory=lambda: {o: set() for o in ORDERS + ("YMD",)})  # nameless lines after the next
+    _behind: dict = field(default_factory=lambda: {o: [] for o in ORDERS + ("YMD",)})  # [(line, sender)] far back
+    _in_order: dict = field(default_factory=lambda: {o: set() for o in ORDERS + ("YMD",)})  # senders of lines in order
 
     def more(self, line: str) -> None:
         """A line that is not an own-shape header: the open message has more than one line."""
@@ -539,12 +550,47 @@ class Survey:
                 self._last[order] = when
         self.settle()
         a = _AUTHOR.match(h.rest)
+        self._order_check(h, _sender_key(a["name"]) if a else None)
         if a:
             key = _sender_key(a["name"])
             self._open = [key, valid, is_generated(a["text"], False)]
             tail = _NAME_TAIL.match(a["text"])
             tail = _sender_key(tail["tail"]) if tail else None
             self.name_tails[key] = tail if key not in self.name_tails or self.name_tails[key] == tail else None
+
+    def _order_check(self, h: _Header, sender: str | None) -> None:
+        """Note an own-shape header that stands out of the file's time order (for :meth:`pasted`)."""
+        for order in ORDERS + ("YMD",):
+            when = _naive(h, order)
+            if when is None:
+                continue
+            if sender is None:
+                self._nameless[order].append((h.line, when))
+                continue
+            for line, at in self._nameless[order]:
+                if at > when + PASTE_SLACK:
+                    self._ahead[order].add(line)
+            self._nameless[order].clear()
+            latest = self._named_max.get(order)
+            if latest is not None and when < latest - PASTE_SLACK:
+                self._behind[order].append((h.line, sender))
+            else:
+                self._named_max[order] = when if latest is None else max(latest, when)
+                self._in_order[order].add(sender)
+
+    def pasted(self, order: str) -> tuple[set[int], set[str]]:
+        """``(lines, senders)``: header lines of the file's own shape that are text pasted into a message, read
+        in ``order``, and the senders found only on such lines (not the chat's members).
+
+        A line is pasted when it stands out of the file's time order in a way an export does not write: a
+        ``Name: text`` line more than :data:`PASTE_SLACK` before a ``Name: text`` line above it whose sender
+        never writes in order elsewhere in the file (a conversation of another chat pasted in; a member's
+        late-delivered message keeps its place), or a line with no name (a system line's shape: "13/03/2023,
+        09:00 - arrive in Faro" in a typed agenda) more than :data:`PASTE_SLACK` after the next ``Name: text``
+        line.
+        """
+        behind = {(line, who) for line, who in self._behind[order] if who not in self._in_order[order]}
+        return self._ahead[order] | {line for line, _ in behind}, {who for _, who in behind}
 
     def decide_order(self, dayfirst: bool) -> tuple[str, str]:
         """``(order, basis)``: see the module docstring."""
@@ -879,8 +925,9 @@ class WhatsAppIngestor:
         if survey.shape is None:
             return
         order, basis = survey.decide_order(self.dayfirst)
+        pasted, pasted_only = survey.pasted(order)  # lines of this shape pasted into a message: its text
         title = chat_title(path)
-        not_people = system_senders(survey, title)
+        not_people = system_senders(survey, title) | pasted_only
         colon_names = colon_senders(survey)
         members = [_sender(colon_names.get(name, name)) for name, valid in survey.members.items()
                    if order in valid and name not in not_people]
@@ -961,7 +1008,7 @@ class WhatsAppIngestor:
         for n, line in self._lines(path, recoded, nuls):
             h = _parse_header(line, n)
             starts = h is not None and self._when(h, order, []) is not None and (
-                h.shape == survey.shape or n in accepted)
+                h.shape == survey.shape or n in accepted) and n not in pasted
             if starts:
                 if block is not None:
                     rec = finish(block, n - 1)

@@ -146,3 +146,48 @@ def test_telegram_html_full_export_two_chats_of_one_name(tmp_path):
     assert (one.text, two.text) == ("Grandma lands in Porto on Friday", "The cabin in Tromso is booked")
     assert one.content_hash != two.content_hash and one.thread != two.thread
     assert one.sent_at == datetime(2023, 5, 1, 14, 0, tzinfo=timezone(__import__("datetime").timedelta(hours=2)))
+
+
+# ----------------------------------------------------------------------------- WhatsApp: pasted lines of its own shape
+
+def test_pasted_lines_of_the_files_own_shape_are_text(tmp_path):
+    """Maya pastes two lines of another chat's Android export into her Android message: a day back in time,
+    by people who never write here. They are her text; Jonas and Priya are not members of this chat."""
+    items = _wa(tmp_path, "12/03/2023, 18:02 - Maya Ortiz: look what Jonas wrote:\n"
+                          "11/03/2023, 09:00 - Jonas Berg: the ferry leaves at 7\n"
+                          "11/03/2023, 09:01 - Priya Nair: thanks!\n"
+                          "12/03/2023, 18:05 - Tom Weller: ha\n"
+                          "13/03/2023, 08:00 - Maya Ortiz: yes\n")
+    assert [(r.sent_at, r.sender.name, r.text) for r in items] == [
+        (datetime(2023, 3, 12, 18, 2, tzinfo=UTC), "Maya Ortiz", "look what Jonas wrote:\n"
+         "11/03/2023, 09:00 - Jonas Berg: the ferry leaves at 7\n11/03/2023, 09:01 - Priya Nair: thanks!"),
+        (datetime(2023, 3, 12, 18, 5, tzinfo=UTC), "Tom Weller", "ha"),
+        (datetime(2023, 3, 13, 8, 0, tzinfo=UTC), "Maya Ortiz", "yes")]
+    assert {p.name for r in items for p in [r.sender, *r.recipients]} == {"Maya Ortiz", "Tom Weller"}
+
+
+def test_typed_agenda_in_header_shape_stays_in_the_message(tmp_path):
+    """Lines shaped like a system line ("13/03/2023, 09:00 - arrive in Faro") dated after the next message
+    are Ana's agenda, not WhatsApp's notices."""
+    items = _wa(tmp_path, "12/03/2023, 10:00 - Ana Lima: Agenda for the trip:\n"
+                          "13/03/2023, 09:00 - arrive in Faro\n"
+                          "13/03/2023, 12:30 - lunch at Tasca do Ze\n"
+                          "12/03/2023, 10:05 - Tom Weller: great\n")
+    assert [(r.sender.name, r.text) for r in items] == [
+        ("Ana Lima", "Agenda for the trip:\n13/03/2023, 09:00 - arrive in Faro\n13/03/2023, 12:30 - lunch at Tasca do Ze"),
+        ("Tom Weller", "great")]
+    assert not any(r.attrs.get("system_events") for r in items)
+
+
+def test_late_delivered_messages_and_system_lines_keep_their_place(tmp_path):
+    """A member's message delivered hours late (shown at its own time, below later ones) is still a message;
+    so is a newcomer's a few minutes late; system lines in order stay system lines."""
+    items = _wa(tmp_path, "12/03/2023, 10:00 - Ana Lima: leaving now\n"
+                          "12/03/2023, 10:01 - Tom Weller added Bo\n"
+                          "12/03/2023, 18:00 - Tom Weller: where are you?\n"
+                          "12/03/2023, 09:30 - Ana Lima: the train is late\n"
+                          "12/03/2023, 17:40 - Bo Ng: hi all\n")
+    assert [(r.sent_at.hour, r.sender.name, r.text) for r in items] == [
+        (10, "Ana Lima", "leaving now"), (18, "Tom Weller", "where are you?"), (9, "Ana Lima", "the train is late"),
+        (17, "Bo Ng", "hi all")]
+    assert items[1].attrs["system_events"][0]["text"] == "Tom Weller added Bo"
