@@ -13,7 +13,9 @@ Recognised, in the forms the common clients write:
   ``W dniu … napisał:``, ``… kirjoitti:``, ``… написал:``, ``… <address> … 写道：``, ``… <address> wrote:``;
   and above ``>`` lines,
   any line ending with ``:`` that names an address, a date or a verb of saying (mutt's ``* Ann (a@…)
-  [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``);
+  [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``); above a quote not marked
+  with ``>`` (Yahoo's webmail), any line ending with ``:`` that names an address or a verb of writing and a
+  dated year (``… hat Ann <a@…> Folgendes geschrieben:``, ``…, 10:00 tarihinde şunu yazdı:``);
 * separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
   (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), each
   also in the common European languages (``-----Ursprüngliche Nachricht-----``, ``Début du message
@@ -63,6 +65,21 @@ _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]c
                          r"\[[^\]]*\d[^\]]*\]", re.I)
 
 
+_LOOSE_LINE = re.compile(r"^[ \t]*[^>\s].{8,300}[:：][ \t]*$")
+_LOOSE_WHO = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:wrote|schrieb|geschrieben|[ée]crit|escribi[óo]|scritto|"
+                        r"schreef|escreveu|skrev|kirjoitti|napisa[łl]|napsal|написал|yazd[ıi]|menulis|έγραψε|[íi]rta)\b|"
+                        r"写道|寫道|작성|のメール", re.I)
+_LOOSE_WHEN = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}[./]\d{1,2}[./]\d{2,4}(?!\d)")
+
+
+def _loose_attribution(line: str) -> bool:
+    """True for an attribution line in a language or order the patterns above do not name, as webmail writes
+    it above a quote it does not mark with ``>`` (Yahoo's ``Am Montag, 4. März 2024, 10:00:00 MEZ hat Ann
+    <a@…> Folgendes geschrieben:``, ``Ann <a@…>, 4 Mar 2024 Pzt, 10:00 tarihinde şunu yazdı:``): a line
+    ending with ``:`` that names an address or a verb of writing, and a date with its year."""
+    return bool(_LOOSE_LINE.match(line) and _LOOSE_WHO.search(line) and _LOOSE_WHEN.search(line))
+
+
 def _introduces_quote(lines: list[str], i: int) -> bool:
     """True when ``lines[i]`` is an attribution in a client's own style — a line ending with ``:`` right above
     quoted (``>``) lines that names an address, a date or time, or a verb of saying: mutt's ``* Cristy
@@ -90,9 +107,10 @@ def quote_start(lines: list[str]) -> int | None:
     for i, line in enumerate(lines):
         if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _outlook_block(lines, i):
             return i - 1 if i and _RULE.match(lines[i - 1]) else i
-        if _ATTRIBUTION.match(line):
+        if _ATTRIBUTION.match(line) or _loose_attribution(line):
             width = 1
-        elif line.strip() and i + 1 < len(lines) and _WRAPPED.match(f"{line} {lines[i + 1].strip()}"):
+        elif line.strip() and i + 1 < len(lines) and (_WRAPPED.match(joined := f"{line} {lines[i + 1].strip()}")
+                                                      or _loose_attribution(joined)):
             width = 2  # wrapped over two lines
         else:
             continue

@@ -92,3 +92,18 @@ def test_a_date_in_words_with_a_zone_name_is_read_at_that_zone(tmp_path):
         (rec,) = _read(tmp_path, f"d{i}.mbox", _msg(f"d{i}", "Hi.", date=value))
         assert rec.sent_at == utc and rec.sent_at.utcoffset().total_seconds() == minutes * 60, value
     assert any("in UTC" in n for n in rec.notes)
+
+
+def test_a_yahoo_reply_in_german_keeps_the_quoted_words_out_of_the_writers_own(tmp_path):
+    """Yahoo's HTML reply puts the quote in a <div>, not a <blockquote>, under 'Am Montag, … hat Ann <…> Folgendes
+    geschrieben:': Ann's 'I moved to Lisbon' is not Bob's own words (no 'Bob lives in Lisbon')."""
+    from core.extraction.quoted import own_words
+
+    body = ('<div class="ydp"><div>I started at Brightwave on Monday.</div></div><div id="yahoo_quoted_1" '
+            'class="yahoo_quoted"><div><div>Am Montag, 4. März 2024, 10:00:00 MEZ hat Ann Lee &lt;ann@example.org&gt; '
+            'Folgendes geschrieben:</div><div><br></div><div><div id="yiv1"><div>I moved to Lisbon last week.</div>'
+            '</div></div></div></div>')
+    (rec,) = _read(tmp_path, "yahoo.eml", _html("Bob Stone <bob@example.net>", "Re: news",
+                                               "Tue, 05 Mar 2024 11:00:00 +0100", body))
+    assert "Lisbon" in rec.text  # findable by search
+    assert own_words(rec.text).strip() == "I started at Brightwave on Monday."

@@ -1,0 +1,51 @@
+"""Quoted history in mail text that earlier passes missed: attribution lines in the forms webmail writes above a
+quote it does not mark with '>' (Yahoo in German, Turkish, Greek, Indonesian…; Gmail's Japanese and Korean), and a
+forward whose separator is itself quoted (Apple Mail's HTML)."""
+from __future__ import annotations
+
+import pytest
+
+from core.extraction.quoted import own_words, split_inline_forward
+
+OWN, QUOTE = "I started at Brightwave on Monday.", "I moved to Lisbon last week."
+
+
+@pytest.mark.parametrize("attribution", [
+    "Am Montag, 4. März 2024, 10:00:00 MEZ hat Ann Lee <ann@example.org> Folgendes geschrieben:",
+    "Ann Lee <ann@example.org>, 4 Mar 2024 Pzt, 10:00 tarihinde şunu yazdı:",
+    "Στις Δευ 4 Μαρ 2024 στις 10:00, ο/η Ann Lee <ann@example.org> έγραψε:",
+    "Pada tanggal Sen, 4 Mar 2024 pukul 10.00 Ann Lee <ann@example.org> menulis:",
+    "Ann Lee <ann@example.org> ezt írta (időpont: 2024. márc. 4., H, 10:00):",
+    "Ann Lee <ann@example.org> kirjoitti ma 4.3.2024 klo 10.00:",
+    "пн, 4 мар. 2024 г. в 10:00, Ann Lee <ann@example.org>:",
+    "2024年3月4日(月) 10:00 Ann Lee <ann@example.org>:",
+    "2024. 3. 4. 오전 10:00, Ann Lee <ann@example.org> 작성:",
+    "Ann Lee schrieb am 04.03.2024 um 10:00:",
+    "On Monday, March 4, 2024, 10:00:00 AM GMT+1, Ann Lee <\nann@example.org> wrote:",
+])
+def test_an_unmarked_quote_under_an_attribution_in_any_language_is_not_the_writers(attribution):
+    """Bob's own line is kept; Ann's line below the attribution (not marked with '>') is not his."""
+    assert own_words(f"{OWN}\n\n{attribution}\n\n{QUOTE}").strip() == OWN
+
+
+@pytest.mark.parametrize("text", [
+    "Agenda:\n- budget\nI moved to Lisbon.",
+    "Here is my new address, ann@example.org:\nI moved to Lisbon.",
+    "The plan for 2024:\nI moved to Lisbon.",
+    "Write to ann@example.org before 10:00 on 4 March:\nI moved to Lisbon.",
+])
+def test_own_lines_ending_with_a_colon_stay(text):
+    """A line of one's own that ends with ':' and names an address or a year, but not both a writer and a dated
+    year, is no attribution."""
+    assert own_words(text) == text
+
+
+def test_a_forward_whose_separator_is_quoted_is_split():
+    """Apple Mail's HTML forward, as text: the separator and every line after it quoted once."""
+    fwd = split_inline_forward("See below.\n\n> Begin forwarded message:\n>\n> From: Ann Lee <ann@example.org>\n\n"
+                               "> Subject: news\n\n> Date: 4 March 2024 at 10:00:00 CET\n\n> " + QUOTE)
+    assert fwd is not None and fwd.before == "See below." and fwd.body == QUOTE
+    assert fwd.headers["From"] == "Ann Lee <ann@example.org>" and fwd.headers["Date"] == "4 March 2024 at 10:00:00 CET"
+    # quoted under someone's attribution: a reply quoting their forward, not this writer's forward
+    assert split_inline_forward("Thanks.\n\nOn 4 Mar 2024, at 11:00, Ann Lee <ann@example.org> wrote:\n\n"
+                                "> Begin forwarded message:\n> From: Desk <d@hall.example>\n\n> Booked.") is None
