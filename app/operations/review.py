@@ -101,9 +101,16 @@ def merge_entities(c: Container, survivor_id: int, loser_id: int) -> ReviewItem:
     """Merge two entities the person chose by hand (recorded as a decided review item, so it can be undone)."""
     def work():
         with c.db.session() as s:
-            mc = MergeCandidate(a_id=survivor_id, b_id=loser_id, score=1.0, reason="merged by hand", status="merged",
-                                decided_at=clock.now(), signal="person", threshold="the person's decision",
-                                confirmed_at=clock.now())
+            # a suggestion waiting for this pair is answered by it (it stayed in the queue, naming a merged entity)
+            mc = s.exec(select(MergeCandidate).where(MergeCandidate.status == "pending", (
+                (MergeCandidate.a_id == survivor_id) & (MergeCandidate.b_id == loser_id)) | (
+                (MergeCandidate.a_id == loser_id) & (MergeCandidate.b_id == survivor_id)))).first() or \
+                MergeCandidate(a_id=survivor_id, b_id=loser_id, score=1.0, reason="merged by hand")
+            mc.a_id, mc.b_id, mc.status, mc.decided_at, mc.decided_by = survivor_id, loser_id, "merged", clock.now(), \
+                "person"
+            mc.signal, mc.threshold, mc.confirmed_at = "person", "the person's decision", clock.now()
+            if mc.reason != "merged by hand":
+                mc.reason = f"merged by hand (first suggested: {mc.reason})"
             mc.detail = merge(s, survivor_id, loser_id)
             s.add(mc)
             s.flush()

@@ -177,7 +177,58 @@ def merge(s: Session, survivor_id: int, loser_id: int, hold: bool = False) -> di
     l.attrs = {**(l.attrs or {}), "merged_into": w.id}
     s.add(l)
     s.flush()
+    _carry_suggestions(s, w, l, log)
     return log
+
+
+def _carry_suggestions(s: Session, w: Entity, l: Entity, log: dict) -> None:
+    """The loser's pending merge suggestions with a third entity follow it to the survivor (``log["suggestions"]``
+    says how, for :func:`unmerge`): one with an entity now also the survivor (merged into it before) is answered —
+    the two are one — and leaves the queue; one with anyone else becomes the survivor's.  Without this, a card
+    joining two addresses left "Jordan Blake (id 6) ~ Jordan Blake (id 8)" waiting in the queue between two merged
+    entities, and merging it failed ("entity 6 does not exist").  The pair being merged is the caller's."""
+    rows = s.exec(select(MergeCandidate).where(MergeCandidate.status == "pending",
+                                               (MergeCandidate.a_id == l.id) | (MergeCandidate.b_id == l.id))).all()
+    out = log.setdefault("suggestions", [])
+    for mc in rows:
+        other_id = mc.b_id if mc.a_id == l.id else mc.a_id
+        if other_id in (w.id, l.id):
+            continue
+        other = live_survivor(s, other_id)
+        was = {"id": mc.id, "a_id": mc.a_id, "b_id": mc.b_id}
+        if other is None or other.id == w.id:  # answered by this merge (or the other one is forgotten)
+            out.append({**was, "closed": {"score": mc.score, "reason": mc.reason, "signal": mc.signal,
+                                          "threshold": mc.threshold, "decided_by": mc.decided_by,
+                                          "created_at": mc.created_at.isoformat() if mc.created_at else None}})
+            s.delete(mc)
+            continue
+        if mc.a_id == l.id:
+            mc.a_id = w.id
+        else:
+            mc.b_id = w.id
+        s.add(mc)
+        out.append(was)
+    s.flush()
+
+
+def _restore_suggestions(s: Session, log: dict) -> None:
+    """Undo :func:`_carry_suggestions`: each suggestion between its own two entities again, pending."""
+    from datetime import datetime
+
+    for was in log.get("suggestions", []):
+        closed = was.get("closed")
+        if closed is not None:
+            if s.get(MergeCandidate, was["id"]) is None:
+                made = closed.get("created_at")
+                s.add(MergeCandidate(id=was["id"], a_id=was["a_id"], b_id=was["b_id"], score=closed["score"],
+                                     reason=closed["reason"], signal=closed["signal"] or "",
+                                     threshold=closed["threshold"] or "", decided_by=closed["decided_by"] or "kith",
+                                     **({"created_at": datetime.fromisoformat(made)} if made else {})))
+            continue
+        mc = s.get(MergeCandidate, was["id"])
+        if mc is not None and mc.status == "pending":
+            mc.a_id, mc.b_id = was["a_id"], was["b_id"]
+            s.add(mc)
 
 
 def _how(how: list) -> dict:
@@ -276,4 +327,5 @@ def unmerge(s: Session, log: dict) -> None:
         s.add(FactEntity(fact_id=fid, entity_id=l_id, role=role))
     for fid, role in log["fact_links_dropped"]:
         s.add(FactEntity(fact_id=fid, entity_id=l_id, role=role))
+    _restore_suggestions(s, log)
     s.flush()

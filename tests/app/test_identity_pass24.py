@@ -1,0 +1,47 @@
+"""Pass 24 on issue 13's identity kinds (``mbox_two_people_named_alex``): the review queue after an address-book
+card joins two addresses that were only a suggestion, and after the person merges a suggested pair by hand —
+no suggestion may stay behind naming an entity that was merged away.  Inputs written by the tests themselves."""
+from __future__ import annotations
+
+from app.operations.graph import profile
+from app.operations.ingest import ingest
+from app.operations.review import list_reviews, merge_entities
+from app.operations.entities import find_entity
+from helpers.mboxes import write_mbox
+
+JORDAN = [("Jordan Blake <jordan@acme.example>", "Hello", "I live in Bristol."),
+          ("Jordan Blake <jblake@globex.example>", "News", "I live in Glasgow.")]
+CARD = """BEGIN:VCARD
+VERSION:3.0
+FN:Jordan Blake
+N:Blake;Jordan;;;
+EMAIL;TYPE=WORK:jordan@acme.example
+EMAIL;TYPE=HOME:jblake@globex.example
+END:VCARD
+"""
+
+
+def _names(items):
+    return [(i.a_name, i.b_name, i.status) for i in items]
+
+
+def test_a_card_joining_two_addresses_answers_their_suggestion(container, tmp_path):
+    ingest(container, [write_mbox(tmp_path / "m.mbox", JORDAN)])
+    assert _names(list_reviews(container)) == [("Jordan Blake", "Jordan Blake", "pending")]  # one name, two addresses
+    card = tmp_path / "jordan.vcf"
+    card.write_text(CARD, encoding="utf-8")
+    ingest(container, [card])
+    assert list_reviews(container) == []  # it stayed, between two merged entities ("entity 6 does not exist")
+    p = profile(container, "Jordan Blake")
+    assert {a["value"] for a in p.aliases if a["kind"] == "email"} == {"jordan@acme.example", "jblake@globex.example"}
+    assert [f.value for f in p.current if f.key == "home"] == ["Glasgow"]
+
+
+def test_merging_a_suggested_pair_by_hand_takes_it_off_the_queue(container, tmp_path):
+    ingest(container, [write_mbox(tmp_path / "m.mbox", JORDAN)])
+    [item] = list_reviews(container)
+    merge_entities(container, item.a_id, item.b_id)
+    assert list_reviews(container) == []
+    done = [i for i in list_reviews(container, None) if i.status == "merged"]
+    assert [(i.a_id, i.b_id, i.decided_by) for i in done] == [(item.a_id, item.b_id, "person")]
+    assert find_entity(container, "Jordan Blake").id == item.a_id
