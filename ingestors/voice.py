@@ -12,15 +12,17 @@ has them all).  Without one, audio files are refused with a clear reason.
   so are the sounds it described instead of words (a transcript's ``sounds``: ``attrs["sounds"]`` = ``["music"]``).
 * **When**: the container's ``creation_time`` (an MP4/M4A ``mvhd`` atom: Apple Voice Memos,
   most recorders), else Apple's ``com.apple.quicktime.creationdate``, else a ``date`` tag with
-  a time in it, read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
+  a time in it (``2021-02-03T09:15:00+01:00``; ``2021:02:03 09:15:00``; with no offset read in ``local_timezone``,
+  noted), read with ``ffprobe`` (``attrs["time_basis"] = "creation-time"``), at the phone's own offset when
   Apple's ``creationdate`` (its local time) says the same instant (``attrs["time_zone"]``, ``["local_time"]``),
   or at the offset the local time in the file name gives against it (:func:`offset_from_name`, noted), else as
   UTC; else the
   date and time in the file name (iPhone Voice Memos' ``20230504 101233.m4a``, recorders'
   ``Recording_20230504_101233.m4a``: :mod:`ingestors.file_names`), read in the ``local_timezone``
   the ingestor was made with (``"file-name"``, with a note), else a day alone in the name (WhatsApp's
-  ``PTT-20210203-WA0001.opus``, ``AUD-…``: ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of
-  that day in ``local_timezone``, a note that the time of day is unknown); with none the time stays unknown — a
+  ``PTT-20210203-WA0001.opus``, ``AUD-…``: ``"file-name-date"``, or a ``date`` tag of ``2021-02-03``:
+  ``"date-tag-day"``; ``attrs["date_only"]``, ``["local_date"]``, noon of that day in ``local_timezone``, a note that
+  the time of day is unknown); with none the time stays unknown — a
   file's mtime is when it was copied, not when it was recorded.  A tag from a recorder whose clock was never set
   (1970, 2000-01-01) or that lies after the import is not used (``ingestors.photos.clock_problem``:
   ``attrs["clock_suspect"]``, a note).
@@ -35,16 +37,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Record, time_zone
 from ingestors.file_names import date_from_name, time_from_name
-from ingestors.photos import clock_problem
+from ingestors.photos import clock_problem, parse_exif_time
 
 AUDIO_SUFFIXES = frozenset({".m4a", ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm"})
 _MAGIC = (b"fLaC", b"RIFF", b"ID3", b"OggS", b"#!AMR", b"caff")
@@ -52,42 +55,67 @@ _TIME_TAGS = ("creation_time", "com.apple.quicktime.creationdate", "date")
 
 
 def media_tags(path: Path) -> dict[str, str]:
-    """The container's metadata tags (lower-cased names), read with ``ffprobe``; {} when there are none."""
+    """The container's metadata tags (lower-cased names), read with ``ffprobe``, with the first audio stream's
+    beneath them (Ogg and Opus files keep their ``DATE`` and ``TITLE`` comments there); {} when there are none."""
     if shutil.which("ffprobe") is None:
         return {}
     try:
-        out = subprocess.run(["ffprobe", "-v", "quiet", "-print_format", "json", "-show_format", str(path)],
+        out = subprocess.run(["ffprobe", "-v", "quiet", "-print_format", "json", "-show_format", "-show_streams",
+                              "-select_streams", "a:0", str(path)],
                              capture_output=True, text=True, timeout=30, check=False).stdout
-        tags = json.loads(out or "{}").get("format", {}).get("tags", {}) or {}
+        data = json.loads(out or "{}")
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return {}
-    return {str(k).lower(): str(v) for k, v in tags.items()}
+    tags: dict[str, str] = {}
+    for source in [*(data.get("streams") or [])[:1], data.get("format") or {}]:  # the container's tags win
+        tags.update({str(k).lower(): str(v) for k, v in (source.get("tags") or {}).items()})
+    return tags
 
 
-def _parse_when(value: str | None) -> datetime | None:
+def _parse_when(value: str | None, zone=timezone.utc) -> datetime | None:
+    """A tag's time (ISO 8601; or as EXIF and recorders write it: ``2021:02:03 09:15:00``, ``31/12/2021 09:15``),
+    tz-aware; a time with no offset is read in ``zone``.  None for a bare year or date (:func:`_tag_day`)."""
     if not value or "T" not in value and ":" not in value:
         return None  # a bare year or date is not a recording time
     try:
         d = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
+        d = parse_exif_time(value)
+        if d is None:
+            return None
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=zone)
+        d = d.astimezone(timezone(d.utcoffset()))
+    return d
+
+
+def _tag_day(tags: dict[str, str]) -> date | None:
+    """The day a ``date`` tag gives when it holds a day and no time (``2021-02-03``, ``2021:02:03``), else None."""
+    match = re.fullmatch(r"\s*(\d{4})[-:/.](\d\d)[-:/.](\d\d)\s*", tags.get("date") or "")
+    if not match:
         return None
-    return (d if d.tzinfo else d.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    try:
+        return date(*map(int, match.groups()))
+    except ValueError:
+        return None
 
 
-def recording_time(path: Path, tags: dict[str, str] | None = None) -> datetime | None:
+def recording_time(path: Path, tags: dict[str, str] | None = None, zone=timezone.utc) -> datetime | None:
     """When the memo was recorded, tz-aware, from the container's tags (see the module docstring), or None.
 
     The instant is the first tag's that reads (``creation_time``, UTC, first); it is given at the recorder's own
     offset when Apple's ``com.apple.quicktime.creationdate`` (the phone's local time, ``2023-05-05T07:30:00+0900``)
-    says the same instant (within a minute) or is the only time there, else in UTC."""
+    says the same instant (within a minute) or is the only time there, or when the tag itself is written with an
+    offset (a ``date`` of ``2021-02-03T09:15:00+0100``), else in UTC.  A ``date`` tag with no offset (ID3's and
+    Vorbis comments' recording time: the recorder's wall clock) is read in ``zone`` (default UTC)."""
     tags = media_tags(path) if tags is None else tags
     for name in _TIME_TAGS:
-        when = _parse_when(tags.get(name))
+        when = _parse_when(tags.get(name), zone if name == "date" else timezone.utc)
         if when is not None:
             local = _local_when(tags.get("com.apple.quicktime.creationdate"))
             if local is not None and abs(local - when) <= timedelta(minutes=1):
                 return when.astimezone(local.tzinfo)
-            return when
+            return when if when.utcoffset() else when.astimezone(timezone.utc)
     return None
 
 
@@ -168,6 +196,17 @@ class VoiceIngestor:
             return 0.6
         return 0.0
 
+    @staticmethod
+    def _day(tags: dict[str, str], name: str) -> tuple[date, str, str] | None:
+        """``(day, time_basis, what gave it)`` from a ``date`` tag holding a day alone, else from a day alone in
+        the file name; None when neither gives a day up to tomorrow (a later one is a wrong clock)."""
+        latest = datetime.now().date() + timedelta(days=1)
+        for day, basis, where in ((_tag_day(tags), "date-tag-day", "date tag"),
+                                  (date_from_name(name), "file-name-date", "file name")):
+            if day is not None and day <= latest:
+                return day, basis, where
+        return None
+
     def read(self, path: Path) -> Iterator[Item]:
         """Yield one record with the transcript.
 
@@ -205,8 +244,12 @@ class VoiceIngestor:
             notes.append(f"file cut short: its header says {declared:.1f} s of sound, {decoded:.1f} s is there "
                          "(transcribed as far as it goes)")
         tags = media_tags(path)
-        when = recording_time(path, tags)
+        when = recording_time(path, tags, self.local_timezone)
         attrs: dict = {"audio": path.suffix.lower().lstrip(".")}
+        if when is not None and next(n for n in _TIME_TAGS if _parse_when(tags.get(n)) is not None) == "date" \
+                and _local_when(tags["date"]) is None:  # a recorder's wall clock, with no zone: said so
+            notes.append(f"time taken from the date tag ({tags['date'].strip()}), read as "
+                         f"{getattr(self.local_timezone, 'key', 'UTC')}: no creation_time tag")
         if when is not None:  # a recorder whose clock was never set (1970, 2000-01-01) or runs ahead of now
             modified = None
             with contextlib.suppress(OSError):
@@ -240,14 +283,16 @@ class VoiceIngestor:
                              local_time=local.isoformat())
                 notes.append(f"time taken from the file name ({local:%Y-%m-%d %H:%M:%S}), read as "
                              f"{attrs['time_zone']}: {missing}")
-            elif (day := date_from_name(path.name)) is not None and day <= datetime.now().date() + timedelta(days=1):
-                # a day alone (WhatsApp's PTT-20210203-WA0001.opus): the day is known, its time is not made up
+            elif (found := self._day(tags, path.name)) is not None:
+                # a day alone (a date tag of 2021-02-03, WhatsApp's PTT-20210203-WA0001.opus): the day is known,
+                # its time of day is not made up
+                day, basis, where = found
                 zone = self.local_timezone
                 noon = datetime(day.year, day.month, day.day, 12, tzinfo=zone)
                 when = noon.astimezone(timezone(noon.utcoffset()))
-                attrs.update(time_basis="file-name-date", time_zone=getattr(zone, "key", "UTC"), date_only=True,
+                attrs.update(time_basis=basis, time_zone=getattr(zone, "key", "UTC"), date_only=True,
                              local_date=day.isoformat())
-                notes.append(f"day taken from the file name ({day:%Y-%m-%d}): the time of day is unknown (placed at "
+                notes.append(f"day taken from the {where} ({day:%Y-%m-%d}): the time of day is unknown (placed at "
                              f"noon {attrs['time_zone']}): {missing}")
             else:
                 notes.append(f"recording time unknown ({missing})")

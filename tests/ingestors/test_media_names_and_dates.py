@@ -196,3 +196,37 @@ def test_sounds_whisper_describes_are_not_stored_as_speech(tmp_path, said, text,
     if sounds:
         assert f"sounds, not words: {', '.join(sounds)} (left out of the text)" in rec.notes
     assert ("no speech found" in rec.notes) == (not text)
+
+
+# ----------------------------------------------------------------------------- voice memos' own date tags
+
+def _encode(tmp_path: Path, name: str, *metadata: str) -> Path:
+    import subprocess
+
+    out = tmp_path / name
+    args = [a for m in metadata for a in ("-metadata", m)]
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(silent_wav(tmp_path / "raw.wav")), *args, str(out)],
+                   check=True)
+    return out
+
+
+@pytest.mark.skipif(__import__("shutil").which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_ogg_and_opus_comments_and_date_tags_as_recorders_write_them(tmp_path):
+    ing = VoiceIngestor(lambda p: "buy bread", local_timezone="Europe/Paris")
+    # Opus keeps its comments on the audio stream, not the container: the title and the time were not read
+    [opus] = ing.read(_encode(tmp_path, "memo.opus", "title=Shopping list", "date=2021-02-03T09:15:00Z"))
+    assert opus.subject == "Shopping list" and opus.sent_at == datetime(2021, 2, 3, 9, 15, tzinfo=UTC)
+    # a DATE comment with a day alone: that day, at noon in Paris (+01:00), the time of day said to be unknown
+    [ogg] = ing.read(_encode(tmp_path, "memo.ogg", "date=2021-02-03"))
+    assert ogg.sent_at == datetime(2021, 2, 3, 11, 0, tzinfo=UTC) and ogg.attrs["date_only"] is True
+    assert ogg.attrs["time_basis"] == "date-tag-day" and ogg.attrs["local_date"] == "2021-02-03"
+    assert ogg.notes == ["day taken from the date tag (2021-02-03): the time of day is unknown (placed at noon "
+                         "Europe/Paris): no creation_time tag"]
+    # an ID3 date written EXIF-style, with no zone: the recorder's wall clock, read in the local zone (09:15 CET)
+    [colon] = ing.read(_encode(tmp_path, "memo.mp3", "date=2021:02:03 09:15:00"))
+    assert colon.sent_at == datetime(2021, 2, 3, 8, 15, tzinfo=UTC) and colon.attrs["local_time"] == "2021-02-03T09:15:00"
+    assert "time taken from the date tag (2021:02:03 09:15:00), read as Europe/Paris: no creation_time tag" in colon.notes
+    # a date written with its own offset keeps it (the instant is 08:15 UTC, the recorder's day and hour are +01:00's)
+    [offset] = ing.read(_encode(tmp_path, "memo2.mp3", "date=2021-02-03T09:15:00+0100"))
+    assert offset.sent_at == datetime(2021, 2, 3, 8, 15, tzinfo=UTC)
+    assert offset.sent_at.utcoffset() == timedelta(hours=1) and offset.attrs["time_zone"] == "UTC+01:00"
