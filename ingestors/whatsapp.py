@@ -660,11 +660,11 @@ def chat_owner(title: str | None, senders: list[str]) -> str | None:
     return senders[0] if senders[1] == title else senders[1]
 
 
-def system_senders(survey: "Survey", title: str | None) -> set[str]:
+def system_senders(survey: "Survey", title: str | None, pasted: set[str] = frozenset()) -> set[str]:
     """Sender names (as :func:`_sender_key` writes them) that are a system line's words, not a person.
 
-    * the chat's own name in a group (``title``, with two or more other senders): iOS puts group
-      notices under it;
+    * the chat's own name in a group (``title``, with two or more other senders, not counting those
+      seen only on lines ``pasted`` into messages): iOS puts group notices under it;
     * a phone number followed by words (``"+1 555 010 0004 added you to a group in the community"``,
       an Android system line whose text holds a colon);
     * a sender seen once whose name is another sender's name followed by a lower-case word
@@ -672,9 +672,7 @@ def system_senders(survey: "Survey", title: str | None) -> set[str]:
     """
     names = set(survey.senders)
     out = set()
-    people = [n for n in survey.members if n != title]
-    if title in names and len(people) >= 2:
-        out.add(title)
+    people = [n for n in survey.members if n != title and n not in pasted]
     for name in names:
         if _PHONE_THEN_WORDS.match(name) and not _PHONE.match(name):
             out.add(name)
@@ -684,6 +682,8 @@ def system_senders(survey: "Survey", title: str | None) -> set[str]:
                 if other != name and name.startswith(other + " ") and rest[:1].islower():
                     out.add(name)
                     break
+    if title in names and len([n for n in people if n not in out]) >= 2:  # people: not system lines' words
+        out.add(title)
     return out
 
 
@@ -927,7 +927,7 @@ class WhatsAppIngestor:
         order, basis = survey.decide_order(self.dayfirst)
         pasted, pasted_only = survey.pasted(order)  # lines of this shape pasted into a message: its text
         title = chat_title(path)
-        not_people = system_senders(survey, title) | pasted_only
+        not_people = system_senders(survey, title, pasted_only) | pasted_only
         colon_names = colon_senders(survey)
         members = [_sender(colon_names.get(name, name)) for name, valid in survey.members.items()
                    if order in valid and name not in not_people]

@@ -150,14 +150,16 @@ def test_telegram_html_full_export_two_chats_of_one_name(tmp_path):
 
 # ----------------------------------------------------------------------------- WhatsApp: pasted lines of its own shape
 
-def test_pasted_lines_of_the_files_own_shape_are_text(tmp_path):
+@pytest.mark.parametrize("name", ["_chat.txt", "WhatsApp Chat with Maya Ortiz.txt"])
+def test_pasted_lines_of_the_files_own_shape_are_text(tmp_path, name):
     """Maya pastes two lines of another chat's Android export into her Android message: a day back in time,
-    by people who never write here. They are her text; Jonas and Priya are not members of this chat."""
+    by people who never write here. They are her text; Jonas and Priya are not members of this chat (nor
+    make a chat named after Maya a group whose name she would be)."""
     items = _wa(tmp_path, "12/03/2023, 18:02 - Maya Ortiz: look what Jonas wrote:\n"
                           "11/03/2023, 09:00 - Jonas Berg: the ferry leaves at 7\n"
                           "11/03/2023, 09:01 - Priya Nair: thanks!\n"
                           "12/03/2023, 18:05 - Tom Weller: ha\n"
-                          "13/03/2023, 08:00 - Maya Ortiz: yes\n")
+                          "13/03/2023, 08:00 - Maya Ortiz: yes\n", name=name)
     assert [(r.sent_at, r.sender.name, r.text) for r in items] == [
         (datetime(2023, 3, 12, 18, 2, tzinfo=UTC), "Maya Ortiz", "look what Jonas wrote:\n"
          "11/03/2023, 09:00 - Jonas Berg: the ferry leaves at 7\n11/03/2023, 09:01 - Priya Nair: thanks!"),
@@ -191,3 +193,14 @@ def test_late_delivered_messages_and_system_lines_keep_their_place(tmp_path):
         (10, "Ana Lima", "leaving now"), (18, "Tom Weller", "where are you?"), (9, "Ana Lima", "the train is late"),
         (17, "Bo Ng", "hi all")]
     assert items[1].attrs["system_events"][0]["text"] == "Tom Weller added Bo"
+
+
+def test_chat_named_after_a_person_with_a_system_line_holding_a_colon(tmp_path):
+    """'Tom Weller changed the group description: …' is a system line, not a third person: the chat stays
+    Maya and Tom's, and Maya's messages are hers (they were taken for group notices under the chat's name)."""
+    items = _wa(tmp_path, "12/03/2023, 10:00 - Maya Ortiz: hi Tom\n12/03/2023, 10:01 - Tom Weller: hi!\n"
+                          "12/03/2023, 10:02 - Tom Weller changed the group description: Faro trip\n"
+                          "12/03/2023, 10:03 - Maya Ortiz: see you\n", name="WhatsApp Chat with Maya Ortiz.txt")
+    assert [(r.sender.name, r.text) for r in items] == [
+        ("Maya Ortiz", "hi Tom"), ("Tom Weller", "hi!"), ("Maya Ortiz", "see you")]
+    assert items[1].attrs.get("is_from_me") is True  # the chat is named after Maya: Tom exported it
