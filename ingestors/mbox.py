@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from core.errors import InputError
-from core.extraction.quoted import InlineForward, bare_subject, split_inline_forward
+from core.extraction.quoted import HEADER_NAMES, InlineForward, bare_subject, split_inline_forward
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
@@ -1449,14 +1449,7 @@ def _is_encrypted(msg: Message) -> bool:
     return False
 
 
-_FORWARD_HEADER_NAMES = {
-    **dict.fromkeys(("from", "von", "de", "da", "van", "från", "fra", "od", "lähettäjä", "от"), "From"),
-    **dict.fromkeys(("sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "inviato", "verzonden",
-                     "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data"), "Date"),
-    **dict.fromkeys(("to", "an", "à", "para", "a", "aan", "till", "til", "do", "vastaanottaja", "кому"), "To"),
-    **dict.fromkeys(("subject", "betreff", "objet", "asunto", "assunto", "oggetto", "onderwerp", "ämne", "emne",
-                     "temat", "aihe", "тема"), "Subject"),
-    "cc": "Cc"}
+_FORWARD_HEADER_NAMES = HEADER_NAMES
 """The header names of a message forwarded in the text (as the clients write them in their languages)."""
 
 

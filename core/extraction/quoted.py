@@ -22,7 +22,8 @@ Recognised, in the forms the common clients write:
   réexpédié :``…), and Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:``
   lines, maybe under a line of underscores; also as Outlook writes them in other languages: ``Von:``/
   ``Gesendet:``, ``De :``/``Envoyé :``, ``De:``/``Enviado:``/``Para:``/``Asunto:``, ``Da:``/``Inviato:``,
-  ``Van:``/``Verzonden:``, ``Från:``/``Skickat:``…).
+  ``Van:``/``Verzonden:``, ``Från:``/``Skickat:``, ``Kimden:``/``Gönderildi:``, ``差出人:``/``送信日時:``,
+  ``发件人:``/``发送时间:``, ``Feladó:``/``Elküldve:``, ``Από:``/``Στάλθηκε:``, ``보낸 사람:``/``보낸 날짜:``…).
 """
 from __future__ import annotations
 
@@ -50,14 +51,31 @@ _COLON = r"[:：]"  # Chinese and Japanese clients end the line with a full-widt
 _ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*{_COLON}[ \t]*$", re.I)
 _WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*{_COLON}[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
 # Outlook's header block above a quoted message, in the languages Outlook writes it in
-_FROM_NAMES = {"from", "von", "de", "da", "van", "från", "fra", "od", "lähettäjä", "от"}
+_FROM_NAMES = {"from", "von", "de", "da", "van", "från", "fra", "od", "lähettäjä", "от",
+               # Outlook in Turkish, Japanese, Chinese, Hungarian, Greek, Korean, Romanian, Ukrainian, Arabic,
+               # Hebrew, Croatian, Indonesian, Vietnamese, Thai, Czech
+               "kimden", "gönderen", "差出人", "送信者", "发件人", "發件人", "寄件者", "寄件人", "feladó", "από",
+               "보낸 사람", "de la", "від", "من", "מאת", "šalje", "pošiljatelj", "dari", "từ", "จาก", "odesílatel"}
 _SENT_NAMES = {"sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "inviato", "verzonden",
-               "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data"}
-_TO_NAMES = {"to", "subject", "an", "betreff", "à", "objet", "para", "asunto", "assunto", "a", "oggetto", "aan",
-             "onderwerp", "till", "ämne", "til", "emne", "do", "temat", "vastaanottaja", "aihe", "кому", "тема"}
+               "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data",
+               "gönderildi", "tarih", "送信日時", "日付", "发送时间", "發送時間", "寄件日期", "日期", "odesláno",
+               "odoslané", "elküldve", "dátum", "στάλθηκε", "ημερομηνία", "보낸 날짜", "날짜", "trimis", "dată",
+               "надіслано", "enviada em", "تاريخ الإرسال", "التاريخ", "נשלח", "תאריך", "poslano", "dikirim",
+               "tanggal", "đã gửi", "ngày", "ส่ง", "วันที่"}
+_TO_ONLY = {"to", "an", "à", "para", "a", "aan", "till", "til", "do", "vastaanottaja", "кому",
+            "kime", "alıcı", "宛先", "收件人", "收件者", "komu", "címzett", "προς", "받는 사람", "către", "إلى", "אל",
+            "prima", "kepada", "đến", "ถึง"}
+_SUBJECT_NAMES = {"subject", "betreff", "objet", "asunto", "assunto", "oggetto", "onderwerp", "ämne", "emne", "temat",
+                  "aihe", "тема", "konu", "件名", "主题", "主旨", "předmět", "predmet", "tárgy", "θέμα", "제목",
+                  "subiect", "الموضوع", "נושא", "subjek", "chủ đề", "เรื่อง"}
+_TO_NAMES = _TO_ONLY | _SUBJECT_NAMES
+HEADER_NAMES = {**dict.fromkeys(_FROM_NAMES, "From"), **dict.fromkeys(_SENT_NAMES, "Date"),
+                **dict.fromkeys(_TO_ONLY, "To"), **dict.fromkeys(_SUBJECT_NAMES, "Subject"), "cc": "Cc"}
+"""The header names of a quoted or forwarded message's header block as mail clients write them in their
+languages (casefolded) → the RFC 5322 name (``"gesendet"`` → ``"Date"``, ``"差出人"`` → ``"From"``)."""
 _HEADER = re.compile(r"^[ \t]*\*?(" + "|".join(sorted(_FROM_NAMES | _SENT_NAMES | _TO_NAMES | {"cc"}, key=len,
                                                       reverse=True))
-                     + r")\*?[ \t]*:[ \t]*(.*)$", re.I)
+                     + r")\*?[ \t]*[:：][ \t]*(.*)$", re.I)
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
 _INTRO = re.compile(r"^.{1,200}:[ \t]*$")
 _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"

@@ -49,3 +49,21 @@ def test_a_forward_whose_separator_is_quoted_is_split():
     # quoted under someone's attribution: a reply quoting their forward, not this writer's forward
     assert split_inline_forward("Thanks.\n\nOn 4 Mar 2024, at 11:00, Ann Lee <ann@example.org> wrote:\n\n"
                                 "> Begin forwarded message:\n> From: Desk <d@hall.example>\n\n> Booked.") is None
+
+
+@pytest.mark.parametrize("block", [
+    "Kimden: Ann Lee <ann@example.org>\nGönderildi: 4 Mart 2024 Pazartesi 10:00\nKime: Bob <bob@example.net>\nKonu: news",
+    "差出人: Ann Lee <ann@example.org>\n送信日時: 2024年3月4日 10:00\n宛先: Bob <bob@example.net>\n件名: news",
+    "发件人：Ann Lee <ann@example.org>\n发送时间：2024年3月4日 10:00\n收件人：Bob <bob@example.net>\n主题：news",
+    "寄件者: Ann Lee <ann@example.org>\n寄件日期: 2024年3月4日 上午 10:00\n收件者: Bob <bob@example.net>\n主旨: news",
+    "Od: Ann Lee <ann@example.org>\nOdesláno: pondělí 4. března 2024 10:00\nKomu: Bob <bob@example.net>\nPředmět: news",
+    "Feladó: Ann Lee <ann@example.org>\nElküldve: 2024. március 4., hétfő 10:00\nCímzett: Bob\nTárgy: news",
+    "Από: Ann Lee <ann@example.org>\nΣτάλθηκε: Δευτέρα, 4 Μαρτίου 2024 10:00 πμ\nΠρος: Bob\nΘέμα: news",
+    "보낸 사람: Ann Lee <ann@example.org>\n보낸 날짜: 2024년 3월 4일 월요일 오전 10:00\n받는 사람: Bob\n제목: news",
+    "De la: Ann Lee <ann@example.org>\nTrimis: luni, 4 martie 2024 10:00\nCătre: Bob\nSubiect: news",
+    "De: Ann Lee <ann@example.org>\nEnviada em: segunda-feira, 4 de março de 2024 10:00\nPara: Bob\nAssunto: news",
+    "Dari: Ann Lee <ann@example.org>\nDikirim: Senin, 04 Maret 2024 10.00\nKepada: Bob\nSubjek: news",
+])
+def test_an_outlook_header_block_in_other_languages_starts_the_quoted_history(block):
+    """Outlook writes the quoted message's header block in the user's language; what follows it is not Bob's."""
+    assert own_words(f"{OWN}\n\n{block}\n\n{QUOTE}").strip() == OWN

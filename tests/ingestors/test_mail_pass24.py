@@ -107,3 +107,16 @@ def test_a_yahoo_reply_in_german_keeps_the_quoted_words_out_of_the_writers_own(t
                                                "Tue, 05 Mar 2024 11:00:00 +0100", body))
     assert "Lisbon" in rec.text  # findable by search
     assert own_words(rec.text).strip() == "I started at Brightwave on Monday."
+
+
+def test_a_forward_whose_header_lines_are_in_turkish_is_the_forwarded_writers_record(tmp_path):
+    """Gmail in Turkish: the separator, then 'Gönderen:' (From), 'Tarih:' (Date), 'Konu:' (Subject): the forwarded
+    message is Ann's record, at 10:00 in the forwarder's zone (+03:00 → 07:00 UTC), not one without a sender."""
+    body = ("Bak.\n\n---------- Forwarded message ---------\nGönderen: Ann Lee <ann@example.org>\n"
+            "Tarih: 4 Mar 2024 10:00\nKonu: haber\nKime: <bob@example.net>\n\nI moved to Lisbon last week.\n")
+    main, fwd = _read(tmp_path, "trfwd.mbox", _msg("Fwd: haber", body, sender="Bob <bob@example.net>",
+                                                   date="Tue, 05 Mar 2024 11:00:00 +0300"))
+    assert main.text.strip() == "Bak."
+    assert (fwd.sender.address, fwd.subject, fwd.text.strip()) == ("ann@example.org", "haber",
+                                                                   "I moved to Lisbon last week.")
+    assert fwd.sent_at == datetime(2024, 3, 4, 7, 0, tzinfo=UTC)
