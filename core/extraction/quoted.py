@@ -76,6 +76,24 @@ languages (casefolded) → the RFC 5322 name (``"gesendet"`` → ``"Date"``, ``"
 _HEADER = re.compile(r"^[ \t]*\*?(" + "|".join(sorted(_FROM_NAMES | _SENT_NAMES | _TO_NAMES | {"cc"}, key=len,
                                                       reverse=True))
                      + r")\*?[ \t]*[:：][ \t]*(.*)$", re.I)
+_DASHED_LINE = re.compile(r"^[ \t]*-{8,10}[ \t]+[^\s-][^\n]{0,50}?[ \t]+-{8,10}[ \t]*$")
+_DASHED_FORWARD = re.compile(
+    r"^[ \t]*-{8,10}[ \t]+[^\s-][^\n]{0,50}?[ \t]+-{8,10}[ \t]*\n(?=(?:[ \t]*\n)*[ \t]*\*?(?:"
+    + "|".join(map(re.escape, sorted(_FROM_NAMES, key=len, reverse=True))) + r")\*?[ \t]*[:：])", re.I | re.M)
+"""Gmail's and Thunderbird's forward separator in any language (``---------- 転送されたメッセージ ---------``,
+``---------- Přeposlaná zpráva ---------``: eight to ten dashes, words, eight to ten dashes) when a ``From:`` line
+(in a client's language) follows it."""
+
+
+def _dashed_forward(lines: list[str], i: int) -> bool:
+    """True when ``lines[i]`` is a :data:`_DASHED_FORWARD` separator (the next non-blank line names the sender)."""
+    if not _DASHED_LINE.match(lines[i]):
+        return False
+    nxt = next((x for x in lines[i + 1:] if x.strip()), "")
+    h = _HEADER.match(nxt)
+    return bool(h and h.group(1).casefold() in _FROM_NAMES)
+
+
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
 _INTRO = re.compile(r"^.{1,200}:[ \t]*$")
 _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"
@@ -123,7 +141,8 @@ def quote_start(lines: list[str]) -> int | None:
     """Index of the first line of quoted history that runs to the end (a separator, an Outlook header block,
     or an attribution line whose quote is not marked with ``>``), or None."""
     for i, line in enumerate(lines):
-        if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _outlook_block(lines, i):
+        if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _outlook_block(lines, i) or \
+                _dashed_forward(lines, i):
             return i - 1 if i and _RULE.match(lines[i - 1]) else i
         if _ATTRIBUTION.match(line) or _loose_attribution(line):
             width = 1
@@ -204,18 +223,25 @@ def _unquote_opening_forward(text: str) -> str | None:
 
 
 def split_inline_forward(text: str) -> InlineForward | None:
-    """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line), or None.
+    """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line, or a
+    :data:`_DASHED_FORWARD` one in another language), or None.
 
     The forwarded message's header lines are the ``Name: value`` lines right after the separator (a blank
     line may come first), up to the first blank line that no further header line follows (HTML mail puts blank
     lines between them); a header block without a ``From:`` is not a forward (None).  When everything after the
     separator is quoted (``> ``: Apple Mail's HTML forward is a ``<blockquote>``, which may hold the separator
-    too), one level of quoting is taken off first.  The body is the rest of the text, a further forward inside it included.
+    too), one level of quoting is taken off first.  The body is the rest of the text, a further forward inside
+    it included.
     """
-    m = FORWARD_MARK.search(text)
+    def mark(text: str) -> re.Match | None:
+        dashed = (m for m in _DASHED_FORWARD.finditer(text) if not _ORIGINAL_MARK.match(m.group(0).rstrip("\n")))
+        found = [m for m in (FORWARD_MARK.search(text), next(dashed, None)) if m is not None]
+        return min(found, key=lambda m: m.start(), default=None)
+
+    m = mark(text)
     if m is None:
         text = _unquote_opening_forward(text)
-        m = FORWARD_MARK.search(text) if text is not None else None
+        m = mark(text) if text is not None else None
     if m is None:
         return None
     before = text[:m.start()].rstrip()

@@ -67,3 +67,23 @@ def test_a_forward_whose_separator_is_quoted_is_split():
 def test_an_outlook_header_block_in_other_languages_starts_the_quoted_history(block):
     """Outlook writes the quoted message's header block in the user's language; what follows it is not Bob's."""
     assert own_words(f"{OWN}\n\n{block}\n\n{QUOTE}").strip() == OWN
+
+
+@pytest.mark.parametrize("separator", ["---------- 転送されたメッセージ ---------", "---------- Přeposlaná zpráva ---------",
+                                       "---------- 전달된 메시지 ---------", "-------- Weitergeleitete Nachricht --------"])
+def test_a_forward_separator_in_any_language_is_split_when_a_sender_line_follows(separator):
+    """Gmail's and Thunderbird's separator shape (8–10 dashes, words, 8–10 dashes) in a language the list does not
+    name, followed by a From line (here Japanese Outlook/Gmail's '差出人:'), starts a forwarded message."""
+    text = (f"FYI\n\n{separator}\n差出人: Ann Lee <ann@example.org>\nDate: 2024年3月4日(月) 10:00\nSubject: news\n\n"
+            + QUOTE)
+    fwd = split_inline_forward(text)
+    assert fwd is not None and fwd.before == "FYI" and fwd.body == QUOTE
+    assert fwd.headers["差出人"] == "Ann Lee <ann@example.org>" and own_words(text).strip() == "FYI"
+
+
+def test_a_dashed_heading_of_ones_own_is_no_forward():
+    text = "Notes\n\n---------- Section 2 ----------\nI moved to Lisbon."
+    assert split_inline_forward(text) is None and own_words(text) == text
+    # Outlook's/Thunderbird's "Original Message" is a reply's quote: cut from own words, not split as a forward
+    reply = "Ok.\n\n-------- Original Message --------\nFrom: Ann Lee <ann@example.org>\nDate: x\n\n" + QUOTE
+    assert split_inline_forward(reply) is None and own_words(reply).strip() == "Ok."
