@@ -123,10 +123,16 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
     """Resolve each candidate's subject (and object) to entities and write it through the fact pipeline.
 
     Args:
-        speaker: the record's sender (None: first-person facts are skipped — we don't know who "I" is).
+        speaker: the record's sender (None: first-person facts are skipped — we don't know who "I" is; so are
+            they when the sender is not a person — an SMS short code, a service address, a list — but for a
+            household's address, whose "we" is its people).
         sent_at: the record's time (fallback valid time and the "As of" date).
     """
     outcomes: list[FactOutcome] = []
+    if speaker is not None and speaker.kind != "person" and (speaker.attrs or {}).get("group") != "household":
+        speaker = None  # a service, a short code, a list: its "I", "we" and "my mum" are copy, not someone's life
+        # ("GitHub" <noreply@github.com> writing "My sister works at Initech" made a person "GitHub's sister");
+        # a household's "we moved to Bath" is its home
     if speaker is not None and candidates:
         speaker = speaker_identity(s, speaker, record_id)
     thread = _thread(s, record_id) if candidates else None

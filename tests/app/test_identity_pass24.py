@@ -45,3 +45,23 @@ def test_merging_a_suggested_pair_by_hand_takes_it_off_the_queue(container, tmp_
     done = [i for i in list_reviews(container, None) if i.status == "merged"]
     assert [(i.a_id, i.b_id, i.decided_by) for i in done] == [(item.a_id, item.b_id, "person")]
     assert find_entity(container, "Jordan Blake").id == item.a_id
+
+
+def test_a_service_sender_has_no_home_no_job_and_no_relatives(container, tmp_path):
+    from sqlmodel import select
+
+    from core.store.schema import Entity, Fact
+
+    ingest(container, [write_mbox(tmp_path / "svc.mbox", [
+        ("GitHub <noreply@github.com>", "News", "We've moved to a new office in Leeds. My sister works at Initech."),
+        ('"Mailer-Daemon" <MAILER-DAEMON@mx.example.com>', "Undeliverable", "I live in Berlin. Delivery failed."),
+        ("Nina Keller <nina@keller.example>", "Hi", "My sister works at Initech."),
+    ])])
+    with container.db.session() as s:
+        people = sorted(e.canonical_name for e in s.exec(select(Entity).where(Entity.kind == "person",
+                                                                                 Entity.tombstoned_at.is_(None))))
+        homes_jobs = sorted((s.get(Entity, f.subject_entity_id).canonical_name, f.value) for f in s.exec(
+            select(Fact).where(Fact.key.in_(("home", "employer")))))
+    # was: "GitHub's sister" (a person, working at Initech), GitHub living in Leeds, Mailer-Daemon in Berlin
+    assert "GitHub's sister" not in people and "Nina Keller's sister" in people
+    assert homes_jobs == [("Nina Keller's sister", "Initech")]
