@@ -88,7 +88,7 @@ CHUNK = 1 << 16
 # a backslash that does not start a valid JSON escape (pairs of backslashes skipped)
 _BAD_ESCAPE = re.compile(rb'(?<!\\)(?:\\\\)*\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _ESCAPE = re.compile(rb'\\(["\\/bfnrt]|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|'
-                     rb'u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|u|x|.|$)', re.S)
+                     rb'u[0-9a-fA-F]{4}|U000[0-9a-fA-F]{5}|U0010[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|u|x|.|$)', re.S)
 _SURROGATE = re.compile(rb'\\u[dD][89a-fA-F]')  # \ud83d: half of a pair, or alone (invalid)
 _HIGH = re.compile(rb'\\u[dD][89abAB][0-9a-fA-F]{2}')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
@@ -102,10 +102,24 @@ _PLURALS = {"line break or tab inside a string": "line breaks or tabs inside str
             "byte that is not UTF-8 (read as Windows-1252)": "bytes that are not UTF-8 (read as Windows-1252)"}
 
 
+def _json_escape(ch: str) -> bytes:
+    """One character as a JSON escape (a surrogate pair beyond U+FFFF; U+FFFD for a surrogate itself)."""
+    if 0xD800 <= ord(ch) <= 0xDFFF:
+        return b"\\ufffd"
+    return "".join(f"\\u{unit:04x}" for unit in _utf16_units(ord(ch))).encode("ascii")
+
+
+def _utf16_units(code: int) -> list[int]:
+    if code < 0x10000:
+        return [code]
+    code -= 0x10000
+    return [0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)]
+
+
 class RepairingReader:
     """A binary file wrapper whose ``read()`` returns the bytes with JSON string faults fixed.
 
-    Fixed: an invalid escape (``\\xHH`` becomes ``\\u00HH``, the character meant; a backslash
+    Fixed: an invalid escape (``\\xHH`` becomes ``\\u00HH`` and ``\\U0001F600`` the character, as meant; a backslash
     before any other character is dropped; a ``\\u`` without four hex digits loses its
     backslash), a NUL byte (removed, inside or outside strings: a file padded or holed with zero bytes)
     and any other raw control character (``\\u00XX``).  Backslashes and control characters
@@ -140,6 +154,8 @@ class RepairingReader:
         self._count("invalid escape")
         if body[:1] == b"x" and len(body) == 3:
             return b"\\u00" + body[1:]
+        if body[:1] == b"U" and len(body) == 9:  # \U0001F600 (Python's and C's escape of any character)
+            return _json_escape(chr(int(body[1:], 16)))
         return body  # the backslash dropped
 
     def _valid_utf8(self, chunk: bytes) -> bytes:
@@ -199,7 +215,7 @@ class RepairingReader:
             self.offset += len(raw)
             data, self._carry = self._carry + self._valid_utf8(raw), b""
             if raw:  # not the end: a trailing run of backslashes (or a \ud83d) waits for what follows it
-                cut = data.find(b"\\", max(0, len(data) - 8))
+                cut = data.find(b"\\", max(0, len(data) - 10))  # \U0001F600 is ten bytes
                 if cut >= 0:
                     if cut >= 6 and _HIGH.fullmatch(data, cut - 6, cut):
                         cut -= 6  # the first half of a pair whose second half may be cut off

@@ -204,3 +204,29 @@ def test_chat_named_after_a_person_with_a_system_line_holding_a_colon(tmp_path):
     assert [(r.sender.name, r.text) for r in items] == [
         ("Maya Ortiz", "hi Tom"), ("Tom Weller", "hi!"), ("Maya Ortiz", "see you")]
     assert items[1].attrs.get("is_from_me") is True  # the chat is named after Maya: Tom exported it
+
+
+# ----------------------------------------------------------------------------- Telegram: broken escapes
+
+@pytest.mark.parametrize("pad", [0, 1, 3, 5, 7, 9, 10, 11])
+def test_telegram_python_style_unicode_escape_is_the_character(tmp_path, pad):
+    """A result.json re-written by a tool that escapes characters as \\U0001F600 (not JSON): the emoji it
+    names, wherever the escape falls against the reader's 64 KiB chunks; the other messages kept, with a note."""
+    from ingestors.telegram import CHUNK, TelegramIngestor
+
+    def msg(i, who, words, unix):
+        return ('{"id": %d, "type": "message", "date_unixtime": "%d", "from": "%s", "from_id": "user%d", '
+                '"text": "%s"}' % (i, unix, who, i, words))
+    head = '{"name": "Trip", "type": "private_group", "id": 9, "messages": [' + msg(1, "Ana", "x" * 10, 1682935200)
+    filler = ', ' + msg(2, "Ben", "y" * (CHUNK - len(head) - 400), 1682935260)
+    body = head + filler
+    before = len(body + ", " + msg(3, "Ana", "", 1682935320).split('"text": "')[0] + '"text": "' + " we landed ")
+    body += ", " + msg(3, "Ana", "z" * (CHUNK - pad - before) + " we landed \\U0001F600 at last", 1682935320)
+    assert body.index("\\U") == CHUNK - pad  # the escape starts pad bytes before the first chunk's end
+    body += ", " + msg(4, "Ben", "great", 1682935380) + "]}"
+    path = tmp_path / "result.json"
+    path.write_bytes(body.encode())
+    items = list(TelegramIngestor().read(path))
+    assert [r.sender.name for r in items] == ["Ana", "Ben", "Ana", "Ben"]
+    assert items[2].text.endswith(" we landed \U0001F600 at last") and items[3].text == "great"
+    assert "file repaired: 1 invalid escape fixed" in items[0].notes
