@@ -775,8 +775,27 @@ def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes
     return pick
 
 
+_CJK_DATE = re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]?")
+_CJK_WEEKDAY = re.compile(r"[(（]\s*[月火水木金土日一二三四五六天]\s*[)）]|(?:星期|周|週)[一二三四五六日天]|"
+                          r"[월화수목금토일]요일")
+_CJK_HALF_DAY = re.compile(r"(上午|午前|오전|下午|午後|오후)\s*(\d{1,2}[:：]\d\d(?:[:：]\d\d)?)")
+
+
+def _cjk_date(value: str) -> str:
+    """A date written the Chinese, Japanese or Korean way (``2024年3月4日(月) 10:00``, ``2024년 3월 4일 월요일 오전
+    10:00``, ``2024年3月4日 下午3:05``) as ``2024-03-04 10:00`` (``PM`` after the time for 下午/午後/오후); other values
+    unchanged."""
+    out = _CJK_DATE.sub(lambda m: f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}", value)
+    if out == value:
+        return value
+    out = _CJK_WEEKDAY.sub(" ", out)
+    return _CJK_HALF_DAY.sub(lambda m: f"{m.group(2).replace('：', ':')} "
+                                       f"{'AM' if m.group(1) in ('上午', '午前', '오전') else 'PM'}", out)
+
+
 def _lenient_date(value: str) -> tuple[datetime | None, bool]:
-    """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``, ``lun. 4 mars 2024 à 17:00``) by dateutil:
+    """A non-RFC 5322 date (``1999/01/31``, ``2024-03-01 10:00``, ``lun. 4 mars 2024 à 17:00``, ``2024年3月4日(月)
+    10:00``: :func:`_cjk_date`) by dateutil:
     (datetime, has_time); words between the date's parts are skipped.
 
     The datetime is None unless year, month and day are all written and the year is plausible.  A zone name
@@ -788,7 +807,7 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
     import warnings
 
     a, b = datetime(2000, 1, 1, 0, 0, 0), datetime(2001, 2, 2, 1, 1, 1)
-    value = _numeric_gmt(value)
+    value = _numeric_gmt(_cjk_date(value))
     with warnings.catch_warnings():  # a zone name neither dateutil nor ZONE_NAMES knows: no zone
         warnings.simplefilter("ignore")
         try:

@@ -120,3 +120,25 @@ def test_a_forward_whose_header_lines_are_in_turkish_is_the_forwarded_writers_re
     assert (fwd.sender.address, fwd.subject, fwd.text.strip()) == ("ann@example.org", "haber",
                                                                    "I moved to Lisbon last week.")
     assert fwd.sent_at == datetime(2024, 3, 4, 7, 0, tzinfo=UTC)
+
+
+def test_a_japanese_forward_is_anns_record_at_the_time_its_date_line_says(tmp_path):
+    """Gmail in Japanese: '---------- 転送されたメッセージ ---------', '差出人:', 'Date: 2024年3月4日(月) 10:00'
+    (no zone: the forwarder's +09:00): Ann's record at 01:00 UTC, not one with its time unknown."""
+    body = ("参考まで。\n\n---------- 転送されたメッセージ ---------\n差出人: Ann Lee <ann@example.org>\n"
+            "Date: 2024年3月4日(月) 10:00\nSubject: news\nTo: <bob@example.net>\n\nI moved to Lisbon last week.\n")
+    main, fwd = _read(tmp_path, "jafwd.mbox", _msg("Fwd: news", body, sender="Bob <bob@example.net>",
+                                                   date="Tue, 05 Mar 2024 11:00:00 +0900"))
+    assert main.text.strip() == "参考まで。" and fwd.sender.address == "ann@example.org"
+    assert fwd.sent_at == datetime(2024, 3, 4, 1, 0, tzinfo=UTC) and fwd.attrs["date_source"] == "forward-header"
+
+
+def test_dates_written_the_chinese_japanese_or_korean_way_are_read(tmp_path):
+    """'2024年3月4日 下午3:05' is 15:05, '2024년 3월 4일 월요일 오전 10:00' 10:00, '2024年3月4日 10:00 +0900' 01:00 UTC."""
+    cases = [("2024年3月4日 下午3:05", datetime(2024, 3, 4, 15, 5, tzinfo=UTC)),
+             ("2024년 3월 4일 월요일 오전 10:00", datetime(2024, 3, 4, 10, 0, tzinfo=UTC)),
+             ("2024年3月4日（月） 午後3:05", datetime(2024, 3, 4, 15, 5, tzinfo=UTC)),
+             ("2024年3月4日 10:00 +0900", datetime(2024, 3, 4, 1, 0, tzinfo=UTC))]
+    for i, (value, utc) in enumerate(cases):
+        (rec,) = _read(tmp_path, f"c{i}.mbox", _msg(f"c{i}", "Hi.", date=value))
+        assert rec.sent_at == utc, value
