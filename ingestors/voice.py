@@ -26,7 +26,7 @@ has them all).  Without one, audio files are refused with a clear reason.
   file's mtime is when it was copied, not when it was recorded.  A tag from a recorder whose clock was never set
   (1970, 2000-01-01) or that lies after the import is not used (``ingestors.photos.clock_problem``:
   ``attrs["clock_suspect"]``, a note).
-* **Cut short**: a WAV whose header promises more sound than decodes is transcribed as far as it goes, with a
+* **Cut short**: a WAV, FLAC or M4A whose header promises more sound than decodes is transcribed as far as it goes, with a
   note; one with no sound after its header at all is refused (``InputError``: quarantined, the file named).
 * **Title**: the ``title`` tag (``©nam``; Voice Memos writes the memo's name there) is the
   record's subject, else ``"Voice memo <file name>"``.
@@ -156,17 +156,45 @@ def _fmt(offset: timedelta) -> str:
     return f"{'+' if minutes >= 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
+# containers whose header states the sound's exact length (FLAC's STREAMINFO sample count, an MP4/M4A/MOV ``moov``
+# atom, CAF's packet table), as ffprobe names them; an MP3's or Ogg's length is estimated from the bytes that are there
+_EXACT_LENGTH = ("flac", "mov", "mp4", "m4a", "caf")
+
+
 def declared_seconds(path: Path) -> float | None:
-    """How long a WAV file's header says its sound is (``wave``: frames ÷ rate), or None (not a PCM WAV, or the
-    header cannot be read).  Compared with what decodes, it tells a file cut short (a copy that stopped)."""
+    """How long a file's header says its sound is, or None (a container that does not state it exactly, or a
+    header that cannot be read): a PCM WAV's frames ÷ rate (``wave``), a FLAC's STREAMINFO samples ÷ rate, else
+    ffprobe's duration of an M4A/MP4/MOV or CAF file (:data:`_EXACT_LENGTH`).  Compared with what decodes, it tells a file cut short (a copy or download
+    that stopped)."""
     import wave
 
     try:
         with wave.open(str(path), "rb") as w:
             rate = w.getframerate()
             return w.getnframes() / rate if rate else None
-    except (wave.Error, EOFError, OSError, ValueError):
+    except (wave.Error, EOFError, OSError, ValueError, RuntimeError):  # RuntimeError: a chunk that runs off the end
+        pass
+    try:  # FLAC's STREAMINFO, read here: ffprobe gives nothing for a FLAC cut inside its first frame
+        with open(path, "rb") as fh:
+            head = fh.read(26)
+    except OSError:
         return None
+    if head[:4] == b"fLaC" and len(head) == 26 and head[4] & 0x7F == 0:
+        bits = int.from_bytes(head[18:26], "big")  # rate (20 bits), channels-1 (3), bits-1 (5), samples (36)
+        rate, samples = bits >> 44, bits & ((1 << 36) - 1)
+        return samples / rate if rate and samples else None
+    if shutil.which("ffprobe") is None:
+        return None
+    try:
+        out = subprocess.run(["ffprobe", "-v", "quiet", "-print_format", "json", "-show_entries",
+                              "format=duration,format_name", str(path)],
+                             capture_output=True, text=True, timeout=30, check=False).stdout
+        fmt = json.loads(out or "{}").get("format") or {}
+        names = str(fmt.get("format_name") or "").split(",")
+        seconds = float(fmt["duration"])
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 and any(n in _EXACT_LENGTH for n in names) else None
 
 
 class VoiceIngestor:
@@ -228,7 +256,11 @@ class VoiceIngestor:
             raise InputError(str(path), "speech-to-text is not set up (see Settings → Models)")
         try:
             result = self.transcribe(path)
-        except InputError:
+        except InputError as exc:
+            declared = declared_seconds(path)
+            if declared and "not readable" in exc.reason:  # the header is there, the sound after it is not
+                raise InputError(str(path), f"{exc.reason}: its header says {declared:.1f} s of sound and none of it "
+                                 "decodes (the file was cut short)") from exc
             raise
         except Exception as exc:  # decoder/model errors become a reason, never a crash
             raise InputError(str(path), f"could not transcribe: {exc}") from exc

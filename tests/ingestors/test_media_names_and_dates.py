@@ -230,3 +230,54 @@ def test_ogg_and_opus_comments_and_date_tags_as_recorders_write_them(tmp_path):
     [offset] = ing.read(_encode(tmp_path, "memo2.mp3", "date=2021-02-03T09:15:00+0100"))
     assert offset.sent_at == datetime(2021, 2, 3, 8, 15, tzinfo=UTC)
     assert offset.sent_at.utcoffset() == timedelta(hours=1) and offset.attrs["time_zone"] == "UTC+01:00"
+
+
+@pytest.mark.skipif(__import__("shutil").which("ffmpeg") is None, reason="ffmpeg is not installed")
+@pytest.mark.parametrize("suffix", [".flac", ".m4a"])
+def test_a_flac_or_m4a_cut_short_is_transcribed_as_far_as_it_goes_and_says_so(tmp_path, suffix):
+    import subprocess
+
+    import numpy as np
+
+    from app.models.transcribe import SAMPLE_RATE, Transcriber, Transcript
+
+    raw = tmp_path / "raw.wav"  # 8 s of noise (a FLAC of silence is too small to cut)
+    with wave.open(str(raw), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes((np.random.default_rng(1).normal(0, 3000, 8 * 16000)).astype("<i2").tobytes())
+    whole = tmp_path / f"whole{suffix}"
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(raw), "-movflags", "+faststart", str(whole)], check=True)
+    cut = tmp_path / f"cut{suffix}"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])  # a download that stopped half way
+
+    def transcribe(path):
+        return Transcript(text="hello", duration=round(len(Transcriber.load_audio(path)) / SAMPLE_RATE, 2))
+    [full] = VoiceIngestor(transcribe).read(whole)
+    assert not any(n.startswith("file cut short") for n in full.notes)
+    [rec] = VoiceIngestor(transcribe).read(cut)
+    decoded = rec.attrs["duration_s"]
+    assert rec.text == "hello" and 2 < decoded < 6  # about half of the 8 s is there
+    assert (f"file cut short: its header says 8.0 s of sound, {decoded:.1f} s is there (transcribed as far as it "
+            "goes)") in rec.notes
+
+
+@pytest.mark.skipif(__import__("shutil").which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_a_flac_cut_inside_its_first_frame_is_an_error_that_says_it_was_cut_short(tmp_path):
+    import subprocess
+
+    from app.models.transcribe import Transcriber
+
+    src = silent_wav(tmp_path / "raw.wav", seconds=3.0)
+    whole = tmp_path / "whole.flac"
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(src), "-af", "volume=0.5", str(whole)], check=True)
+    cut = tmp_path / "memo.flac"
+    cut.write_bytes(whole.read_bytes()[:100])  # the header (STREAMINFO: 3 s) and no sound
+    from core.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        list(VoiceIngestor(lambda p: Transcriber.load_audio(p)).read(cut))
+    assert err.value.path == str(cut)
+    assert err.value.reason.startswith("not readable audio") and err.value.reason.endswith(
+        "its header says 3.0 s of sound and none of it decodes (the file was cut short)")
