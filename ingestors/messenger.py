@@ -19,7 +19,8 @@ Decisions:
   below U+0100 and whose bytes read as UTF-8 is decoded so (:func:`fix_mojibake`);
   anything else is kept as written.
 * **Order**: the file lists the newest message first; records come oldest first.  Two
-  messages with the same ``timestamp_ms`` are both kept, in their true order (the file's, reversed).
+  messages with the same ``timestamp_ms`` are both kept, in their true order (the file's, reversed; a file
+  whose times run forwards, as the encrypted chats' can, in its own order: :func:`file_runs_forward`).
 * **Time**: ``timestamp_ms`` is Unix milliseconds, UTC (``attrs["time_basis"] = "utc"``); a bare
   ``timestamp`` is read as seconds below 10**11 (the year 5138) and as milliseconds above
   (:func:`timestamp_ms`); ``attrs["timestamp_ms"]`` is always milliseconds.
@@ -205,6 +206,21 @@ def _first(d: dict, *keys: str, kind: type | tuple = str) -> Any:
         if isinstance(v, kind) and not isinstance(v, bool):
             return v
     return None
+
+
+def file_runs_forward(messages: list) -> bool:
+    """Whether a conversation file lists its messages oldest first: more of its neighbouring messages' times go
+    up than down.  Meta's ``message_N.json`` lists the newest first (False); a file whose times run forwards
+    (as Messenger's end-to-end encrypted chats' download can) is read in its own order, so messages of the
+    same millisecond keep the order they were written in either way.
+
+    Args:
+        messages: the file's ``messages`` list (items that are not objects or have no time are skipped).
+    """
+    times = [t for t in (timestamp_ms(m) if isinstance(m, dict) else None for m in messages) if t is not None]
+    up = sum(b > a for a, b in zip(times, times[1:]))
+    down = sum(b < a for a, b in zip(times, times[1:]))
+    return up > down
 
 
 def timestamp_ms(msg: dict) -> int | None:
@@ -554,8 +570,9 @@ class MessengerIngestor:
                 former[who] = max(former.get(who, ts), ts)
 
         rows: list[tuple[int, int, dict]] = []  # (timestamp_ms, position oldest-first, message)
-        for n, msg in enumerate(reversed(messages)):
-            where = f"message {len(messages) - n} of the file"
+        oldest_first = file_runs_forward(messages)
+        for n, msg in enumerate(messages if oldest_first else reversed(messages)):
+            where = f"message {n + 1 if oldest_first else len(messages) - n} of the file"
             if not isinstance(msg, dict):
                 yield RecordError(str(path), where, "message is not a JSON object")
                 continue

@@ -230,3 +230,27 @@ def test_telegram_python_style_unicode_escape_is_the_character(tmp_path, pad):
     assert [r.sender.name for r in items] == ["Ana", "Ben", "Ana", "Ben"]
     assert items[2].text.endswith(" we landed \U0001F600 at last") and items[3].text == "great"
     assert "file repaired: 1 invalid escape fixed" in items[0].notes
+
+
+# ----------------------------------------------------------------------------- Messenger: file order
+
+def test_messenger_file_listed_oldest_first_keeps_same_millisecond_order(tmp_path):
+    """An encrypted-chat download whose messages run forwards: two messages of the same millisecond come in
+    the file's order (a newest-first message_1.json is still read reversed)."""
+    from ingestors.messenger import MessengerIngestor
+
+    data = {"participants": ["Ana Lima", "Rui Costa"], "threadName": "Ana Lima", "messages": [
+        {"isUnsent": False, "media": [], "reactions": [], "senderName": "Ana Lima", "text": "Chegámos a Lisboa!",
+         "timestamp": 1714557600000, "type": "text"},
+        {"isUnsent": False, "media": [], "reactions": [], "senderName": "Rui Costa", "text": "Onde estão?",
+         "timestamp": 1714557720000, "type": "text"},
+        {"isUnsent": False, "media": [], "reactions": [], "senderName": "Rui Costa", "text": "Boa viagem",
+         "timestamp": 1714557720000, "type": "text"}]}
+    path = tmp_path / "ana_lima_123.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    items = list(MessengerIngestor().read(path))
+    assert [r.text for r in items] == ["Chegámos a Lisboa!", "Onde estão?", "Boa viagem"]
+    assert items[2].sent_at == datetime(2024, 5, 1, 10, 2, tzinfo=UTC)
+    data["messages"].reverse()  # the same conversation newest first, as message_1.json lists it
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert [r.text for r in MessengerIngestor().read(path)] == ["Chegámos a Lisboa!", "Onde estão?", "Boa viagem"]
