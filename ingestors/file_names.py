@@ -12,6 +12,7 @@ without a ``creation_time`` tag).  The names read are a date **and** a time of d
     00000012-AUDIO-2021-02-03-09-15-00.opus        (WhatsApp on iPhone)
     photo_3@04-05-2023_10-12-33.jpg                (Telegram Desktop exports: day first)
     Call recording Ann_230504_101233.m4a           (Samsung: a two-digit year, 20yy)
+    REC20230504101233.wav                          (voice recorders: date and time run together)
 
 :func:`date_from_name` reads a **date alone** (WhatsApp on Android names media by the day it was sent or
 received: ``IMG-20230504-WA0001.jpg``, ``PTT-20210203-WA0001.opus``, ``AUD-…``, ``VID-…``): the day is known,
@@ -32,6 +33,8 @@ _NAME_TIME = re.compile(
 # "…_230504_101233" (a two-digit year)
 _TELEGRAM_TIME = re.compile(r"@(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>\d{4})_(?P<h>\d\d)-(?P<mi>\d\d)-(?P<sec>\d\d)(?!\d)")
 _SHORT_YEAR_TIME = re.compile(r"(?<![\d-])(?P<y>\d\d)(?P<mo>\d\d)(?P<d>\d\d)_(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?![\d-])")
+# a date and time run together, 14 digits ("REC20230504101233", "20230504101233.mp3": voice recorders)
+_COMPACT_TIME = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<mo>\d\d)(?P<d>\d\d)(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?!\d)")
 # a date alone: 20230504 or 2023-05-04 (2023_05_04, 2023.05.04), not inside a longer run of digits
 _NAME_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)(?!\d)")
 UTC_NAMES = re.compile(r"^PXL_", re.IGNORECASE)  # Google Pixel cameras name files by UTC
@@ -64,7 +67,7 @@ def time_from_name(name: str) -> tuple[datetime, bool] | None:
             continue
         if 1990 <= when.year <= 2100:
             return when, bool(UTC_NAMES.match(stem))
-    for pattern, century in ((_TELEGRAM_TIME, 0), (_SHORT_YEAR_TIME, 2000)):
+    for pattern, century in ((_TELEGRAM_TIME, 0), (_SHORT_YEAR_TIME, 2000), (_COMPACT_TIME, 0)):
         for m in pattern.finditer(stem):
             try:
                 when = datetime(century + int(m.group("y")), int(m.group("mo")), int(m.group("d")),

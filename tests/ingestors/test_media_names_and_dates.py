@@ -55,6 +55,8 @@ def silent_wav(path: Path, seconds: float = 0.5) -> Path:
     ("photo_3@04-05-2023_10-12-33.jpg", datetime(2023, 5, 4, 10, 12, 33), None),     # Telegram Desktop: day first
     ("audio_1@31-12-2022_23-59-01.ogg", datetime(2022, 12, 31, 23, 59, 1), None),
     ("Call recording Ann Lee_230504_101233.m4a", datetime(2023, 5, 4, 10, 12, 33), None),  # Samsung: 20yy
+    ("REC20230504101233.wav", datetime(2023, 5, 4, 10, 12, 33), None),               # a recorder's 14 digits
+    ("20230504101299.wav", None, None),                           # no 99th second
     ("IMG-20231304-WA0001.jpg", None, None),                      # no 13th month
     ("IMG_1234.JPG", None, None), ("New Recording 12.m4a", None, None), ("12345678.jpg", None, None),
 ])
