@@ -540,9 +540,9 @@ class Survey:
         self.korean &= h.korean
         if h.marker and self.marker is None:
             self.marker = h.marker
-        valid = {o for o in ORDERS + ("YMD",) if _naive(h, o) is not None}
-        for order in ORDERS + ("YMD",):
-            when = _naive(h, order)
+        times = {o: _naive(h, o) for o in ORDERS + ("YMD",)}
+        valid = {o for o, when in times.items() if when is not None}
+        for order, when in times.items():
             self.implausible[order] += not (when is not None and FIRST_YEAR <= when.year <= self._latest_year)
             if when is not None:
                 if order in self._last and when < self._last[order]:
@@ -550,7 +550,7 @@ class Survey:
                 self._last[order] = when
         self.settle()
         a = _AUTHOR.match(h.rest)
-        self._order_check(h, _sender_key(a["name"]) if a else None)
+        self._order_check(h.line, times, _sender_key(a["name"]) if a else None)
         if a:
             key = _sender_key(a["name"])
             self._open = [key, valid, is_generated(a["text"], False)]
@@ -558,14 +558,14 @@ class Survey:
             tail = _sender_key(tail["tail"]) if tail else None
             self.name_tails[key] = tail if key not in self.name_tails or self.name_tails[key] == tail else None
 
-    def _order_check(self, h: _Header, sender: str | None) -> None:
-        """Note an own-shape header that stands out of the file's time order (for :meth:`pasted`)."""
-        for order in ORDERS + ("YMD",):
-            when = _naive(h, order)
+    def _order_check(self, line: int, times: dict, sender: str | None) -> None:
+        """Note an own-shape header (its line, its time in each order) that stands out of the file's time order
+        (for :meth:`pasted`)."""
+        for order, when in times.items():
             if when is None:
                 continue
             if sender is None:
-                self._nameless[order].append((h.line, when))
+                self._nameless[order].append((line, when))
                 continue
             for line, at in self._nameless[order]:
                 if at > when + PASTE_SLACK:
@@ -573,7 +573,7 @@ class Survey:
             self._nameless[order].clear()
             latest = self._named_max.get(order)
             if latest is not None and when < latest - PASTE_SLACK:
-                self._behind[order].append((h.line, sender))
+                self._behind[order].append((line, sender))
             else:
                 self._named_max[order] = when if latest is None else max(latest, when)
                 self._in_order[order].add(sender)
