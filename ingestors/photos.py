@@ -9,10 +9,10 @@ description as its text.
 Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exif:DateTimeOriginal`` or
 ``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
 else ``DateTime``, else the GPS date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
-``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in
-``local_timezone``, with a note), else a date alone in the file name (WhatsApp's ``IMG-20230504-WA0001.jpg``:
-``time_basis`` ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of that day in
-``local_timezone``, a note that the time of day is unknown, and no time of day in the text) — the first one whose
+``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in the GPS
+position's zone, else ``local_timezone``, with a note), else a date alone in the file name (WhatsApp's ``IMG-20230504-WA0001.jpg``:
+``time_basis`` ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS
+position's zone, else ``local_timezone``, a note that the time of day is unknown, and no time of day in the text) — the first one whose
 clock is plausible.  A clock is **not**
 plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
 ``1998-01-01 00:00``) or lies within two days after 1970-01-01, 1980-01-01 or 2000-01-01 (a reset
@@ -761,19 +761,26 @@ class PhotoIngestor:
                 attrs["at_sea"] = True
         return GeoPoint(lat, lon, locality, region, country, cc)
 
+    def _name_zone(self, place: GeoPoint | None):
+        """The zone a file name's wall time is read in: the GPS position's (the phone named the file by its clock
+        where it was), else ``local_timezone``."""
+        zone = zone_at(place.lat, place.lon) if place is not None else None
+        return zone if zone is not None and not zone.key.startswith("Etc/") else self.local_timezone
+
     def _time_from_name(self, name: str, now: datetime, modified: datetime | None, attrs: dict,
-                        notes: list[str]) -> tuple[datetime, datetime] | None:
+                        notes: list[str], place: GeoPoint | None = None) -> tuple[datetime | None, datetime] | None:
         """(local time, instant) from a file name such as ``Screenshot 2023-05-04 at 10.12.33.png``
-        (:mod:`ingestors.file_names`), read in ``local_timezone`` (UTC for names written in UTC), or None."""
+        (:mod:`ingestors.file_names`), read in the GPS position's zone, else ``local_timezone`` (UTC for names
+        written in UTC), or None."""
         found = time_from_name(name)
         if found is None:
-            return self._day_from_name(name, now, modified, attrs, notes)
+            return self._day_from_name(name, now, modified, attrs, notes, place)
         local, is_utc = found
         problem = clock_problem(local, now, modified)
         if problem:
             notes.append(f"time in the file name not used: {problem.replace('camera clock', 'the clock')}")
             return None
-        zone = timezone.utc if is_utc else self.local_timezone
+        zone = timezone.utc if is_utc else self._name_zone(place)
         attrs["local_time"] = local.isoformat()
         attrs["time_basis"] = "file-name-utc" if is_utc else "file-name"
         attrs["time_zone"] = getattr(zone, "key", None) or "UTC"
@@ -783,9 +790,9 @@ class PhotoIngestor:
         return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
 
     def _day_from_name(self, name: str, now: datetime, modified: datetime | None, attrs: dict,
-                       notes: list[str]) -> tuple[None, datetime] | None:
+                       notes: list[str], place: GeoPoint | None = None) -> tuple[None, datetime] | None:
         """(None, noon of the day) from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
-        :func:`ingestors.file_names.date_from_name`), in ``local_timezone``, or None.  Only the day is known:
+        :func:`ingestors.file_names.date_from_name`), in the GPS position's zone, else ``local_timezone``, or None.  Only the day is known:
         ``attrs["date_only"]``, ``attrs["local_date"]`` and a note say so, and no local time of day is given."""
         day = date_from_name(name)
         if day is None:
@@ -795,7 +802,7 @@ class PhotoIngestor:
         if problem:
             notes.append(f"date in the file name not used: {problem.replace('camera clock', 'the clock')}")
             return None
-        zone = self.local_timezone
+        zone = self._name_zone(place)
         attrs.update(time_basis="file-name-date", time_zone=getattr(zone, "key", None) or "UTC", date_only=True,
                      local_date=day.isoformat())
         notes.append(f"day taken from the file name ({day:%Y-%m-%d}): the time of day is unknown (placed at noon "
@@ -869,7 +876,7 @@ class PhotoIngestor:
                 attrs["time_basis"] = "gps-datetime"  # the GPS date may be a day off: a last resort
                 notes.append("time taken from the GPS date and time (no plausible camera time)")
                 return None, gps_utc
-            named = self._time_from_name(name, now, modified, attrs, notes)
+            named = self._time_from_name(name, now, modified, attrs, notes, place)
             if named is not None:
                 return named
             if not tags:

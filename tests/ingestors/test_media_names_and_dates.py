@@ -283,3 +283,16 @@ def test_a_flac_cut_inside_its_first_frame_is_an_error_that_says_it_was_cut_shor
     assert err.value.path == str(cut)
     assert err.value.reason.startswith("not readable audio") and err.value.reason.endswith(
         "its header says 3.0 s of sound and none of it decodes (the file was cut short)")
+
+
+def test_a_name_with_no_exif_time_is_read_in_the_zone_of_the_gps_position(tmp_path):
+    tokyo = {1: text("N"), 2: _dms(35.6762), 3: text("E"), 4: _dms(139.6503)}
+    # a phone names the file by its own clock, where it was: 10:12:33 in Tokyo (+09:00) is 01:12:33 UTC, not Berlin's
+    named = read(jpeg(tmp_path / "IMG_20230504_101233.jpg", exif_block({0x010F: text("Test")}, None, tokyo)),
+                 local_timezone="Europe/Berlin")
+    assert named.sent_at == datetime(2023, 5, 4, 1, 12, 33, tzinfo=UTC) and named.attrs["time_zone"] == "Asia/Tokyo"
+    assert named.sent_at.utcoffset() == timedelta(hours=9) and named.attrs["time_basis"] == "file-name"
+    day = read(jpeg(tmp_path / "IMG-20230504-WA0001.jpg", exif_block({0x010F: text("Test2")}, None, tokyo)),
+               local_timezone="Europe/Berlin")
+    assert day.sent_at == datetime(2023, 5, 4, 3, 0, tzinfo=UTC) and day.attrs["local_date"] == "2023-05-04"
+    assert day.text == "Photo from 2023-05-04 (time of day unknown) at Tokyo, Tokyo, Japan with Test2"
