@@ -51,7 +51,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email import policy
 from email.header import decode_header
 from email.message import EmailMessage, Message
@@ -752,11 +752,12 @@ def envelope_time(from_line: str | None) -> datetime | None:
 _NUMERIC_DATE = re.compile(r"^\s*(?:[A-Za-z]{3,9},?\s*)?(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
 
 
-def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes: list[str]) -> datetime:
+def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes: list[str],
+                     relayed: datetime | None = None) -> datetime:
     """``day`` as dateutil read a numeric Date header (month first), or with day and month swapped when the
-    header could be read either way (``01/02/2024``): the reading nearer the mbox envelope line's date when there
-    is one, else day-first for dotted dates (``01.02.2024``, the European form) and month-first otherwise — with
-    a note saying which."""
+    header could be read either way (``01/02/2024``): the reading nearer the earliest ``Received:`` header's date
+    (``relayed``) or else the mbox envelope line's date when there is one, else day-first for dotted dates
+    (``01.02.2024``, the European form) and month-first otherwise — with a note saying which."""
     m = _NUMERIC_DATE.match(value)
     if not m:
         return day
@@ -764,9 +765,11 @@ def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes
     if a > 12 or b > 12 or a == b or (day.month, day.day) != (a, b):
         return day  # only one order is a date, both read the same, or not the month-first reading
     swapped = day.replace(month=b, day=a)
-    if envelope is not None:
-        pick = min((day, swapped), key=lambda d: abs((d.date() - envelope.date()).days))
-        why = "the one nearer the mbox envelope line's date"
+    if relayed is not None or envelope is not None:
+        near = relayed if relayed is not None else envelope
+        pick = min((day, swapped), key=lambda d: abs((d.date() - near.date()).days))
+        why = ("the one nearer the earliest Received header's date" if relayed is not None else
+               "the one nearer the mbox envelope line's date")
     else:
         pick = swapped if sep == "." else day
         why = "dotted dates are day-first" if sep == "." else "the common order of slashed dates"
@@ -846,14 +849,43 @@ def received_time(values: list[str]) -> datetime | None:
     return min(times, default=None)
 
 
+ZONE_SLACK = timedelta(minutes=3)
+"""How far a Date written without a zone may be from the first relay's time at a real zone's offset."""
+_REAL_OFFSETS = {60 * h for h in range(-12, 15)} | {-570, -210, -150, 210, 270, 330, 345, 390, 525, 570, 630, 765,
+                                                     825}  # minutes east of UTC that some time zone uses (tz database)
+
+
+def _zone_from_received(dt: datetime, relayed: datetime | None, notes: list[str], attrs: dict) -> datetime:
+    """``dt``, a Date header's wall-clock time read as UTC because it names no zone (or an ambiguous one, such
+    as ``IST``), at the sender's offset when the earliest ``Received:`` header settles it: the wall clock minus
+    the first relay's time, within :data:`ZONE_SLACK` of an offset some time zone uses, is the offset (the first
+    relay stamps the message seconds after it was written).  The wall clock, and so the
+    sender's calendar, is kept; the instant moves.  ``attrs["date_source"]`` becomes ``"date-header-zone-from-
+    received"`` and a note says so.  Else ``dt`` unchanged."""
+    if relayed is None:
+        return dt
+    delta = dt.replace(tzinfo=timezone.utc) - relayed.astimezone(timezone.utc)
+    quarter = timedelta(minutes=15)
+    offset = quarter * round(delta / quarter)
+    if abs(delta - offset) > ZONE_SLACK or offset // timedelta(minutes=1) not in _REAL_OFFSETS or not offset:
+        return dt
+    zone = timezone(offset)
+    notes[:] = [n.replace(", in UTC", "") for n in notes if "read as UTC" not in n]
+    notes.append(f"Date header names no usable time zone: its offset (UTC{dt.replace(tzinfo=zone):%z}) is taken "
+                 f"from the earliest Received header's time")
+    attrs["date_source"] = "date-header-zone-from-received"
+    return dt.replace(tzinfo=zone)
+
+
 def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict,
              received: list[str] | None = None) -> datetime | None:
     """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else the earliest
     ``Received:`` header's date, else its mbox envelope line (UTC).
 
     * an RFC 5322 ``Date`` is used as it is (a zone name such as ``CEST`` at its offset; no zone, or an
-      unknown one: UTC, ``attrs["date_source"] = "date-header-no-zone"``, see :func:`_parse_date`);
-    * another date with a time (``2024-03-01 10:00``) is used, read as UTC when it has no zone;
+      unknown one: the offset the earliest ``Received:`` header settles (:func:`_zone_from_received`), else UTC,
+      ``attrs["date_source"] = "date-header-no-zone"``, see :func:`_parse_date`);
+    * another date with a time (``2024-03-01 10:00``) is used, read the same way when it has no zone;
     * a date with no time (``1999/01/31``) takes the envelope line's time when the envelope has
       the same day, else noon UTC of that day (``attrs["date_source"]`` says which);
     * no readable Date: the earliest ``Received:`` date (:func:`received_time`, ``attrs["date_source"] =
@@ -862,22 +894,25 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
     """
     dt = _parse_date(date_value, notes, attrs) if date_value else None
     envelope = envelope_time(mbox_from)
-    if dt is not None:
-        return _unless_future(dt, date_value, envelope, notes, attrs)
     relayed = received_time(received or [])
+    if dt is not None:
+        if attrs.get("date_source") == "date-header-no-zone":
+            dt = _zone_from_received(dt, relayed, notes, attrs)
+        return _unless_future(dt, date_value, envelope, notes, attrs)
     fallback = (": time taken from the earliest Received header" if relayed else
                 ": time taken from the mbox envelope line" if envelope else "")
     if date_value is None:
         notes.append("no Date header" + (fallback or ": time unknown"))
     elif (lenient := _lenient_date(date_value))[0] is not None:
         day, has_time = lenient
-        day = _day_month_order(date_value, day, envelope, notes)
+        day = _day_month_order(date_value, day, envelope, notes, relayed)
         if has_time:
             notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
                          + ("" if day.tzinfo else ", in UTC"))
             attrs["date_source"] = "date-header-lenient"
-            return _unless_future(day if day.tzinfo else day.replace(tzinfo=timezone.utc), date_value, envelope,
-                                  notes, attrs)
+            if day.tzinfo is None:
+                day = _zone_from_received(day.replace(tzinfo=timezone.utc), relayed, notes, attrs)
+            return _unless_future(day, date_value, envelope, notes, attrs)
         if envelope is not None and envelope.date() == day.date():
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
             attrs["date_source"] = "envelope"

@@ -142,3 +142,24 @@ def test_dates_written_the_chinese_japanese_or_korean_way_are_read(tmp_path):
     for i, (value, utc) in enumerate(cases):
         (rec,) = _read(tmp_path, f"c{i}.mbox", _msg(f"c{i}", "Hi.", date=value))
         assert rec.sent_at == utc, value
+
+
+def test_a_date_without_a_zone_takes_its_offset_from_the_first_relay(tmp_path):
+    """'Date: Sat, 10 Jun 2023 00:30:00' (no zone) stamped by the first relay 'Fri, 09 Jun 2023 07:30:09 -0700':
+    the sender was at +10:00, so 2023-06-09 14:30 UTC (not 00:30 UTC, ten hours off), the wall clock kept; an
+    ambiguous 'IST' is settled the same way (+05:30), and '10.06.2023' is read day-first, the reading nearer the
+    relay's date (not the envelope line's, March 2024).  A relay 11 minutes off a real offset settles nothing."""
+    cases = [("Sat, 10 Jun 2023 00:30:00", "Fri, 09 Jun 2023 07:30:09 -0700", datetime(2023, 6, 9, 14, 30, tzinfo=UTC),
+              600, "date-header-zone-from-received"),
+             ("Sat, 10 Jun 2023 00:30:00 IST", "Fri, 09 Jun 2023 19:00:30 +0000",
+              datetime(2023, 6, 9, 19, 0, tzinfo=UTC), 330, "date-header-zone-from-received"),
+             ("10.06.2023 00:30", "Fri, 09 Jun 2023 16:31:00 -0600", datetime(2023, 6, 9, 22, 30, tzinfo=UTC), 120,
+              "date-header-zone-from-received"),
+             ("Sat, 10 Jun 2023 00:30:00", "Fri, 09 Jun 2023 14:41:00 +0000", datetime(2023, 6, 10, 0, 30, tzinfo=UTC),
+              0, "date-header-no-zone")]
+    for i, (value, relayed, utc, minutes, source) in enumerate(cases):
+        (rec,) = _read(tmp_path, f"z{i}.mbox", _msg(f"z{i}", "I moved to Hobart yesterday.", date=value,
+                                                    headers=f"Received: from pc by mx.example; {relayed}\n"))
+        assert (rec.sent_at, rec.sent_at.utcoffset().total_seconds(), rec.attrs["date_source"]) == \
+            (utc, minutes * 60, source), value
+        assert rec.sent_at.day == 10  # the sender's own calendar day: 'yesterday' is still 9 June
