@@ -32,7 +32,8 @@ Decisions:
 * **Words Meta wrote, not the sender**: a text that starts with the sender's own name and a
   lower-case word (``"Ana sent a link."``, ``"Ana named the group Trip."``, ``"Ana reacted ❤
   to your message"``), or a fixed English phrase (``"You unsent a message"``, ``"Liked a
-  message"``, ``"Replied to your story"``, and the owner's own notices: ``"You named the group
+  message"``, ``"Replied to your story"``, Instagram's call notes ``"Video chat ended"``, ``"You missed an audio
+  call"``, ``"You sent a reel."``, and the owner's own notices: ``"You named the group
   Trip."``, ``"You left the group."``, ``"You are now connected on Messenger"``;
   :func:`is_generated`).  On a message with media or a share it is left out (the text is empty,
   the media noted); on an unsent message the text is empty; otherwise the message is not a record.
@@ -103,7 +104,13 @@ _GENERATED_PHRASES = re.compile(
     r"missed a (?:video |audio )?call from [^\n]{1,100}|"
     r"(?:pinned|unpinned) a message|reacted .{1,12} to [^\n]{1,100}(?:'s|your) message|"
     r"are now connected on messenger|"
-    r"can now message and call each other[^\n]{0,200}))\.?\s*$", re.I | re.S)
+    r"can now message and call each other[^\n]{0,200}|"
+    # Instagram's and Messenger's call notes and the owner's shares, as Meta writes them (no name before them)
+    r"missed an? (?:video |audio )?(?:call|chat)(?: from [^\n]{1,100})?|started an? (?:video chat|audio call|call)|"
+    r"sent an? (?:post|reel|story|audio|voice message|location)|took a screenshot|"
+    r"shared an? (?:link|location|live location|contact|post|reel|story))|"
+    r"(?:the )?(?:video chat|audio call|video call|call) ended|missed (?:video chat|audio call|video call)|"
+    r"started an? (?:video chat|audio call|video call)|reacted to (?:a|your) message)\.?\s*$", re.I | re.S)
 _META_VERBS = {"sent", "unsent", "reacted", "liked", "named", "added", "removed", "left", "joined", "set", "changed",
                "created", "started", "missed", "called", "pinned", "unpinned", "shared", "replied", "mentioned",
                "turned", "updated", "voted", "invited", "blocked", "cleared", "waved"}

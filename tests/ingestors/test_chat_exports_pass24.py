@@ -254,3 +254,24 @@ def test_messenger_file_listed_oldest_first_keeps_same_millisecond_order(tmp_pat
     data["messages"].reverse()  # the same conversation newest first, as message_1.json lists it
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     assert [r.text for r in MessengerIngestor().read(path)] == ["Chegámos a Lisboa!", "Onde estão?", "Boa viagem"]
+
+
+@pytest.mark.parametrize("note", ["Video chat ended", "Audio call ended", "You missed an audio call",
+                                  "You missed a video call", "You started an audio call", "You sent a reel.",
+                                  "You sent a post.", "You took a screenshot."])
+def test_instagram_call_and_share_notes_are_not_words(tmp_path, note):
+    """Instagram writes these itself (no call_duration on them in some exports): a system event, so 'what did
+    Noor say?' answers with her words, not 'Video chat ended'."""
+    from ingestors.messenger import MessengerIngestor
+
+    folder = tmp_path / "your_instagram_activity" / "messages" / "inbox" / "noorsample_1789"
+    folder.mkdir(parents=True)
+    data = {"participants": [{"name": "Noor Sample"}, {"name": "Alex Owner"}], "title": "Noor Sample",
+            "thread_path": "inbox/noorsample_1789", "messages": [
+                {"sender_name": "Noor Sample", "timestamp_ms": 1682942700000, "content": note},
+                {"sender_name": "Noor Sample", "timestamp_ms": 1682942600000, "content": "Landed in Lisbon"}]}
+    (folder / "message_1.json").write_text(json.dumps(data), encoding="utf-8")
+    items = list(MessengerIngestor().read(folder / "message_1.json"))
+    assert [(r.sender.name, r.text) for r in items] == [("Noor Sample", "Landed in Lisbon")]
+    assert items[0].attrs["system_events"][0]["text"] == note
+    assert items[0].sent_at == datetime(2023, 5, 1, 12, 3, 20, tzinfo=UTC)
