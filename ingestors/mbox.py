@@ -688,7 +688,7 @@ def body_of(msg: Message) -> tuple[str, list[Message], list[str]]:
 
 # --------------------------------------------------------------------------- dates
 
-_ENVELOPE = re.compile(rb'^From ("[^"\r\n]*"@\S+|\S+)[ \t]+(.{6,80}?)[ \t]*\r?\n?$')  # '"ann lee"@x' may hold spaces
+_ENVELOPE = re.compile(rb'^From ("[^"\r\n]*"(?:@\S+)?|\S+)[ \t]+(.{6,80}?)[ \t]*\r?\n?$')  # '"ann lee"@x', readpst's '"Ann Lee"'
 _ENV_MONTH = re.compile(rb"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b", re.I)
 _ENV_TIME = re.compile(rb"\b\d{1,2}:\d\d(?::\d\d)?\b")
 _ENV_YEAR = re.compile(rb"\b(?:19|20)\d\d\b")
@@ -733,7 +733,7 @@ def envelope_time(from_line: str | None) -> datetime | None:
     ambiguous name, is read as UTC."""
     if not from_line:
         return None
-    m = re.match(r'From\s+(?:"[^"]*"@\S+|\S+)\s+(.+?)\s*$', from_line)
+    m = re.match(r'From\s+(?:"[^"]*"(?:@\S+)?|\S+)\s+(.+?)\s*$', from_line)
     if not m:
         return None
     import warnings

@@ -42,7 +42,7 @@ def test_a_body_sentence_holding_a_date_is_not_an_envelope_line(tmp_path):
     for line in (b"From ann@example.org Mon Mar  4 10:00:00 2024", b"From - Mon Mar 04 10:00:00 2024",
                  b"From 1790@xxx Mon Mar 04 10:00:00 +0000 2024", b"From a@b Wed Feb  9 22:02 MET DST 2000",
                  b"From a@b Sat, 04 Mar 2024 10:00:00 +0000 (UTC)", b"From u Mon Jan  1 09:00:00 2001 remote from h",
-                 b'From "ann lee"@example.org Mon Mar  4 10:00:00 2024'):
+                 b'From "ann lee"@example.org Mon Mar  4 10:00:00 2024', b'From "Ann Lee" Mon Mar  4 10:00:00 2024'):
         assert is_envelope(line), line
 
 
