@@ -113,8 +113,12 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
                                                          for f in line):
         return _write_as_recorded(s, draft, active)
     line = [f for f in line if f.valid_from is not None]  # undated history has no place in the order
+    # on one day, by when each was said — not by row id: Berlin said at 09:00 and Madrid at 18:00 the same day,
+    # imported Madrid first, made January's Berlin a second Berlin spell after Madrid's row instead of Berlin's
+    orders = {f.id: _order(s, f) for f in line}
+    line.sort(key=lambda f: (orders[f.id], f.id))
     said = _said_at(s, draft.record_id)
-    before = [f for f in line if _order(s, f) <= (t, said or _FAR)]
+    before = [f for f in line if orders[f.id] <= (t, said or _FAR)]
     prev = before[-1] if before else None
     later = [f for f in line if f not in before]
     nxt = later[0] if later else None
@@ -129,7 +133,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         if in_effect:
             prev.valid_to = t
             s.add(prev)
-        nxt.valid_from = t
+        _start_at(nxt, t)
         return FactOutcome("reinforced", _reinforce(s, nxt, draft))
     # the new fact is the latest: whatever was active leaves the partial unique index first
     stepped = [f for f in line if f.superseded_by is None] if nxt is None else []
@@ -269,6 +273,15 @@ def _split_after(s: Session, fact: Fact, said: datetime | None, t: datetime) -> 
     return spell
 
 
+def _start_at(fact: Fact, when: datetime) -> None:
+    """``fact`` held from ``when`` (UTC, earlier than it was known to): its ``valid_from`` and the date its
+    statement says ("As of …": it kept the later day, so a profile read "As of 2023-06-05, … lives in Berlin" for
+    a spell from January), and its vector is made again (``indexed_at`` cleared)."""
+    fact.valid_from = when
+    fact.statement = _restate(fact.statement, when)
+    fact.indexed_at = None
+
+
 def _restate(statement: str, when: datetime) -> str:
     """The statement with its "As of DATE" date replaced by ``when``'s."""
     head, sep, rest = statement.partition(", ")
@@ -281,7 +294,7 @@ def _write_as_recorded(s: Session, draft: FactDraft, active: Fact | None) -> Fac
         fact = _reinforce(s, active, draft)
         if draft.valid_from and (fact.valid_from is None or
                                  clock.ensure_utc(draft.valid_from) < clock.ensure_utc(fact.valid_from)):
-            fact.valid_from = clock.ensure_utc(draft.valid_from)
+            _start_at(fact, clock.ensure_utc(draft.valid_from))
             s.add(fact)
         return FactOutcome("reinforced", fact)
     if active is not None:
@@ -394,7 +407,7 @@ def write_facts(s: Session, drafts: list[FactDraft]) -> list[FactOutcome]:
                 fact.evidence_count += len(new)
                 starts = [clock.ensure_utc(d.valid_from) for d in new if d.valid_from is not None]
                 if starts and (fact.valid_from is None or min(starts) < clock.ensure_utc(fact.valid_from)):
-                    fact.valid_from = min(starts)
+                    _start_at(fact, min(starts))
                 s.add(fact)
         if res.action == "reinforced" or len(group) > 1:
             links_todo |= {(fact.id, eid, role) for d in group for eid, role in d.links}

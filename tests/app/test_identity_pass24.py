@@ -65,3 +65,20 @@ def test_a_service_sender_has_no_home_no_job_and_no_relatives(container, tmp_pat
     # was: "GitHub's sister" (a person, working at Initech), GitHub living in Leeds, Mailer-Daemon in Berlin
     assert "GitHub's sister" not in people and "Nina Keller's sister" in people
     assert homes_jobs == [("Nina Keller's sister", "Initech")]
+
+
+def test_a_home_said_twice_imported_after_the_move_of_the_same_day_is_one_spell(container, tmp_path):
+    from helpers.mboxes import write_raw_mbox
+
+    rosa = "Rosa Vidal <rosa@vidal.example>"
+    ingest(container, [write_raw_mbox(tmp_path / "later.mbox", [
+        (rosa, "Mon, 05 Jun 2023 18:00:00 +0200", "update", "Update: I moved to Madrid today.")])])
+    ingest(container, [write_raw_mbox(tmp_path / "earlier.mbox", [
+        (rosa, "Mon, 05 Jun 2023 09:00:00 +0200", "morning", "I live in Berlin."),
+        (rosa, "Mon, 09 Jan 2023 09:00:00 +0100", "hello", "I live in Berlin.")])])
+    p = profile(container, "Rosa Vidal")
+    homes = [(f.value, f.valid_from[:10], f.statement) for f in p.current if f.key == "home"]
+    history = [(f.value, f.valid_from[:10], (f.valid_to or "")[:10], f.statement) for f in p.history if f.key == "home"]
+    assert homes == [("Madrid", "2023-06-05", "As of 2023-06-05, Rosa Vidal lives in Madrid.")]
+    # was two Berlin spells (Jan 9 → Jun 5, and Jun 5 → Jun 5), the first one's statement "As of 2023-06-05"
+    assert history == [("Berlin", "2023-01-09", "2023-06-05", "As of 2023-01-09, Rosa Vidal lives in Berlin.")]
