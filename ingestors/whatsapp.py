@@ -55,7 +55,8 @@ Decisions on the ambiguous cases:
   real exports: ``00:08 a. m.``) is read as midnight (00:08); an hour of 13–23
   with a marker is read as a 24-hour time, with a note.
 * **Multi-line messages**: a line that does not start with a date header (and any
-  header-like line that cannot be read) belongs to the previous message — never dropped.
+  header-like line that cannot be read) belongs to the previous message — never dropped; blank
+  lines at its end (before the next header, or the file's end) are not (WhatsApp trims a message's end).
   A message over :data:`MAX_MESSAGE_CHARS` keeps its start, with a note.
 * **System lines** are not records (nobody wrote them): a header with no ``Name:``
   (Android: ``You were added``); a one-line text WhatsApp marks with U+200E at its start,
@@ -960,7 +961,10 @@ class WhatsAppIngestor:
             """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
             sent_at = self._when(h, order, notes)
-            body = "\n".join([h.rest] + h.extra)
+            extra = h.extra
+            while extra and not extra[-1].strip():  # blank lines before the next header (or the end of the
+                extra = extra[:-1]  # file) are none of the message: WhatsApp trims a message's end when it is sent
+            body = "\n".join([h.rest] + extra)
             m = _AUTHOR.match(body)
             key = _sender_key(m["name"]) if m else None
             if not m or key in not_people:

@@ -275,3 +275,10 @@ def test_instagram_call_and_share_notes_are_not_words(tmp_path, note):
     assert [(r.sender.name, r.text) for r in items] == [("Noor Sample", "Landed in Lisbon")]
     assert items[0].attrs["system_events"][0]["text"] == note
     assert items[0].sent_at == datetime(2023, 5, 1, 12, 3, 20, tzinfo=UTC)
+
+
+def test_blank_lines_before_the_next_header_are_not_text(tmp_path):
+    """A file re-saved with blank lines between messages (or at its end): each message's text is as sent."""
+    items = _wa(tmp_path, "12/03/2023, 18:02 - Ana: line1\n\n   indented line3  \n\n"
+                          "13/03/2023, 18:03 - Bo: next\n\n\n")
+    assert [r.text for r in items] == ["line1\n\n   indented line3  ", "next"]
