@@ -22,7 +22,9 @@ adds no words), and a segment Whisper itself rates as no speech (``no_speech_pro
 spoken stretch is dropped, and so is one rated above 0.6 whose words are only what Whisper writes on
 noise (``"you"``, ``"Thank you."``: :data:`HALLUCINATIONS`; a knock or a cough is a "spoken stretch" to
 the energy check).  What Whisper writes to describe a sound rather than words (``"[Music]"``, ``"♪"``,
-``"(speaking in foreign language)"``) is never text: it is kept as the transcript's ``sounds``.  A stereo file whose channels carry different speech (two
+``"(speaking in foreign language)"``) is never text: it is kept as the transcript's ``sounds``.  A transcript
+that is nothing but such stock words (``"Oh"``, ``"Ugh."``, ``"you"``) with Whisper less than sure of each
+(:data:`FILLER_NO_SPEECH_PROB`, :data:`FILLER_LOGPROB`, a retry) is no speech.  A stereo file whose channels carry different speech (two
 speakers on two channels) is transcribed channel by channel, as two speakers.  An
 ``initial_prompt`` (names Kith knows) primes the decoder so proper nouns come out right.
 
@@ -69,11 +71,19 @@ HALLUCINATIONS = frozenset({
     "thank you for watching", "thanks for watching and ill see you next time", "please subscribe",
     "subscribe", "bye", "bye bye", "so", "okay", "oh", "um", "uh", "hmm", "music",
     "subtitles by the amara org community", "amara org", "transcribed by", "the end",
+    # what it writes on a breath, a sigh or a rustle (measured, tiny.en on 1 s of filtered noise: " Oh",
+    # no_speech_prob 0.50; " Ugh." at 0.24 when primed with names)
+    "ugh", "ah", "ahh", "huh", "mm", "mmm", "mhm", "hm", "umm", "eh", "ooh", "oof",
 })
 # What Whisper writes for a sound instead of words, whatever it rates it: a bracketed or parenthesised description
 # ("[Music]", "(upbeat music)", "(speaking in foreign language)", "[BLANK_AUDIO]", "*applause*") and music notes
 _SOUND_TAG = re.compile(r"\[([^\[\]]{1,60})\]|\(([^()]{1,60})\)|\*([^*]{1,60})\*|[♪♫♬🎵🎶]+")
 _NOT_A_SOUND = frozenset({"blank audio", "silence", "no speech", "blank", "inaudible"})
+# A memo that is nothing but stock words (HALLUCINATIONS) is no speech when Whisper was less than sure of each:
+# rated this likely to be no speech, or below this log-prob, or decoded only on a hotter retry.  Measured on
+# tiny.en: a breath " Oh" 0.50 / -0.90 (at temperature 0.6), " Ugh." 0.24 / -0.84; a spoken "Thank you." ~0.05 / -0.5
+FILLER_NO_SPEECH_PROB = 0.2
+FILLER_LOGPROB = -0.7
 CHANNELS_DIFFER = 0.7  # stereo channels less correlated than this carry different speech
 
 
@@ -483,6 +493,7 @@ class Transcriber:
             pieces += [(a + x, a + y, lang) for x, y in zip(cuts, cuts[1:])]
         segments: list[Segment] = []
         sounds: list[str] = []
+        doubtful: set[int] = set()  # segments Whisper was less than sure of (see FILLER_NO_SPEECH_PROB)
         unclear = 0.0
         for i, (a, b, lang) in enumerate(pieces):
             if cancel is not None and cancel.is_set():
@@ -513,9 +524,16 @@ class Transcriber:
                 if not text:
                     continue
                 segments.append(Segment(start, end, text, lang or result.get("language"), speaker))
+                if (s.get("no_speech_prob", 0) >= FILLER_NO_SPEECH_PROB or s.get("avg_logprob", 0) < FILLER_LOGPROB
+                        or s.get("temperature", 0) > 0):
+                    doubtful.add(id(segments[-1]))
             if progress:
                 progress((i + 1) / len(pieces))
         segments = drop_repeats(segments)
+        if segments and all(is_hallucination(seg.text) and id(seg) in doubtful for seg in segments):
+            # nothing but "Oh", "Ugh.", "you", "Thank you." that Whisper was not sure of: what it makes of a breath
+            # or a rustle; a memo with no other word holds no speech
+            segments = []
         spoken: dict[str, float] = {}
         for seg in segments:
             if seg.language:

@@ -296,3 +296,23 @@ def test_a_name_with_no_exif_time_is_read_in_the_zone_of_the_gps_position(tmp_pa
                local_timezone="Europe/Berlin")
     assert day.sent_at == datetime(2023, 5, 4, 3, 0, tzinfo=UTC) and day.attrs["local_date"] == "2023-05-04"
     assert day.text == "Photo from 2023-05-04 (time of day unknown) at Tokyo, Tokyo, Japan with Test2"
+
+
+@pytest.mark.parametrize("segments, text", [
+    # what tiny.en wrote on 1 s of filtered noise (a breath) between silences: measured
+    ([(" Oh", 0.499, -0.903, 0.6)], ""),
+    ([(" Ugh.", 0.238, -0.84, 0.0)], ""),
+    ([(" Oh", 0.3, -0.5, 0.0), (" Thank you.", 0.25, -0.6, 0.0)], ""),
+    # said, and Whisper sure of it: kept
+    ([(" Thank you.", 0.05, -0.5, 0.0)], "Thank you."),
+    # stock words beside real ones: all kept
+    ([(" Oh", 0.499, -0.903, 0.6), (" The ferry leaves at nine.", 0.3, -0.8, 0.0)], "Oh The ferry leaves at nine."),
+])
+def test_a_memo_of_nothing_but_stock_words_whisper_was_unsure_of_holds_no_speech(tmp_path, segments, text):
+    from app.models.transcribe import Transcriber
+
+    t = Transcriber(Path("unused.pt"))
+    t._model = _Whisper([{"text": w, "no_speech_prob": p, "avg_logprob": lp, "temperature": temp}
+                         for w, p, lp, temp in segments])
+    (rec,) = VoiceIngestor(lambda _p: t.transcribe(_loud_burst())).read(silent_wav(tmp_path / "memo.wav"))
+    assert rec.text == text and (("no speech found" in rec.notes) == (not text))
