@@ -717,11 +717,18 @@ def is_envelope(line: bytes) -> bool:
     return all(_ENV_TOKEN.fullmatch(word) for word in re.findall(rb"\([^()]*\)|[^\s(]+", date))
 
 
-def _zone_seconds(name: str | None, offset: int | None) -> int | None:
+def _zone_seconds(name: str | None, offset: int | None):
     """dateutil's ``tzinfos`` hook: a zone name's offset east of UTC in seconds (``Z``/``UT``/``GMT``, the US
-    zones, :data:`ZONE_NAMES`), else ``offset`` as dateutil read it (None: no zone, or a name unknown or
-    ambiguous, such as ``IST``)."""
+    zones, :data:`ZONE_NAMES`), the tz database zone of a :data:`REGION_ZONES` name, else ``offset`` as dateutil
+    read it (None: no zone, or a name unknown or ambiguous, such as ``IST``)."""
     key = (name or "").upper()
+    if key in REGION_ZONES:
+        from ingestors.base import time_zone
+
+        try:
+            return time_zone(REGION_ZONES[key])  # its offset on the date read
+        except ValueError:
+            return offset
     daylight = {"EDT": -240, "CDT": -300, "MDT": -360, "PDT": -420}.get(key)
     minutes = daylight if daylight is not None else _STANDARD_OFFSETS.get(key, ZONE_NAMES.get(key))
     return offset if minutes is None else minutes * 60
@@ -825,6 +832,11 @@ def _lenient_date(value: str) -> tuple[datetime | None, bool]:
                 return None, False
     if (da.year, da.month, da.day) != (db.year, db.month, db.day) or not 1971 <= da.year <= 2200:
         return None, False
+    if da.tzinfo is not None and not isinstance(da.tzinfo, timezone):  # a region's zone: its offset that day
+        try:
+            da = da.replace(tzinfo=timezone(da.utcoffset()))
+        except (TypeError, ValueError):
+            da = da.replace(tzinfo=None)
     try:
         da.astimezone(timezone.utc)  # an offset of a day or more ("+2500") cannot be placed in time
     except (OverflowError, ValueError):
@@ -985,8 +997,30 @@ ZONE_NAMES = {
     "MEZ": 60, "MESZ": 120, "EET": 120, "EEST": 180, "MSK": 180, "SAST": 120, "WIB": 420, "HKT": 480,
     "SGT": 480, "AWST": 480, "JST": 540, "KST": 540, "ACST": 570, "ACDT": 630, "AEST": 600, "AEDT": 660,
     "NZST": 720, "NZDT": 780, "HST": -600, "AKST": -540, "AKDT": -480, "NST": -210, "NDT": -150, "ADT": -180,
+    # more with one common meaning (the tz database's abbreviations): Africa, South America, Asia
+    "WAT": 60, "CAT": 120, "EAT": 180, "BRT": -180, "BRST": -120, "ART": -180, "CLT": -240, "CLST": -180,
+    "PET": -300, "COT": -300, "VET": -240, "UYT": -180, "PKT": 300, "NPT": 345, "ICT": 420, "PHT": 480,
+    "MYT": 480, "WITA": 480, "WIT": 540, "TRT": 180, "IDT": 180, "IRST": 210, "AFT": 270,
+    "AST": None, "GST": None, "SST": None,
 }
 """Time-zone abbreviation → minutes east of UTC (None: ambiguous, read as unknown)."""
+REGION_ZONES = {"ET": "America/New_York", "CT": "America/Chicago", "MT": "America/Denver",
+                "PT": "America/Los_Angeles", "AKT": "America/Anchorage"}
+"""North American zone names written without standard or daylight time (``10:00 ET``) → the tz database zone
+whose offset on that date they mean (−05:00 or −04:00 for ``ET``)."""
+
+
+def _region_offset(name: str | None, wall: datetime) -> int | None:
+    """Minutes east of UTC of :data:`REGION_ZONES` ``name`` at the wall-clock time ``wall`` (naive), or None."""
+    region = REGION_ZONES.get((name or "").upper())
+    if region is None:
+        return None
+    from ingestors.base import time_zone
+
+    try:
+        return int(time_zone(region).utcoffset(wall.replace(tzinfo=None)).total_seconds() // 60)
+    except ValueError:  # no tz database on this system: the name stays unknown
+        return None
 _STD_ZONES = {"UT", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT"}
 _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
@@ -1092,7 +1126,8 @@ def _has_zone(value: str) -> bool:
     """True when a date as written names its zone (an offset, ``GMT+1``, or a zone name Kith knows)."""
     value = _numeric_gmt(value)
     zone = _zone_of(value)
-    if zone and (zone[0] in "+-" or zone.upper() in _STD_ZONES or ZONE_NAMES.get(zone.upper()) is not None):
+    if zone and (zone[0] in "+-" or zone.upper() in _STD_ZONES or ZONE_NAMES.get(zone.upper()) is not None
+                 or zone.upper() in REGION_ZONES):
         return True
     return bool((lenient := _lenient_date(value)[0]) and lenient.tzinfo)
 
@@ -1117,6 +1152,12 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
         zone = "-0000"
     named = zone.upper() if zone and zone[0].isalpha() else None
     offset = ZONE_NAMES.get(named) if named and named not in _STD_ZONES else None
+    if named in REGION_ZONES:
+        try:
+            wall = parsedate_to_datetime(re.sub(rf"(?<=\s){re.escape(zone)}\b", "-0000", value, count=1))
+        except (TypeError, ValueError, IndexError, OverflowError):
+            wall = None
+        offset = _region_offset(named, wall) if wall is not None else None
     if offset is not None:
         sign = "-" if offset < 0 else "+"
         value = re.sub(rf"(?<=\s){re.escape(zone)}\b", f"{sign}{abs(offset) // 60:02d}{abs(offset) % 60:02d}",

@@ -164,3 +164,18 @@ def test_a_date_without_a_zone_takes_its_offset_from_the_first_relay(tmp_path):
         assert (rec.sent_at, rec.sent_at.utcoffset().total_seconds(), rec.attrs["date_source"]) == \
             (utc, minutes * 60, source), value
         assert rec.sent_at.day == 10  # the sender's own calendar day: 'yesterday' is still 9 June
+
+
+def test_zone_names_with_one_common_meaning_and_us_region_names_are_read(tmp_path):
+    """'ICT' is +07:00, 'BRT' −03:00, 'EAT' +03:00, 'PKT' +05:00 (the tz database's abbreviations); 'ET' is New York's
+    offset on that date: −05:00 on 4 March 2024, −04:00 on 4 July 2024 (summer time), also in a non-RFC Date."""
+    cases = [("Mon, 4 Mar 2024 10:00:00 ICT", datetime(2024, 3, 4, 3, 0, tzinfo=UTC)),
+             ("Mon, 4 Mar 2024 10:00:00 BRT", datetime(2024, 3, 4, 13, 0, tzinfo=UTC)),
+             ("Mon, 4 Mar 2024 10:00:00 EAT", datetime(2024, 3, 4, 7, 0, tzinfo=UTC)),
+             ("Mon, 4 Mar 2024 10:00:00 PKT", datetime(2024, 3, 4, 5, 0, tzinfo=UTC)),
+             ("Mon, 4 Mar 2024 10:00:00 ET", datetime(2024, 3, 4, 15, 0, tzinfo=UTC)),
+             ("Thu, 4 Jul 2024 10:00:00 ET", datetime(2024, 7, 4, 14, 0, tzinfo=UTC)),
+             ("July 4, 2024 at 10:00 AM PT", datetime(2024, 7, 4, 17, 0, tzinfo=UTC))]
+    for i, (value, utc) in enumerate(cases):
+        (rec,) = _read(tmp_path, f"n{i}.mbox", _msg(f"n{i}", "Hi.", date=value, envelope=None))
+        assert rec.sent_at == utc and rec.attrs.get("date_source") in (None, "date-header-lenient"), value
