@@ -26,7 +26,8 @@ WhatsApp writes each message's header in the phone's locale.  What is read:
 Decisions on the ambiguous cases:
 
 * **One line format per file**: the first message header fixes the file's shape (brackets,
-  separator, year length, seconds, 12/24-hour clock).  A header-like line of another shape
+  separator, year length, seconds, 12/24-hour clock) — unless most headers have another shape whose
+  senders include everyone writing in the first one (an odd line at the top: :meth:`Survey.main_shape`).  A header-like line of another shape
   (a message pasted from another export) is text of the message it sits in — unless its
   sender already writes in this file in the file's own shape *and* its time lies between
   the messages around it (a real export line that only looks different).  A line of the file's own
@@ -493,6 +494,8 @@ class Survey:
     members: dict = field(default_factory=dict)  # name -> set of orders in which its header is valid
     senders: dict = field(default_factory=dict)  # name -> messages under it (system lines included)
     foreign: list = field(default_factory=list)  # [other-shape header, previous own-shape header, next one]
+    shape_count: dict = field(default_factory=dict)  # header shape -> how many headers of the file have it
+    shape_senders: dict = field(default_factory=dict)  # header shape -> the senders of its "Name: text" lines
     name_tails: dict = field(default_factory=dict)  # name -> the "X: " every text under it starts with, or None
     _last: dict = field(default_factory=dict)
     _latest_year: int = field(default_factory=lambda: clock.now().year + 1)  # no export is dated later
@@ -523,6 +526,10 @@ class Survey:
     def add(self, h: _Header) -> None:
         if self.shape is None:
             self.shape, self.first_line = h.shape, h.line
+        self.shape_count[h.shape] = self.shape_count.get(h.shape, 0) + 1
+        a = _AUTHOR.match(h.rest)
+        if a:
+            self.shape_senders.setdefault(h.shape, set()).add(_sender_key(a["name"]))
         if h.shape != self.shape:
             self.more(h.rest or "-")
             entry = [h, self._previous, None]
@@ -592,6 +599,18 @@ class Survey:
         """
         behind = {(line, who) for line, who in self._behind[order] if who not in self._in_order[order]}
         return self._ahead[order] | {line for line, _ in behind}, {who for _, who in behind}
+
+    def main_shape(self) -> tuple | None:
+        """The shape the file is written in when it is not its first header's: another shape of more headers
+        whose senders include every sender of the first shape's lines (an odd line at the top of the file, by
+        someone who writes in that other shape too — not lines pasted into a message, whose senders are
+        others); else None."""
+        own = self.shape_count.get(self.shape, 0)
+        mine = self.shape_senders.get(self.shape, set())
+        best = max((k for k in self.shape_count if k != self.shape), key=self.shape_count.get, default=None)
+        if best is not None and self.shape_count[best] > own and mine <= self.shape_senders.get(best, set()):
+            return best
+        return None
 
     def decide_order(self, dayfirst: bool) -> tuple[str, str]:
         """``(order, basis)``: see the module docstring."""
@@ -892,13 +911,16 @@ class WhatsAppIngestor:
                         recoded.add(n)
                     yield n, text
 
-    def survey(self, path: Path) -> Survey:
+    def survey(self, path: Path, shape: tuple | None = None) -> Survey:
         """First pass: the file's header shape, date-order evidence, members and other-shape lines.
 
+        Args:
+            path: the export.  shape: the header shape the file is written in; None: its first header's,
+                unless :meth:`Survey.main_shape` finds the file written in another (then read again with it).
         Raises:
             InputError: the file cannot be read, or its first non-empty line is not a message header.
         """
-        survey = Survey()
+        survey = Survey(shape=shape)
         seen_text = False
         for n, line in self._lines(path):
             h = _parse_header(line, n)
@@ -911,6 +933,10 @@ class WhatsAppIngestor:
             seen_text = True
             survey.add(h)
         survey.settle()
+        if shape is None:
+            main = survey.main_shape()
+            if main is not None:
+                return self.survey(path, main)
         return survey
 
     def read(self, path: Path) -> Iterator[Item]:

@@ -282,3 +282,32 @@ def test_blank_lines_before_the_next_header_are_not_text(tmp_path):
     items = _wa(tmp_path, "12/03/2023, 18:02 - Ana: line1\n\n   indented line3  \n\n"
                           "13/03/2023, 18:03 - Bo: next\n\n\n")
     assert [r.text for r in items] == ["line1\n\n   indented line3  ", "next"]
+
+
+def test_odd_line_at_the_top_does_not_set_the_files_shape(tmp_path):
+    """A US export whose first line is an iOS-shaped one (brackets, seconds) and the rest Android's: the file
+    is Android's; the odd line is Person One's message (she writes in it), and Person Two's messages are his,
+    not text of hers. Month-first throughout: 1/4/23 is 4 January."""
+    items = _wa(tmp_path, f"{LRM}[1/4/23, 7:02:11\u202fPM] Person One: {LRM}image omitted\n"
+                          "2/2/23, 2:51\u202fAM - Person Two: <Media omitted>\n"
+                          "2/4/23, 10:35\u202fPM - Person One: Got it. So is it 4:30 or 6?\n"
+                          "2/5/23, 9:02\u202fAM - Person Two: Great see you then!\n"
+                          "2/5/23, 9:03\u202fAM - Person One: ok\n")
+    assert [(r.sent_at, r.sender.name, r.text) for r in items] == [
+        (datetime(2023, 1, 4, 19, 2, 11, tzinfo=UTC), "Person One", ""),
+        (datetime(2023, 2, 2, 2, 51, tzinfo=UTC), "Person Two", ""),
+        (datetime(2023, 2, 4, 22, 35, tzinfo=UTC), "Person One", "Got it. So is it 4:30 or 6?"),
+        (datetime(2023, 2, 5, 9, 2, tzinfo=UTC), "Person Two", "Great see you then!"),
+        (datetime(2023, 2, 5, 9, 3, tzinfo=UTC), "Person One", "ok")]
+
+
+def test_more_pasted_lines_than_messages_stay_pasted(tmp_path):
+    """Three iOS lines pasted into the first of two Android messages: still the file's shape is Android's."""
+    items = _wa(tmp_path, "12/03/2023, 18:02 - Maya Ortiz: Look what they wrote:\n"
+                          "[11/03/2023, 21:15:03] Jonas Berg: selling my bike\n"
+                          "[11/03/2023, 21:16:40] Priya Nair: I'll take it\n"
+                          "[11/03/2023, 21:17:00] Jonas Berg: deal\n"
+                          "12/03/2023, 18:05 - Tom Weller: Ha, Priya is quick\n")
+    assert [(r.sender.name, r.text.splitlines()[0]) for r in items] == [
+        ("Maya Ortiz", "Look what they wrote:"), ("Tom Weller", "Ha, Priya is quick")]
+    assert len(items[0].text.splitlines()) == 4
