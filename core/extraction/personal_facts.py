@@ -270,13 +270,43 @@ def _negated(sentence: str, start: int) -> bool:
     return bool(_NEGATION.search(sentence[max(0, start - 40):start]))
 
 
-def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors) -> list[FactCandidate]:
+_SPEECH = re.compile(r"(?<!\bI )\b(?:said|says|say|wrote|writes|told (?:me|us|him|her|them)|texted|messaged|posted|replied|"
+                     r"asked|added|goes|went)\s*:\s*$", re.I)
+
+
+def _reported(opened: bool, before: str) -> bool:
+    """True when words at the end of ``before`` (the sentence up to a match) are someone else's, quoted: inside
+    quotation marks (``opened``: the sentence starts inside them) or right after "X said:" — 'Tom wrote: "I moved to
+    Nice."', 'My friend said: I moved to Oslo.'  Their "I" and "my" are the quoted person's, not the writer's."""
+    return _in_quotes(before, opened) or bool(_SPEECH.search(before))
+
+
+def _in_quotes(text: str, opened: bool = False) -> bool:
+    """True when the end of ``text`` is inside double quotation marks (“…”, «…», „…“, "…")."""
+    inside, opener = opened, '"'
+    for ch in text:
+        if inside and (ch in "”»" or (ch == "“" and opener == "„") or (ch == '"' and opener == '"')):
+            inside = False
+        elif ch in "“«„" or ch == '"':
+            inside, opener = True, ch
+    return inside
+
+
+def _first_person(m: re.Match) -> bool:
+    """True when a match's subject is the writer's own: "I", "we", "my …" or a bare "Mom"."""
+    g = m.groupdict()
+    return bool(g.get("we") or g.get("rel") or g.get("bare") or (g.get("subj") or "").lower() in ("i", "my"))
+
+
+def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors, opened: bool = False) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
     citing ``sentence`` and dated as :func:`_when` reads its own part of ``clause`` (``anchors``: its time
-    expressions)."""
+    expressions).  ``opened``: ``clause`` starts inside quotation marks (:func:`_reported`)."""
     found: list[FactCandidate] = []
     for rx, what in _PATTERNS:
         for m in rx.finditer(clause):
+            if _first_person(m) and _reported(opened, clause[:m.start()]):
+                continue  # 'Tom wrote: "I moved to Nice."': Tom's move, not the writer's
             start, end, note = _when(clause, m.span(), anchors, sent_at)
             if what == "birthday" and (m.group("subj") or "").lower() == "my":
                 subj = Subject("speaker")
@@ -322,15 +352,18 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     never whoever spoke before (in a group chat a reply is not about the previous speaker).
     """
     out: list[FactCandidate] = []
-    sentences = []  # (text read, the sentence cited, whether the text is the whole sentence)
-    for sm in _SENTENCES.finditer(_ABBREV.sub("\\1\u2024", text)):
+    sentences = []  # (text read, the sentence cited, whether the text is the whole sentence, opens in a quote)
+    marked = _ABBREV.sub("\\1\u2024", text)
+    for sm in _SENTENCES.finditer(marked):
         cited = sm.group(0).strip().replace("\u2024", ".")
         sentence = _as_spoken(cited)
-        sentences.append((sentence, cited, True))
+        opened = _in_quotes(marked[:sm.start()])
+        sentences.append((sentence, cited, True, opened))
         for cm in _COORD.finditer(sentence):  # "I left Berlin and moved to Rome": also "I moved to Rome"
-            if not _negated(sentence, cm.start()):
-                sentences.append((f"{cm.group('head')} {cm.group('rest')}.", cited, False))
-    for clause, cited, whole in sentences:
+            if not _negated(sentence, cm.start()) and not (cm.group("head")[:1] in "IWwMm" and
+                                                           _reported(opened, sentence[:cm.start()])):
+                sentences.append((f"{cm.group('head')} {cm.group('rest')}.", cited, False, False))
+    for clause, cited, whole, opened in sentences:
         if len(cited) < 6 or cited.endswith("?"):
             continue  # a question states nothing ("Tom works at Initech?")
         anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
@@ -338,9 +371,11 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
             out += _stated(clause, cited, sent_at, anchors)
             continue
         sentence = clause
-        out += _stated(sentence, cited, sent_at, anchors)
+        out += _stated(sentence, cited, sent_at, anchors, opened)
         for rx, keys in _ENDINGS:
             for m in rx.finditer(sentence):
+                if _first_person(m) and _reported(opened, sentence[:m.start()]):
+                    continue
                 start, _end, note = _when(sentence, m.span(), anchors, sent_at)
                 subj = _subject(m)
                 value = m.group("val").strip().rstrip(".,")
@@ -351,6 +386,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                          time_note=note, ends=keys))
         for m in _MENTION.finditer(sentence):
+            if _reported(opened, sentence[:m.start()]):
+                continue  # 'Tom wrote: "my sister …"': Tom's sister
             start = _when(sentence, m.span(), anchors, sent_at)[0]
             rel = RELATIONS[m.group("rel").lower()]
             name = m.group("relname")

@@ -80,3 +80,23 @@ def test_the_evidence_is_the_sentence_as_written():
 def test_a_pronoun_for_people_at_large_is_no_ones_name(text):
     # each made a person named "Everyone", "Nobody", … with a home or a job
     assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, want", [
+    ('Tom wrote: "I moved to Nice." Can you believe it?', []),
+    ("Tom wrote: “I moved to Nice.” Wow.", []),
+    ("My friend said: I moved to Oslo.", []),
+    ('Tom wrote: "I love it. I joined Globex." I live in Leeds.', [("speaker", "home", "Leeds", date(2023, 6, 10),
+                                                                   False)]),
+    ("She said “my sister moved to Rome” and I moved to Bath.", [("speaker", "home", "Bath", date(2023, 6, 10),
+                                                                 False)]),
+    ("I said: I moved to Bath.", [("speaker", "home", "Bath", date(2023, 6, 10), False)]),  # the writer, quoting self
+])
+def test_quoted_first_person_words_are_the_quoted_persons(text, want):
+    # each quoted "I moved to …" was the writer's own new home
+    assert facts(text) == want
+
+
+def test_a_quoted_my_sister_is_not_the_writers_sister():
+    found = extract_facts('Tom wrote: "My sister moved to Rome."', SAT)
+    assert [(f.subject.kind, f.key) for f in found] == []
