@@ -756,7 +756,7 @@ def envelope_time(from_line: str | None) -> datetime | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
-_NUMERIC_DATE = re.compile(r"^\s*(?:[A-Za-z]{3,9},?\s*)?(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
+_NUMERIC_DATE = re.compile(r"^\s*(?:[^\W\d_]{2,12}\.?,?\s*)?(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
 
 
 def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes: list[str],
@@ -1028,11 +1028,12 @@ _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 _GMT_OFFSET = re.compile(r"\b(?:GMT|UTC)([+-])(\d{1,2}):?(\d\d)?\b", re.I)
 _HOURS_OFFSET = re.compile(r"(?<=\d\d:\d\d)((?::\d\d)?\s+[+-]\d\d)(?![\d:])")  # "09:00:00 +01": hours only
 _COLON_OFFSET = re.compile(r"(?<=\d)(\s+[+-]\d\d):(\d\d)\b")  # "09:05:00 +01:00" (ISO style, after a time)
-_TWELVE_HOUR = re.compile(r"\b(\d{1,2})(:\d\d(?::\d\d)?)\s*([AaPp])\.?\s?[Mm]\.?(?![\w])")
+_TWELVE_HOUR = re.compile(r"\b(\d{1,2})(:\d\d(?::\d\d)?)\s*(?:([AaPp])\.?\s?[Mm]\.?|(π|μ)\.?\s?μ\.?)(?![\w])")
 
 
 def _to_24h(m: re.Match) -> str:
-    hour = int(m.group(1)) % 12 + (12 if m.group(3) in "Pp" else 0)
+    pm = m.group(3) in ("P", "p") if m.group(3) else m.group(4) == "μ"  # Greek π.μ. / μ.μ.: a.m. / p.m.
+    hour = int(m.group(1)) % 12 + (12 if pm else 0)
     return f"{hour:02d}{m.group(2)}"
 
 
@@ -1059,16 +1060,33 @@ for _en, _ru in zip(_MONTH_WORDS, ("янв января январь", "фев �
                                    "авг августа август", "сен сент сентября сентябрь", "окт октября октябрь",
                                    "ноя нояб ноября ноябрь", "дек декабря декабрь")):
     _MONTH_WORDS[_en] += " " + _ru
-_FOREIGN_MONTH = {w: en for en, words in _MONTH_WORDS.items() for w in words.split()}
+for _en, _more in zip(_MONTH_WORDS, (
+        "ocak oca ledna leden január januar Ιανουαρίου Ιαν",  # Turkish, Czech, Hungarian, Scandinavian, Greek
+        "şubat şub února únor február februar Φεβρουαρίου Φεβ",
+        "mart března březen március márc marts maret Μαρτίου Μαρ",
+        "nisan nis dubna duben április ápr Απριλίου Απρ",
+        "mayıs maj května květen május máj Μαΐου Μαΐ Μαΐ",
+        "haziran haz června červen június jún Ιουνίου Ιουν",
+        "temmuz tem července červenec július júl Ιουλίου Ιουλ",
+        "ağustos ağu srpna srpen augusztus augusti Αυγούστου Αυγ",
+        "eylül eyl září szeptember szept Σεπτεμβρίου Σεπ",
+        "ekim eki října říjen október Οκτωβρίου Οκτ",
+        "kasım kas listopadu listopad Νοεμβρίου Νοε",
+        "aralık ara prosince prosinec desember Δεκεμβρίου Δεκ")):
+    _MONTH_WORDS[_en] += " " + _more
+_FOREIGN_MONTH = {w.casefold(): en for en, words in _MONTH_WORDS.items() for w in words.split()}
+_DOTTED_TIME = re.compile(r"\b(kl|klo|kello|pukul|kell|um|às|at)(\.?\s+)(\d{1,2})\.(\d\d)\b", re.I)
 _MONTH_TOKEN = re.compile(r"(?<![^\W\d_])([^\W\d_]{3,11})\.?(?=[\s,-]|$)")
 _LEADING_DAY = re.compile(r"^\s*[^\W\d_]{1,12}\.?,?\s+(?=\d)")
 
 
 def _english_months(value: str) -> str:
-    """A Date written with the month in French, German, Spanish, Italian, Portuguese, Dutch or Polish (``lun., 01
-    janv. 2001``, ``Di, 02 Mai 2001``: mailers that format dates in their locale) with the month's English
-    abbreviation and without the weekday; a value with an English month is left as it is (but ``Jan.`` loses its
-    dot)."""
+    """A Date written with the month in French, German, Spanish, Italian, Portuguese, Dutch, Polish, Russian,
+    Turkish, Czech, Hungarian, Greek or a Scandinavian language (``lun., 01 janv. 2001``, ``Di, 02 Mai 2001``,
+    ``4 Mayıs 2024``: mailers, and forwarded messages' Date lines, that format dates in their locale) with the
+    month's English abbreviation and without the weekday, and a time written with a dot after ``kl.``/``klo``
+    (``kl. 10.00``) with a colon; a value with an English month is left as it is (but ``Jan.`` loses its dot)."""
+    value = _DOTTED_TIME.sub(r"\1\2\3:\4", value)  # "kl. 10.00", "klo 10.00": the time with a dot
     out = _MONTH_TOKEN.sub(lambda m: _FOREIGN_MONTH.get(m.group(1).casefold(), m.group(1)), value)
     return _LEADING_DAY.sub("", out) if out != value else value
 

@@ -179,3 +179,18 @@ def test_zone_names_with_one_common_meaning_and_us_region_names_are_read(tmp_pat
     for i, (value, utc) in enumerate(cases):
         (rec,) = _read(tmp_path, f"n{i}.mbox", _msg(f"n{i}", "Hi.", date=value, envelope=None))
         assert rec.sent_at == utc and rec.attrs.get("date_source") in (None, "date-header-lenient"), value
+
+
+def test_forwarded_date_lines_written_in_other_languages_are_read(tmp_path):
+    """Gmail and Outlook write a forward's Date line in the user's language, without a zone (read at the
+    forwarder's +01:00): each is 4 May 2024, 10:00 local (22:00 for the Greek μ.μ., p.m.), 09:00 or 21:00 UTC —
+    not 'unparseable', and the Finnish '4.5.2024' day-first, not 5 April."""
+    cases = [("4 Mayıs 2024 Cumartesi 10:00", 9), ("lø. 4. maj 2024 kl. 10.00", 9), ("4. května 2024 v 10:00", 9),
+             ("2024. május 4., szo, 10:00", 9), ("sob., 4 maj 2024 o 10:00", 9), ("la 4.5.2024 klo 10.00", 9),
+             ("Σάβ, 4 Μαΐου 2024 στις 10:00 μ.μ.", 21), ("Sabtu, 04 Mei 2024 pukul 10.00", 9)]
+    for i, (value, hour) in enumerate(cases):
+        body = (f"FYI\n\n---------- Forwarded message ---------\nFrom: Ann Lee <ann@example.org>\nDate: {value}\n"
+                f"Subject: news\n\nI moved to Lisbon.\n")
+        main, fwd = _read(tmp_path, f"f{i}.mbox", _msg(f"Fwd {i}", body, sender="Bob <bob@example.net>",
+                                                       date="Sun, 05 May 2024 11:00:00 +0100", envelope=None))
+        assert fwd.sent_at == datetime(2024, 5, 4, hour, 0, tzinfo=UTC), value
