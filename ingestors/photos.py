@@ -10,8 +10,8 @@ Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exi
 ``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
 else ``DateTime``, else the GPS date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
 ``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in the GPS
-position's zone, else ``local_timezone``, with a note), else a date alone in the file name (WhatsApp's ``IMG-20230504-WA0001.jpg``:
-``time_basis`` ``"file-name-date"``, ``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS
+position's zone, else ``local_timezone``, with a note), else a date tag holding a day alone (``2019:12:31``: ``"exif-date"``), else a date alone in the file name
+(WhatsApp's ``IMG-20230504-WA0001.jpg``: ``time_basis`` ``"file-name-date"``; ``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS
 position's zone, else ``local_timezone``, a note that the time of day is unknown, and no time of day in the text) — the first one whose
 clock is plausible.  A clock is **not**
 plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
@@ -97,7 +97,9 @@ _EXIF_TIME = re.compile(r"(\d{4})([:\-/.])(\d{1,2})\2(\d{1,2})[ T](\d{1,2}):(\d\
 _YEAR_LAST_TIME = re.compile(r"(?<!\d)(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})[ T,]+(\d{1,2}):(\d\d)(?::(\d\d))?"
                              r"(?:\s*([AaPp])\.?[Mm]\.?)?(?![\d:])")
 # what some writers put after the seconds of a DateTime* value: a fraction, then an offset or Z
-_TIME_TAIL = re.compile(r"(?:[.,](\d+))?\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
+_TIME_TAIL = re.compile(r"(?:[.,](\d+))?\s*(Z|UTC|GMT|(?:UTC|GMT)?[+-]\d\d(?::?\d\d)?)?\s*$", re.IGNORECASE)
+# a 12-hour clock's mark after the time ("2019:12:31 02:05:00 PM")
+_AM_PM = re.compile(r"\s*([AaPp])\.?\s?[Mm]\.?(?![A-Za-z])")
 _OFFSET = re.compile(r"(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d\d))?", re.IGNORECASE)
 _PILLOW_EXIF = frozenset({"heif", "png", "webp"})  # kinds whose EXIF Pillow is asked for when exifread finds none
 _HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
@@ -498,18 +500,37 @@ def parse_exif_time(text: str | None) -> datetime | None:
     """A naive datetime from an EXIF ``"YYYY:MM:DD HH:MM:SS"`` string, or None (blank, zeros, invalid).
 
     Also read: dashes, slashes or dots between the date's fields, a ``T``, unpadded fields, no seconds (0),
-    ``24:00:00`` (the end of the day: the next day's midnight), and a date written year last (``31/12/2019
+    ``24:00:00`` (the end of the day: the next day's midnight), a 12-hour clock's ``AM``/``PM`` after the time
+    (``2019:12:31 02:05:00 PM`` is 14:05), and a date written year last (``31/12/2019
     14:05:00``, ``12/31/2019 2:05 PM``) when its day and month cannot be mistaken (:func:`_year_last_time`)."""
     match = _EXIF_TIME.search(text or "")
     if not match:
         return _year_last_time(text or "")
     year, _sep, month, day, hour, minute, second = match.groups()
+    ampm = _AM_PM.match(text, match.end())
+    if ampm:  # "02:05:00 PM" is 14:05; "14:05:00 PM" is no time
+        if not 1 <= int(hour) <= 12:
+            return None
+        hour = str(int(hour) % 12 + (12 if ampm.group(1).lower() == "p" else 0))
     try:
         if int(hour) == 24 and int(minute) == 0 and int(second or 0) == 0:
             return datetime(int(year), int(month), int(day)) + timedelta(days=1)
         return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0))
     except ValueError:
         return None
+
+
+def _day_alone(text: str | None):
+    """The day an EXIF time value gives when it holds a date and no time (``"2019:12:31"``, ``"2019-12-31"``), else
+    None (a value with a time, a blank, zeros, or an impossible day)."""
+    match = re.fullmatch(r"\s*(\d{4})[:\-/.](\d\d)[:\-/.](\d\d)\s*", text or "")
+    if not match:
+        return None
+    try:
+        day = datetime(*map(int, match.groups())).date()
+    except ValueError:
+        return None
+    return day if 1990 <= day.year <= 2100 else None
 
 
 def _year_last_time(text: str) -> datetime | None:
@@ -558,12 +579,17 @@ def _year_last_readings(text: str) -> list[datetime]:
 
 def exif_time_tail(text: str | None) -> tuple[int, timezone | None]:
     """What follows the seconds in a ``DateTime*`` value written by some tools (``"2023:05:04 10:12:33.45+02:00"``,
-    ``"…33Z"``): ``(microseconds, fixed offset or None)`` — ``(0, None)`` when nothing does."""
+    ``"…33Z"``, ``"…33 UTC"``, ``"02:05:00 PM +01:00"``): ``(microseconds, fixed offset or None)`` — ``(0, None)``
+    when nothing does."""
     match = _EXIF_TIME.search(text or "")
-    tail = _TIME_TAIL.match(text[match.end():]) if match else None
+    if match is None:
+        return 0, None
+    ampm = _AM_PM.match(text, match.end())
+    tail = _TIME_TAIL.match(text[ampm.end() if ampm else match.end():])
     if tail is None:
         return 0, None
-    return parse_subsec(tail.group(1)), parse_offset(tail.group(2))
+    offset = tail.group(2)
+    return parse_subsec(tail.group(1)), parse_offset("Z" if (offset or "").upper() in ("UTC", "GMT") else offset)
 
 
 def unreadable_time(text: str | None) -> bool:
@@ -774,7 +800,7 @@ class PhotoIngestor:
         written in UTC), or None."""
         found = time_from_name(name)
         if found is None:
-            return self._day_from_name(name, now, modified, attrs, notes, place)
+            return None
         local, is_utc = found
         problem = clock_problem(local, now, modified)
         if problem:
@@ -789,26 +815,30 @@ class PhotoIngestor:
         instant = local.replace(tzinfo=zone)
         return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
 
-    def _day_from_name(self, name: str, now: datetime, modified: datetime | None, attrs: dict,
-                       notes: list[str], place: GeoPoint | None = None) -> tuple[None, datetime] | None:
-        """(None, noon of the day) from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
-        :func:`ingestors.file_names.date_from_name`), in the GPS position's zone, else ``local_timezone``, or None.  Only the day is known:
-        ``attrs["date_only"]``, ``attrs["local_date"]`` and a note say so, and no local time of day is given."""
-        day = date_from_name(name)
-        if day is None:
-            return None
-        noon = datetime(day.year, day.month, day.day, 12)
-        problem = clock_problem(noon, now, modified)
-        if problem:
-            notes.append(f"date in the file name not used: {problem.replace('camera clock', 'the clock')}")
-            return None
-        zone = self._name_zone(place)
-        attrs.update(time_basis="file-name-date", time_zone=getattr(zone, "key", None) or "UTC", date_only=True,
-                     local_date=day.isoformat())
-        notes.append(f"day taken from the file name ({day:%Y-%m-%d}): the time of day is unknown (placed at noon "
-                     f"{attrs['time_zone']}); no capture time in the picture's metadata")
-        instant = noon.replace(tzinfo=zone)
-        return None, instant.astimezone(timezone(instant.utcoffset()))
+    def _day_only(self, tags: dict, name: str, now: datetime, modified: datetime | None, attrs: dict,
+                  notes: list[str], place: GeoPoint | None = None) -> tuple[None, datetime] | None:
+        """(None, noon of the day) from a date tag holding a day alone (``DateTimeOriginal`` ``2019:12:31``: some
+        scanners and editors), else from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
+        :func:`ingestors.file_names.date_from_name`), in the GPS position's zone, else ``local_timezone``, or None.
+        Only the day is known: ``attrs["date_only"]``, ``attrs["local_date"]`` and a note say so, and no local time
+        of day is given."""
+        found = [(d, label, "exif-date") for tag, label, *_ in _TIME_TAGS if (d := _day_alone(_value(tags, tag)))]
+        if (d := date_from_name(name)) is not None:
+            found.append((d, "the file name", "file-name-date"))
+        for day, source, basis in found:
+            noon = datetime(day.year, day.month, day.day, 12)
+            problem = clock_problem(noon, now, modified)
+            if problem:
+                notes.append(f"date in {source} not used: {problem.replace('camera clock', 'the clock')}")
+                continue
+            zone = self._name_zone(place)
+            attrs.update(time_basis=basis, time_zone=getattr(zone, "key", None) or "UTC", date_only=True,
+                         local_date=day.isoformat())
+            notes.append(f"day taken from {source} ({day:%Y-%m-%d}): the time of day is unknown (placed at noon "
+                         f"{attrs['time_zone']}); no capture time in the picture's metadata")
+            instant = noon.replace(tzinfo=zone)
+            return None, instant.astimezone(timezone(instant.utcoffset()))
+        return None
 
     def _time(self, tags: dict, place: GeoPoint | None, attrs: dict, notes: list[str],
               modified: datetime | None = None, name: str = "", path: Path | None = None
@@ -845,7 +875,7 @@ class PhotoIngestor:
                                  "other date in the file tells which")
                     continue
             if candidate is None:
-                if unreadable_time(raw):
+                if unreadable_time(raw) and _day_alone(raw) is None:  # a day alone is used later, if nothing better
                     notes.append(f"{label} unreadable ({raw!r}): not a date and time")
                 continue
             # the satellites' date agreeing with the camera's: a file modified "before" it was copied with a wrong time
@@ -876,7 +906,8 @@ class PhotoIngestor:
                 attrs["time_basis"] = "gps-datetime"  # the GPS date may be a day off: a last resort
                 notes.append("time taken from the GPS date and time (no plausible camera time)")
                 return None, gps_utc
-            named = self._time_from_name(name, now, modified, attrs, notes, place)
+            named = self._time_from_name(name, now, modified, attrs, notes, place) or \
+                self._day_only(tags, name, now, modified, attrs, notes, place)
             if named is not None:
                 return named
             if not tags:

@@ -110,6 +110,10 @@ def test_a_whatsapp_voice_note_with_no_time_tag_is_placed_on_its_names_day(tmp_p
     ("05/05/2023 00:30:00", datetime(2023, 5, 5, 0, 30)),       # the same either way round
     ("04/05/2019 14:05:00", None),                              # 4 May or 5 April: nothing in the string tells
     ("31/12/2019 25:05:00", None), ("12/31/2019 13:05:00 PM", None),
+    # the standard's order with a 12-hour clock's mark: it was read as 02:05, twelve hours early
+    ("2019:12:31 02:05:00 PM", datetime(2019, 12, 31, 14, 5)),
+    ("2019-12-31 12:05:00 AM", datetime(2019, 12, 31, 0, 5)),
+    ("2019:12:31 14:05:00 PM", None),
 ])
 def test_capture_times_written_year_last(written, local):
     assert parse_exif_time(written) == local
@@ -316,3 +320,24 @@ def test_a_memo_of_nothing_but_stock_words_whisper_was_unsure_of_holds_no_speech
                          for w, p, lp, temp in segments])
     (rec,) = VoiceIngestor(lambda _p: t.transcribe(_loud_burst())).read(silent_wav(tmp_path / "memo.wav"))
     assert rec.text == text and (("no speech found" in rec.notes) == (not text))
+
+
+def test_offsets_written_after_a_12_hour_time_or_as_utc_and_a_capture_day_alone(tmp_path):
+    camera = {0x010F: text("Test")}
+    pm = read(jpeg(tmp_path / "a.jpg", exif_block(camera, {0x9003: text("2019:12:31 02:05:00 PM +01:00")})))
+    assert pm.sent_at == datetime(2019, 12, 31, 13, 5, tzinfo=UTC) and pm.attrs["time_basis"] == "offset"
+    utc = read(jpeg(tmp_path / "b.jpg", exif_block(camera, {0x9003: text("2019:12:31 14:05:00 UTC")})),
+               local_timezone="Asia/Tokyo")
+    assert utc.sent_at == datetime(2019, 12, 31, 14, 5, tzinfo=UTC) and utc.attrs["time_basis"] == "offset"
+    # a DateTimeOriginal with a day and no time (a scanner's, an editor's): that day, said to have no time of day
+    day = read(jpeg(tmp_path / "c.jpg", exif_block(camera, {0x9003: text("2019:12:31")})),
+               local_timezone="America/New_York")
+    assert day.sent_at == datetime(2019, 12, 31, 17, 0, tzinfo=UTC)  # noon EST (-05:00)
+    assert day.attrs["time_basis"] == "exif-date" and day.attrs["local_date"] == "2019-12-31"
+    assert day.text == "Photo from 2019-12-31 (time of day unknown) with Test"
+    assert not any("unreadable" in n for n in day.notes)
+    assert ("day taken from DateTimeOriginal (2019-12-31): the time of day is unknown (placed at noon "
+            "America/New_York); no capture time in the picture's metadata") in day.notes
+    # a full time in the file name is more than a day alone in a tag
+    named = read(jpeg(tmp_path / "IMG_20191230_101500.jpg", exif_block(camera, {0x9003: text("2019:12:31")})))
+    assert named.sent_at == datetime(2019, 12, 30, 10, 15, tzinfo=UTC) and named.attrs["time_basis"] == "file-name"
