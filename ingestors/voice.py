@@ -56,7 +56,9 @@ _TIME_TAGS = ("creation_time", "com.apple.quicktime.creationdate", "date")
 
 def media_tags(path: Path) -> dict[str, str]:
     """The container's metadata tags (lower-cased names), read with ``ffprobe``, with the first audio stream's
-    beneath them (Ogg and Opus files keep their ``DATE`` and ``TITLE`` comments there); {} when there are none."""
+    beneath them (Ogg and Opus files keep their ``DATE`` and ``TITLE`` comments there); {} when there are none.
+    A Broadcast WAV's origination date and time (``date`` ``2021-02-03``, ``creation_time`` ``09:15:00``: the
+    recorder's wall clock) become one ``date`` tag, ``2021-02-03 09:15:00``."""
     if shutil.which("ffprobe") is None:
         return {}
     try:
@@ -69,6 +71,12 @@ def media_tags(path: Path) -> dict[str, str]:
     tags: dict[str, str] = {}
     for source in [*(data.get("streams") or [])[:1], data.get("format") or {}]:  # the container's tags win
         tags.update({str(k).lower(): str(v) for k, v in (source.get("tags") or {}).items()})
+    clock = re.fullmatch(r"\s*(\d{1,2}[:.]\d\d(?:[:.]\d\d)?)\s*", tags.get("creation_time", ""))
+    if clock and _tag_day(tags) is not None:
+        # a Broadcast WAV's bext origination date and time (Zoom, Tascam, Sony recorders), which ffprobe gives as
+        # date "2021-02-03" and creation_time "09:15:00": one local time, in the date tag
+        tags["date"] = f"{tags['date'].strip()} {clock.group(1).replace('.', ':')}"
+        del tags["creation_time"]
     return tags
 
 

@@ -341,3 +341,17 @@ def test_offsets_written_after_a_12_hour_time_or_as_utc_and_a_capture_day_alone(
     # a full time in the file name is more than a day alone in a tag
     named = read(jpeg(tmp_path / "IMG_20191230_101500.jpg", exif_block(camera, {0x9003: text("2019:12:31")})))
     assert named.sent_at == datetime(2019, 12, 30, 10, 15, tzinfo=UTC) and named.attrs["time_basis"] == "file-name"
+
+
+@pytest.mark.skipif(__import__("shutil").which("ffmpeg") is None, reason="ffmpeg is not installed")
+def test_a_broadcast_wav_from_a_field_recorder_is_timed_by_its_origination_date_and_time(tmp_path):
+    import subprocess
+
+    out = tmp_path / "ZOOM0001.WAV"  # Zoom, Tascam and Sony recorders write the bext chunk: local date and time
+    subprocess.run(["ffmpeg", "-v", "quiet", "-y", "-i", str(silent_wav(tmp_path / "raw.wav")), "-write_bext", "1",
+                    "-metadata", "origination_date=2021-07-03", "-metadata", "origination_time=09:15:00", str(out)],
+                   check=True)
+    [rec] = VoiceIngestor(lambda p: "interview", local_timezone="Europe/London").read(out)
+    # 09:15 in London in July (BST, +01:00) is 08:15 UTC; it was "2021-07-03, time of day unknown"
+    assert rec.sent_at == datetime(2021, 7, 3, 8, 15, tzinfo=UTC) and rec.attrs["local_time"] == "2021-07-03T09:15:00"
+    assert "date_only" not in rec.attrs
