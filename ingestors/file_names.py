@@ -13,6 +13,7 @@ without a ``creation_time`` tag).  The names read are a date **and** a time of d
     photo_3@04-05-2023_10-12-33.jpg                (Telegram Desktop exports: day first)
     Call recording Ann_230504_101233.m4a           (Samsung: a two-digit year, 20yy)
     REC20230504101233.wav                          (voice recorders: date and time run together)
+    FB_IMG_1683195153123.jpg                       (saved from Facebook: Unix milliseconds, UTC)
 
 :func:`date_from_name` reads a **date alone** (WhatsApp on Android names media by the day it was sent or
 received: ``IMG-20230504-WA0001.jpg``, ``PTT-20210203-WA0001.opus``, ``AUD-…``, ``VID-…``): the day is known,
@@ -22,7 +23,7 @@ the time of day is not.  A counter (``New Recording 12.m4a``, ``IMG_1234.JPG``) 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 _NAME_TIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)"
@@ -38,6 +39,8 @@ _COMPACT_TIME = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<mo>\d\d)(?P<d>\d\d)(
 # a date alone: 20230504 or 2023-05-04 (2023_05_04, 2023.05.04), not inside a longer run of digits
 _NAME_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)(?!\d)")
 UTC_NAMES = re.compile(r"^PXL_", re.IGNORECASE)  # Google Pixel cameras name files by UTC
+# Facebook's app saves a picture as FB_IMG_<Unix time in milliseconds> (UTC: when it was saved on the phone)
+_EPOCH_MS = re.compile(r"^FB_IMG_(\d{13})(?!\d)", re.IGNORECASE)
 
 
 def time_from_name(name: str) -> tuple[datetime, bool] | None:
@@ -47,10 +50,15 @@ def time_from_name(name: str) -> tuple[datetime, bool] | None:
         name: a file name (a path's last part; its suffix is ignored).
     Returns:
         ``(naive wall time, is_utc)``: ``is_utc`` is True for names known to be written in UTC
-        (``PXL_…``), else the time is the device's local clock.  None when the name holds no
+        (``PXL_…``, ``FB_IMG_…``), else the time is the device's local clock.  None when the name holds no
         date with a time of day (see the module docstring).
     """
     stem = _stem(name)
+    epoch = _EPOCH_MS.match(stem)
+    if epoch:
+        when = datetime(1970, 1, 1) + timedelta(milliseconds=int(epoch.group(1)))
+        if 1990 <= when.year <= 2100:
+            return when.replace(microsecond=0), True
     for m in _NAME_TIME.finditer(stem):
         if not m.group("s2") and len(m.group("h")) != 2:
             continue  # "101233" needs two-digit hours; "3.04.05 PM" may have one

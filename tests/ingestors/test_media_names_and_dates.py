@@ -65,6 +65,12 @@ def test_times_and_days_in_file_names(name, when, day):
     assert date_from_name(name) == day
 
 
+def test_a_picture_saved_from_facebook_is_timed_by_the_unix_milliseconds_in_its_name():
+    # 1683195153123 ms = 2023-05-04 10:12:33.123 UTC
+    assert time_from_name("FB_IMG_1683195153123.jpg") == (datetime(2023, 5, 4, 10, 12, 33), True)
+    assert time_from_name("FB_IMG_9999999999999.jpg") is None  # the year 2286
+
+
 def test_a_whatsapp_photo_with_no_exif_is_placed_on_the_day_its_name_gives(tmp_path):
     r = read(plain(tmp_path / "IMG-20230504-WA0001.jpg"), local_timezone="America/Sao_Paulo")
     # the day is 4 May 2023 in São Paulo (-03:00); no time of day is known: noon there, 15:00 UTC, said so
