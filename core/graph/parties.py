@@ -43,7 +43,7 @@ from email.utils import getaddresses
 from sqlmodel import Session, select
 
 from core import clock
-from core.extraction.signature import signature_phones
+from core.extraction.signature import signature_emails, signature_phones
 from core.graph.entities import (is_role_address, looks_like_group_name, looks_like_household, name_tokens,
                                  normalize_email)
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
@@ -353,6 +353,10 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
         if e is not None and e.kind == "person" and not e.is_owner:  # one owner at a time (owner.set_owner)
             for phone in signature_phones(getattr(rec, "text", "") or "", sender.name, region):
                 claim_phone(s, e, phone, region, index)
+            for address in signature_emails(getattr(rec, "text", "") or "", sender.name, sender.address):
+                claim_signed_email(s, e, address, sender.name, index)
+        if e is not None and e.kind == "person" and not e.is_owner and sender.address:
+            signed_elsewhere(s, e, sender.address, sender.name, index)
 
     # recipients
     for p in rec.recipients:
@@ -415,6 +419,65 @@ def claim_phone(s: Session, person: Entity, phone: str, region: str = "US", inde
         record_decision(s, person.id, other.id, "pending", "signature_phone", 0.8, reason)
         return
     merge_by_rule(s, person, other, "signature_phone", 1.0, reason, index, hold=False)
+
+
+SIGNED_EMAIL = "signature_email"
+"""Alias kind of an address a person gave as their own in their mail signature, before mail came from it: not an
+address they write from (no mail is resolved by it), but a claim that joins them to whoever writes from it under
+their full name (:func:`signed_elsewhere`)."""
+
+
+def _same_full_name(s: Session, e: Entity, name: str | None) -> bool:
+    """True when ``name`` is a full name (:func:`~core.graph.entities.is_full_name`) that ``e`` goes by."""
+    from core.graph.entities import is_full_name, normalize_name, person_display_name
+
+    if not is_full_name(name):
+        return False
+    keys = {normalize_name(name), normalize_name(person_display_name(name, mail=True))}
+    return s.exec(select(Alias.id).where(Alias.entity_id == e.id, Alias.kind == "name",
+                                         Alias.normalized.in_(keys))).first() is not None
+
+
+def claim_signed_email(s: Session, person: Entity, address: str, name: str | None,
+                       index: NameIndex | None = None) -> None:
+    """``person`` (writing as ``name``) gave ``address`` in their mail signature as theirs.
+
+    The person already writing from ``address`` under the same full name is them: merged (a decision row, not held —
+    their own signature and their own name agree).  Under another name, or with the owner on either side, it is a
+    suggestion.  Nobody yet: ``address`` is kept as a :data:`SIGNED_EMAIL` alias, for :func:`signed_elsewhere` when
+    mail from it arrives.  Two mails from "Priya Nair" at priya@nairdesign.example and priya.nair@gmail.com, one
+    signed with the other address, were two people."""
+    from core.graph.resolution import _by_address, merge_by_rule, record_decision
+
+    hit = _by_address(s, "email", normalize_email(address), "person")
+    if hit is None:
+        add_alias(s, person, SIGNED_EMAIL, address)
+        return
+    other = hit[0]
+    if other.id == person.id or other.kind != "person":
+        return
+    reason = f"{address} is in {person.canonical_name}'s mail signature"
+    if other.is_owner or person.is_owner or not _same_full_name(s, other, name):
+        record_decision(s, person.id, other.id, "pending", SIGNED_EMAIL, 0.8, reason)
+        return
+    merge_by_rule(s, person, other, SIGNED_EMAIL, 1.0, reason, index, hold=False)
+
+
+def signed_elsewhere(s: Session, person: Entity, address: str, name: str | None,
+                     index: NameIndex | None = None) -> None:
+    """Mail from ``address`` by ``person`` (as ``name``): whoever gave ``address`` in their signature under that full
+    name is them (merged into ``person``, as :func:`claim_signed_email` would have done in the other order)."""
+    from core.graph.resolution import merge_by_rule
+
+    norm = normalize_email(address)
+    ids = s.exec(select(Alias.entity_id).where(Alias.kind == SIGNED_EMAIL, Alias.normalized == norm)).all()
+    for eid in sorted(set(ids)):
+        other = s.get(Entity, eid)
+        if other is None or other.tombstoned_at is not None or other.id == person.id or other.kind != "person" \
+                or other.is_owner or not _same_full_name(s, other, name) or not _same_full_name(s, person, name):
+            continue
+        merge_by_rule(s, person, other, SIGNED_EMAIL, 1.0, f"{address} is in {other.canonical_name}'s mail signature",
+                      index, hold=False)
 
 
 def _shared_mailbox(s: Session, e: Entity) -> bool:

@@ -3,6 +3,8 @@ card joins two addresses that were only a suggestion, and after the person merge
 no suggestion may stay behind naming an entity that was merged away.  Inputs written by the tests themselves."""
 from __future__ import annotations
 
+import pytest
+
 from app.operations.graph import profile
 from app.operations.ingest import ingest
 from app.operations.review import list_reviews, merge_entities
@@ -82,3 +84,47 @@ def test_a_home_said_twice_imported_after_the_move_of_the_same_day_is_one_spell(
     assert homes == [("Madrid", "2023-06-05", "As of 2023-06-05, Rosa Vidal lives in Madrid.")]
     # was two Berlin spells (Jan 9 → Jun 5, and Jun 5 → Jun 5), the first one's statement "As of 2023-06-05"
     assert history == [("Berlin", "2023-01-09", "2023-06-05", "As of 2023-01-09, Rosa Vidal lives in Berlin.")]
+
+
+PRIYA_WORK = ("Priya Nair <priya@nairdesign.example>", "Mon, 13 Mar 2023 10:00:00 +0000", "news",
+              "I moved to Mumbai.\n\nPriya Nair\npriya.nair@gmail.com")
+PRIYA_HOME = ("Priya Nair <priya.nair@gmail.com>", "Mon, 06 Mar 2023 10:00:00 +0000", "hi", "I live in Pune.")
+
+
+def _people(container):
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    with container.db.session() as s:
+        return sorted(e.canonical_name for e in s.exec(select(Entity).where(
+            Entity.kind == "person", Entity.tombstoned_at.is_(None))) if e.canonical_name != "Owner")
+
+
+@pytest.mark.parametrize("signed_first", [False, True])
+def test_a_signature_giving_the_other_address_under_the_same_full_name_is_one_person(container, tmp_path, signed_first):
+    from helpers.mboxes import write_raw_mbox
+
+    order = [PRIYA_WORK, PRIYA_HOME] if signed_first else [PRIYA_HOME, PRIYA_WORK]
+    ingest(container, [write_raw_mbox(tmp_path / "m.mbox", order)])
+    # was two people "Priya Nair" and a suggestion, whichever mail came first
+    assert _people(container) == ["Priya Nair"]
+    p = profile(container, "Priya Nair")
+    assert {a["value"] for a in p.aliases if a["kind"] == "email"} == {"priya@nairdesign.example",
+                                                                       "priya.nair@gmail.com"}
+    assert [(f.value, f.valid_from[:10]) for f in p.current if f.key == "home"] == [("Mumbai", "2023-03-13")]
+    assert list_reviews(container) == []
+
+
+def test_a_signature_address_under_another_name_or_a_label_of_someone_else_joins_no_one(container, tmp_path):
+    from helpers.mboxes import write_raw_mbox
+
+    ingest(container, [write_raw_mbox(tmp_path / "m.mbox", [
+        ("Raj Patel <raj@nairdesign.example>", "Mon, 20 Mar 2023 11:00:00 +0000", "a",
+         "See below.\n\nRaj Patel\nEmail: raj@nairdesign.example\nAssistant: priya.nair@gmail.com"),
+        PRIYA_HOME,
+        ("Sam Hill <sam@hill.example>", "Mon, 20 Mar 2023 12:00:00 +0000", "b", "hello\n\nSam Hill\nsam.hill@gmail.com"),
+        ("Samantha Hill <sam.hill@gmail.com>", "Tue, 21 Mar 2023 12:00:00 +0000", "c", "hello from me"),
+    ])])
+    assert _people(container) == ["Priya Nair", "Raj Patel", "Sam Hill", "Samantha Hill"]
+    assert [(i.a_name, i.b_name) for i in list_reviews(container)] == [("Sam Hill", "Samantha Hill")]
