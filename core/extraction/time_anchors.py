@@ -18,6 +18,8 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
   and the day is still to come (the month after when it is not, and the day has passed)
 * ``in|since|during|back in <year>``: the year's first day
+* ``at the end|beginning|start|middle of <Month> [<year>]``, ``mid-|late <Month>``: its last day, 1st, 15th, 21st
+* ``the week|weekend before last``: the Monday (Saturday) two weeks back
 * ``in|since|during [early|late] <Month> [<year>]`` (month names capitalised, so "in may" is not May; the
   word before may start a sentence: "Since March I work at…"): its
   first day; without a year, the last such month up to the message after "since" or in a sentence in the
@@ -44,6 +46,10 @@ _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r"\b(?:,? (\d{4})\b)?", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
+    ("part", re.compile(r"\b(?:(?i:in|at|by|towards?|from|since|until|around|back in) )?(?i:the (?:very )?"
+                        r"(end|beginning|start|middle) of|(early|late|mid)[- ]?) ?"
+                        r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+                        r"(?:,? (\d{4}))?\b")),
     ("month", re.compile(r"\b(?:[Ii]n|[Ss]ince|[Dd]uring|[Ee]arly|[Ll]ate|mid-|[Uu]ntil) (?:early |late |mid-)?"
                          r"(January|February|March|April|May|June|July|August|September|October|November|December)"
                          r"(?:,? (\d{4}))?\b")),
@@ -51,6 +57,7 @@ _PATTERNS = [
     ("nth", re.compile(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b", re.I)),
     ("two", re.compile(r"\b(?:the )?day (before yesterday|after tomorrow)\b", re.I)),
     ("fortnight", re.compile(r"\ba fortnight ago\b", re.I)),
+    ("before_last", re.compile(r"\bthe (week|weekend) before last\b", re.I)),
     ("in", re.compile(r"\bin (\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
                       r" (day|week|month)s?(?! ago)\b", re.I)),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
@@ -92,6 +99,16 @@ def _add_months(d: date, n: int) -> date:
     y = d.year + m // 12
     m = m % 12 + 1
     return date(y, m, min(d.day, 28))
+
+
+def _month_day(name: str, year_s: str | None, day: int, ref: date, back: bool) -> date:
+    """Day ``day`` (31: the last day) of month ``name`` of year ``year_s``; without a year, the last such month up
+    to ``ref`` when ``back`` (a past tense, "since"), else the next one."""
+    month = _MONTHS.index(name.lower()) + 1
+    year = int(year_s) if year_s else ref.year - (back and month > ref.month) + (not back and month < ref.month)
+    first = date(year, month, 1)
+    last = (_add_months(first, 1) - timedelta(days=1)).day if month != 12 else 31
+    return first.replace(day=min(day, last))
 
 
 def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | None:
@@ -138,12 +155,15 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
         unit = g[1].lower()
         return _add_months(ref, n) if unit == "month" else ref + timedelta(days=n * (7 if unit == "week" else 1))
     if kind == "month":  # "in March": the 1st; a past tense means the last March up to now, else the next
-        month = _MONTHS.index(g[0].lower()) + 1
-        if g[1]:
-            return date(int(g[1]), month, 1)
-        back = past or m.group(0).lower().startswith("since")
-        year = ref.year - (back and month > ref.month) + (not back and month < ref.month)
-        return date(year, month, 1)
+        return _month_day(g[0], g[1], 1, ref, past or m.group(0).lower().startswith("since"))
+    if kind == "part":  # "at the end of May": its last day; "mid-May", "the middle of May": the 15th; "late May":
+        # the 21st (its last third); "early May", "the beginning of May": the 1st
+        part = (g[0] or g[1]).lower()
+        day = {"end": 31, "middle": 15, "mid": 15, "late": 21}.get(part, 1)
+        return _month_day(g[2], g[3], day, ref, past or "since" in m.group(0).lower())
+    if kind == "before_last":  # "the week before last": the Monday two weeks back; the weekend: its Saturday
+        monday = ref - timedelta(days=ref.weekday())
+        return monday - timedelta(weeks=2) + timedelta(days=5 if g[0].lower() == "weekend" else 0)
     if kind == "ago":
         n = int(g[0]) if g[0].isdigit() else _NUM[g[0].lower()]
         unit = g[1].lower()

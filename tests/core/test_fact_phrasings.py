@@ -100,3 +100,16 @@ def test_quoted_first_person_words_are_the_quoted_persons(text, want):
 def test_a_quoted_my_sister_is_not_the_writers_sister():
     found = extract_facts('Tom wrote: "My sister moved to Rome."', SAT)
     assert [(f.subject.kind, f.key) for f in found] == []
+
+
+@pytest.mark.parametrize("text, day", [
+    ("I moved to Leeds at the end of May.", date(2023, 5, 31)),        # was the message's day
+    ("I moved to Leeds in mid-March.", date(2023, 3, 15)),
+    ("I moved to Leeds in late May.", date(2023, 5, 21)),              # was 1 May
+    ("I joined Globex at the beginning of September.", date(2022, 9, 1)),  # past tense: the September before
+    ("I moved to Leeds at the end of February 2024.", date(2024, 2, 29)),
+    ("I moved to Leeds the week before last.", date(2023, 5, 22)),     # Monday two weeks back; was the message's day
+])
+def test_parts_of_months_and_the_week_before_last_in_the_senders_calendar(text, day):
+    [(_kind, _key, _value, first, _ended)] = facts(text)
+    assert first == day
