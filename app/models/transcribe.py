@@ -60,7 +60,10 @@ LOGPROB_FLOOR = -1.0  # Whisper's own logprob_threshold
 TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # Whisper's fallback: a window is decoded again, hotter, while unsure
 FRAME_SECONDS = 0.03  # voice-activity frames
 SPEECH_DB = 12.0  # a frame is speech when this many dB above the file's noise floor ...
-SILENCE_DBFS = -50.0  # ... and above this absolute level (digital silence and hiss are not speech)
+# ... and above this absolute level (digital silence is not speech; steady hiss never rises SPEECH_DB above its own
+# floor).  Not higher: a memo recorded far from the phone (speech frames at -75 to -56 dBFS, the JFK clip 45 dB down)
+# lost every word at -50
+SILENCE_DBFS = -65.0
 PAUSE_SECONDS = 0.3  # shorter gaps do not split a spoken stretch
 PAD_SECONDS = 0.25  # kept around each spoken stretch
 LANGUAGE_BLOCK_SECONDS = 10.0  # the language is detected per block of speech of at most this length

@@ -61,7 +61,7 @@ def test_voice_activity_and_channels():
     assert seconds == pytest.approx([2.75, 4.25, 4.75, 6.0], abs=0.03)
     assert speech_regions(np.zeros(30 * sr, np.float32)) == []
     hiss = np.random.default_rng(0).normal(0, 1e-4, 10 * sr).astype(np.float32)
-    assert speech_regions(hiss) == []  # below -50 dBFS: not speech
+    assert speech_regions(hiss) == []  # below -65 dBFS: not speech
     assert channels_differ(np.stack([tone, np.roll(tone[::-1], 77) * 0.5 + 0.01]))
     assert not channels_differ(np.stack([tone, tone * 0.8]))
     assert default_model("cuda") == "base" and default_model("cpu", cores=2) == "tiny.en"

@@ -361,3 +361,31 @@ def test_a_broadcast_wav_from_a_field_recorder_is_timed_by_its_origination_date_
     # 09:15 in London in July (BST, +01:00) is 08:15 UTC; it was "2021-07-03, time of day unknown"
     assert rec.sent_at == datetime(2021, 7, 3, 8, 15, tzinfo=UTC) and rec.attrs["local_time"] == "2021-07-03T09:15:00"
     assert "date_only" not in rec.attrs
+
+
+# ----------------------------------------------------------------------------- quiet speech is still speech
+
+def test_a_quiet_voice_in_a_silent_file_is_a_spoken_stretch():
+    import numpy as np
+
+    from app.models.transcribe import speech_regions
+
+    sr = 16000
+    voice = (0.002 * np.sin(2 * np.pi * 180 * np.arange(sr) / sr)).astype(np.float32)  # about -57 dBFS RMS
+    audio = np.concatenate([np.zeros(2 * sr, np.float32), voice, np.zeros(2 * sr, np.float32)])
+    seconds = [x / sr for region in speech_regions(audio) for x in region]
+    assert seconds == pytest.approx([1.75, 3.25], abs=0.03)  # the second, padded by 0.25 s (30 ms frames)
+    hiss = np.random.default_rng(0).normal(0, 0.002, 5 * sr).astype(np.float32)  # steady hiss at that level
+    assert speech_regions(hiss) == []
+
+
+@pytest.mark.slow
+def test_real_whisper_transcribes_a_memo_recorded_far_from_the_phone(tmp_path_factory, corpus):
+    from app.models import convert_whisper
+    from app.models.transcribe import Transcriber
+
+    checkpoint = convert_whisper.ensure_default_checkpoint(tmp_path_factory.mktemp("whisper-models"))
+    t = Transcriber(checkpoint)
+    quiet = t.load_audio(corpus / "audio" / "jfk.flac") * 10 ** (-45 / 20)  # 45 dB down: peaks at -47 dBFS
+    result = t.transcribe(quiet)
+    assert not result.no_speech and "fellow americans" in result.text.lower().replace(",", "")
