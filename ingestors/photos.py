@@ -8,7 +8,7 @@ description as its text.
 
 Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exif:DateTimeOriginal`` or
 ``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
-else ``DateTime``, else the GPS date and time, else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
+else ``DateTime``, else the GPS date and time (UTC, given at the position's local time: ``"gps-datetime"``), else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
 ``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in the GPS
 position's zone, else ``local_timezone``, with a note), else a date tag holding a day alone (``2019:12:31``: ``"exif-date"``), else a date alone in the file name
 (WhatsApp's ``IMG-20230504-WA0001.jpg``: ``time_basis`` ``"file-name-date"``; ``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS
@@ -905,7 +905,15 @@ class PhotoIngestor:
             if gps_utc is not None and gps_utc <= now + CLOCK_SLACK:
                 attrs["time_basis"] = "gps-datetime"  # the GPS date may be a day off: a last resort
                 notes.append("time taken from the GPS date and time (no plausible camera time)")
-                return None, gps_utc
+                zone = zone_at(place.lat, place.lon) if place is not None else None
+                if zone is None:
+                    return None, gps_utc
+                # the satellites' UTC, at the position's own time: its local day (19:00 UTC is 08:00 the next day
+                # in Auckland)
+                at_place = gps_utc.astimezone(zone)
+                attrs["time_zone"] = zone.key
+                attrs["local_time"] = at_place.replace(tzinfo=None).isoformat()
+                return at_place.replace(tzinfo=None), gps_utc.astimezone(timezone(at_place.utcoffset()))
             named = self._time_from_name(name, now, modified, attrs, notes, place) or \
                 self._day_only(tags, name, now, modified, attrs, notes, place)
             if named is not None:

@@ -389,3 +389,13 @@ def test_real_whisper_transcribes_a_memo_recorded_far_from_the_phone(tmp_path_fa
     quiet = t.load_audio(corpus / "audio" / "jfk.flac") * 10 ** (-45 / 20)  # 45 dB down: peaks at -47 dBFS
     result = t.transcribe(quiet)
     assert not result.no_speech and "fellow americans" in result.text.lower().replace(",", "")
+
+
+def test_a_photo_timed_only_by_its_gps_clock_is_on_the_positions_local_day(tmp_path):
+    auckland = {1: text("S"), 2: _dms(36.8485), 3: text("E"), 4: _dms(174.7633),
+                7: (RATIONAL, [(19, 1), (0, 1), (0, 1)]), 29: text("2020:01:14")}
+    r = read(jpeg(tmp_path / "a.jpg", exif_block({0x010F: text("Test")}, None, auckland)))
+    # 19:00 UTC on 14 January is 08:00 on 15 January in Auckland (NZDT, +13:00): the photo's day there
+    assert r.sent_at == datetime(2020, 1, 14, 19, 0, tzinfo=UTC) and r.sent_at.utcoffset() == timedelta(hours=13)
+    assert r.attrs["time_basis"] == "gps-datetime" and r.attrs["local_time"] == "2020-01-15T08:00:00"
+    assert r.text == "Photo taken 2020-01-15 08:00 at Auckland, Auckland, New Zealand with Test"
