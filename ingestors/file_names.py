@@ -33,9 +33,11 @@ _NAME_TIME = re.compile(
 # Telegram Desktop's media names: "photo_3@04-05-2023_10-12-33" (day first); Samsung's call and voice recordings:
 # "…_230504_101233" (a two-digit year)
 _TELEGRAM_TIME = re.compile(r"@(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>\d{4})_(?P<h>\d\d)-(?P<mi>\d\d)-(?P<sec>\d\d)(?!\d)")
-_SHORT_YEAR_TIME = re.compile(r"(?<![\d-])(?P<y>\d\d)(?P<mo>\d\d)(?P<d>\d\d)_(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?![\d-])")
+_SHORT_YEAR_TIME = re.compile(r"(?<![\d-])(?P<y>\d\d)(?P<mo>\d\d)(?P<d>\d\d)_"
+                              r"(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?![\d-])")
 # a date and time run together, 14 digits ("REC20230504101233", "20230504101233.mp3": voice recorders)
-_COMPACT_TIME = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<mo>\d\d)(?P<d>\d\d)(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?!\d)")
+_COMPACT_TIME = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<mo>\d\d)(?P<d>\d\d)"
+                           r"(?P<h>\d\d)(?P<mi>\d\d)(?P<sec>\d\d)(?!\d)")
 # a date alone: 20230504 or 2023-05-04 (2023_05_04, 2023.05.04), not inside a longer run of digits
 _NAME_DATE = re.compile(r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)(?!\d)")
 UTC_NAMES = re.compile(r"^PXL_", re.IGNORECASE)  # Google Pixel cameras name files by UTC

@@ -8,13 +8,14 @@ description as its text.
 
 Capture time: ``DateTimeOriginal``, else ``DateTimeDigitized``, else XMP's ``exif:DateTimeOriginal`` or
 ``photoshop:DateCreated`` or a PNG's ``Creation Time`` text (screenshots, exports: :func:`embedded_times`, noted),
-else ``DateTime``, else the GPS date and time (UTC, given at the position's local time: ``"gps-datetime"``), else a date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``,
-``IMG_20230504_101233.jpg``: :mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in the GPS
-position's zone, else ``local_timezone``, with a note), else a date tag holding a day alone (``2019:12:31``: ``"exif-date"``), else a date alone in the file name
-(WhatsApp's ``IMG-20230504-WA0001.jpg``: ``time_basis`` ``"file-name-date"``; ``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS
-position's zone, else ``local_timezone``, a note that the time of day is unknown, and no time of day in the text) — the first one whose
-clock is plausible.  A clock is **not**
-plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
+else ``DateTime``, else the GPS date and time (UTC, given at the position's local time: ``"gps-datetime"``), else a
+date and time in the file name (``Screenshot 2023-05-04 at 10.12.33.png``, ``IMG_20230504_101233.jpg``:
+:mod:`ingestors.file_names`; ``time_basis`` ``"file-name"``, read in the GPS position's zone, else
+``local_timezone``, with a note), else a date tag holding a day alone (``2019:12:31``: ``"exif-date"``), else a
+date alone in the file name (WhatsApp's ``IMG-20230504-WA0001.jpg``: ``time_basis`` ``"file-name-date"``;
+``attrs["date_only"]``, ``["local_date"]``, noon of that day in the GPS position's zone, else ``local_timezone``, a
+note that the time of day is unknown, and no time of day in the text) — the first one whose clock is plausible.
+A clock is **not** plausible (:func:`clock_problem`) when it reads exactly 1 January 00:00:00 (a camera's default,
 ``1998-01-01 00:00``) or lies within two days after 1970-01-01, 1980-01-01 or 2000-01-01 (a reset
 clock that has run since), or lies after the import or after the file's own modification time (not compared
 when the GPS date agrees with the camera, nor with a reset modification time: before 1990, a clock's starting date);

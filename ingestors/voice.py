@@ -170,10 +170,10 @@ _EXACT_LENGTH = ("flac", "mov", "mp4", "m4a", "caf")
 
 
 def declared_seconds(path: Path) -> float | None:
-    """How long a file's header says its sound is, or None (a container that does not state it exactly, or a
-    header that cannot be read): a PCM WAV's frames ÷ rate (``wave``), a FLAC's STREAMINFO samples ÷ rate, else
-    ffprobe's duration of an M4A/MP4/MOV or CAF file (:data:`_EXACT_LENGTH`).  Compared with what decodes, it tells a file cut short (a copy or download
-    that stopped)."""
+    """How long a file's header says its sound is, or None (a container that does not state it exactly, or a header
+    that cannot be read): a PCM WAV's frames ÷ rate (``wave``), a FLAC's STREAMINFO samples ÷ rate, else
+    ffprobe's duration of an M4A/MP4/MOV or CAF file (:data:`_EXACT_LENGTH`). Compared with what decodes, it
+    tells a file cut short (a copy or download that stopped)."""
     import wave
 
     try:
