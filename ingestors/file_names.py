@@ -3,7 +3,9 @@
 A last resort for photos and voice memos whose metadata holds no time (a PNG screenshot, a memo
 without a ``creation_time`` tag).  The names read are a date **and** a time of day written together::
 
-    Screenshot 2023-05-04 at 10.12.33.png         (macOS; "Screen Shot … at 3.04.05 PM" before 2020)
+    Screenshot 2023-05-04 at 10.12.33.png         (macOS; "Screen Shot … at 3.04.05 PM" before 2020; in other
+                                                   languages "Bildschirmfoto … um …", "Capture d’écran … à …",
+                                                   "Captura de pantalla … a las …", "Istantanea … alle …")
     Screenshot_20230504-101233.png                 (Android)
     Screenshot 2023-05-04 101233.png               (Windows Snipping Tool)
     IMG_20230504_101233.jpg, 20230504_101233.jpg   (Android cameras, Samsung)
@@ -27,7 +29,7 @@ from datetime import date, datetime, timedelta
 
 _NAME_TIME = re.compile(
     r"(?<!\d)(?P<y>(?:19|20)\d\d)(?P<s1>[-_.]?)(?P<mo>\d\d)(?P=s1)(?P<d>\d\d)"
-    r"(?:[ _T-]+|\s+at\s+|_at_)"
+    r"(?:[ _T-]+|\s+(?:at|um|à|a las|às|alle|om|kl\.?|klo\.?|в|o)\s+|_at_)"  # macOS's word, in its language
     r"(?P<h>\d{1,2})(?P<s2>[-_.:h]?)(?P<mi>\d\d)(?P=s2)(?P<sec>\d\d)(?P<frac>\d{1,3})?"
     r"(?:\s*(?P<ampm>[AaPp])\.?[Mm]\.?)?(?!\d)")
 # Telegram Desktop's media names: "photo_3@04-05-2023_10-12-33" (day first); Samsung's call and voice recordings:

@@ -65,6 +65,18 @@ def test_times_and_days_in_file_names(name, when, day):
     assert date_from_name(name) == day
 
 
+@pytest.mark.parametrize("name", [
+    "Bildschirmfoto 2023-05-04 um 15.04.05.png", "Capture d’écran 2023-05-04 à 15.04.05.png",
+    "Captura de pantalla 2023-05-04 a las 15.04.05.png", "Istantanea 2023-05-04 alle 15.04.05.png",
+    "Schermafbeelding 2023-05-04 om 15.04.05.png", "Captura de Tela 2023-05-04 às 15.04.05.png",
+    "Skjermbilde 2023-05-04 kl. 15.04.05.png", "Снимок экрана 2023-05-04 в 15.04.05.png",
+    "Screenshot 2023-05-04 at 3.04.05\u202fPM.png",  # macOS 13 and later: a narrow no-break space before PM
+    "WIN_20230504_15_04_05_Pro.jpg",  # the Windows Camera app
+])
+def test_screenshot_names_in_other_languages_give_the_time_not_only_the_day(name):
+    assert time_from_name(name) == (datetime(2023, 5, 4, 15, 4, 5), False)
+
+
 def test_a_picture_saved_from_facebook_is_timed_by_the_unix_milliseconds_in_its_name():
     # 1683195153123 ms = 2023-05-04 10:12:33.123 UTC
     assert time_from_name("FB_IMG_1683195153123.jpg") == (datetime(2023, 5, 4, 10, 12, 33), True)
