@@ -183,12 +183,12 @@ def _exif_via_pillow(path: Path) -> dict | None:
 _XMP_TIMES = ("exif:DateTimeOriginal", "photoshop:DateCreated")
 
 
-def embedded_times(path: Path) -> list[tuple[str, str]]:
+def embedded_times(path: Path, days: bool = False) -> list[tuple[str, str]]:
     """Capture times a picture holds outside its EXIF tags, best first, as ``(label, text)``: XMP's
     ``exif:DateTimeOriginal`` and ``photoshop:DateCreated`` (JPEG, PNG, WebP, HEIF: macOS and
     iOS screenshots, exports from editors) and a PNG's ``Creation Time`` text (RFC 1123 dates are rewritten as
-    ``YYYY-MM-DD HH:MM:SS±HH:MM``).  Dates without a time of day are left out.  ``[]`` when Pillow cannot open
-    the file."""
+    ``YYYY-MM-DD HH:MM:SS±HH:MM``).  Dates without a time of day are left out; with ``days`` only those are given
+    (``2023-05-04``: a scan's or an editor's date created).  ``[]`` when Pillow cannot open the file."""
     from email.utils import parsedate_to_datetime
 
     try:
@@ -218,6 +218,8 @@ def embedded_times(path: Path) -> list[tuple[str, str]]:
                 when = parsedate_to_datetime(text)
                 text = when.strftime("%Y-%m-%d %H:%M:%S") + (_fmt(when.utcoffset()) if when.tzinfo else "")
         found.append(("PNG Creation Time", text))
+    if days:  # those holding a day alone ("2023-05-04": a scan's or an editor's date created)
+        return [(label, text) for label, text in found if _day_alone(text)]
     return [(label, text) for label, text in found if _EXIF_TIME.search(text)]
 
 
@@ -817,13 +819,16 @@ class PhotoIngestor:
         return local, instant.astimezone(timezone(instant.utcoffset()))  # a fixed offset (see _time)
 
     def _day_only(self, tags: dict, name: str, now: datetime, modified: datetime | None, attrs: dict,
-                  notes: list[str], place: GeoPoint | None = None) -> tuple[None, datetime] | None:
+                  notes: list[str], place: GeoPoint | None = None, path: Path | None = None
+                  ) -> tuple[None, datetime] | None:
         """(None, noon of the day) from a date tag holding a day alone (``DateTimeOriginal`` ``2019:12:31``: some
-        scanners and editors), else from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
+        scanners and editors; XMP's ``photoshop:DateCreated`` ``2023-05-04``: ``"xmp-date"``), else from a file name holding a date alone (WhatsApp's ``IMG-20230504-WA0001.jpg``:
         :func:`ingestors.file_names.date_from_name`), in the GPS position's zone, else ``local_timezone``, or None.
         Only the day is known: ``attrs["date_only"]``, ``attrs["local_date"]`` and a note say so, and no local time
         of day is given."""
         found = [(d, label, "exif-date") for tag, label, *_ in _TIME_TAGS if (d := _day_alone(_value(tags, tag)))]
+        if path is not None:
+            found += [(_day_alone(text), label, "xmp-date") for label, text in embedded_times(path, days=True)]
         if (d := date_from_name(name)) is not None:
             found.append((d, "the file name", "file-name-date"))
         for day, source, basis in found:
@@ -916,7 +921,7 @@ class PhotoIngestor:
                 attrs["local_time"] = at_place.replace(tzinfo=None).isoformat()
                 return at_place.replace(tzinfo=None), gps_utc.astimezone(timezone(at_place.utcoffset()))
             named = self._time_from_name(name, now, modified, attrs, notes, place) or \
-                self._day_only(tags, name, now, modified, attrs, notes, place)
+                self._day_only(tags, name, now, modified, attrs, notes, place, path)
             if named is not None:
                 return named
             if not tags:

@@ -411,3 +411,14 @@ def test_a_photo_timed_only_by_its_gps_clock_is_on_the_positions_local_day(tmp_p
     assert r.sent_at == datetime(2020, 1, 14, 19, 0, tzinfo=UTC) and r.sent_at.utcoffset() == timedelta(hours=13)
     assert r.attrs["time_basis"] == "gps-datetime" and r.attrs["local_time"] == "2020-01-15T08:00:00"
     assert r.text == "Photo taken 2020-01-15 08:00 at Auckland, Auckland, New Zealand with Test"
+
+
+def test_a_scan_whose_xmp_date_created_is_a_day_alone_is_placed_on_that_day(tmp_path):
+    xmp = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+           '<rdf:Description rdf:about="" xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/">'
+           '<photoshop:DateCreated>1994-08-21</photoshop:DateCreated></rdf:Description></rdf:RDF></x:xmpmeta>')
+    Image.new("RGB", (8, 8), (5, 6, 7)).save(tmp_path / "scan_0042.jpg", xmp=xmp.encode())
+    r = read(tmp_path / "scan_0042.jpg", local_timezone="Europe/Madrid")
+    assert r.sent_at == datetime(1994, 8, 21, 10, 0, tzinfo=UTC)  # noon in Madrid (CEST, +02:00)
+    assert r.attrs["time_basis"] == "xmp-date" and r.attrs["local_date"] == "1994-08-21"
+    assert r.text == "Photo from 1994-08-21 (time of day unknown)"
