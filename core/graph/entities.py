@@ -209,6 +209,13 @@ def is_org_domain(domain: str | None) -> bool:
     return bool(domain) and domain not in PUBLIC_MAIL_DOMAINS
 
 
+_SERVICE_WORDS = frozenset("""team receipts receipt notifications notification alerts alert digest newsletter updates
+update support service services customer customers subsystem delivery deliveries daemon bot billing security accounts
+account helpdesk help info news orders order shipping store shop mail mailer admin system postmaster feedback marketing
+sales rewards deals offers payments banking app community reminders reminder statements noreply""".split())
+"""Words of a display name that say it is a service, not a person ("Mail Delivery Subsystem", "Medium Daily Digest")."""
+
+
 def is_service_sender(name: str | None, address: str | None) -> bool:
     """True when a mail sender is an organisation's service, not a person: its display name is the name of
     its address's domain (``"GitHub" <noreply@github.com>``, ``"Amazon.co.uk" <shipment-tracking@amazon.co.uk>``,
@@ -216,7 +223,11 @@ def is_service_sender(name: str | None, address: str | None) -> bool:
 
     A person's own domain is not a service: the name must be one word (``"Jane Smith" <jane@janesmith.com>``
     is a person) and, unless the address is a role address (:func:`is_role_address`), differ from the
-    mailbox's local part (``"Bob" <bob@bob.com>`` is a person).
+    mailbox's local part (``"Bob" <bob@bob.com>`` is a person).  Also a service: a robot mailbox whose display
+    name holds the domain's name or a word of :data:`_SERVICE_WORDS` (``"Uber Receipts" <noreply@uber.com>``,
+    ``"The GitHub Team"``, ``"Mail Delivery Subsystem" <mailer-daemon@…>`` — but ``"Jane Doe"
+    <calendar-notification@google.com>`` is Jane, sending through it), and the domain's name followed only by
+    such words or a country code (``"HSBC UK" <hsbc@email.hsbc.co.uk>``, ``"Acme Support" <help@acme.com>``).
 
     Args:
         name: the display name (None when there is none); address: the email address.
@@ -232,9 +243,25 @@ def is_service_sender(name: str | None, address: str | None) -> bool:
         return True  # "Mailer-Daemon" <MAILER-DAEMON@…>
     domain = email_domain(address) or ""
     label = re.sub(r"[^0-9a-z]", "", domain.split(".", 1)[0])
+    parts = {p for p in re.split(r"[^0-9a-z]+", domain.split(".", 1)[0].casefold()) if len(p) >= 3} | {label}
+    words = [re.sub(r"[^0-9a-z]", "", w) for w in unicodedata.normalize("NFKC", name).casefold().split()]
+    words = [w for w in words if w]
     one_word = len(name.split()) == 1
-    return bool(label) and key in (label, re.sub(r"[^0-9a-z]", "", domain)) and one_word and \
-        (role or key != local) and is_org_domain(domain)
+    if bool(label) and key in (label, re.sub(r"[^0-9a-z]", "", domain)) and one_word and \
+            (role or key != local) and is_org_domain(domain):
+        return True
+    if not words:
+        return False
+    if role:  # a robot mailbox under a name that names the service, not a person ("Uber Receipts" <noreply@uber.com>,
+        # "Mail Delivery Subsystem" <mailer-daemon@googlemail.com>, "Google Calendar"); "Jane Smith" <info@smith.example>
+        # is Jane (her surname is the domain's name, not its first word)
+        return bool(set(words) & _SERVICE_WORDS) or (is_org_domain(domain) and words[0] in parts)
+    if not is_org_domain(domain):
+        return False
+    # the organisation's name and what it sends: "HSBC UK" <hsbc@email.hsbc.co.uk>, "Acme Support" <help@acme.com>
+    return len(words) <= 3 and words[0] in parts and len(words) > 1 and all(
+        w in _SERVICE_WORDS or (len(w) <= 3 and raw.isupper())
+        for w, raw in zip(words[1:], name.split()[1:]))
 
 
 _HOUSEHOLD = re.compile(  # "The Smiths", "The Joneses" | "The Smith Family", "Smith household" | "Familie Müller" |

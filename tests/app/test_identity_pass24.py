@@ -128,3 +128,30 @@ def test_a_signature_address_under_another_name_or_a_label_of_someone_else_joins
     ])])
     assert _people(container) == ["Priya Nair", "Raj Patel", "Sam Hill", "Samantha Hill"]
     assert [(i.a_name, i.b_name) for i in list_reviews(container)] == [("Sam Hill", "Samantha Hill")]
+
+
+def test_service_senders_under_names_of_their_own_are_not_people(container, tmp_path):
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    ingest(container, [write_mbox(tmp_path / "svc.mbox", [
+        ("Uber Receipts <noreply@uber.com>", "Trip", "Thanks for riding."),
+        ("The GitHub Team <noreply@github.com>", "Welcome", "Welcome."),
+        ("Mail Delivery Subsystem <mailer-daemon@googlemail.com>", "Failure", "Delivery failed."),
+        ("Medium Daily Digest <noreply@medium.com>", "Stories", "Stories for you."),
+        ("HSBC UK <hsbc@email.hsbc.co.uk>", "Statement", "Your statement."),
+        ("Acme Support <help@acme.example>", "Ticket", "Your ticket."),
+        # people: sending through a robot mailbox, or from a domain that is their surname
+        ("Jane Doe <calendar-notification@google.com>", "Invitation", "Lunch on Friday?"),
+        ("Tom Ford <tom@tomford.example>", "Hi", "Hello there."),
+        ("Ann Smith <info@smith.example>", "Shop", "We open at nine."),
+    ])])
+    with container.db.session() as s:
+        kinds = {e.canonical_name: e.kind for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None)))}
+    # each of the first six was a person
+    assert {n: kinds[n] for n in ("Uber Receipts", "The GitHub Team", "Mail Delivery Subsystem",
+                                  "Medium Daily Digest", "HSBC UK", "Acme Support")} == dict.fromkeys(
+        ("Uber Receipts", "The GitHub Team", "Mail Delivery Subsystem", "Medium Daily Digest", "HSBC UK",
+         "Acme Support"), "thing")
+    assert [kinds[n] for n in ("Jane Doe", "Tom Ford", "Ann Smith")] == ["person"] * 3
