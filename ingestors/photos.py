@@ -868,9 +868,13 @@ class PhotoIngestor:
         for time_tag, label, offset_name, subsec_name, raw in candidates():
             candidate = parse_exif_time(raw)
             if candidate is None and (readings := _year_last_readings(raw or "")):
-                # "04/05/2019 14:05:00": 4 May or 5 April; the GPS date or another time tag may tell which
+                # "04/05/2019 14:05:00": 4 May or 5 April; the GPS date, another time tag or the file name may tell
                 others = [gps_when.replace(tzinfo=None)] if gps_when is not None else []
                 others += [t for t in (parse_exif_time(_value(tags, n)) for n, *_ in _TIME_TAGS) if t is not None]
+                if (named_time := time_from_name(name)) is not None:  # the file name's date: a phone's own clock
+                    others.append(named_time[0])
+                elif (named_day := date_from_name(name)) is not None:
+                    others.append(datetime(named_day.year, named_day.month, named_day.day, 12))
                 fits = [r for r in readings if any(abs(r - o) <= CLOCK_SLACK for o in others)]
                 if len(fits) == 1:
                     candidate = fits[0]

@@ -422,3 +422,9 @@ def test_a_scan_whose_xmp_date_created_is_a_day_alone_is_placed_on_that_day(tmp_
     assert r.sent_at == datetime(1994, 8, 21, 10, 0, tzinfo=UTC)  # noon in Madrid (CEST, +02:00)
     assert r.attrs["time_basis"] == "xmp-date" and r.attrs["local_date"] == "1994-08-21"
     assert r.text == "Photo from 1994-08-21 (time of day unknown)"
+
+
+def test_an_ambiguous_year_last_capture_time_is_settled_by_the_date_in_the_file_name(tmp_path):
+    r = read(jpeg(tmp_path / "IMG_20190405_140500.jpg",
+                  exif_block({0x010F: text("Test")}, {0x9003: text("04/05/2019 14:05:00")})))
+    assert r.attrs["local_time"] == "2019-04-05T14:05:00" and r.attrs["time_tag"] == "DateTimeOriginal"
