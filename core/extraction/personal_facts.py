@@ -298,6 +298,10 @@ def _first_person(m: re.Match) -> bool:
     return bool(g.get("we") or g.get("rel") or g.get("bare") or (g.get("subj") or "").lower() in ("i", "my"))
 
 
+_TRAILING_WEEKDAY = re.compile(r"\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
+"""A weekday after a place or an employer ("I moved to Leeds Monday"): when it happened, not part of the name."""
+
+
 def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors, opened: bool = False) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
     citing ``sentence`` and dated as :func:`_when` reads its own part of ``clause`` (``anchors``: its time
@@ -321,11 +325,11 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors, opene
             if _negated(clause, m.start()):
                 continue  # "I never lived in Berlin", "I didn't move to Madrid"
             if what == "employer":
-                org = m.group("org").strip().rstrip(".,")
+                org = _TRAILING_WEEKDAY.sub("", m.group("org").strip().rstrip(".,"))
                 found.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
                                            obj=org, obj_kind="thing", time_note=note))
             elif what == "home":
-                place = m.group("place").strip().rstrip(".,")
+                place = _TRAILING_WEEKDAY.sub("", m.group("place").strip().rstrip(".,"))
                 found.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
                                            obj=place, obj_kind="place", time_note=note))
             elif what == "birthday":

@@ -12,7 +12,9 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
   days|weeks|months`` ahead in a sentence not in the past tense ("I move to Lisbon in two weeks")
 * ``last|next week|weekend|month|year``, ``last|next|this <weekday>``; ``over the weekend``: the last one in a
   sentence in the past tense, else the next one
-* ``on|starting|from|as of <weekday>``: the most recent one in a sentence in the past tense, else the next one
+* ``on|starting|from|as of <weekday>``, or a capitalised weekday alone (``I moved to Leeds Monday``): the most
+  recent one in a sentence in the past tense, else the next one; a weekday may be abbreviated as calendars write
+  it, capitalised (``on Sat.``, ``last Thurs``)
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
   such day up to the message in a sentence in the past tense, else the next one
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
@@ -39,6 +41,11 @@ _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december"]
 _MON = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)}
+_WD_INDEX = {d[:3]: i for i, d in enumerate(_WEEKDAYS)}
+# a weekday, in full (any case) or abbreviated as calendars and mail write it, capitalised ("Sat", "Thurs."): "sat",
+# "sun" and "wed" in lower case are words
+_WEEKDAY_RE = (r"((?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+               r"(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?(?![\w']))")
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|" \
             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 
@@ -62,11 +69,14 @@ _PATTERNS = [
                       r" (day|week|month)s?(?! ago)\b", re.I)),
     ("ago", re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple of|few)"
                        r" (day|week|month|year)s? ago\b", re.I)),
-    ("rel", re.compile(r"\b(last|next|this|past) (week|weekend|month|year|monday|tuesday|wednesday|thursday|"
-                       r"friday|saturday|sunday)\b", re.I)),
+    ("rel", re.compile(r"\b(?i:(last|next|this|past) )(?:(?i:(week|weekend|month|year))\b|" + _WEEKDAY_RE + ")")),
     ("weekend", re.compile(r"\b(?:over|during|at|on) the weekend\b", re.I)),
-    ("on", re.compile(r"\b(?:on|since|last|starting|from|as of|beginning) "
-                      r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.I)),
+    ("on", re.compile(r"\b(?i:on|since|last|starting|from|as of|beginning) " + _WEEKDAY_RE)),
+    # a weekday named alone, as US English writes it ("I moved to Leeds Monday"): read as "on Monday"; not in a
+    # name ("Friday Labs", "the Sunday Times") or a feast ("Good Friday", "Easter Sunday")
+    ("on", re.compile(r"(?<!\bGood )(?<!\bBlack )(?<!\bEaster )(?<!\bCyber )(?<!\bAsh )(?<!\bPalm )(?<!\bHoly )"
+                      r"(?<!\bSuper Bowl )(?<!\bWhit )(?<!\bthe )(?<!\bThe )"
+                      r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b(?!'|\s+(?!I\b)[A-Z])")),
     ("word", re.compile(r"\b(today|yesterday|tomorrow|tonight|last night|this morning|this evening|"
                         r"this afternoon)\b", re.I)),
 ]
@@ -175,7 +185,7 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
             return _add_months(ref, -n)
         return date(ref.year - n, ref.month, min(ref.day, 28))
     if kind == "rel":
-        which, unit = g[0].lower(), g[1].lower()
+        which, unit = g[0].lower(), (g[1] or g[2]).lower()
         step = {"last": -1, "past": -1, "next": 1, "this": 0}[which]
         if unit == "week":
             monday = ref - timedelta(days=ref.weekday())
@@ -187,7 +197,7 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
             return _add_months(ref.replace(day=1), step)
         if unit == "year":
             return date(ref.year + step, 1, 1)
-        wd = _WEEKDAYS.index(unit)
+        wd = _WD_INDEX[unit[:3]]
         if step < 0:
             back = (ref.weekday() - wd) % 7 or 7
             return ref - timedelta(days=back)
@@ -199,7 +209,7 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
         saturday = ref + timedelta(days=5 - ref.weekday())
         return saturday - timedelta(weeks=1) if past and ref.weekday() < 5 else saturday
     if kind == "on":
-        wd = _WEEKDAYS.index(g[0].lower())
+        wd = _WD_INDEX[g[0][:3].lower()]
         if past or m.group(0).lower().startswith(("last", "since")):
             return ref - timedelta(days=(ref.weekday() - wd) % 7 or 7) if ref.weekday() != wd or \
                 m.group(0).lower().startswith("last") else ref

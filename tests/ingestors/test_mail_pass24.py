@@ -194,3 +194,17 @@ def test_forwarded_date_lines_written_in_other_languages_are_read(tmp_path):
         main, fwd = _read(tmp_path, f"f{i}.mbox", _msg(f"Fwd {i}", body, sender="Bob <bob@example.net>",
                                                        date="Sun, 05 May 2024 11:00:00 +0100", envelope=None))
         assert fwd.sent_at == datetime(2024, 5, 4, hour, 0, tzinfo=UTC), value
+
+
+def test_a_weekday_named_alone_or_abbreviated_in_mail_is_the_senders_day(tmp_path):
+    """Sent Wed 14 Jun 2023 00:30 +10:00 (Tue 13 Jun UTC): 'I moved to Leeds Monday.' is Mon 12 June in the sender's
+    calendar, and the place is Leeds (not 'Leeds Monday'); 'I started at Acme last Sat.' is Sat 10 June; 'Friday Labs'
+    and 'Good Friday' are names, no dates."""
+    from core.extraction.personal_facts import extract_facts
+    from core.extraction.time_anchors import find_time_anchors
+
+    items = _read(tmp_path, "wd.mbox", _msg("wd", "I moved to Leeds Monday.\n\nI started at Acme last Sat.",
+                                            date="Wed, 14 Jun 2023 00:30:00 +1000", envelope=None))
+    facts = {f.value: f.valid_from for f in extract_facts(items[0].text, items[0].sent_at)}
+    assert facts == {"Leeds": datetime(2023, 6, 12).date(), "Acme": datetime(2023, 6, 10).date()}
+    assert find_time_anchors("I work at Friday Labs. We met on Good Friday.", items[0].sent_at) == []
