@@ -336,8 +336,16 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             # a shared mailbox: the group is linked, the writer is the display name ("The Smiths" is the group)
             add(res, "list")
             res = resolve(s, "person", _VIA.sub("", sender.name), None, "email", region, index=index, context=ctx)
-        elif res.entity.kind == "person" and sender.address and sender.address_kind == "email" and not res.created:
-            if _shared_mailbox(s, res.entity):
+        elif res.entity.kind == "person" and sender.address and sender.address_kind == "email":
+            holder = _address_holder(s, sender.address)
+            if holder is not None and holder.id != res.entity.id and holder.kind == "person" \
+                    and not holder.is_owner and _shared_mailbox(s, holder):
+                # a third unrelated name from one address (each resolved by their name): the address is a shared
+                # mailbox — its entity becomes the group, linked as the list; the writer stays themself
+                _make_group(s, holder, f"{SHARED_ADDRESS_NAMES} or more unrelated people write from "
+                            f"{sender.address}", index)
+                add(holder, "list", "email")
+            elif not res.created and _shared_mailbox(s, res.entity):
                 _make_group(s, res.entity, f"{SHARED_ADDRESS_NAMES} or more unrelated people write from "
                             f"{sender.address}", index)
                 add(res, "list")
@@ -480,9 +488,26 @@ def signed_elsewhere(s: Session, person: Entity, address: str, name: str | None,
                       index, hold=False)
 
 
+def _address_holder(s: Session, address: str) -> Entity | None:
+    """The live entity holding the email address ``address`` as an alias, or None."""
+    ids = s.exec(select(Alias.entity_id).where(Alias.kind == "email", Alias.normalized == normalize_email(address))).all()
+    for eid in sorted(set(ids)):
+        e = s.get(Entity, eid)
+        if e is not None and e.tombstoned_at is None:
+            return e
+    return None
+
+
 def _shared_mailbox(s: Session, e: Entity) -> bool:
-    """True when :data:`SHARED_ADDRESS_NAMES` mutually unrelated names are aliases of ``e``."""
+    """True when :data:`SHARED_ADDRESS_NAMES` mutually unrelated names are aliases of ``e`` or of the people who wrote
+    from its address under other names (``attrs[OTHER_WRITERS]``, resolution's ``_other_name``)."""
+    from core.graph.resolution import OTHER_WRITERS
+
     names = [a.value for a in s.exec(select(Alias).where(Alias.entity_id == e.id, Alias.kind == "name")).all()]
+    for wid in (e.attrs or {}).get(OTHER_WRITERS) or ():
+        w = s.get(Entity, wid)
+        if w is not None and w.tombstoned_at is None and w.id != e.id:
+            names.append(w.canonical_name)
     if len(names) < SHARED_ADDRESS_NAMES:
         return False
     groups: list[str] = []

@@ -99,6 +99,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "address_name": "definitive (the address spells the full name)",
     "full_name": "suggestion (same full name, each with addresses of their own)",
     "shared_address": "never (family members writing from one shared address)",
+    "other_name": "suggestion (unrelated names writing from one address)",
 }
 CARD_NAMES = "card_names"
 """``Entity.attrs[CARD_NAMES]``: the normalised display names (``FN``) of the contact cards joined to an entity —
@@ -525,6 +526,20 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                     f"{name!r} and {kin!r} both write from {address}: same surname, different "
                                     "first names (a family's shared address)")
                 return res
+            known = _other_name(s, found, name) if kind == "person" else None
+            if known is not None:
+                # "Jordan Park" writing from the address "Kim Lee" writes from: no word of their names in common —
+                # someone else using it (an assistant, a shared mailbox) or one person renamed; not merged silently:
+                # resolved by the name, with a suggestion to merge (several such names: a shared mailbox, parties.py)
+                res = resolve(s, kind, name, None, address_kind, region, attrs, None, index, ctx)
+                if res.entity.id != found.id:
+                    record_decision(s, found.id, res.entity.id, "pending", "other_name", BARE_NAME,
+                                    f"{name!r} and {known!r} both write from {address}, and their names have no "
+                                    "word in common: one person under two names, or two people sharing it?")
+                    writers = set((found.attrs or {}).get(OTHER_WRITERS) or ()) | {res.entity.id}
+                    found.attrs = {**(found.attrs or {}), OTHER_WRITERS: sorted(writers)}
+                    s.add(found)
+                return res
             return _attach(s, found, address_kind, 1.0, name, address, address_kind, contact_id, region, index, ctx,
                            matched_alias=alias)
     if not name:
@@ -717,6 +732,29 @@ def _address_name(s: Session, name: str | None, address: str, addr_norm: str, co
     (e, full), = found.values()
     return _join(s, e, "address_name", 1.0, f"{shown!r}: the address {address} spells the full name {full!r}",
                  name or full.title(), address, "email", contact_id, region, attrs, index, ctx, mine)
+
+
+OTHER_WRITERS = "other_writers"
+"""``Entity.attrs[OTHER_WRITERS]``: ids of the people who wrote from this person's address under names unrelated to
+theirs (:func:`_other_name`), each resolved by their own name with a merge suggestion."""
+
+
+def _other_name(s: Session, found: Entity, name: str | None) -> str | None:
+    """A full name of person ``found`` when ``name`` is a full name sharing no word with any full name ``found``
+    goes by and not like any of them (bigram similarity below :data:`FUZZY_REVIEW`): "Jordan Park" for "Kim Lee"
+    (they were merged silently, the second one's home superseding the first one's); None otherwise — the same name,
+    a relative's (:func:`_family_member`), a name change keeping a word ("Kim Lee" → "Kim Park"), a bare first name,
+    the owner, or no full names known."""
+    if not name or found.kind != "person" or found.is_owner or not is_full_name(name) or looks_like_household(name):
+        return None
+    names = [v for v in s.exec(select(Alias.value).where(Alias.entity_id == found.id, Alias.kind == "name")).all()
+             if is_full_name(v) and not looks_like_household(v)]
+    if not names:
+        return None
+    mine = set(name_tokens(name))
+    if all(not (mine & set(name_tokens(v))) and bigram_similarity(name, v) < FUZZY_REVIEW for v in names):
+        return names[0]
+    return None
 
 
 def _family_member(s: Session, found: Entity, name: str | None) -> str | None:

@@ -155,3 +155,19 @@ def test_service_senders_under_names_of_their_own_are_not_people(container, tmp_
         ("Uber Receipts", "The GitHub Team", "Mail Delivery Subsystem", "Medium Daily Digest", "HSBC UK",
          "Acme Support"), "thing")
     assert [kinds[n] for n in ("Jane Doe", "Tom Ford", "Ann Smith")] == ["person"] * 3
+
+
+def test_an_unrelated_full_name_at_someones_address_is_someone_else_with_a_suggestion(container, tmp_path):
+    from helpers.mboxes import write_raw_mbox
+
+    ingest(container, [write_raw_mbox(tmp_path / "m.mbox", [
+        ("Kim Lee <kim@lee.example>", "Wed, 11 Jan 2023 10:00:00 +0000", "a", "I live in Leeds."),
+        ("Jordan Park <kim@lee.example>", "Thu, 12 Jan 2023 10:00:00 +0000", "b", "I live in York."),
+        ("Kim Park <kim@lee.example>", "Fri, 13 Jan 2023 10:00:00 +0000", "c", "Hello."),  # a word kept: Kim renamed
+    ])])
+    # was one person "Kim Lee" (alias "Jordan Park") whose home York superseded Leeds
+    assert _people(container) == ["Jordan Park", "Kim Lee"]
+    assert [(f.value) for f in profile(container, "Kim Lee").current if f.key == "home"] == ["Leeds"]
+    assert [(f.value) for f in profile(container, "Jordan Park").current if f.key == "home"] == ["York"]
+    assert [(i.a_name, i.b_name, i.signal) for i in list_reviews(container)] == [("Kim Lee", "Jordan Park", "other_name")]
+    assert find_entity(container, "Kim Park").canonical_name == "Kim Lee"
