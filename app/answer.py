@@ -245,6 +245,9 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
         body = body[len(subject):]
     sents = own_sentences(body) or [text or ""]
     scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents)]
+    if max(scored)[0] == 0:  # nothing shared: a greeting or thanks ("Thanks Alex!" → "Alex!") says nothing
+        said = [x for x in scored if len((_FILLER.sub("", x[2]).strip() or x[2]).split()) >= 3]
+        scored = said or scored
     _score, neg_i, best = max(scored)
     if best.rstrip().endswith(":") and -neg_i + 1 < len(sents):  # "… trying to do the following:" says it next
         best = f"{best} {sents[-neg_i + 1]}"
@@ -1270,6 +1273,10 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
 
     n0, t0 = turns[0]
+    if not _shares_words(question, t0) and kind != "who":
+        # the best turn says none of the asked words in its own text (a mail whose subject alone names the
+        # wedding): a turn just below it that says them is the answer
+        n0, t0 = next(((n, t) for n, t in turns[1:3] if _shares_words(question, t)), (n0, t0))
     speaker = _get(t0, "sender") or (owner if _get(t0, "kind") == "episode" else None)
     text = _get(t0, "text") or ""
     if kind == "when":
@@ -1284,6 +1291,16 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
     return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",
                         [n0], kind)
+
+
+def _shares_words(question: str, turn) -> bool:
+    """True when a sentence of ``turn``'s own text (its mail subject and its sender's name left out) shares a
+    word with ``question``."""
+    q = set(lexicon.tokens(question)) - set(lexicon.tokens(_get(turn, "sender") or ""))
+    text, subject = _get(turn, "text") or "", _get(turn, "subject")
+    if subject and text.startswith(subject):
+        text = text[len(subject):]
+    return any(q & set(lexicon.tokens(s)) for s in own_sentences(text))
 
 
 def _cite(numbers: Sequence[int]) -> str:

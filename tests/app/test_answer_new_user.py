@@ -1,0 +1,25 @@
+"""Answers a new user gets from a small archive of their own (a group chat and a few mails): each test writes
+its own records and asserts the answer a careful person would give."""
+from __future__ import annotations
+
+from app.answer import best_sentence, memory_answer
+from app.operations.types import AskResult
+
+
+def _rec(n, text, sender, subject=None):
+    return AskResult(text=text, source="/a", when=None, score=0.1, record_id=n, sender=sender, kind="record",
+                     subject=subject)
+
+
+def test_a_thanks_to_the_reader_is_not_what_someone_said():
+    mail = _rec(1, "Re: Wedding RSVP Thanks Alex! Could you give a reading at the ceremony? Jess loves the idea. Sam",
+                "Sam Patel", subject="Re: Wedding RSVP")
+    chat = _rec(2, "So the wedding is confirmed for 14 August in Oban. Jess and I can't wait", "Sam Patel")
+    # the mail is found by its subject; the chat line is the one that speaks of the wedding
+    assert memory_answer("what did Sam say about the wedding?", [mail, chat]).text == \
+        "The wedding is confirmed for 14 August in Oban. [2]"
+    # with the mail alone: a sentence that says something, never the bare "Alex!" left of "Thanks Alex!"
+    assert memory_answer("what did Sam say about the wedding?", [mail]).text == \
+        "Could you give a reading at the ceremony? [1]"
+    assert best_sentence("what about it?", "Thanks Alex! See you at the station tomorrow.") == \
+        "See you at the station tomorrow."
