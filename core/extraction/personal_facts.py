@@ -177,6 +177,7 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
                     rf"and (?:then |now |have |has |'ve )?(?P<rest>(?:moved|relocated|started|joined|now live|live|now work|work|"
                     rf"got a (?:new )?job)\b"
                     rf"[^,;.!?]*)")
+_DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 # The pronoun as chats write it: "i moved", "im living", "ive moved", "i'm", "Im" / "Ive" opening a sentence ("Jony
 # Ive moved" is a surname: a capitalised "Ive" or "Im" is the pronoun only where a sentence starts).
@@ -357,7 +358,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     """
     out: list[FactCandidate] = []
     sentences = []  # (text read, the sentence cited, whether the text is the whole sentence, opens in a quote)
-    marked = _ABBREV.sub("\\1\u2024", text)
+    marked = _DIGIT_DOT.sub("\u2024", _ABBREV.sub("\\1\u2024", text))  # "3.6.2023", "2.5 km": no sentence ends
     for sm in _SENTENCES.finditer(marked):
         cited = sm.group(0).strip().replace("\u2024", ".")
         sentence = _as_spoken(cited)

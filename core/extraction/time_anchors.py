@@ -15,6 +15,8 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
 * ``on|starting|from|as of <weekday>``, or a capitalised weekday alone (``I moved to Leeds Monday``): the most
   recent one in a sentence in the past tense, else the next one; a weekday may be abbreviated as calendars write
   it, capitalised (``on Sat.``, ``last Thurs``)
+* numeric ``D.M.YYYY`` (day first), ``D/M/YYYY`` or ``M/D/YYYY`` (the order that is a date, or the one that
+  fits the tense: :func:`_numeric_day`)
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
   such day up to the message in a sentence in the past tense, else the next one
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
@@ -51,6 +53,7 @@ _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|ju
 
 _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("num", re.compile(r"(?<![\d.:/])(\d{1,2})([./-])(\d{1,2})\2((?:19|20)\d\d)(?![\d]|[./-]\d)")),
     ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r"\b(?:,? (\d{4})\b)?", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
     ("part", re.compile(r"\b(?:(?i:in|at|by|towards?|from|since|until|around|back in) )?(?i:the (?:very )?"
@@ -121,11 +124,31 @@ def _month_day(name: str, year_s: str | None, day: int, ref: date, back: bool) -
     return first.replace(day=min(day, last))
 
 
+def _numeric_day(a: int, sep: str, b: int, year: int, ref: date, past: bool) -> date | None:
+    """A numeric date ``a<sep>b<sep>year``: day first when dotted (``3.6.2023``, the European form) or when only
+    that order is a date (``25/12/2023``), month first when only that order is (``12/25/2023``); a slashed or
+    dashed date that reads either way (``06/03/2023``) is the reading on the right side of the message in a
+    sentence in the past tense (on or before it; else on or after it), and the one nearer the message when
+    both or neither are."""
+    readings = []
+    for day, month in ((a, b), (b, a)) if sep != "." else ((a, b),):
+        try:
+            readings.append(date(year, month, day))
+        except ValueError:
+            pass
+    if not readings:
+        return None
+    side = [d for d in readings if (d <= ref if past else d >= ref)]
+    return min(side or readings, key=lambda d: abs((d - ref).days))
+
+
 def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | None:
     g = m.groups()
     try:
         if kind == "iso":
             return date(int(g[0]), int(g[1]), int(g[2]))
+        if kind == "num":  # 3.6.2023 (dotted: day first), 06/03/2023 (either way: see _numeric_day)
+            return _numeric_day(int(g[0]), g[1], int(g[2]), int(g[3]), ref, past)
         if kind in ("dmy", "mdy"):
             day_s, month_s, year_s = (g[0], g[1], g[2]) if kind == "dmy" else (g[1], g[0], g[2])
             month, day = _MON[month_s[:3].lower()], int(day_s)

@@ -208,3 +208,19 @@ def test_a_weekday_named_alone_or_abbreviated_in_mail_is_the_senders_day(tmp_pat
     facts = {f.value: f.valid_from for f in extract_facts(items[0].text, items[0].sent_at)}
     assert facts == {"Leeds": datetime(2023, 6, 12).date(), "Acme": datetime(2023, 6, 10).date()}
     assert find_time_anchors("I work at Friday Labs. We met on Good Friday.", items[0].sent_at) == []
+
+
+def test_a_numeric_date_in_mail_text_dates_the_fact(tmp_path):
+    """Sent 14 Jun 2023: 'on 3.6.2023' is 3 June (dotted: day first), 'on 25/05/2023' 25 May (the only date);
+    '06/05/2023' reads either way, both before the message: the nearer, 5 June; 'I move … on 06/07/2023' (not
+    past): the reading after the message, 6 July — not the message's own day."""
+    from core.extraction.personal_facts import extract_facts
+
+    sent = datetime(2023, 6, 14, 10, 0, tzinfo=UTC)
+    cases = [("I moved to Leeds on 3.6.2023.", datetime(2023, 6, 3)), ("I moved to Leeds on 25/05/2023.",
+                                                                          datetime(2023, 5, 25)),
+             ("I moved to Leeds on 06/05/2023.", datetime(2023, 6, 5)), ("I move to Leeds on 06/07/2023.",
+                                                                         datetime(2023, 7, 6))]
+    for text, day in cases:
+        (fact,) = extract_facts(text, sent)
+        assert (fact.value, fact.valid_from) == ("Leeds", day.date()), text
