@@ -80,6 +80,11 @@ _KNOWN_HEADERS = {
     b"from", b"to", b"cc", b"subject", b"date", b"message-id", b"received", b"return-path",
     b"mime-version", b"content-type", b"delivered-to", b"reply-to", b"in-reply-to", b"references",
     b"x-mailer", b"sender", b"content-transfer-encoding", b"list-id",
+    # what a relay or a mail program puts first, above From and Date (Gmail's "Show original", Thunderbird)
+    b"arc-seal", b"arc-message-signature", b"arc-authentication-results", b"dkim-signature",
+    b"authentication-results", b"received-spf", b"x-received", b"x-google-smtp-source", b"x-gm-message-state",
+    b"x-gmail-labels", b"x-gm-thrid", b"x-mozilla-status", b"x-mozilla-status2", b"x-mozilla-keys",
+    b"x-account-key", b"x-uidl", b"thread-topic", b"thread-index", b"x-ms-exchange-organization-authas",
 }
 # Labels mail software writes that Python's codecs read too narrowly (WHATWG's choices).
 _CHARSET_ALIASES = {
@@ -1654,19 +1659,22 @@ def _skip_preamble(data: bytes) -> bytes:
 
 
 def _looks_like_headers(head: bytes) -> float:
-    """0.0–0.8: how much the start of ``head`` looks like RFC 822 header lines."""
+    """0.0–0.8: how much the start of ``head`` looks like RFC 822 header lines (its first 40 header lines, however
+    many folded lines a long signature header such as ``ARC-Seal`` or ``DKIM-Signature`` takes)."""
     lines = _skip_preamble(head).splitlines()
     if not lines or not _HEADER_LINE.match(lines[0]):
         return 0.0
     known = 0
-    for line in lines[:40]:
-        if not line.strip():
+    headers = 0
+    for i, line in enumerate(lines):
+        if not line.strip() or headers >= 40:
             break
         match = _HEADER_LINE.match(line)
         if match:
             known += match.group(1).lower() in _KNOWN_HEADERS
-        elif line[:1] not in (b" ", b"\t"):
-            return 0.1  # a line that is neither a header nor a continuation
+            headers += 1
+        elif line[:1] not in (b" ", b"\t") and i < len(lines) - 1:
+            return 0.1  # a line that is neither a header nor a continuation (the last may be cut short)
     return 0.8 if known >= 2 else 0.4 if known == 1 else 0.1
 
 

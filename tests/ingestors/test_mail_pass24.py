@@ -224,3 +224,19 @@ def test_a_numeric_date_in_mail_text_dates_the_fact(tmp_path):
     for text, day in cases:
         (fact,) = extract_facts(text, sent)
         assert (fact.value, fact.valid_from) == ("Leeds", day.date()), text
+
+
+def test_a_mailbox_of_saved_originals_starting_with_long_signature_headers_is_read(tmp_path):
+    """Gmail's 'Show original' puts ARC-Seal, ARC-Message-Signature and DKIM-Signature (folded over dozens of lines)
+    above Received and From: a mailbox of such messages, without envelope lines first, holds 2 messages — not
+    'not an mbox file'."""
+    arc = ("ARC-Seal: i=1; a=rsa-sha256; t=1709546400; cv=none;\n        d=google.com; s=arc-20160816;\n"
+           + "".join(f"        b=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA{i}\n" for i in range(30))
+           + "ARC-Message-Signature: i=1; a=rsa-sha256; d=google.com;\n"
+           + "".join(f"        bh=BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB{i}\n" for i in range(30))
+           + "DKIM-Signature: v=1; a=rsa-sha256; d=example.org; s=s1;\n"
+           + "".join(f"        b=CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC{i}\n" for i in range(30)))
+    data = (arc + _msg("arc", "Hello from the ARC message.", envelope=None)
+            + _msg("Re: arc", "Ok.", sender="Bob <bob@example.net>", envelope="From bob@example.net Tue Mar  5 11:00:00 2024"))
+    items = _read(tmp_path, "originals.mbox", data)
+    assert [(i.subject, i.sender.address) for i in items] == [("arc", "ann@example.org"), ("Re: arc", "bob@example.net")]
