@@ -606,7 +606,8 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
         domain = email_domain(address) if address_kind == "email" else None
         for e in cands:
             theirs = _addresses(s, e.id)
-            if domain and is_org_domain(domain) and any(email_domain(x) == domain for x in theirs.get("email", ())):
+            same = [x for x in theirs.get("email", ()) if email_domain(x) == domain] if domain else []
+            if domain and is_org_domain(domain) and same and not all(_other_surname(name, address, x) for x in same):
                 return _join(s, e, "first_name_domain", 1.0, f"same name {name!r} and the same mail domain "
                              f"{domain}", name, address, address_kind, contact_id, region, attrs, index, ctx, mine)
         for e in cands:
@@ -732,6 +733,20 @@ def _address_name(s: Session, name: str | None, address: str, addr_norm: str, co
     (e, full), = found.values()
     return _join(s, e, "address_name", 1.0, f"{shown!r}: the address {address} spells the full name {full!r}",
                  name or full.title(), address, "email", contact_id, region, attrs, index, ctx, mine)
+
+
+def _other_surname(first: str, a: str, b: str) -> bool:
+    """True when mailboxes ``a`` and ``b`` both spell ``first`` (a first name) followed by different rest — another
+    surname or initial: alex.k@ and alex.m@northwind (two people called Alex at one company, merged as one by the
+    shared domain), not alex@ and alex.reed@ (one says no more) nor alex.k@ and alex.kim@ (an initial of it)."""
+    key = re.sub(r"[^a-z]", "", normalize_name(first))
+
+    def rest(address: str) -> str | None:
+        local = re.sub(r"[^a-z]", "", normalize_email(address).split("@", 1)[0])
+        return local[len(key):] if key and local.startswith(key) else None
+
+    ra, rb = rest(a), rest(b)
+    return bool(ra) and bool(rb) and not ra.startswith(rb) and not rb.startswith(ra)
 
 
 OTHER_WRITERS = "other_writers"

@@ -171,3 +171,23 @@ def test_an_unrelated_full_name_at_someones_address_is_someone_else_with_a_sugge
     assert [(f.value) for f in profile(container, "Jordan Park").current if f.key == "home"] == ["York"]
     assert [(i.a_name, i.b_name, i.signal) for i in list_reviews(container)] == [("Kim Lee", "Jordan Park", "other_name")]
     assert find_entity(container, "Kim Park").canonical_name == "Kim Lee"
+
+
+def test_two_people_with_one_first_name_at_one_company_are_not_merged_by_the_domain(container, tmp_path):
+    ingest(container, [write_mbox(tmp_path / "m.mbox", [
+        ("Alex <alex.k@northwind.example>", "a", "I live in Leeds."),
+        ("Alex <alex.m@northwind.example>", "b", "I live in York."),   # another surname initial: another Alex
+        ("Alex <alex@northwind.example>", "c", "Hello."),              # says no more: the company's Alex, joined
+    ])])
+    from sqlmodel import select
+
+    from core.store.schema import Alias, Entity
+
+    with container.db.session() as s:
+        alexes = sorted(sorted(a.normalized for a in s.exec(select(Alias).where(Alias.entity_id == e.id,
+                                                                                  Alias.kind == "email")))
+                        for e in s.exec(select(Entity).where(Entity.canonical_name == "Alex",
+                                                             Entity.tombstoned_at.is_(None))))
+    # was one Alex holding both addresses (first_name_domain, definitive); Leeds superseded by York once confirmed
+    assert alexes == [["alex.k@northwind.example", "alex@northwind.example"], ["alex.m@northwind.example"]]
+    assert ("Alex", "Alex", "first_name") in [(i.a_name, i.b_name, i.signal) for i in list_reviews(container)]
