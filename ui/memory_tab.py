@@ -17,6 +17,7 @@ The interface this tab expects (any of the names listed; items may be objects or
 """
 from __future__ import annotations
 
+import textwrap
 from datetime import datetime, time, timezone
 from typing import Any
 
@@ -362,8 +363,14 @@ class MemoryWidget(QWidget):
 
     @staticmethod
     def _note(tree: QTreeWidget, text: str) -> None:
+        """A grey line across ``tree`` saying why it is empty (or what went wrong), broken into lines that fit
+        the tree's width (42 characters before it is shown: a third of the window), never cut off with "…"
+        mid-sentence; its whole text is the tooltip."""
         short = text.strip().splitlines()[0] if text.strip() else text
-        item = QTreeWidgetItem([short if len(short) <= 160 else short[:159] + "\u2026"]
+        short = short if len(short) <= 160 else short[:159] + "\u2026"
+        per_char = max(1, tree.fontMetrics().averageCharWidth())
+        width = max(30, (tree.viewport().width() - 12) // per_char) if tree.isVisible() else 42
+        item = QTreeWidgetItem(["\n".join(textwrap.wrap(short, width)) or short]
                                + [""] * (tree.columnCount() - 1))
         item.setToolTip(0, text)
         item.setForeground(0, Qt.GlobalColor.gray)

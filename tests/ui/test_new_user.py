@@ -116,3 +116,22 @@ def test_people_details_name_the_kind_not_the_id_and_chat_shows_memories_first(q
     qtbot.waitUntil(lambda: window.chat.inspector_split.sizes()[0] > 0, timeout=5000)
     mem, brief = window.chat.inspector_split.sizes()
     assert mem > brief, (mem, brief)
+
+
+def test_an_empty_memory_table_says_why_in_lines_that_fit(qapp):
+    """The Beliefs and Sensory buffer panels are a third of the window: their 'why empty' line was cut off
+    ('No beliefs yet: they form as Kith consolidates what it r…'); it is broken into lines that fit."""
+    from ui.memory_tab import MemoryWidget
+
+    text = "No beliefs yet: they form as Kith consolidates what it remembers."
+    tree = MemoryWidget._table(["Belief", "Confidence", "Evidence"])
+    tree.resize(350, 200)
+    tree.show()
+    qapp.processEvents()
+    MemoryWidget._note(tree, text)
+    shown = tree.topLevelItem(0).text(0)
+    assert shown.replace("\n", " ") == text and "\u2026" not in shown
+    fm = tree.fontMetrics()
+    assert all(fm.horizontalAdvance(line) <= tree.viewport().width() for line in shown.splitlines())
+    assert tree.topLevelItem(0).toolTip(0) == text
+    tree.close()
