@@ -1835,13 +1835,14 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         """True when the next lines are a whole header block (header or continuation lines up to a blank line,
         two or more of them well-known names); what was read ahead is read again either way."""
         ahead: list[tuple[bytes, bool]] = []
-        known, whole = 0, False
-        while len(ahead) < 100:
+        known, whole, fields, read = 0, False, 0, 0
+        while fields < 100 and read < MAX_HEADER_BYTES:  # header lines, however many lines each is folded over
             nxt = pull()
             if nxt is None:
                 break
             ahead.append(nxt)
             line, starts = nxt
+            read += len(line)
             if not starts or not line.endswith(b"\n"):
                 break
             if not line.strip():
@@ -1850,6 +1851,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
             m = _HEADER_LINE.match(line)
             if m:
                 known += m.group(1).lower() in _KNOWN_HEADERS
+                fields += 1
             elif line[:1] not in (b" ", b"\t"):
                 break
         replay[:0] = ahead

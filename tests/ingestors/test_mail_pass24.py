@@ -240,3 +240,17 @@ def test_a_mailbox_of_saved_originals_starting_with_long_signature_headers_is_re
             + _msg("Re: arc", "Ok.", sender="Bob <bob@example.net>", envelope="From bob@example.net Tue Mar  5 11:00:00 2024"))
     items = _read(tmp_path, "originals.mbox", data)
     assert [(i.subject, i.sender.address) for i in items] == [("arc", "ann@example.org"), ("Re: arc", "bob@example.net")]
+
+
+def test_an_envelope_line_after_no_blank_line_is_found_above_long_folded_headers(tmp_path):
+    """A writer that leaves no blank line before the envelope line, and messages whose headers start with an
+    ARC-Seal folded over 60 lines: 2 messages, not the second one inside the first one's text."""
+    arc = ("ARC-Seal: i=1; a=rsa-sha256; cv=none;\n" + "".join(f"        b=AAAAAAAAAAAAAAAAAAAA{i}\n" for i in range(60))
+           + "DKIM-Signature: v=1;\n" + "".join(f"        b=CCCCCCCC{i}\n" for i in range(60)))
+
+    def one(n: int) -> str:
+        return (f"From ann@example.org Mon Mar  4 10:0{n}:00 2024\n{arc}From: Ann <ann@example.org>\nSubject: m{n}\n"
+                f"Date: Mon, 4 Mar 2024 10:0{n}:00 +0000\nMessage-ID: <m{n}@x>\n\nBody {n}.\n")
+
+    items = _read(tmp_path, "noblank.mbox", one(1) + one(2))
+    assert [(i.subject, i.text) for i in items] == [("m1", "Body 1.\n"), ("m2", "Body 2.\n")]
