@@ -1147,6 +1147,12 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
 _ASKS_WORK = re.compile(r"\b(?:work|works|worked|working|job|employed|employer|office|company)\b", re.I)
 """A "where" question about someone's work ("where does Rosa work?", "where is her job?"): answered by a
 ``work`` fact, not by a place."""
+_TALKS_OF_WORK = re.compile(
+    r"\b(?:(?:work|works|worked|working)\s+(?:at|for|as|in|with|from)\b|jobs?|employed|employer|employment|office|"
+    r"company|colleagues?|(?:start|starts|started|starting)\s+(?:at|with|as)\b|joined|hired|new\s+role|"
+    r"promoted|promotion|resign(?:ed)?|quit)\b", re.I)
+"""A message that talks of someone's work ("I work at …", "starting at Brightwave as …", "my new job"): "works"
+alone is not work ("Friday at 7 works" is a plan that suits)."""
 _WHERE_WORKS = re.compile(r"\bwhere\s+(?:does|did|do|is|was)\s+(?P<name>.+?)\s+(?:work|job|employ)", re.I)
 
 
@@ -1251,13 +1257,19 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             n0, h0 = ended[0]
             return MemoryAnswer(f"{_fact_body(_get(h0, 'text'))} {_cite([n0])}", [n0], kind)
         if work:  # no work fact about them: their own message that talks of work, or an honest "nothing says"
-            turns = [(n, t) for n, t in turns if _ASKS_WORK.search(_get(t, "text") or "")
+            turns = [(n, t) for n, t in turns if _TALKS_OF_WORK.search(_get(t, "text") or "")
                      and _fact_of_asked(question, t, owner, first_person)]
             if not turns:
                 m = _WHERE_WORKS.search(question)
                 who = "you" if first_person else (m.group("name").strip() if m else "they")
                 verb = "work" if who in ("you", "they") else "works"
                 return MemoryAnswer(f"Nothing in your records says where {who} {verb}.", [], kind)
+            n0, t0 = turns[0]  # the sentence that talks of work, not the mail's first one ("Please find attached …")
+            text, subject = _get(t0, "text") or "", _get(t0, "subject")
+            body = text[len(subject):] if subject and text.startswith(subject) else text
+            said = next((x for x in own_sentences(body) if _TALKS_OF_WORK.search(x)), None)
+            if said:
+                return MemoryAnswer(f"{best_sentence(question, said, _get(t0, 'sender'))} {_cite([n0])}", [n0], kind)
 
     if kind == "who" and facts:
         rel = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith(("relationships:", "family:"))

@@ -23,3 +23,13 @@ def test_a_thanks_to_the_reader_is_not_what_someone_said():
         "Could you give a reading at the ceremony? [1]"
     assert best_sentence("what about it?", "Thanks Alex! See you at the station tomorrow.") == \
         "See you at the station tomorrow."
+
+
+def test_a_plan_that_works_is_not_where_someone_works():
+    friday = _rec(1, "Friday at 7 works", "Alex Morgan")
+    contract = _rec(2, "Signed contract\n\nPlease find attached my signed contract. I'm looking forward to starting "
+                       "at Brightwave as a product designer on 2 August.", "Alex Morgan", subject="Signed contract")
+    assert memory_answer("where do i work now?", [friday], owner="Alex Morgan").text == \
+        "Nothing in your records says where you work."
+    assert memory_answer("where do I work?", [friday, contract], owner="Alex Morgan").text == \
+        "Alex Morgan is looking forward to starting at Brightwave as a product designer on 2 August. [2]"
