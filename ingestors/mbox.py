@@ -915,7 +915,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
     if dt is not None:
         if attrs.get("date_source") == "date-header-no-zone":
             dt = _zone_from_received(dt, relayed, notes, attrs)
-        return _unless_future(dt, date_value, envelope, notes, attrs)
+        return _unless_future(dt, date_value, envelope, notes, attrs, relayed)
     fallback = (": time taken from the earliest Received header" if relayed else
                 ": time taken from the mbox envelope line" if envelope else "")
     if date_value is None:
@@ -929,7 +929,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
             attrs["date_source"] = "date-header-lenient"
             if day.tzinfo is None:
                 day = _zone_from_received(day.replace(tzinfo=timezone.utc), relayed, notes, attrs)
-            return _unless_future(day, date_value, envelope, notes, attrs)
+            return _unless_future(day, date_value, envelope, notes, attrs, relayed)
         if envelope is not None and envelope.date() == day.date():
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")
             attrs["date_source"] = "envelope"
@@ -957,6 +957,8 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
 
 FUTURE_SLACK_DAYS = 2
 """A Date more than this many days after the import (and after the envelope line's date) is a wrong clock."""
+BEFORE_RELAY_DAYS = 30
+"""A Date more than this many days before the first relay's Received stamp is suspect (a clock reset to 2000)."""
 
 
 def _is_epoch(value: str) -> bool:
@@ -969,21 +971,33 @@ def _is_epoch(value: str) -> bool:
 
 
 def _unless_future(dt: datetime, date_value: str, envelope: datetime | None, notes: list[str],
-                   attrs: dict) -> datetime:
-    """``dt`` read from the Date header, unless it lies in the future (the sender's clock was wrong).
+                   attrs: dict, relayed: datetime | None = None) -> datetime:
+    """``dt`` read from the Date header, unless the sender's clock was plainly wrong.
 
-    A Date more than :data:`FUTURE_SLACK_DAYS` after now is kept only when nothing better is known: the mbox
-    envelope line's time is used when it is not in the future too.  Either way a note says so,
-    ``attrs["date_header"]`` keeps the value as written and ``attrs["date_suspect"] = "future"``.
+    A Date more than :data:`FUTURE_SLACK_DAYS` after now is kept only when nothing better is known: the
+    earliest ``Received:`` header's time (``relayed``), else the mbox envelope line's time, is used when it is
+    not in the future too.  A Date more than :data:`BEFORE_RELAY_DAYS` before the first relay received the
+    message (a clock reset to 2000, or an old message fetched again later) is kept but labelled.  Each time a
+    note says so,
+    ``attrs["date_header"]`` keeps the value as written and ``attrs["date_suspect"]`` is ``"future"`` or
+    ``"before-relay"``.
     """
-    from datetime import timedelta
-
     from core import clock
 
     limit = clock.now().astimezone(timezone.utc) + timedelta(days=FUTURE_SLACK_DAYS)
+    if relayed is not None and relayed - dt > timedelta(days=BEFORE_RELAY_DAYS):
+        # a wrong clock, or an old message fetched again later (POP, a migration): kept, but said
+        attrs["date_suspect"], attrs["date_header"] = "before-relay", date_value
+        notes.append(f"Date header ({date_value!r}) is long before the first Received header "
+                     f"({relayed.isoformat()}): kept, but the sender's clock may have been wrong")
     if dt <= limit:
         return dt
     attrs["date_suspect"], attrs["date_header"] = "future", date_value
+    if relayed is not None and relayed <= limit:
+        notes.append(f"Date header is in the future ({date_value!r}; a wrong clock): time taken from the earliest "
+                     f"Received header")
+        attrs["date_source"] = "received"
+        return relayed
     if envelope is not None and envelope <= limit:
         notes.append(f"Date header is in the future ({date_value!r}; a wrong clock): time taken from the mbox "
                      f"envelope line")

@@ -254,3 +254,17 @@ def test_an_envelope_line_after_no_blank_line_is_found_above_long_folded_headers
 
     items = _read(tmp_path, "noblank.mbox", one(1) + one(2))
     assert [(i.subject, i.text) for i in items] == [("m1", "Body 1.\n"), ("m2", "Body 2.\n")]
+
+
+def test_a_date_far_from_the_first_relay_is_replaced_or_labelled(tmp_path):
+    """An .eml (no envelope line) dated 2099 but relayed on 4 Mar 2024 10:00:05 +01:00 is placed at the relay's time
+    (it was kept in 2099); one dated 1 Jan 2000 is kept but labelled 'before-relay' with a note."""
+    future, early = "Mon, 04 Mar 2099 10:00:00 +0100", "Sat, 01 Jan 2000 00:00:00 +0000"
+    relay = "Received: from pc by mx.example; Mon, 04 Mar 2024 10:00:05 +0100\n"
+    (rec,) = _read(tmp_path, "future.eml", _msg("future", "Hi.", date=future, envelope=None, headers=relay))
+    assert rec.sent_at == datetime(2024, 3, 4, 9, 0, 5, tzinfo=UTC)
+    assert (rec.attrs["date_source"], rec.attrs["date_suspect"], rec.attrs["date_header"]) == \
+        ("received", "future", future)
+    (rec,) = _read(tmp_path, "early.eml", _msg("early", "Hi.", date=early, envelope=None, headers=relay))
+    assert rec.sent_at == datetime(2000, 1, 1, tzinfo=UTC) and rec.attrs["date_suspect"] == "before-relay"
+    assert any("long before the first Received header" in n for n in rec.notes)
