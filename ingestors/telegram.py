@@ -29,7 +29,8 @@ Decisions:
 * **Media** (``photo``, ``file``, ``media_type``, ``sticker_emoji``, ``poll``,
   ``location_information``, ``contact_information``) is kept in ``attrs["media"]`` and
   noted (``"media: photo"``, ``"media: sticker 😂"``, ``"media: voice message"``); the
-  record's text is the caption (possibly empty).  An ``edited`` time gives the
+  record's text is the caption (possibly empty).  A poll's question and answers are the record's
+  ``subject`` (:func:`poll_subject`), so it is found by its words.  An ``edited`` time gives the
   note ``"edited"``.
 * **Forwarded** (``forwarded_from``: the original author's name): the words are the
   author's, so the sender is ``Party(forwarded_from, id, "handle", "from")`` (the id from
@@ -322,6 +323,19 @@ def join_text(text: Any, links: list[str] | None = None) -> str:
             if links is not None and isinstance(part.get("href"), str):
                 links.append(part["href"])
     return "".join(out)
+
+
+def poll_subject(media: dict | None) -> str | None:
+    """A poll's words as a record's subject, so the poll is found by them: ``"Dinner on Friday? (Pizza /
+    Sushi)"`` from ``media["poll"]`` (``question`` and ``answers``: strings, or ``{"text"}`` objects as
+    result.json writes them); None when there is no poll or no question."""
+    poll = media.get("poll") if isinstance(media, dict) else None
+    question = poll.get("question") if isinstance(poll, dict) else None
+    if not isinstance(question, str) or not question.strip():
+        return None
+    answers = [a.get("text") if isinstance(a, dict) else a for a in poll.get("answers") or []]
+    answers = [a.strip() for a in answers if isinstance(a, str) and a.strip()]
+    return question.strip() + (f" ({' / '.join(answers)})" if answers else "")
 
 
 def message_identity(chat_name: str | None, message_id, sender: Party | None, chat_id: Any = None) -> str | None:
@@ -655,7 +669,7 @@ class TelegramIngestor:
                     recipients[i] = Party(p.name, None, p.address_kind, p.role)
                     attrs["owner_name"] = p.name
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
-                            sent_at=sent_at, sender=sender, recipients=recipients,
+                            subject=poll_subject(media), sent_at=sent_at, sender=sender, recipients=recipients,
                             thread=thread, attrs=attrs, notes=notes,
                             identity=message_identity(chat.name, msg_id, sender,  # the HTML export's too
                                                       chat.id if _name_key(chat.name) in self._shared_names else None))

@@ -41,7 +41,7 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
 * **Media** (photo, sticker, GIF, video, video message, voice message, audio, file, poll, contact,
   location) is kept in ``attrs["media"]`` with the JSON reader's keys (``photo``, ``file``,
   ``media_type``, ``sticker_emoji``, …, paths relative to the export's folder) and noted as it notes them
-  (``"media: photo"``, ``"media: voice message"``).  A call is a system event, as in the JSON.
+  (``"media: photo"``, ``"media: voice message"``); a poll's words are the record's ``subject``, as in the JSON.  A call is a system event, as in the JSON.
 * **Service messages** go to ``attrs["system_events"]`` (``{"id", "at", "actor", "action", "text"}``; the
   HTML gives no time, so ``at`` is None; ``actor``/``action`` when the sentence is one Telegram writes) of the
   file's next message, or of its last one when none follows.  Date headings are left out.
@@ -78,7 +78,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
-from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity
+from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity, poll_subject
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
 _TITLE_TAG = re.compile(rb"<title>\s*Exported Data\s*</title>", re.I)
@@ -362,7 +362,8 @@ class TelegramHtmlIngestor:
             if events:
                 attrs["system_events"], events = events, []
             last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=m.text,
-                          sent_at=sent_at, sender=sender, recipients=other_members(members, poster),
+                          subject=poll_subject(m.media), sent_at=sent_at, sender=sender,
+                          recipients=other_members(members, poster),
                           thread=thread, attrs=attrs, notes=notes,
                           identity=message_identity(chat, m.id, sender,  # as result.json's record of it
                                                     path.parent.name if shared else None))

@@ -311,3 +311,49 @@ def test_more_pasted_lines_than_messages_stay_pasted(tmp_path):
     assert [(r.sender.name, r.text.splitlines()[0]) for r in items] == [
         ("Maya Ortiz", "Look what they wrote:"), ("Tom Weller", "Ha, Priya is quick")]
     assert len(items[0].text.splitlines()) == 4
+
+
+# ----------------------------------------------------------------------------- Telegram: polls
+
+def test_telegram_poll_is_found_by_its_words(tmp_path, container):
+    """A poll's text is empty in result.json; its question and answers are the record's subject, so asking
+    about the dinner finds it."""
+    from app.operations.ask import ask
+    from app.operations.ingest import ingest
+    from ingestors.telegram import TelegramIngestor
+
+    data = {"name": "Trip group", "type": "private_group", "id": 222, "messages": [
+        {"id": 1, "type": "message", "date": "2023-05-01T12:00:00", "date_unixtime": "1682935200", "from": "Ana",
+         "from_id": "user1", "text": "", "poll": {"question": "Dinner in Porto on Friday?", "closed": False,
+                                                  "total_voters": 1, "answers": [
+                                                      {"text": "Francesinha place", "voters": 1, "chosen": False},
+                                                      {"text": "Fish market", "voters": 0, "chosen": False}]}},
+        {"id": 2, "type": "message", "date": "2023-05-01T12:01:00", "date_unixtime": "1682935260", "from": "Ben",
+         "from_id": "user2", "text": "voted"}]}
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    poll = next(iter(TelegramIngestor().read(path)))
+    assert (poll.text, poll.subject) == ("", "Dinner in Porto on Friday? (Francesinha place / Fish market)")
+    assert poll.sent_at == datetime(2023, 5, 1, 10, 0, tzinfo=UTC).astimezone(poll.sent_at.tzinfo)
+    assert ingest(container, [path]).errors == []
+    top = ask(container, "dinner in Porto", k=3)
+    assert top and "Dinner in Porto on Friday?" in (top[0].subject or top[0].text)
+
+
+def test_telegram_html_poll_subject_matches_the_json(tmp_path):
+    from ingestors.telegram_html import TelegramHtmlIngestor
+
+    poll = ('<div class="media_wrap clearfix"><div class="media_poll"><div class="question bold">Dinner in Porto '
+            'on Friday?</div><div class="details">Anonymous poll</div><div class="answer">- Francesinha place</div>'
+            '<div class="answer">- Fish market</div><div class="total details">1 vote</div></div></div>')
+    html = ('<!DOCTYPE html><html><head><meta charset="utf-8"/><title>Exported Data</title></head><body>'
+            '<div class="page_wrap"><div class="page_header"><div class="content"><div class="text bold">Trip group'
+            '</div></div></div><div class="page_body chat_page"><div class="history">'
+            '<div class="message default clearfix" id="message1"><div class="body">'
+            '<div class="pull_right date details" title="01.05.2023 12:00:00 UTC+02:00">12:00</div>'
+            f'<div class="from_name">Ana</div>{poll}</div></div></div></div></div></body></html>')
+    path = tmp_path / "messages.html"
+    path.write_text(html, encoding="utf-8")
+    rec, = TelegramHtmlIngestor().read(path)
+    assert (rec.text, rec.subject) == ("", "Dinner in Porto on Friday? (Francesinha place / Fish market)")
+    assert rec.sent_at == datetime(2023, 5, 1, 10, 0, tzinfo=UTC)
