@@ -30,9 +30,11 @@ FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "da
           "grandfather", "aunt", "uncle", "cousin", "partner"}
 
 _REL = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
-_NAME = r"[A-Z][a-zA-Z'\-]+(?: [A-Z][a-zA-Z'\-]+){0,2}"
-_ORG = r"[A-Z][\w&.'\-]*(?: (?:of|and|&) [A-Z][\w&.'\-]*| [A-Z][\w&.'\-]*)*"  # "Bank of America", not "Initech and"
-_PLACE = r"[A-Z][\w.'\-]*(?:,? (?:[A-Z][\w.'\-]*))*"
+_NOT_I = r"(?!I\b|I['’])"  # the pronoun is no word of a name, an employer or a place ("Since March I've been…",
+# "Initech and I'm", "Leeds, I love it")
+_NAME = rf"{_NOT_I}[A-Z][a-zA-Z'\-]+(?: {_NOT_I}[A-Z][a-zA-Z'\-]+){{0,2}}"
+_ORG = rf"[A-Z][\w&.'\-]*(?: (?:of|and|&) {_NOT_I}[A-Z][\w&.'\-]*| {_NOT_I}[A-Z][\w&.'\-]*)*"  # "Bank of America"
+_PLACE = rf"[A-Z][\w.'\-]*(?:,? (?:{_NOT_I}[A-Z][\w.'\-]*))*"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"
 _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
@@ -266,9 +268,15 @@ _NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|m
                        re.I)
 
 
+_CLAUSE_START = re.compile(r".*\b(?:but|and now|now|whereas|while|although|though|these days|nowadays)\b", re.I | re.S)
+
+
 def _negated(sentence: str, start: int) -> bool:
-    """True when the words right before a match (same clause) negate or hedge it ("If I move to Oslo")."""
-    return bool(_NEGATION.search(sentence[max(0, start - 40):start]))
+    """True when the words right before a match (same clause) negate or hedge it ("If I move to Oslo") — from where
+    its clause starts: "I used to work at Initech but now I work at Globex" states Globex."""
+    before = sentence[max(0, start - 40):start]
+    cut = _CLAUSE_START.match(before)
+    return bool(_NEGATION.search(before[cut.end():] if cut else before))
 
 
 _SPEECH = re.compile(r"(?<!\bI )\b(?:said|says|say|wrote|writes|told (?:me|us|him|her|them)|texted|messaged|posted|replied|"

@@ -113,3 +113,20 @@ def test_a_quoted_my_sister_is_not_the_writers_sister():
 def test_parts_of_months_and_the_week_before_last_in_the_senders_calendar(text, day):
     [(_kind, _key, _value, first, _ended)] = facts(text)
     assert first == day
+
+
+@pytest.mark.parametrize("text, want", [
+    # was a person named "March I've" living in Porto
+    ("Since March I've been living in Porto.", [("speaker", "home", "Porto", date(2023, 3, 1), False)]),
+    # was nothing: "used to" before "but now" hedged the new job too
+    ("I used to work at Initech but now I work at Globex.", [("speaker", "employer", "Globex", date(2023, 6, 10),
+                                                              False)]),
+    # the ended employer was "Initech and I'm"
+    ("I've left Initech and I'm now working for Globex.", [("speaker", "employer", "Globex", date(2023, 6, 10), False),
+                                                          ("speaker", "employer", "Initech", date(2023, 6, 10), True)]),
+    ("I moved to Leeds, I love it.", [("speaker", "home", "Leeds", date(2023, 6, 10), False)]),  # was "Leeds, I"
+    ("I moved to Leeds, West Yorkshire.", [("speaker", "home", "Leeds, West Yorkshire", date(2023, 6, 10), False)]),
+    ("I never moved to Leeds but I live in York.", [("speaker", "home", "York", date(2023, 6, 10), False)]),
+])
+def test_the_pronoun_is_no_part_of_a_name_and_a_hedge_ends_at_its_clause(text, want):
+    assert facts(text) == want
