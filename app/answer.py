@@ -356,7 +356,7 @@ _WHEN_CONTACT = (
     re.compile(r"^\s*when\s+did\s+(?P<name>.+?)\s+(?P<which>last|first)\s+(?P<verb>write|wrote|e-?mail|message|"
                r"text|contact)(?:ed)?(?:\s+(?:to\s+)?(?:me|us))?\s*[?!.]*\s*$", re.IGNORECASE))
 _ADDRESS_Q = re.compile(
-    r"^\s*(?:what(?:'s|’s|\s+is|\s+are|\s+was)\s+(?P<name>.+?)(?:'s|’s|')\s+(?P<what>e-?mail(?:\s+address(?:es)?)?|"
+    r"^\s*(?:what(?:'s|’s|s|\s+is|\s+are|\s+was)\s+(?P<name>.+?)(?:'s|’s|')?\s+(?P<what>e-?mail(?:\s+address(?:es)?)?|"
     r"(?:phone|mobile|cell)(?:\s+numbers?)?|numbers?|contact\s+details|address(?:es)?)"
     r"|how\s+(?:do|can)\s+i\s+(?:reach|contact)\s+(?P<name2>.+?))\s*[?!.]*\s*$", re.IGNORECASE)
 
@@ -506,7 +506,10 @@ def contact_question(c, question: str):
                                _as_result(c, found.record_id) if found else None)
     m = _ADDRESS_Q.match(question or "")
     if m:
-        e = _entity_or_choices(c, m.group("name") or m.group("name2"))
+        name = (m.group("name") or m.group("name2")).strip()
+        e = _entity_or_choices(c, name)
+        if e is None and name.lower().endswith("s") and len(name) > 2:  # typed without its apostrophe: "priyas"
+            e = _entity_or_choices(c, name[:-1])
         if e is None or isinstance(e, list):
             return e
         from app.operations.graph import about

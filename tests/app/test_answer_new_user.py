@@ -2,8 +2,16 @@
 its own records and asserts the answer a careful person would give."""
 from __future__ import annotations
 
+import pytest
+
 from app.answer import best_sentence, memory_answer
+from app.container import Container
+from app.loop import ConversationLoop
+from app.models.llm import NoModel
+from app.operations.ingest import ingest
 from app.operations.types import AskResult
+from app.settings import Settings
+from helpers.mboxes import write_mbox
 
 
 def _rec(n, text, sender, subject=None):
@@ -33,3 +41,24 @@ def test_a_plan_that_works_is_not_where_someone_works():
         "Nothing in your records says where you work."
     assert memory_answer("where do I work?", [friday, contract], owner="Alex Morgan").text == \
         "Alex Morgan is looking forward to starting at Brightwave as a product designer on 2 August. [2]"
+
+
+@pytest.fixture
+def loop(tmp_path):
+    c = Container(Settings.load(tmp_path / "home"))
+    c.settings.owner_emails, c.settings.owner_name = ["alex@example.com"], "Alex Morgan"
+    mbox = write_mbox(tmp_path / "m.mbox", [("Priya Shah <priya.shah@gmail.com>", "Drinks", "Come on the 24th!"),
+                                             ("James Lee <james@example.org>", "Hi", "Hello there.")])
+    assert ingest(c, [mbox]).records_added == 2
+    yield ConversationLoop.for_container(c, model=NoModel())
+    c.close()
+
+
+def test_an_address_question_typed_without_apostrophes_is_answered(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    assert answer("whats priyas email") == "Priya Shah: priya.shah@gmail.com."
+    assert answer("what is priya email address") == "Priya Shah: priya.shah@gmail.com."
+    assert answer("whats James email") == "James Lee: james@example.org."  # a name that ends in s keeps it
+    assert answer("What's Priya's email?") == "Priya Shah: priya.shah@gmail.com."
