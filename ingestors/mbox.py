@@ -1498,7 +1498,8 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         message and its replies share a key), else the normalised subject.  Then one Record per forwarded
         ``message/rfc822`` part, attributed to *its* sender, in the same thread, with
         ``attrs["forwarded_in"]`` = the ``external_id`` of the message it was forwarded in (the
-        outer record lists them in ``attrs["forwarded"]``); a message forwarded inside a forwarded
+        outer record lists them in ``attrs["forwarded"]``, and names them as its text when it has none of its own:
+        ``[forwarded: venue options from Venue Desk]``); a message forwarded inside a forwarded
         message follows it, forwarded in it (up to :data:`MAX_FORWARD_DEPTH` levels).  A message
         forwarded *in the text* (under Gmail's
         ``---------- Forwarded message ---------``, Thunderbird's or Apple Mail's separator, with its
@@ -1544,6 +1545,11 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
                              f"message's offset")
         out.append(_forwarded_record(main, rec, len(out)))
+    if not (main.text or "").strip() and main.attrs.get("forwarded"):  # only forwarded mail: say whose (never blank)
+        main.text = "[forwarded: " + "; ".join(
+            " from ".join(x for x in (f.get("subject") or "a message", f.get("from")) if x)
+            for f in main.attrs["forwarded"]) + "]"
+        main.notes.append("no text of its own: the messages it forwards are named instead")
     return out
 
 

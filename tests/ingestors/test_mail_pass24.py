@@ -268,3 +268,18 @@ def test_a_date_far_from_the_first_relay_is_replaced_or_labelled(tmp_path):
     (rec,) = _read(tmp_path, "early.eml", _msg("early", "Hi.", date=early, envelope=None, headers=relay))
     assert rec.sent_at == datetime(2000, 1, 1, tzinfo=UTC) and rec.attrs["date_suspect"] == "before-relay"
     assert any("long before the first Received header" in n for n in rec.notes)
+
+
+def test_a_mail_that_only_forwards_an_attached_message_names_it(tmp_path):
+    """Dana's mail is only a message/rfc822 attachment: her record says what it forwards ('[forwarded: venue
+    options from Venue Desk]', not blank), and the venue's words are the Venue Desk's record, not hers."""
+    inner = ("From: Venue Desk <desk@venue.example>\nTo: Dana <dana@example.org>\nSubject: venue options\n"
+             "Date: Mon, 04 Sep 2023 16:00:00 +0200\nMessage-ID: <orig1@venue.example>\n\n"
+             "The Garden Room is available on the 21st only.\n")
+    outer = ("From: Dana Reyes <dana@example.org>\nTo: Sam <sam@example.org>\nSubject: Fwd: venue options\n"
+             "Date: Wed, 06 Sep 2023 09:15:00 +0200\nMessage-ID: <only@example.org>\nMIME-Version: 1.0\n"
+             'Content-Type: multipart/mixed; boundary="out"\n\n--out\nContent-Type: message/rfc822\n'
+             'Content-Disposition: attachment; filename="venue options.eml"\n\n' + inner + "\n--out--\n")
+    main, fwd = _read(tmp_path, "onlyfwd.eml", outer)
+    assert main.text == "[forwarded: venue options from Venue Desk]" and "Garden Room" not in main.text
+    assert fwd.sender.address == "desk@venue.example" and "Garden Room" in fwd.text
