@@ -7,7 +7,7 @@ evidence, relevance above the threshold), then cites it — no model, nothing un
   2 photos"); else the day the best message's own time expression resolves to ("yesterday" → the day
   before it was sent; "last week" → "the week before 9 June 2023"), else the day it was sent;
 * *where* — a current fact about a place (with what it superseded: "Rosa Vidal lives in Madrid (since
-  June 2023; before that she lived in Berlin until June 2023)"), a photo's place, else the best sentence;
+  June 2023); before that, Rosa lived in Berlin until June 2023"), a photo's place, else the best sentence;
 * *who* — a fact about a relation, the sender of the best message, or a person it names;
 * anything else — the sentence of the best evidence that shares the most words with the question, told
   in the third person ("Caroline researched adoption agencies").
@@ -652,7 +652,7 @@ def _held_span(x) -> str:
 
 
 def held_answer(q: HeldQuestion, results: Sequence[Any]) -> MemoryAnswer:
-    """"Rosa Vidal lives in Madrid (since June 2023; before that: Rosa Vidal lived in Berlin until June 2023)" /
+    """"Rosa Vidal lives in Madrid (since June 2023); before that, Rosa lived in Berlin until June 2023" /
     "In March 2023, Rosa Vidal lived in Berlin (from January 2023 to June 2023)." / "Before Madrid, Rosa Vidal lived
     in Berlin (…)." — citing the answering fact's evidence."""
     x = _held_target(q)
@@ -684,13 +684,13 @@ def held_answer(q: HeldQuestion, results: Sequence[Any]) -> MemoryAnswer:
         text = f"Before {q.before or next((h.value for h in q.held if h.current), 'that')}, {who} {verb_then} " \
                f"{x.value}" + (f" ({span})" if span else "")
     else:
-        extras = [f"since {month_year(x.valid_from)}"] if x.valid_from else []
+        text = f"{who[:1].upper() + who[1:]} {now} {x.value}" + \
+            (f" (since {month_year(x.valid_from)})" if x.valid_from else "")
         prev = [h for h in q.held if h is not x and h.valid_to is not None]
-        if prev:
+        if prev:  # "; before that, Rosa lived in Berlin until June 2023": the full name said once
             p = prev[-1]
-            extras.append(f"before that: {who} {verb_then} {p.value}" +
-                          (f" until {month_year(p.valid_to)}" if p.valid_to else ""))
-        text = f"{who[:1].upper() + who[1:]} {now} {x.value}" + (f" ({'; '.join(extras)})" if extras else "")
+            text += f"; before that, {who if you else who.split()[0]} {verb_then} {p.value}" + \
+                (f" until {month_year(p.valid_to)}" if p.valid_to else "")
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "where")
 
 
@@ -1246,10 +1246,13 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             body = _fact_body(_get(f0, "text"))
             before = [(n, h) for n, h in history if _get(h, "sender") == _get(f0, "sender")
                       and str(_get(h, "subject")).split(":")[0] == str(_get(f0, "subject")).split(":")[0]]
-            extra = f" (since {since:%B %Y}" if since else " ("
-            if before:
-                extra += ("; " if since else "") + "before that: " + "; ".join(_get(h, "text") for _, h in before)
-            extra = extra + ")" if extra.strip(" (") else ""
+            extra = f" (since {since:%B %Y})" if since else ""
+            if before:  # "…; before that, Rosa lived in Berlin until June 2023": the name once in full
+                who = str(_get(f0, "sender") or "")
+                olds = [_fact_body(_get(h, "text")) for _, h in before]
+                olds = [re.sub(rf"^{re.escape(who)}\b", who.split()[0], o) if who.strip() else o for o in olds]
+                olds = [o[:4].lower() + o[4:] if o.startswith("You ") else o for o in olds]
+                extra += "; before that, " + "; ".join(olds)
             cited = [n0] + [n for n, _ in before]
             return MemoryAnswer(f"{body}{extra} {_cite(cited)}", cited, kind)
         # none holds now (or at as_of), but one did: what ended is the answer ("Rosa Vidal worked at Northwind until

@@ -62,3 +62,13 @@ def test_an_address_question_typed_without_apostrophes_is_answered(loop):
     assert answer("what is priya email address") == "Priya Shah: priya.shah@gmail.com."
     assert answer("whats James email") == "James Lee: james@example.org."  # a name that ends in s keeps it
     assert answer("What's Priya's email?") == "Priya Shah: priya.shah@gmail.com."
+
+
+def test_where_someone_works_now_and_before_reads_as_a_sentence():
+    now = AskResult(text="As of 2021-09-03, Priya Shah works at Monzo.", source="/a", when="2021-09-03T08:00:00+00:00",
+                    score=0.1, record_id=1, subject="work: employer", sender="Priya Shah", kind="fact")
+    before = AskResult(text="Priya Shah worked at Skyscanner until September 2021", source="/a", when=None,
+                       score=0.1, record_id=2, subject="work: employer", sender="Priya Shah", kind="history")
+    assert memory_answer("where does Priya work now", [now, before]).text == \
+        "Priya Shah works at Monzo (since September 2021); before that, Priya worked at Skyscanner until " \
+        "September 2021 [1][2]"

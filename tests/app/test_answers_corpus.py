@@ -93,4 +93,4 @@ def test_current_before_superseded_with_history_and_as_of(tmp_path, monkeypatch,
     assert not any("Madrid" in r["text"] for r in then)
     out = run("chat", input="Where does Rosa live?\n\n")
     assert out.split("kith> ", 1)[1].splitlines()[0].startswith(
-        "Rosa Vidal lives in Madrid (since June 2023; before that: Rosa Vidal lived in Berlin until June 2023)")
+        "Rosa Vidal lives in Madrid (since June 2023); before that, Rosa lived in Berlin until June 2023")

@@ -454,7 +454,7 @@ def test_where_someone_lived_or_worked_is_read_from_the_facts_valid_times(tmp_pa
             return re.sub(r" \[\d+\]$", "", loop.turn(q).reply.split("\n\nSources:\n")[0])
 
         assert say("where does Rosa live?") == \
-            "Rosa Vidal lives in Madrid (since June 2023; before that: Rosa Vidal lived in Berlin until June 2023)"
+            "Rosa Vidal lives in Madrid (since June 2023); before that, Rosa lived in Berlin until June 2023"
         assert say("where did Rosa live in March 2023?") == \
             "In March 2023, Rosa Vidal lived in Berlin (from January 2023 to June 2023)"
         assert say("where did Rosa Vidal live before Madrid?") == \
