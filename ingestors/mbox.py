@@ -62,7 +62,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from core.errors import InputError
-from core.extraction.quoted import HEADER_NAMES, InlineForward, bare_subject, split_inline_forward
+from core.extraction.quoted import (HEADER_NAMES, InlineForward, bare_subject, split_header_block_forward,
+                                   split_inline_forward)
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
@@ -1519,6 +1520,12 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     if _is_encrypted(msg):
         notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
     inline = split_inline_forward(text)
+    if inline is None:  # Outlook's forward: its header block, no separator (a "FW:" subject says it is one)
+        try:
+            subject = str(msg.get("subject") or "")
+        except Exception:  # a subject the parser cannot read: no forward to find by it
+            subject = ""
+        inline = split_header_block_forward(text, subject)
     if inline is not None:
         text = inline.before
         notes.append("a message forwarded in the text: kept as its own record")

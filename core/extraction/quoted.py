@@ -274,6 +274,32 @@ def split_inline_forward(text: str) -> InlineForward | None:
     return InlineForward(before, headers, body)
 
 
+_FORWARD_PREFIX = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)?(?:fwd?|wg|vs|vl|vb|tr|i|ilt|İlt|enc|rv|doorst|pd|"
+                             r"пересл|πρθ|转发|轉寄|転送)\s*(?:\[\d+\]|\^\d+|\(\d+\))?\s*[:：]", re.I)
+"""A subject that says its mail is a forward (``Fwd:``, ``FW:``, Outlook's ``WG:``, ``TR:``, ``RV:``, ``I:``, ``ENC:``,
+``VB:``, ``Doorst:``, ``PD:``, ``転送:``…), possibly after a list tag."""
+
+
+def split_header_block_forward(text: str, subject: str | None) -> InlineForward | None:
+    """The message Outlook forwards in ``text`` under its header block (``From:`` / ``Sent:`` / ``To:`` /
+    ``Subject:`` in the client's language, maybe under a rule or ``-----Original Message-----``), with no
+    forward separator, when ``subject`` says the mail is a forward (:data:`_FORWARD_PREFIX`); else None (in a
+    reply the block starts quoted history, which :func:`own_words` leaves out).  Read as
+    :func:`split_inline_forward` reads a message under a separator."""
+    if not subject or not _FORWARD_PREFIX.match(subject):
+        return None
+    lines = text.split("\n")
+    start = next((i for i in range(len(lines)) if _outlook_block(lines, i)), None)
+    if start is None:
+        return None
+    cut = start
+    while cut and (not lines[cut - 1].strip() or _RULE.match(lines[cut - 1]) or _ORIGINAL_MARK.match(lines[cut - 1])):
+        cut -= 1
+    # the rule, the "Original Message" line and the blank lines above the block belong to it
+    return split_inline_forward("\n".join(lines[:cut]) + "\n\n---------- Forwarded message ---------\n"
+                                + "\n".join(lines[start:]))
+
+
 _SUBJECT_PREFIX = re.compile(
     r"^\s*(?:\[[^\]]{1,40}\]\s*|(?:re|fwd?|aw|wg|sv|vs|vl|vb|antw|tr|rif|r|i|odp|ynt|ilt|res|enc|rv|"
     r"отв|пересл|απ|σχετ|πρθ|回复|答复|回覆|转发|轉寄|転送)\s*(?:\[\d+\]|\^\d+|\(\d+\))?\s*[:：]+\s*)+", re.I)

@@ -87,3 +87,16 @@ def test_a_dashed_heading_of_ones_own_is_no_forward():
     # Outlook's/Thunderbird's "Original Message" is a reply's quote: cut from own words, not split as a forward
     reply = "Ok.\n\n-------- Original Message --------\nFrom: Ann Lee <ann@example.org>\nDate: x\n\n" + QUOTE
     assert split_inline_forward(reply) is None and own_words(reply).strip() == "Ok."
+
+
+def test_an_outlook_header_block_is_a_forward_only_under_a_forward_subject():
+    from core.extraction.quoted import split_header_block_forward
+
+    text = ("See below.\n\n________________________________\nFrom: Ann Lee <ann@example.org>\n"
+            "Sent: Monday, March 4, 2024 10:00 AM\nTo: Bob\nSubject: news\n\n" + QUOTE)
+    for subject in ("FW: news", "Fwd: news", "WG: news", "TR: news", "RV: news", "I: news", "[club] Fw: news"):
+        fwd = split_header_block_forward(text, subject)
+        assert fwd is not None and fwd.before == "See below." and fwd.body == QUOTE, subject
+        assert fwd.headers["From"] == "Ann Lee <ann@example.org>"
+    for subject in ("RE: news", "AW: news", "news", None):
+        assert split_header_block_forward(text, subject) is None

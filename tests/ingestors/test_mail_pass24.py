@@ -283,3 +283,27 @@ def test_a_mail_that_only_forwards_an_attached_message_names_it(tmp_path):
     main, fwd = _read(tmp_path, "onlyfwd.eml", outer)
     assert main.text == "[forwarded: venue options from Venue Desk]" and "Garden Room" not in main.text
     assert fwd.sender.address == "desk@venue.example" and "Garden Room" in fwd.text
+
+
+def test_an_outlook_forward_without_a_separator_is_the_forwarded_writers_record(tmp_path):
+    """Outlook forwards under its header block only ('From:/Sent:/To:/Subject:', in German 'Von:/Gesendet:/An:/
+    Betreff:'), no separator line; the 'FW:'/'WG:' subject says it is a forward.  The venue's words are the Venue
+    Desk's record at its Date line (no zone: the forwarder's +02:00), Dana's record holds her words; asking about
+    the Garden Room finds the venue's sentence.  A reply ('RE:') with the same block stays one record."""
+    html = ('<html><body><div class=WordSection1><p class=MsoNormal>See below, thoughts?<o:p></o:p></p><div><div '
+            'style="border:none;border-top:solid #E1E1E1 1.0pt"><p class=MsoNormal><b>{f}:</b> Venue Desk &lt;'
+            'desk@venue.example&gt; <br><b>{s}:</b> {d}<br><b>{t}:</b> Dana Reyes &lt;dana@example.org&gt;<br>'
+            '<b>{j}:</b> venue options<o:p></o:p></p></div></div><p class=MsoNormal>The Garden Room is available on '
+            'the 21st only.<o:p></o:p></p></div></body></html>')
+    cases = [("FW: venue options", dict(f="From", s="Sent", t="To", j="Subject", d="Monday, September 4, 2023 4:00 PM")),
+             ("WG: venue options", dict(f="Von", s="Gesendet", t="An", j="Betreff", d="Montag, 4. September 2023 16:00"))]
+    for i, (subject, names) in enumerate(cases):
+        main, fwd = _read(tmp_path, f"ofw{i}.eml", _html("Dana Reyes <dana@example.org>", subject,
+                                                         "Wed, 06 Sep 2023 09:15:00 +0200", html.format(**names)))
+        assert main.text == "See below, thoughts?" and main.sender.address == "dana@example.org"
+        assert (fwd.sender.address, fwd.subject, fwd.text) == ("desk@venue.example", "venue options",
+                                                               "The Garden Room is available on the 21st only.")
+        assert fwd.sent_at == datetime(2023, 9, 4, 14, 0, tzinfo=UTC), subject
+    (reply,) = _read(tmp_path, "ore.eml", _html("Dana Reyes <dana@example.org>", "RE: venue options",
+                                                "Wed, 06 Sep 2023 09:15:00 +0200", html.format(**cases[0][1])))
+    assert "Garden Room" in reply.text
