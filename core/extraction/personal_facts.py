@@ -96,14 +96,34 @@ everyone everybody someone somebody nobody noone anyone anybody people folks eve
 some none each others""".split())  # "Everyone moved to Leeds" names no one
 
 
-def clean_subject_name(name: str | None) -> str | None:
-    """A name captured at a sentence start without its leading non-name words (``"Today Ana"`` → ``"Ana"``);
-    None when nothing name-like is left (``"You"``, ``"Congrats"``)."""
+_TEMPORAL = frozenset("""on in at since by from during until till before after last next this early late mid
+back""".split())
+_CALENDAR = frozenset(m.casefold() for m in _MONTHS.strip("(?:)").split("|")) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def clean_subject_name(name: str | None, before: str = "") -> str | None:
+    """A name captured at a sentence start without its leading non-name words (``"Today Ana"`` → ``"Ana"``), and
+    without a month or weekday a time word puts before it (``"On Monday Tom"``, ``"Since May Ana"`` → ``"Tom"``,
+    ``"Ana"``; ``before``: the words before the capture, "In early" for "March Tom"); None when nothing name-like is
+    left (``"You"``, ``"Congrats"``).  A month or weekday that starts the name without a time word stays: "June
+    Smith"."""
     if not name:
         return None
     words = name.split()
-    while words and words[0].casefold() in _NOT_NAMES:
-        words.pop(0)
+    prev = before.split()[-1].casefold().strip(",") if before.split() else ""
+    while words:
+        w = words[0].casefold()
+        if w in _NOT_NAMES or w in _TEMPORAL or w in ("ps", "pps", "fyi", "update", "news", "edit"):
+            prev = w
+            words.pop(0)
+        elif w in _CALENDAR and prev in _TEMPORAL and len(words) > 1:
+            prev = w
+            words.pop(0)
+        else:
+            break
+    if len(words) == 1 and words[0].casefold() in _CALENDAR and prev in _TEMPORAL:
+        return None  # "In June moved to Leeds": a date, no one named
     return " ".join(words) or None
 
 
@@ -117,7 +137,8 @@ def _subject(m: re.Match) -> Subject:
     if m.groupdict().get("bare"):
         return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
                                             .replace("momm", "mom").replace("dadd", "dad")])
-    return Subject("name", name=clean_subject_name(m.group("name")))
+    return Subject("name", name=clean_subject_name(m.group("name"), m.string[max(0, m.start("name") - 20):
+                                                                           m.start("name")]))
 
 
 _PATTERNS: list[tuple[re.Pattern, str]] = [
@@ -324,7 +345,7 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors, opene
             if what == "birthday" and (m.group("subj") or "").lower() == "my":
                 subj = Subject("speaker")
             elif what == "birthday" and m.groupdict().get("rel") is None and m.group("subj") is None:
-                subj = Subject("name", name=clean_subject_name(m.group("name")))
+                subj = Subject("name", name=clean_subject_name(m.group("name"), m.string[:m.start("name")]))
             else:
                 subj = _subject(m)
             if subj.kind == "name" and not subj.name:

@@ -130,3 +130,20 @@ def test_parts_of_months_and_the_week_before_last_in_the_senders_calendar(text, 
 ])
 def test_the_pronoun_is_no_part_of_a_name_and_a_hedge_ends_at_its_clause(text, want):
     assert facts(text) == want
+
+
+@pytest.mark.parametrize("text, who", [
+    ("On Monday Tom moved to Leeds.", "Tom"),           # was a person "On Monday Tom"
+    ("In March Tom moved to Leeds.", "Tom"),            # was "In March Tom"
+    ("Since May Ana has lived in Rome.", "Ana"),        # was "May Ana"
+    ("In early March Tom moved to Leeds.", "Tom"),      # was "March Tom"
+    ("PS Ana moved to Rome.", "Ana"),                   # was "PS Ana"
+    ("June Smith moved to Leeds.", "June Smith"),       # a month that starts a name with no time word is a name
+    ("April Jones works at Initech.", "April Jones"),
+])
+def test_a_date_before_a_name_is_no_part_of_it(text, who):
+    assert [f.subject.name for f in extract_facts(text, SAT) if f.key in ("home", "employer")] == [who]
+
+
+def test_a_date_alone_names_no_one():
+    assert facts("In June moved to Leeds.") == []  # was a person "June"
