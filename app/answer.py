@@ -1301,6 +1301,22 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         when = when_phrase(best_sentence(question, text), _local_when(t0)) or when_phrase(text, _local_when(t0))
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
+    asked = about_subject(question) if kind == "who" else None
+    if asked and _A_NAME.match(asked):
+        # "who is Jess?" and no one Kith knows is called that: who mentioned her and how, never the sender
+        # of the message as if that were Jess
+        want = set(lexicon.tokens(asked))
+        for n, t in turns[:3]:
+            text_t, subject_t = _get(t, "text") or "", _get(t, "subject")
+            body = text_t[len(subject_t):] if subject_t and text_t.startswith(subject_t) else text_t
+            said = next((x for x in own_sentences(body) if want and want <= set(lexicon.tokens(x))), None)
+            who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
+            if said and who:
+                m = re.search(rf"\b{re.escape(asked)}\b", said, re.IGNORECASE)
+                name = m.group(0) if m and not m.group(0).islower() else asked.title()
+                return MemoryAnswer(f"{who} mentioned {name}: “{_FILLER.sub('', said).strip() or said}” {_cite([n])}",
+                                    [n], kind)
+        return MemoryAnswer(NOTHING, [], kind, True)
     if kind == "who":  # the sender of the best turn the question does not name (its subject is not the answer)
         named = set(lexicon.tokens(question))
         for n, t in turns[:3]:
@@ -1309,6 +1325,11 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
     return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",
                         [n0], kind)
+
+
+_A_NAME = re.compile(r"^(?!\w+ing\b)[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}$")
+"""What "who is …?" asks about when it is a name (one to three words, "Jess", "Jess Patel"), not a deed ("who is
+coming to the party?")."""
 
 
 def _shares_words(question: str, turn) -> bool:

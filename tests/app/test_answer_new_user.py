@@ -72,3 +72,14 @@ def test_where_someone_works_now_and_before_reads_as_a_sentence():
     assert memory_answer("where does Priya work now", [now, before]).text == \
         "Priya Shah works at Monzo (since September 2021); before that, Priya worked at Skyscanner until " \
         "September 2021 [1][2]"
+
+
+def test_who_is_someone_only_mentioned_says_who_mentioned_them_not_the_sender():
+    chat = _rec(1, "So the wedding is confirmed for 14 August in Oban. Jess and I can't wait", "Sam Patel")
+    other = _rec(2, "Congrats both!", "Priya Shah")
+    assert memory_answer("who is Jess", [chat, other]).text == "Sam Patel mentioned Jess: “Jess and I can't wait” [1]"
+    assert memory_answer("who is jess?", [other, chat]).text == "Sam Patel mentioned Jess: “Jess and I can't wait” [2]"
+    # nothing shown mentions the name: not the sender of an unrelated message
+    assert memory_answer("who is Morag?", [other]).nothing
+    # "who is coming …" asks for a person, not about a name: the sender answers as before
+    assert memory_answer("who is coming to the wedding?", [other]).text == "Priya Shah [1]"
