@@ -124,6 +124,8 @@ def clean_subject_name(name: str | None, before: str = "") -> str | None:
             break
     if len(words) == 1 and words[0].casefold() in _CALENDAR and prev in _TEMPORAL:
         return None  # "In June moved to Leeds": a date, no one named
+    if words and re.search(r"[a-z]['’]s$", words[-1]):
+        words[-1] = words[-1][:-2]  # "Tom's moved to Leeds": Tom has moved
     return " ".join(words) or None
 
 

@@ -147,3 +147,10 @@ def test_a_date_before_a_name_is_no_part_of_it(text, who):
 
 def test_a_date_alone_names_no_one():
     assert facts("In June moved to Leeds.") == []  # was a person "June"
+
+
+def test_a_name_with_has_contracted_is_the_name():
+    # was a person named "Tom's"
+    assert [(f.subject.name, f.value) for f in extract_facts("Tom's moved to Leeds.", SAT)] == [("Tom", "Leeds")]
+    assert [(f.subject.name, f.value) for f in extract_facts("Ana's started at Globex.", SAT)] == [("Ana", "Globex")]
+    assert [f.subject.name for f in extract_facts("O'Brien moved to Leeds.", SAT)] == ["O'Brien"]
