@@ -1767,6 +1767,14 @@ def _top_boundary(head: bytes) -> bytes | None:
     return boundary.encode("utf-8", "surrogateescape") if boundary else None
 
 
+def _message_header(line: bytes) -> bool:
+    """True when ``line`` can open a message's header block after an envelope line: a header whose name is a
+    well-known one (:data:`_KNOWN_HEADERS`) or has a hyphen (``X-Apple-Mail-…``, ``Thread-Topic``) — not a label
+    of body text such as ``Note:`` or ``PS:``."""
+    m = _HEADER_LINE.match(line)
+    return bool(m and (m.group(1).lower() in _KNOWN_HEADERS or b"-" in m.group(1)))
+
+
 def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                first_has_envelope: bool = True) -> Iterator[RawMessage]:
     """Cut an open mbox file into messages, holding at most one message (≤ ``max_message_bytes``) in memory.
@@ -1955,7 +1963,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
             require_headers = bool(at_start and _HEADER_LINE.match(piece))
             deciding = False
         if pending is not None:
-            if not require_headers or (at_start and _HEADER_LINE.match(piece)):
+            if not require_headers or (at_start and _message_header(piece)):
                 if closing is not None and not over:  # inside an open multipart: body, unless it never closes
                     deferred.append(len(parts))
                     add(pending)

@@ -307,3 +307,14 @@ def test_an_outlook_forward_without_a_separator_is_the_forwarded_writers_record(
     (reply,) = _read(tmp_path, "ore.eml", _html("Dana Reyes <dana@example.org>", "RE: venue options",
                                                 "Wed, 06 Sep 2023 09:15:00 +0200", html.format(**cases[0][1])))
     assert "Garden Room" in reply.text
+
+
+def test_an_envelope_line_quoted_in_a_body_before_a_label_line_is_text(tmp_path):
+    """Ann pastes an envelope line into her mail, then 'Note: …': a body label is no header, so it is her text —
+    while Apple Mail's 'X-Uniform-Type-Identifier:' (an unknown hyphenated header) still opens the next message."""
+    body = "Hi,\n\nFrom bob@example.net Mon Mar  4 10:00:00 2024\nNote: that line is how mbox separates mail.\n\nAnn"
+    second = ("From bob@example.net Tue Mar  5 11:00:00 2024\nX-Uniform-Type-Identifier: com.apple.mail-draft\n"
+              "From: Bob <bob@example.net>\nSubject: two\nDate: Tue, 05 Mar 2024 11:00:00 +0000\n\nOk.\n")
+    items = _read(tmp_path, "pasted.mbox", _msg("one", body) + second)
+    assert [i.subject for i in items] == ["one", "two"]
+    assert "Note: that line is how mbox separates mail." in items[0].text.splitlines()
