@@ -86,6 +86,9 @@ _KNOWN_HEADERS = {
     b"authentication-results", b"received-spf", b"x-received", b"x-google-smtp-source", b"x-gm-message-state",
     b"x-gmail-labels", b"x-gm-thrid", b"x-mozilla-status", b"x-mozilla-status2", b"x-mozilla-keys",
     b"x-account-key", b"x-uidl", b"thread-topic", b"thread-index", b"x-ms-exchange-organization-authas",
+    # one-word names mail programs and news readers write first in a message
+    b"status", b"path", b"xref", b"newsgroups", b"organization", b"precedence", b"importance", b"keywords",
+    b"comments", b"priority", b"sensitivity", b"lines", b"bcc", b"encrypted", b"envelope",
 }
 # Labels mail software writes that Python's codecs read too narrowly (WHATWG's choices).
 _CHARSET_ALIASES = {
