@@ -86,7 +86,8 @@ _KNOWN_HEADERS = {
     b"authentication-results", b"received-spf", b"x-received", b"x-google-smtp-source", b"x-gm-message-state",
     b"x-gmail-labels", b"x-gm-thrid", b"x-mozilla-status", b"x-mozilla-status2", b"x-mozilla-keys",
     b"x-account-key", b"x-uidl", b"thread-topic", b"thread-index", b"x-ms-exchange-organization-authas",
-    # one-word names mail programs and news readers write first in a message
+}
+_ONE_WORD_HEADERS = {  # one-word names mail and news programs may write first after an envelope line
     b"status", b"path", b"xref", b"newsgroups", b"organization", b"precedence", b"importance", b"keywords",
     b"comments", b"priority", b"sensitivity", b"lines", b"bcc", b"encrypted", b"envelope",
 }
@@ -1772,10 +1773,11 @@ def _top_boundary(head: bytes) -> bytes | None:
 
 def _message_header(line: bytes) -> bool:
     """True when ``line`` can open a message's header block after an envelope line: a header whose name is a
-    well-known one (:data:`_KNOWN_HEADERS`) or has a hyphen (``X-Apple-Mail-…``, ``Thread-Topic``) — not a label
+    well-known one (:data:`_KNOWN_HEADERS`, :data:`_ONE_WORD_HEADERS`) or has a hyphen (``X-Apple-Mail-…``, ``Thread-Topic``) — not a label
     of body text such as ``Note:`` or ``PS:``."""
     m = _HEADER_LINE.match(line)
-    return bool(m and (m.group(1).lower() in _KNOWN_HEADERS or b"-" in m.group(1)))
+    return bool(m and (m.group(1).lower() in _KNOWN_HEADERS or m.group(1).lower() in _ONE_WORD_HEADERS
+                       or b"-" in m.group(1)))
 
 
 def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
