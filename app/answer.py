@@ -66,7 +66,8 @@ def day_text(d: date | datetime) -> str:
 
 def when_phrase(text: str, sent: datetime | None) -> str:
     """When a message says something happened: its first time expression resolved against the time it was
-    sent (coarse ones kept coarse: "last week" → "the week before 9 June 2023", "last year" → "2022"),
+    sent (coarse ones kept coarse: "last week" → "the week before 9 June 2023", "last year" → "2022", "in
+    October" → "October 2021"),
     else the day it was sent; "" when it has no time."""
     if sent is None:
         return ""
@@ -81,6 +82,9 @@ def when_phrase(text: str, sent: datetime | None) -> str:
         if re.search(r"\b(?:last|this|next) year\b|\byears? ago\b", p):
             return str(a.day.year)
         if re.search(r"\b(?:last|this|next) month\b|\bmonths? ago\b", p):
+            return f"{a.day:%B %Y}"
+        if not re.search(r"\d", p.replace(str(a.day.year), "")) and \
+                any(re.search(rf"\b{m}\b", p) for m in _MONTH_NAMES):  # "in October": the month, not its 1st
             return f"{a.day:%B %Y}"
         return day_text(a.day)
     return day_text(sent)

@@ -83,3 +83,14 @@ def test_who_is_someone_only_mentioned_says_who_mentioned_them_not_the_sender():
     assert memory_answer("who is Morag?", [other]).nothing
     # "who is coming …" asks for a person, not about a name: the sender answers as before
     assert memory_answer("who is coming to the wedding?", [other]).text == "Priya Shah [1]"
+
+
+def test_a_month_named_alone_is_answered_as_that_month_not_its_first_day():
+    from datetime import datetime, timezone
+
+    from app.answer import when_phrase
+
+    sent = datetime(2021, 9, 3, 8, 0, tzinfo=timezone.utc)
+    assert when_phrase("Starting at Monzo in October", sent) == "October 2021"
+    assert when_phrase("See you in May 2022", sent) == "May 2022"
+    assert when_phrase("The party is on 24 September", sent) == "24 September 2021"
