@@ -877,13 +877,19 @@ _REAL_OFFSETS = {60 * h for h in range(-12, 15)} | {-570, -210, -150, 210, 270, 
                                                      825}  # minutes east of UTC that some time zone uses (tz database)
 
 
-def _zone_from_received(dt: datetime, relayed: datetime | None, notes: list[str], attrs: dict) -> datetime:
+def _zone_from_received(dt: datetime, relayed: datetime | None, notes: list[str], attrs: dict,
+                        stamped: datetime | None = None) -> datetime:
     """``dt``, a Date header's wall-clock time read as UTC because it names no zone (or an ambiguous one, such
     as ``IST``), at the sender's offset when the earliest ``Received:`` header settles it: the wall clock minus
     the first relay's time, within :data:`ZONE_SLACK` of an offset some time zone uses, is the offset (the first
     relay stamps the message seconds after it was written).  The wall clock, and so the
     sender's calendar, is kept; the instant moves.  ``attrs["date_source"]`` becomes ``"date-header-zone-from-
-    received"`` and a note says so.  Else ``dt`` unchanged."""
+    received"`` and a note says so.  With no Received header, an mbox envelope line that writes its zone
+    (``stamped``: Gmail Takeout's ``Mon Mar 04 09:00:00 +0000 2024``) settles it the same way
+    (``"date-header-zone-from-envelope"``).  Else ``dt`` unchanged."""
+    source, what = "received", "the earliest Received header's time"
+    if relayed is None and stamped is not None:
+        relayed, source, what = stamped, "envelope", "the mbox envelope line's time"
     if relayed is None:
         return dt
     delta = dt.replace(tzinfo=timezone.utc) - relayed.astimezone(timezone.utc)
@@ -894,8 +900,8 @@ def _zone_from_received(dt: datetime, relayed: datetime | None, notes: list[str]
     zone = timezone(offset)
     notes[:] = [n.replace(", in UTC", "") for n in notes if "read as UTC" not in n]
     notes.append(f"Date header names no usable time zone: its offset (UTC{dt.replace(tzinfo=zone):%z}) is taken "
-                 f"from the earliest Received header's time")
-    attrs["date_source"] = "date-header-zone-from-received"
+                 f"from {what}")
+    attrs["date_source"] = f"date-header-zone-from-{source}"
     return dt.replace(tzinfo=zone)
 
 
@@ -917,9 +923,10 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
     dt = _parse_date(date_value, notes, attrs) if date_value else None
     envelope = envelope_time(mbox_from)
     relayed = received_time(received or [])
+    stamped = envelope if mbox_from and re.search(r"\s(?:[+-]\d{4}|UTC|GMT)\s", mbox_from) else None  # its zone
     if dt is not None:
         if attrs.get("date_source") == "date-header-no-zone":
-            dt = _zone_from_received(dt, relayed, notes, attrs)
+            dt = _zone_from_received(dt, relayed, notes, attrs, stamped)
         return _unless_future(dt, date_value, envelope, notes, attrs, relayed)
     fallback = (": time taken from the earliest Received header" if relayed else
                 ": time taken from the mbox envelope line" if envelope else "")
@@ -933,7 +940,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
                          + ("" if day.tzinfo else ", in UTC"))
             attrs["date_source"] = "date-header-lenient"
             if day.tzinfo is None:
-                day = _zone_from_received(day.replace(tzinfo=timezone.utc), relayed, notes, attrs)
+                day = _zone_from_received(day.replace(tzinfo=timezone.utc), relayed, notes, attrs, stamped)
             return _unless_future(day, date_value, envelope, notes, attrs, relayed)
         if envelope is not None and envelope.date() == day.date():
             notes.append(f"Date header has a day but no time ({date_value!r}): time taken from the mbox envelope line")

@@ -318,3 +318,16 @@ def test_an_envelope_line_quoted_in_a_body_before_a_label_line_is_text(tmp_path)
     items = _read(tmp_path, "pasted.mbox", _msg("one", body) + second)
     assert [i.subject for i in items] == ["one", "two"]
     assert "Note: that line is how mbox separates mail." in items[0].text.splitlines()
+
+
+def test_a_date_without_a_zone_in_a_takeout_mbox_takes_its_offset_from_the_envelope_line(tmp_path):
+    """Gmail Takeout writes the envelope line with its zone ('Fri Jun 09 14:30:05 +0000 2023'): a Date with no zone
+    ('Sat, 10 Jun 2023 00:30:00') is then +10:00, 14:30 UTC; a classic envelope line (no zone, the local time of
+    the machine that wrote it) settles nothing."""
+    (rec,) = _read(tmp_path, "takeout.mbox", _msg("t", "Hi.", date="Sat, 10 Jun 2023 00:30:00",
+                                                  envelope="From 1790@xxx Fri Jun 09 14:30:05 +0000 2023"))
+    assert rec.sent_at == datetime(2023, 6, 9, 14, 30, tzinfo=UTC) and rec.sent_at.utcoffset().total_seconds() == 36000
+    assert rec.attrs["date_source"] == "date-header-zone-from-envelope"
+    (rec,) = _read(tmp_path, "classic.mbox", _msg("c", "Hi.", date="Sat, 10 Jun 2023 00:30:00",
+                                                  envelope="From ann@example.org Fri Jun  9 14:30:05 2023"))
+    assert rec.sent_at == datetime(2023, 6, 10, 0, 30, tzinfo=UTC) and rec.attrs["date_source"] == "date-header-no-zone"
