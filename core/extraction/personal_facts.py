@@ -38,7 +38,7 @@ _PLACE = rf"[A-Z][\w.'\-]*(?:,? (?:{_NOT_I}[A-Z][\w.'\-]*))*"
 _MONTHS = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTHS})"
 _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
-_AUX = r"(?:['’](?:ve|m|s)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
+_AUX = r"(?:['’](?:ve|m|s|re)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
 _ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently|currently|still)"
 _SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
 _WE = r"(?P<we>[Ww]e)"  # "we moved to Madrid": the speaker's household — a home of the speaker (homes only)
@@ -93,7 +93,8 @@ apparently maybe finally last next congrats congratulations thanks thank yes no 
 great nice actually anyway sadly luckily ok okay sure dear hope glad sorry if when after before since while
 because although though just still even only already soon
 everyone everybody someone somebody nobody noone anyone anybody people folks everything nothing all both many most
-some none each others""".split())  # "Everyone moved to Leeds" names no one
+some none each others we're we've we'd we'll they're they've you're you've it's that's there's here's let's
+i'm i've i'd i'll""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
 
 
 _TEMPORAL = frozenset("""on in at since by from during until till before after last next this early late mid
@@ -113,7 +114,7 @@ def clean_subject_name(name: str | None, before: str = "") -> str | None:
     words = name.split()
     prev = before.split()[-1].casefold().strip(",") if before.split() else ""
     while words:
-        w = words[0].casefold()
+        w = words[0].casefold().replace("’", "'")
         if w in _NOT_NAMES or w in _TEMPORAL or w in ("ps", "pps", "fyi", "update", "news", "edit"):
             prev = w
             words.pop(0)

@@ -154,3 +154,14 @@ def test_a_name_with_has_contracted_is_the_name():
     assert [(f.subject.name, f.value) for f in extract_facts("Tom's moved to Leeds.", SAT)] == [("Tom", "Leeds")]
     assert [(f.subject.name, f.value) for f in extract_facts("Ana's started at Globex.", SAT)] == [("Ana", "Globex")]
     assert [f.subject.name for f in extract_facts("O'Brien moved to Leeds.", SAT)] == ["O'Brien"]
+
+
+@pytest.mark.parametrize("text", ["We're now living in Lyon.", "We’re living in Lyon."])
+def test_we_are_is_the_writers_household(text):
+    # was a person named "We're" living in Lyon
+    assert facts(text) == [("speaker", "home", "Lyon", date(2023, 6, 10), False)]
+
+
+@pytest.mark.parametrize("text", ["They're living in Lyon.", "You're living in Lyon."])
+def test_a_contracted_pronoun_is_no_name(text):
+    assert facts(text) == []
