@@ -385,10 +385,12 @@ class ProfilePage(QWidget):
             conf = QTableWidgetItem(f"{f.confidence:.0%}")
             conf.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.facts.setItem(r, 1, conf)
-            n = max(len(f.sources), 0)
-            src = QTableWidgetItem(f"{n} file{'s' if n != 1 else ''} \u00b7 {f.evidence_count} ev.")
+            n, ev = max(len(f.sources), 0), f.evidence_count
+            # "11 records" (the messages, photos and memos it rests on), not "2 files · 11 ev."; the files are the tip
+            src = QTableWidgetItem(f"{ev} record{'s' if ev != 1 else ''}" if ev else "derived")
             src.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-            src.setToolTip("\n".join(f.sources) or "no source file (derived)")
+            src.setToolTip((f"In {n} file{'s' if n != 1 else ''}:\n" + "\n".join(f.sources)) if f.sources
+                           else "no source file (derived)")
             self.facts.setItem(r, 2, src)
         if not facts:
             self.facts.insertRow(0)

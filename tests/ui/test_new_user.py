@@ -135,3 +135,24 @@ def test_an_empty_memory_table_says_why_in_lines_that_fit(qapp):
     assert all(fm.horizontalAdvance(line) <= tree.viewport().width() for line in shown.splitlines())
     assert tree.topLevelItem(0).toolTip(0) == text
     tree.close()
+
+
+def test_a_profile_fact_says_how_many_records_it_rests_on_in_words(qapp, container):
+    """The Sources column read '2 files · 11 ev.' (cut off in the column); it says '11 records', the files in
+    its tooltip."""
+    from types import SimpleNamespace
+
+    from ui.profile import ProfilePage
+    from ui.worker import Worker
+
+    page = ProfilePage(container, Worker())
+    fact = SimpleNamespace(statement="As of 2021-03-12, Sam Patel wrote to Alex Morgan.", domain="relationships",
+                           category="social", key="correspondence", valid_from="2021-03-12T09:20:00+00:00",
+                           recorded_at="2021-12-01T18:24:00+00:00", confidence=0.94, evidence_count=11,
+                           sources=["/a/WhatsApp Chat.txt", "/a/mail.mbox"])
+    one = SimpleNamespace(**{**vars(fact), "evidence_count": 1, "sources": ["/a/mail.mbox"]})
+    page._show_facts([fact, one])
+    assert page.facts.item(0, 0).text() == "Sam Patel wrote to Alex Morgan."
+    assert page.facts.item(0, 1).text() == "94%"
+    assert page.facts.item(0, 2).text() == "11 records" and page.facts.item(1, 2).text() == "1 record"
+    assert page.facts.item(0, 2).toolTip() == "In 2 files:\n/a/WhatsApp Chat.txt\n/a/mail.mbox"
