@@ -94,7 +94,7 @@ great nice actually anyway sadly luckily ok okay sure dear hope glad sorry if wh
 because although though just still even only already soon
 everyone everybody someone somebody nobody noone anyone anybody people folks everything nothing all both many most
 some none each others we're we've we'd we'll they're they've you're you've it's that's there's here's let's
-i'm i've i'd i'll""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
+i'm i've i'd i'll remember heard hear imagine note tell ask see look listen wait bet know think say""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
 
 
 _TEMPORAL = frozenset("""on in at since by from during until till before after last next this early late mid

@@ -165,3 +165,10 @@ def test_we_are_is_the_writers_household(text):
 @pytest.mark.parametrize("text", ["They're living in Lyon.", "You're living in Lyon."])
 def test_a_contracted_pronoun_is_no_name(text):
     assert facts(text) == []
+
+
+@pytest.mark.parametrize("text", ["Remember Tom moved to Leeds.", "Heard Tom moved to Leeds.",
+                                  "Imagine Tom moved to Leeds."])
+def test_a_verb_opening_the_sentence_is_no_part_of_the_name(text):
+    # was a person "Remember Tom", "Heard Tom", "Imagine Tom"
+    assert [(f.subject.name, f.value) for f in extract_facts(text, SAT)] == [("Tom", "Leeds")]
