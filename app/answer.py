@@ -1117,7 +1117,11 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
     if isinstance(about, SmallTalk):
         return small_talk_answer(about)
     if isinstance(about, list):
-        names = _and([f"{name} (id {i}{': ' + hint if hint else ''})" for i, name, _k, hint in about[:5]])
+        # each told apart by what a person knows them by (an address, a job); a bare id only where nothing else
+        # tells two of one name apart (it can be asked by: "who is 75?")
+        shared = {n for n in (x[1] for x in about) if sum(1 for y in about if y[1] == n) > 1}
+        names = _and([f"{name} ({hint})" if hint else f"{name} (id {i})" if name in shared else name
+                      for i, name, _k, hint in about[:5]])
         who = "people" if all(k == "person" for _i, _n, k, _h in about) else "entries"
         verb = "share that name" if len({n for _i, n, _k, _h in about}) == 1 else "go by that name"
         return MemoryAnswer(f"{len(about)} {who} {verb}: {names}. Which one do you mean?", [], "who")

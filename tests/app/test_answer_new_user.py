@@ -94,3 +94,14 @@ def test_a_month_named_alone_is_answered_as_that_month_not_its_first_day():
     assert when_phrase("Starting at Monzo in October", sent) == "October 2021"
     assert when_phrase("See you in May 2022", sent) == "May 2022"
     assert when_phrase("The party is on 24 September", sent) == "24 September 2021"
+
+
+def test_people_of_one_first_name_are_told_apart_by_address_not_by_id():
+    from app.answer import about_answer
+
+    ans = about_answer([(2, "Mark Sappol", "person", "Mark_Sappol@ipicorp.com"),
+                        (11, "Mark Overmeer", "person", "markov@ATComputing.nl")], [])
+    assert ans.text == ("2 people go by that name: Mark Sappol (Mark_Sappol@ipicorp.com) and Mark Overmeer "
+                        "(markov@ATComputing.nl). Which one do you mean?")
+    assert about_answer([(5, "Ann Lee", "person", ""), (6, "Ann Leeds", "person", "")], []).text == \
+        "2 people go by that name: Ann Lee and Ann Leeds. Which one do you mean?"
