@@ -35,7 +35,7 @@ from core.graph.entities import (is_full_name, is_role_address, normalize_alias,
                                  sender_type)
 from core.graph.owner import ensure_owner, owner as current_owner
 from core.graph.resolution import (ADDRESS_BOOK, CARD_NAMES, NameIndex, _addresses, _pair_decided, add_alias, card_entities,
-                                   clean_name, merge_by_rule, record_decision)
+                                   clean_name, merge_by_rule, national_match, record_decision)
 from core.store.schema import Alias, Entity
 
 CARD_SHARED = 0.9
@@ -60,11 +60,13 @@ class CardOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def card_identifiers(card: dict, region: str = "US") -> tuple[list[tuple[str, str, str]], list[str]]:
+def card_identifiers(card: dict, region: str = "US", national=None) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The identifiers of a card as ``(alias kind, value as written, normalised)``, and notes on those skipped.
 
-    Phones become E.164 with ``region`` for numbers written without a country code; handles are
-    ``"<service>:<handle>"`` (``"telegram:annagreene"``).
+    Phones become E.164 with ``region`` for numbers written without a country code; one that is no number there
+    (``"07700 900123"`` on a UK phone's card, the region US) is the known number ``national(value)`` names
+    (:func:`core.graph.resolution.national_match`), else kept as written, as a handle — the same number arriving
+    later with its country code finds it.  Handles are ``"<service>:<handle>"`` (``"telegram:annagreene"``).
     """
     person = card.get("kind") != "organisation"
     out: list[tuple[str, str, str]] = []
@@ -77,8 +79,13 @@ def card_identifiers(card: dict, region: str = "US") -> tuple[list[tuple[str, st
         if person and sender_type(value, "phone") is not None:
             notes.append(f"{value} is an SMS short code or sender ID, not a person's number: not an alias")
             continue
-        norm = normalize_alias("phone", value, region)
+        norm = normalize_alias("phone", value, region) or (national(value) if national else None)
         if norm is None:
+            if sum(ch.isdigit() for ch in value) >= 9 and not value.strip().startswith("+"):
+                digits = "".join(ch for ch in value if ch.isdigit())
+                out.append(("handle", digits, digits))
+                notes.append(f"{value!r} is no number in region {region}: kept as written")
+                continue
             notes.append(f"{value!r} is not a phone number: not an alias")
             continue
         out.append(("phone", value, norm))
@@ -133,7 +140,7 @@ def resolve_card(s: Session, card: dict, region: str = "US", index: NameIndex | 
     display = clean_name(card.get("name")) or None
     names = [n for n in dict.fromkeys(clean_name(x) for x in card.get("names", []) if clean_name(x)) if n]
     nicknames = [n for n in dict.fromkeys(clean_name(x) for x in card.get("nicknames", []) if clean_name(x)) if n]
-    idents, notes = card_identifiers(card, region)
+    idents, notes = card_identifiers(card, region, national=lambda value: national_match(s, value))
     out_merges: list[int] = []
     out_suggestions: list[int] = []
 

@@ -494,8 +494,16 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
     index = index or NameIndex()
     ctx = context or Context()
     addr_norm = normalize_alias(address_kind, address, region) if address else None
-    if address and addr_norm is None and address_kind == "phone":  # not a dialable number: keep it as a handle
-        address_kind, addr_norm = "handle", normalize_alias("handle", address, region)
+    if address and addr_norm is None and address_kind == "phone":
+        # a number written for another country than the default region ("07700 900123" on a UK phone's card, the
+        # region US): the one known number it is the national form of; else not dialable here: kept as a handle
+        addr_norm = national_match(s, address)
+        if addr_norm is None:
+            address_kind, addr_norm = "handle", normalize_alias("handle", address, region)
+    elif addr_norm and address_kind == "phone" and _by_address(s, "phone", addr_norm, kind) is None:
+        held = _national_handle(s, addr_norm, kind)
+        if held is not None:  # the same number kept before as a handle, written nationally: it is theirs
+            add_alias(s, held, "phone", address, region)
 
     # 1. identifiers: definitive
     if contact_id:
@@ -733,6 +741,53 @@ def _address_name(s: Session, name: str | None, address: str, addr_norm: str, co
     (e, full), = found.values()
     return _join(s, e, "address_name", 1.0, f"{shown!r}: the address {address} spells the full name {full!r}",
                  name or full.title(), address, "email", contact_id, region, attrs, index, ctx, mine)
+
+
+def _national_digits(written: str) -> str | None:
+    """The digits of a phone number written without a country code, without the trunk prefix ("07700 900123" →
+    "7700900123"); None when it has a country code ("+…", "00…") or fewer than 9 digits (too short to be sure)."""
+    text = written.strip()
+    digits = re.sub(r"\D", "", text)
+    if text.startswith("+") or digits.startswith("00"):
+        return None
+    digits = digits.lstrip("0")
+    return digits if len(digits) >= 9 else None
+
+
+def national_match(s: Session, written: str) -> str | None:
+    """The E.164 phone alias already known whose national number is ``written`` (a number without its country
+    code that is no number in the default region): ``"+447700900123"`` for ``"07700 900123"`` when that is the only
+    known number ending so; None when there is none or several (numbers of two countries)."""
+    import phonenumbers
+
+    nsn = _national_digits(written)
+    if nsn is None:
+        return None
+    rows = set(s.exec(select(Alias.normalized).where(Alias.kind == "phone", Alias.normalized.like(f"%{nsn}"))).all())
+    hits = set()
+    for e164 in rows:
+        try:
+            if str(phonenumbers.parse(e164, None).national_number) == nsn:
+                hits.add(e164)
+        except phonenumbers.NumberParseException:
+            continue
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _national_handle(s: Session, e164: str, kind: str) -> Entity | None:
+    """The live entity keeping ``e164``'s national form as a handle (written without a country code before the
+    number was known: :func:`national_match`'s other order), when exactly one does."""
+    import phonenumbers
+
+    try:
+        nsn = str(phonenumbers.parse(e164, None).national_number)
+    except phonenumbers.NumberParseException:
+        return None
+    if len(nsn) < 9:
+        return None
+    found = {hit[0].id: hit[0] for form in ("0" + nsn, nsn)
+             if (hit := _by_address(s, "handle", normalize_alias("handle", form), kind)) is not None}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _other_surname(first: str, a: str, b: str) -> bool:
