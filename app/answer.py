@@ -825,7 +825,11 @@ _HOW_MANY = (
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?)\s+(?:did|have)\s+(?:i|we)\s+(?:take|taken|took|shoot|"
-               r"shot)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE))
+               r"shot)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
+    # "how many photos do I have?", "how many emails are there from 2000?": every record of the kind
+    re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:(?:do|did)\s+(?:i|we|you)\s+have|(?:are|were)\s+there|"
+               r"(?:have|did)\s+(?:i|we)\s+(?:got|import(?:ed)?|kept|saved))\b(?P<rest>.*?)\s*[?!.]*\s*$",
+               re.IGNORECASE))
 _PLACE_IN = re.compile(r"\b(?:in|at)\s+(?P<place>(?!(?:19|20)\d\d\b)[A-Z][\w' -]*?)(?=\s+(?:in|during|on)\b|$)")
 
 
@@ -840,6 +844,7 @@ class Count:
     place: str | None
     year: int | None
     found: object = None
+    have: bool = False  # "how many photos do I have?": what is held, not what the owner took
 
 
 @dataclass
@@ -899,7 +904,7 @@ def count_question(c, question: str):
             sender, sender_id = e.canonical_name, e.id
         kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
         return Count(kind, sender, place, year,
-                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until))
+                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until), i == 3)
     return None
 
 
@@ -939,7 +944,8 @@ def count_answer(q) -> MemoryAnswer:
         places = " (" + _and([name for name, _n, _first in t.places[:3]]) + ")"
     if q.sender:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
-    return MemoryAnswer(f"You took {what}{where}{when}{span}{places}.", [], "other")
+    verb = "have" if q.have or q.kind != "photo" else "took"
+    return MemoryAnswer(f"You {verb} {what}{where}{when}{span}{places}.", [], "other")
 
 
 _GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|yo|good\s+(?:morning|afternoon|evening)|what(?:'s|’s|\s+is)\s+up|"

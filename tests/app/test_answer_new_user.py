@@ -105,3 +105,13 @@ def test_people_of_one_first_name_are_told_apart_by_address_not_by_id():
                         "(markov@ATComputing.nl). Which one do you mean?")
     assert about_answer([(5, "Ann Lee", "person", ""), (6, "Ann Leeds", "person", "")], []).text == \
         "2 people go by that name: Ann Lee and Ann Leeds. Which one do you mean?"
+
+
+def test_how_many_of_a_kind_do_i_have_counts_what_is_held(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    # write_mbox dates its mails a day apart from 2 April 2023
+    assert answer("how many emails do I have") == "You have 2 emails, in April 2023."
+    assert answer("how many emails are there in 2022?") == "You have 0 emails in 2022."
+    assert answer("how many photos do i have") == "You have 0 photos."
