@@ -307,22 +307,29 @@ _SPEECH = re.compile(r"(?<!\bI )\b(?:said|says|say|wrote|writes|told (?:me|us|hi
                      r"asked|added|goes|went)\s*:\s*$", re.I)
 
 
-def _reported(opened: bool, before: str) -> bool:
+def _reported(opened: bool | tuple[bool, str], before: str) -> bool:
     """True when words at the end of ``before`` (the sentence up to a match) are someone else's, quoted: inside
-    quotation marks (``opened``: the sentence starts inside them) or right after "X said:" — 'Tom wrote: "I moved to
+    quotation marks (``opened``: the sentence starts inside them — True, or the state :func:`_quote_state` gives,
+    with the mark that opened them) or right after "X said:" — 'Tom wrote: "I moved to
     Nice."', 'My friend said: I moved to Oslo.'  Their "I" and "my" are the quoted person's, not the writer's."""
-    return _in_quotes(before, opened) or bool(_SPEECH.search(before))
+    state = opened if isinstance(opened, tuple) else (opened, '"')
+    return _quote_state(before, state)[0] or bool(_SPEECH.search(before))
 
 
 def _in_quotes(text: str, opened: bool = False) -> bool:
     """True when the end of ``text`` is inside double quotation marks (“…”, «…», „…“, "…")."""
-    inside, opener = opened, '"'
+    return _quote_state(text, (opened, '"'))[0]
+
+
+def _quote_state(text: str, state: tuple[bool, str]) -> tuple[bool, str]:
+    """(inside quotation marks, the mark that opened them) after reading ``text`` from ``state``."""
+    inside, opener = state
     for ch in text:
         if inside and (ch in "”»" or (ch == "“" and opener == "„") or (ch == '"' and opener == '"')):
             inside = False
         elif ch in "“«„" or ch == '"':
             inside, opener = True, ch
-    return inside
+    return inside, opener
 
 
 def _first_person(m: re.Match) -> bool:
@@ -335,7 +342,8 @@ _TRAILING_WEEKDAY = re.compile(r"\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|
 """A weekday after a place or an employer ("I moved to Leeds Monday"): when it happened, not part of the name."""
 
 
-def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors, opened: bool = False) -> list[FactCandidate]:
+def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
+            opened: bool | tuple[bool, str] = False) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
     citing ``sentence`` and dated as :func:`_when` reads its own part of ``clause`` (``anchors``: its time
     expressions).  ``opened``: ``clause`` starts inside quotation marks (:func:`_reported`)."""
@@ -391,10 +399,12 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     out: list[FactCandidate] = []
     sentences = []  # (text read, the sentence cited, whether the text is the whole sentence, opens in a quote)
     marked = _DIGIT_DOT.sub("\u2024", _ABBREV.sub("\\1\u2024", text))  # "3.6.2023", "2.5 km": no sentence ends
+    quote, read = (False, '"'), 0  # the quotation marks the text read so far ends in (read once, in order)
     for sm in _SENTENCES.finditer(marked):
         cited = sm.group(0).strip().replace("\u2024", ".")
         sentence = _as_spoken(cited)
-        opened = _in_quotes(marked[:sm.start()])
+        quote, read = _quote_state(marked[read:sm.start()], quote), sm.start()
+        opened = quote if quote[0] else False
         sentences.append((sentence, cited, True, opened))
         for cm in _COORD.finditer(sentence):  # "I left Berlin and moved to Rome": also "I moved to Rome"
             if not _negated(sentence, cm.start()) and not (cm.group("head")[:1] in "IWwMm" and

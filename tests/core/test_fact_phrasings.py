@@ -172,3 +172,17 @@ def test_a_contracted_pronoun_is_no_name(text):
 def test_a_verb_opening_the_sentence_is_no_part_of_the_name(text):
     # was a person "Remember Tom", "Heard Tom", "Imagine Tom"
     assert [(f.subject.name, f.value) for f in extract_facts(text, SAT)] == [("Tom", "Leeds")]
+
+
+def test_a_quotation_over_several_sentences_ends_where_its_mark_does():
+    text = "Tom wrote: „Ich bin hier. I moved to Nice.“ I moved to Bath."
+    assert facts(text) == [("speaker", "home", "Bath", date(2023, 6, 10), False)]
+
+
+def test_a_long_message_is_read_in_one_pass():
+    import time
+
+    text = ('Hello there. I moved to Leeds last week and "it was fun". ' * 400)[:20000]
+    start = time.perf_counter()
+    extract_facts(text, SAT)
+    assert time.perf_counter() - start < 2.0  # the quotation state was read from the start for every sentence
