@@ -402,7 +402,7 @@ def said_answer(q: Said, results: Sequence[Any]) -> MemoryAnswer:
     r = q.result
     if r is None:
         return MemoryAnswer(f"I have no message from {q.name} in their own words.", [], "what")
-    cited = [n for n, x in enumerate(results, 1) if _get(x, "record_id") == r.record_id][:1]
+    cited = _citing(results, r.record_id)
     body = r.text[len(r.subject):] if r.subject and r.record_kind not in ("photo", "voice") and \
         r.text.startswith(r.subject) else r.text
     said = " ".join(own_sentences(body)[:2]).split()
@@ -549,7 +549,7 @@ def contact_answer(q, results: Sequence[Any]) -> MemoryAnswer:
     r = q.found
     if r is None:
         return MemoryAnswer(f"I have no dated record of you and {q.name}.", [], "when")
-    cited = [n for n, x in enumerate(results, 1) if _get(x, "record_id") == r.record_id][:1]
+    cited = _citing(results, r.record_id)
     what = f"“{r.subject}”" if r.subject else ""
     if not what:
         first = next((x for x in own_sentences(r.text) if not _ATTACHED_NOTE.match(x)), "")
@@ -1354,6 +1354,22 @@ def _shares_words(question: str, turn) -> bool:
     if subject and text.startswith(subject):
         text = text[len(subject):]
     return any(q & set(lexicon.tokens(s)) for s in own_sentences(text))
+
+
+def _citing(results: Sequence[Any], record_id) -> list[int]:
+    """``[n]`` of the result that is record ``record_id`` itself (a fact shown beside it, which carries its
+    evidence's id, only when the record is not shown), or []."""
+    same = [(n, x) for n, x in enumerate(results, 1) if _get(x, "record_id") == record_id]
+    return [n for n, x in same if _get(x, "kind") not in ("fact", "history")][:1] or [n for n, _x in same][:1]
+
+
+def cited_only(about) -> bool:
+    """True when the answer to a question read as ``about`` (:func:`about_question`) comes from the knowledge graph
+    — who you are most in touch with, what happened in a month, how many, when you last heard from someone,
+    their address, their last message — so the sources listed under it are only those it cites: what recall
+    found for the words of "who do I email most?" ("Friday at 7 works", "As of …, Alex wrote to Sam") is not
+    where the answer came from."""
+    return isinstance(about, (InTouch, PeriodQuestion, Count, Places, LastContact, Reach, Said))
 
 
 def _cite(numbers: Sequence[int]) -> str:

@@ -183,7 +183,7 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
 
     Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
     nothing about that." is the answer.  Superseded facts are shown as history."""
-    from app.answer import about_question, memory_answer
+    from app.answer import about_question, cited_only, memory_answer
     from app.memory import owner_name
     from app.operations.ask import ask_all
     from app.operations.warmup import prepare_ask
@@ -220,6 +220,8 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
     elif not results:
         click.echo("I found nothing about that." + ("" if show_all else " (--all shows weaker matches)"))
     for i, r in enumerate(results, 1):
+        if cited_only(about) and not show_all and i not in answer.cited:
+            continue  # a graph answer ("who do I email most?"): only what it rests on is its source
         first = " ".join(r.text.split())[:200]
         label = {"fact": "fact", "history": "history"}.get(r.kind, r.record_kind or r.kind)
         click.echo(f"{i}. [{r.relevance:.2f}] {label} · {r.local_when() or 'time unknown'} — {r.source}\n   {first}")

@@ -497,7 +497,7 @@ class ConversationLoop:
     def memory_reply(self, text: str, memories: list[Memory]) -> tuple[str, list[Memory]]:
         """The memory answerer's reply (``app.answer.memory_answer``): one short direct answer citing the
         memories it rests on, then the memories as numbered sources; and the cited memories."""
-        from app.answer import NOTHING, SmallTalk, memory_answer
+        from app.answer import NOTHING, SmallTalk, cited_only, memory_answer
 
         about = None
         if self.about is not None:
@@ -519,7 +519,10 @@ class ConversationLoop:
             return ans.text, []
         by_number = {m.number: m for m in memories}
         cited = [by_number[n] for n in ans.cited if n in by_number]
-        return ans.text + SOURCES_MARK + "\n".join(m.line(limit=200) for m in memories), cited
+        listed = cited if cited_only(about) else memories  # a graph answer lists only what it cites
+        if not listed:
+            return ans.text, []
+        return ans.text + SOURCES_MARK + "\n".join(m.line(limit=200) for m in listed), cited
 
     def resolve_pronouns(self, text: str) -> str:
         """``text`` with a third-person pronoun put as the person the conversation's last "who is X?" (or "when

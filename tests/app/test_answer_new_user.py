@@ -115,3 +115,18 @@ def test_how_many_of_a_kind_do_i_have_counts_what_is_held(loop):
     assert answer("how many emails do I have") == "You have 2 emails, in April 2023."
     assert answer("how many emails are there in 2022?") == "You have 0 emails in 2022."
     assert answer("how many photos do i have") == "You have 0 photos."
+
+
+def test_a_graph_answer_lists_only_the_sources_it_rests_on(loop):
+    """'who do I email most?' is counted from the graph: the records recall found for its words were listed
+    under it as sources; now none are, and 'what did Priya say?' lists her mail alone, not the fact beside it."""
+    from app.loop import SOURCES_MARK
+
+    reply = loop.turn("who do I email most?").reply
+    assert SOURCES_MARK not in reply and reply.startswith("By email, you're most in touch with ")
+    reply = loop.turn("what did Priya say?").reply
+    answer, _sep, sources = reply.partition(SOURCES_MARK)
+    assert answer.startswith("On 2 April 2023, Priya Shah wrote: “Come on the 24th!”")
+    n = answer.rsplit("[", 1)[1].rstrip("]")
+    assert sources.splitlines() == [line for line in sources.splitlines() if line.startswith(f"[{n}] ")]
+    assert len(sources.splitlines()) == 1 and "Come on the 24th!" in sources
