@@ -69,9 +69,9 @@ class PersonalService:
         Raises:
             NotFound: nobody by that name; Ambiguous: several people match.
         """
-        from app.operations.entities import find_entity
+        from app.operations.entities import find_to_read
 
-        return int(find_entity(self.c, ref).id)
+        return int(find_to_read(self.c, ref).id)  # "kith brief Sam": a first name alone
 
     def _person_for_party(self, party) -> int:
         """The entity of a chat participant, through the graph's resolution cascade (one person per address)."""

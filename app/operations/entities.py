@@ -96,6 +96,36 @@ def find_entity(c: Container, ref: str | int) -> Entity:
         return next(iter(matches.values()))
 
 
+def find_to_read(c: Container, ref: str | int) -> Entity:
+    """:func:`find_entity`, and else — for reading only (a profile, a brief), never for forgetting — the one person
+    whose full name begins with the single word ``ref`` ("Sam" → Sam Patel, "priya" → Priya Shah), as the chat's
+    answers read a first name.
+
+    Raises:
+        NotFound: nothing matches.
+        Ambiguous: several entities match, or several people have that first name (``.candidates``).
+    """
+    try:
+        return find_entity(c, ref)
+    except NotFound:
+        word = normalize_name(str(ref).strip())
+        if not word or " " in word or "@" in word or word.isdigit():
+            raise
+        with c.db.session() as s:
+            found = [e for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None), Entity.kind == "person",
+                                                            Entity.canonical_name.ilike(f"{str(ref).strip()} %")))
+                     if normalize_name(e.canonical_name).split(" ")[0] == word]
+            for e in found:
+                s.expunge(e)
+        if not found:
+            raise
+        if len(found) > 1:
+            listed = ", ".join(f"{e.id}: {e.canonical_name}" for e in found)
+            raise Ambiguous(f"{str(ref).strip()!r} is the first name of several people — use the full name or an id: "
+                            f"{listed}", found) from None
+        return found[0]
+
+
 def set_owner_entity(c: Container, entity_id: int) -> Entity:
     """Make entity ``entity_id`` the owner (the only one)."""
     from core.graph.owner import set_owner

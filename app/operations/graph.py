@@ -123,7 +123,9 @@ def profile(c: Container, ref: str | int, max_sources: int = 50) -> Profile:
     Raises:
         NotFound / Ambiguous: ``ref`` names no entity, or several.
     """
-    e = find_entity(c, ref)
+    from app.operations.entities import find_to_read
+
+    e = find_to_read(c, ref)  # "kith profile Sam": a first name alone, as the chat reads it
     with c.db.session() as s:
         facts = _entity_facts(s, e.id)
         aliases = [{"kind": a.kind, "value": a.value} for a in

@@ -130,3 +130,24 @@ def test_a_graph_answer_lists_only_the_sources_it_rests_on(loop):
     n = answer.rsplit("[", 1)[1].rstrip("]")
     assert sources.splitlines() == [line for line in sources.splitlines() if line.startswith(f"[{n}] ")]
     assert len(sources.splitlines()) == 1 and "Come on the 24th!" in sources
+
+
+def test_a_profile_and_a_brief_find_someone_by_first_name(tmp_path, monkeypatch):
+    """`kith profile Sam` / `kith brief priya` said "no entity named 'Sam'" though the chat reads a first name."""
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    monkeypatch.setenv("KITH_HOME", str(tmp_path / "home"))
+    mbox = write_mbox(tmp_path / "m.mbox", [("Sam Patel <sam@example.org>", "Hi", "See you soon."),
+                                             ("Mark Sappol <ms@example.org>", "Hi", "Hello."),
+                                             ("Mark Overmeer <mo@example.org>", "Hi", "Hello.")])
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(mbox)], catch_exceptions=False).exit_code == 0
+    out = runner.invoke(main, ["profile", "sam"], catch_exceptions=False)
+    assert out.exit_code == 0 and out.stdout.startswith("Sam Patel — person")
+    out = runner.invoke(main, ["brief", "Sam"], catch_exceptions=False)
+    assert out.exit_code == 0 and "Sam Patel" in out.stdout
+    out = runner.invoke(main, ["profile", "Mark"])
+    assert out.exit_code == 1 and "Mark Sappol" in out.stderr and "Mark Overmeer" in out.stderr
+    assert runner.invoke(main, ["profile", "Samantha"]).exit_code == 1
