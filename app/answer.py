@@ -1148,6 +1148,20 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         head += f" ({', '.join(about.addresses[:2])})"
     seen = f"in {about.records} of your records{_span(about.first, about.last)}" if about.records \
         else "in none of your records"
+    if not about.records:  # named in a message, not a party to it: who named it, and how
+        word = re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
+        for n, r in items:
+            sender = _get(r, "sender") or ""
+            if _get(r, "kind") != "record" or not sender or sender == name:
+                continue
+            text_r, subject_r = _get(r, "text") or "", _get(r, "subject")
+            body = text_r[len(subject_r):] if subject_r and text_r.startswith(subject_r) else text_r
+            said = next((x for x in own_sentences(body) if word.search(x)), None)
+            if said:
+                it = "them" if about.kind == "person" else "it"
+                seen = f"{sender} mentioned {it}: “{_FILLER.sub('', said).strip() or said}”"
+                cited = [n]
+                break
     shown = about.facts
     if about.photos:  # a place: the photos taken there say it (its visit facts only repeat them)
         seen = f"you took {_count(about.photos, 'photo')} there{_span(about.first, about.last)}"

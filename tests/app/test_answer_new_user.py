@@ -151,3 +151,17 @@ def test_a_profile_and_a_brief_find_someone_by_first_name(tmp_path, monkeypatch)
     out = runner.invoke(main, ["profile", "Mark"])
     assert out.exit_code == 1 and "Mark Sappol" in out.stderr and "Mark Overmeer" in out.stderr
     assert runner.invoke(main, ["profile", "Samantha"]).exit_code == 1
+
+
+def test_a_thing_only_named_in_messages_is_not_in_none_of_your_records():
+    """'what is skyscanner?' answered 'Skyscanner — in none of your records' while Priya's message names it."""
+    from app.answer import about_answer
+    from app.operations.graph import About
+
+    sky = About(id=5, kind="thing", name="Skyscanner", is_owner=False, addresses=[], records=0, first=None,
+                last=None, together=[], facts=[])
+    other = _rec(1, "Friday at 7 works", "Alex Morgan")
+    news = _rec(2, "Big news: I got the job at Skyscanner! Starting in May", "Priya Shah")
+    assert about_answer(sky, [other, news]).text == \
+        "Skyscanner — Priya Shah mentioned it: “Big news: I got the job at Skyscanner!” [2]"
+    assert about_answer(sky, [other]).text == "Skyscanner — in none of your records"
