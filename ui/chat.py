@@ -13,6 +13,7 @@ reply is the memory answer and a banner says how to choose a model (the Settings
 from __future__ import annotations
 
 import html
+import re
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -418,6 +419,10 @@ class ChatSession:
 # ------------------------------------------------------------------------------------------- widgets
 
 
+_AS_OF = re.compile(r"^As of (\d{4}-\d\d-\d\d|[^,]+), ")
+"""The "As of DATE, " every fact's statement starts with (seed 002): a card says the date under *When*."""
+
+
 class ResultCard(QFrame):
     """One memory: title line (subject / sender), the first lines of text, then source, time and score.
 
@@ -448,6 +453,16 @@ class ResultCard(QFrame):
             title_text, body_text = " ".join(first.split())[:120] or "(untitled)", rest.strip()
         if result.sender and result.kind not in ("fact", "history"):
             title_text += f" \u2014 from {result.sender}"
+        when_text = format_when(result.when)
+        as_of = _AS_OF.match(body_text) if result.kind in ("fact", "history") else None
+        if as_of:  # "As of 2021-06-30, Alex lives in Glasgow." → "Alex lives in Glasgow.", When 30 Jun 2021
+            body_text = body_text[as_of.end():]
+            body_text = body_text[:1].upper() + body_text[1:]
+            try:
+                day = datetime.strptime(as_of.group(1), "%Y-%m-%d")
+                when_text = f"{day.day} {day:%b %Y}"
+            except ValueError:
+                pass
 
         top = QHBoxLayout()
         title = QLabel(_clip_words(f"[{index}] {title_text}" if compact else f"{index}. {title_text}", 40))
@@ -483,7 +498,7 @@ class ResultCard(QFrame):
         src = result.source or "unknown source"
         name = html.escape(Path(src).name or src)
         link = f"<a href=\"{html.escape(src)}\">{name}</a>" if result.source else name
-        meta = QLabel(f"<b>Source</b> {link}&nbsp;&nbsp;&nbsp;<b>When</b> {html.escape(format_when(result.when))}")
+        meta = QLabel(f"<b>Source</b> {link}&nbsp;&nbsp;&nbsp;<b>When</b> {html.escape(when_text)}")
         meta.setObjectName("cardMeta")
         meta.setTextFormat(Qt.TextFormat.RichText)
         meta.setWordWrap(True)

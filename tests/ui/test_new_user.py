@@ -156,3 +156,21 @@ def test_a_profile_fact_says_how_many_records_it_rests_on_in_words(qapp, contain
     assert page.facts.item(0, 1).text() == "94%"
     assert page.facts.item(0, 2).text() == "11 records" and page.facts.item(1, 2).text() == "1 record"
     assert page.facts.item(0, 2).toolTip() == "In 2 files:\n/a/WhatsApp Chat.txt\n/a/mail.mbox"
+
+
+def test_a_fact_card_says_the_fact_not_its_as_of_statement(qapp):
+    """The 'Memories used' card of a fact read 'As of 2021-06-30, Alex Morgan lives in Glasgow.' above
+    'When 30 Jun 2021, 00:00'; it reads 'Alex Morgan lives in Glasgow.' and 'When 30 Jun 2021'."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.operations.types import AskResult
+    from ui.chat import ResultCard
+
+    fact = AskResult(text="As of 2021-06-30, Alex Morgan lives in Glasgow.", source="/a/WhatsApp Chat.txt",
+                     when="2021-06-30T00:00:00+00:00", score=0.1, record_id=3, kind="fact",
+                     subject="places: lives_in", sender="Alex Morgan", relevance=0.4)
+    card = ResultCard(1, fact, compact=True)
+    texts = [lab.text() for lab in card.findChildren(QLabel)]
+    assert "Alex Morgan lives in Glasgow." in texts
+    assert not any("As of" in t for t in texts)
+    assert any(t.endswith("<b>When</b> 30 Jun 2021") for t in texts), texts
