@@ -127,12 +127,24 @@ def find_to_read(c: Container, ref: str | int) -> Entity:
 
 
 def set_owner_entity(c: Container, entity_id: int) -> Entity:
-    """Make entity ``entity_id`` the owner (the only one)."""
+    """Make entity ``entity_id`` the owner (the only one), and return it.  The stand-in Kith made for an owner it
+    did not know yet — a person called "Me" in no record and no fact — goes (tombstoned): it stood for the
+    owner, who is now named, and was listed as a fifth person with nothing ("Me — 0 records") and counted among
+    the people you know."""
+    from core.clock import now
+    from core.graph.owner import owner as current_owner
     from core.graph.owner import set_owner
 
     def work():
         with c.db.session() as s:
             e = s.get(Entity, entity_id)
+            before = current_owner(s)
             set_owner(s, e)
+            if before is not None and before.id != e.id and before.kind == "person" \
+                    and normalize_name(before.canonical_name) == "me" \
+                    and s.exec(select(RecordEntity.record_id).where(RecordEntity.entity_id == before.id)).first() is None \
+                    and s.exec(select(FactEntity.fact_id).where(FactEntity.entity_id == before.id)).first() is None:
+                before.tombstoned_at = now()
+                s.add(before)
             return e
     return c.writer.run(work)

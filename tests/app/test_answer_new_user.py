@@ -165,3 +165,25 @@ def test_a_thing_only_named_in_messages_is_not_in_none_of_your_records():
     assert about_answer(sky, [other, news]).text == \
         "Skyscanner — Priya Shah mentioned it: “Big news: I got the job at Skyscanner!” [2]"
     assert about_answer(sky, [other]).text == "Skyscanner — in none of your records"
+
+
+def test_naming_the_owner_drops_the_empty_me_it_stood_in_for(tmp_path, monkeypatch):
+    """After `kith owner "Alex Morgan"` the stand-in 'Me' (no record, no fact) stayed a person: listed with
+    '0 record(s)' and counted in 'how many people do I know?'."""
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    monkeypatch.setenv("KITH_HOME", str(tmp_path / "home"))
+    chat = tmp_path / "WhatsApp Chat with Weekend Crew.txt"
+    chat.write_text("12/03/2021, 09:15 - Alex Morgan: Morning! Walk on Saturday?\n"
+                    "12/03/2021, 09:20 - Sam Patel: Yes! Meet at Holyrood at 10?\n"
+                    "12/03/2021, 09:22 - Priya Shah: Count me in.\n", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(chat)], catch_exceptions=False).exit_code == 0
+    assert "Owner: Me " in runner.invoke(main, ["owner"], catch_exceptions=False).stdout
+    assert runner.invoke(main, ["owner", "Alex Morgan"], catch_exceptions=False).exit_code == 0
+    listed = runner.invoke(main, ["entities"], catch_exceptions=False).stdout
+    assert "Alex Morgan" in listed and "Sam Patel" in listed and " Me " not in listed
+    assert runner.invoke(main, ["ask", "how many people do I know?"], catch_exceptions=False).stdout.startswith(
+        "I hold 3 records about 2 people")
