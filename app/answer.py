@@ -360,8 +360,8 @@ _WHEN_CONTACT = (
     re.compile(r"^\s*when\s+did\s+(?P<name>.+?)\s+(?P<which>last|first)\s+(?P<verb>write|wrote|e-?mail|message|"
                r"text|contact)(?:ed)?(?:\s+(?:to\s+)?(?:me|us))?\s*[?!.]*\s*$", re.IGNORECASE))
 _ADDRESS_Q = re.compile(
-    r"^\s*(?:what(?:'s|’s|s|\s+is|\s+are|\s+was)\s+(?P<name>.+?)(?:'s|’s|')?\s+(?P<what>e-?mail(?:\s+address(?:es)?)?|"
-    r"(?:phone|mobile|cell)(?:\s+numbers?)?|numbers?|contact\s+details|address(?:es)?)"
+    r"^\s*(?:what(?:'s|’s|s|\s+is|\s+are|\s+was)\s+(?P<name>.+?)(?:'s|’s|')?\s+(?P<what>e-?(?:mail|mial)(?:\s+ad+res+(?:es)?)?|"
+    r"(?:phone|mobile|cell)(?:\s+numbers?)?|numbers?|contact\s+details|ad+res+(?:es)?)"
     r"|how\s+(?:do|can)\s+i\s+(?:reach|contact)\s+(?P<name2>.+?))\s*[?!.]*\s*$", re.IGNORECASE)
 
 
@@ -519,7 +519,7 @@ def contact_question(c, question: str):
         from app.operations.graph import about
 
         what = (m.group("what") or "").casefold()
-        kind = "email" if "mail" in what else "phone" if what and "address" not in what and "contact" not in what \
+        kind = "email" if re.search(r"mail|mial", what) else "phone" if what and not re.search(r"ad+res|contact", what) \
             else "any"
         return Reach(e.canonical_name, kind, about(c, e.id).addresses)
     return None

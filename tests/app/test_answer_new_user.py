@@ -62,6 +62,11 @@ def test_an_address_question_typed_without_apostrophes_is_answered(loop):
     assert answer("what is priya email address") == "Priya Shah: priya.shah@gmail.com."
     assert answer("whats James email") == "James Lee: james@example.org."  # a name that ends in s keeps it
     assert answer("What's Priya's email?") == "Priya Shah: priya.shah@gmail.com."
+    # and as people misspell it
+    assert answer("whats priyas email adress") == "Priya Shah: priya.shah@gmail.com."
+    assert answer("whats priyas emial") == "Priya Shah: priya.shah@gmail.com."
+    assert answer("what is james lee's phone number") == \
+        "I don't have a phone number for James Lee (I know james@example.org)."
 
 
 def test_where_someone_works_now_and_before_reads_as_a_sentence():
