@@ -54,6 +54,16 @@ def summarize(report: IngestReport) -> str:
     return text + (" \u2014 cancelled; what was read so far is kept" if report.cancelled else "")
 
 
+def added_text(a: dict[str, int]) -> str:
+    """What an import added, in words: ``"64 new people, 3 new places, 4 lists, 1 trip, 4 things, 82 facts"``
+    (from ``ImportSession.added()``; a mailing list is not a trip or a thing), "" when nothing."""
+    things = a.get("things", a.get("other", 0) - a.get("lists", 0) - a.get("trips", 0))
+    parts = ((a.get("people", 0), "new person", "new people"), (a.get("places", 0), "new place", "new places"),
+             (a.get("lists", 0), "list", "lists"), (a.get("trips", 0), "trip", "trips"), (things, "thing", "things"),
+             (a.get("facts", 0), "fact", "facts"))
+    return ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in parts if n)
+
+
 class ElideRightDelegate(QStyledItemDelegate):
     """Draws its column's text cut at the end ("…" after the last name that fits) whatever the view's elide mode."""
 
@@ -351,8 +361,7 @@ class InboxWidget(QWidget):
         fda = False
         for sess in sessions:
             a = sess.added()
-            added = ", ".join(f"{n} {k}" for k, n in (("new people", a["people"]), ("new places", a["places"]),
-                                                      ("trips / things", a["other"]), ("facts", a["facts"])) if n)
+            added = added_text(a)
             errs = f"; {sess.errors} could not be read" if sess.errors else ""
             top = QTreeWidgetItem([f"{format_when(sess.at)} \u2014 {len(sess.files)} file"
                                    f"{'s' if len(sess.files) != 1 else ''}", str(sess.records),

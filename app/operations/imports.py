@@ -54,6 +54,7 @@ class ImportedFile:
     new_people: list[str] = field(default_factory=list)
     new_places: list[str] = field(default_factory=list)
     new_other: list[str] = field(default_factory=list)  # events, topics, things
+    other_kinds: list[str] = field(default_factory=list)  # each of new_other's entity kinds (group, event, thing)
     new_facts: int = 0
     quarantined: list[QuarantinedItem] = field(default_factory=list)
 
@@ -75,10 +76,14 @@ class ImportSession:
         return len(self.quarantined) + sum(len(f.quarantined) for f in self.files)
 
     def added(self) -> dict[str, int]:
-        """Counts of what this import added: people, places, other entities, facts."""
+        """Counts of what this import added: people, places, other entities (``other``; of them ``lists`` —
+        mailing lists and organisations —, ``trips`` and ``things``), facts."""
+        kinds = [k for f in self.files for k in f.other_kinds]
         return {"people": sum(len(f.new_people) for f in self.files),
                 "places": sum(len(f.new_places) for f in self.files),
                 "other": sum(len(f.new_other) for f in self.files),
+                "lists": kinds.count("group"), "trips": kinds.count("event"),
+                "things": len(kinds) - kinds.count("group") - kinds.count("event"),
                 "facts": sum(f.new_facts for f in self.files)}
 
 
@@ -113,6 +118,8 @@ def import_history(c: Container) -> list[ImportSession]:
         if e is None or f is None or e.is_owner:
             continue
         {"person": f.new_people, "place": f.new_places}.get(e.kind, f.new_other).append(e.canonical_name)
+        if e.kind not in ("person", "place"):
+            f.other_kinds.append(e.kind)
     for _fid, rid in first_ev:
         f = files.get(rec_source.get(rid))
         if f is not None:

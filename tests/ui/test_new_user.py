@@ -174,3 +174,21 @@ def test_a_fact_card_says_the_fact_not_its_as_of_statement(qapp):
     assert "Alex Morgan lives in Glasgow." in texts
     assert not any("As of" in t for t in texts)
     assert any(t.endswith("<b>When</b> 30 Jun 2021") for t in texts), texts
+
+
+def test_an_import_says_lists_trips_and_things_apart_in_words():
+    """The Inbox read '64 new people, 3 new places, 9 trips / things' for 4 mailing lists, 1 trip and 4 things
+    (and '1 new people' for one)."""
+    from app.operations.imports import ImportedFile, ImportSession
+    from ui.inbox import added_text
+
+    mail = ImportedFile(1, "/a/mail.mbox", "mbox", None, 45, new_people=["Ann Lee"],
+                        new_other=["ImageMagick Mailing List", "majordomo@imagemagick.org"],
+                        other_kinds=["group", "thing"], new_facts=3)
+    photo = ImportedFile(2, "/a/a.jpg", "photo", None, 1, new_places=["Arezzo, Tuscany, Italy"],
+                         new_other=["Trip to Arezzo"], other_kinds=["event"], new_facts=1)
+    sess = ImportSession(None, [mail, photo])
+    assert added_text(sess.added()) == "1 new person, 1 new place, 1 list, 1 trip, 1 thing, 4 facts"
+    assert added_text({"people": 64, "places": 3, "other": 9, "lists": 4, "trips": 1, "things": 4, "facts": 82}) == \
+        "64 new people, 3 new places, 4 lists, 1 trip, 4 things, 82 facts"
+    assert added_text(ImportSession(None, []).added()) == ""
