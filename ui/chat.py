@@ -1343,6 +1343,15 @@ def _muted_html(text: str) -> str:
     return f"<p style='color:#6b7280'>{html.escape(text)}</p>"
 
 
+def formality_words(current: float, trend: str) -> str:
+    """A brief's formality (0 casual … 1 formal, ``core.personal.briefing.Formality``) in words, not a figure:
+    0.41 and "stable" → ``"fairly casual"``; 0.8 and "falling" → ``"formal, growing more casual"``."""
+    level = ("casual" if current < 0.3 else "fairly casual" if current < 0.45 else
+             "neither formal nor casual" if current <= 0.55 else "fairly formal" if current < 0.7 else "formal")
+    drift = {"rising": ", growing more formal", "falling": ", growing more casual"}.get(trend, "")
+    return level + drift
+
+
 def brief_html(b: dict, fallback_name: str = "") -> str:
     """A readable rendering of a brief's JSON (``Brief.to_json()``) for the inspector."""
     p = b.get("person") or {}
@@ -1354,9 +1363,9 @@ def brief_html(b: dict, fallback_name: str = "") -> str:
     if style.get("samples"):
         form = style.get("formality") or {}
         out.append(f"<li>Style: {html.escape(str(style.get('preferred_length')))} messages, "
-                   f"{html.escape(str(style.get('preferred_structure')))}; formality "
-                   f"{float(form.get('current', 0.5)):.2f} ({html.escape(str(form.get('trend', '')))}); "
-                   f"emoji {html.escape(str(style.get('emoji_usage')))}</li>")
+                   f"{html.escape(str(style.get('preferred_structure')))}; "
+                   f"{formality_words(float(form.get('current', 0.5)), str(form.get('trend', '')))}; "
+                   f"emoji: {html.escape(str(style.get('emoji_usage')))}</li>")
     hot = topics.get("hot") or []
     if hot:
         out.append("<li>Hot topics: " + ", ".join(f"<b>{html.escape(h['topic'])}</b> ({html.escape(h['velocity'])})"

@@ -192,3 +192,16 @@ def test_an_import_says_lists_trips_and_things_apart_in_words():
     assert added_text({"people": 64, "places": 3, "other": 9, "lists": 4, "trips": 1, "things": 4, "facts": 82}) == \
         "64 new people, 3 new places, 4 lists, 1 trip, 4 things, 82 facts"
     assert added_text(ImportSession(None, []).added()) == ""
+
+
+def test_the_brief_beside_the_chat_says_formality_in_words():
+    """The brief read 'formality 0.41 (stable); emoji none' — a figure no one can act on."""
+    from ui.chat import brief_html, formality_words
+
+    b = {"person": {"name": "Alex Morgan", "interaction_count": 34},
+         "style": {"samples": 34, "preferred_length": "short", "preferred_structure": "terse",
+                   "formality": {"current": 0.41, "trend": "stable"}, "emoji_usage": "none"}}
+    text = brief_html(b)
+    assert "<li>Style: short messages, terse; fairly casual; emoji: none</li>" in text and "0.41" not in text
+    assert formality_words(0.8, "falling") == "formal, growing more casual"
+    assert formality_words(0.5, "rising") == "neither formal nor casual, growing more formal"
