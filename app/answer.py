@@ -788,13 +788,18 @@ def period_answer(q: PeriodQuestion) -> MemoryAnswer:
         then = q.label[3:] if q.label.startswith(("In ", "On ")) else q.label[:1].lower() + q.label[1:]
         return MemoryAnswer(f"I have nothing from {then}.", [], "when")
     kinds = sorted(p.kinds.items(), key=lambda kv: (-kv[1], kv[0]))
-    text = f"{q.label}: {_count(p.records, 'record')} — {_and([_count(n, k) for k, n in kinds])}"
+    what = _and([_count(n, k) for k, n in kinds])
+    # one kind says the count itself ("6 chat messages", not "6 records — 6 chat messages")
+    text = f"{q.label}: {what}" if len(kinds) == 1 else f"{q.label}: {_count(p.records, 'record')} — {what}"
     if p.people:
         text += ", mostly with " + _and([f"{name} ({n})" for name, n in p.people[:2]])
     if p.places:
         text += "; photos at " + _and([f"{name} ({n})" for name, n in p.places[:2]])
     if p.subjects:
         text += "; about " + _and([f"“{x}”" for x in p.subjects])
+    began = [_fact_body(st) for st in getattr(p, "began", None) or []]
+    if began:  # what changed then: "New then: Alex Morgan lives in Glasgow."
+        text += ". New then: " + "; ".join(began)
     return MemoryAnswer(text + ".", [], "when")
 
 

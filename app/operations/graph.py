@@ -362,6 +362,9 @@ class Period:
     people: list[tuple[str, int]]
     places: list[tuple[str, int]]
     subjects: list[str]
+    began: list[str] = field(default_factory=list)
+    """The statements of up to 3 facts that began in the period ("As of 2021-06-30, Alex Morgan lives in
+    Glasgow."), earliest first — not addresses, who wrote to whom or photo visits, which the counts say."""
 
 
 def period(c: Container, since: datetime, until: datetime) -> Period:
@@ -380,8 +383,13 @@ def period(c: Container, since: datetime, until: datetime) -> Period:
                 subjects.append(bare)
             if len(subjects) == 3:
                 break
+        lo, hi = ensure_utc(since), ensure_utc(until)
+        began = [f.statement for f in s.exec(select(Fact).where(
+            Fact.tombstoned_at.is_(None), Fact.valid_from >= lo, Fact.valid_from < hi, Fact.domain != "identity")
+            .order_by(Fact.valid_from, Fact.id)).all()
+            if not f.key.startswith(("photographed:", "writes_to:", "photos:", "correspondence"))][:3]
     people = [(p.name, p.records) for p in most_in_touch(c, since=since, until=until)]
-    return Period(since, until, sum(kinds.values()), kinds, people, places, subjects)
+    return Period(since, until, sum(kinds.values()), kinds, people, places, subjects, began)
 
 
 @dataclass

@@ -192,3 +192,18 @@ def test_naming_the_owner_drops_the_empty_me_it_stood_in_for(tmp_path, monkeypat
     assert "Alex Morgan" in listed and "Sam Patel" in listed and " Me " not in listed
     assert runner.invoke(main, ["ask", "how many people do I know?"], catch_exceptions=False).stdout.startswith(
         "I hold 3 records about 2 people")
+
+
+def test_what_happened_in_a_month_says_what_began_then():
+    """'what did I do in June 2021?' counted the chat messages only: the move to Glasgow that month went unsaid."""
+    from datetime import datetime, timezone
+
+    from app.answer import PeriodQuestion, period_answer
+    from app.operations.graph import Period
+
+    june = Period(datetime(2021, 6, 1, tzinfo=timezone.utc), datetime(2021, 7, 1, tzinfo=timezone.utc), 6,
+                  {"chat": 6}, [("Priya Shah", 6), ("Sam Patel", 6)], [], [],
+                  ["As of 2021-06-30, Alex Morgan lives in Glasgow."])
+    assert period_answer(PeriodQuestion("In June 2021", june)).text == \
+        "In June 2021: 6 chat messages, mostly with Priya Shah (6) and Sam Patel (6). New then: Alex Morgan lives " \
+        "in Glasgow."

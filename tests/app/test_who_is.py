@@ -337,7 +337,7 @@ def test_what_happened_in_a_month_and_small_talk_answer_from_what_kith_holds(cha
     ], start=datetime(2023, 3, 30, 9, 0, tzinfo=timezone.utc))) == 4
     # April 2023: Alice's and Bob's mails about the starter; each is a party to one (the owner left out)
     assert chat.answer("What happened in April 2023?") == \
-        "In April 2023: 2 records — 2 emails, mostly with Alice Example (1) and Bob Stone (1); about “Sourdough”."
+        "In April 2023: 2 emails, mostly with Alice Example (1) and Bob Stone (1); about “Sourdough”."
     assert chat.answer("what did I do in 1999?") == "I have nothing from 1999."
     assert chat.answer("Hi!") == ("Hello! I hold 4 records about 2 people, all on this computer. Ask me, for example, "
                                   "“who is Bob Stone?” and “who do I talk to most?”; I answer from your own records "
