@@ -222,7 +222,7 @@ def test_ask_when_says_the_local_day_and_every_day_shown(tmp_path):
     assert "on 10 January, 12 March, 4 July and 5 November 2023 — 4 photos" in answer("when was I in New York?")
     assert "on 15 January and 15 July 2023 — 2 photos" in answer("when was I in the Chatham Islands?")
     # a day, a month, a year are the calendar where the photos were taken, not UTC's
-    assert answer("what happened on 5 May 2023?") == "On 5 May 2023: 1 record — 1 photo; photos at Tokyo, Tokyo, Japan (1)."
+    assert answer("what happened on 5 May 2023?") == "On 5 May 2023: 1 photo; photos at Tokyo, Tokyo, Japan (1)."
     assert answer("what happened on 4 May 2023?") == "I have nothing from 4 May 2023."
     assert answer("what happened in September 2022?") == "I have nothing from September 2022."
     assert answer("how many photos did I take in 2022?") == "You took 2 photos in 2022, from October 2022 to December 2022."
