@@ -32,6 +32,7 @@ from typing import Any, Sequence
 from core import clock
 from core.extraction.quoted import own_words
 from core.extraction.text import third_person
+from core.graph.facts import statement_sentence
 from core.extraction.time_anchors import find_time_anchors
 from core.retrieval import lexicon
 from core.retrieval.answer import month_year
@@ -271,7 +272,7 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
 
 
 def _fact_body(statement: str) -> str:
-    return re.sub(r"^As of [^,]+, ", "", statement or "").strip().rstrip(".")
+    return statement_sentence(statement).rstrip(".")
 
 
 _ABOUT = re.compile(r"^\s*(?:who(?:\s+(?:is|was)|'s|’s)|what(?:\s+is|'s|’s)|tell me(?:\s+more)?\s+about|"

@@ -219,10 +219,12 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
         click.echo(answer.text + "\n")
     elif not results:
         click.echo("I found nothing about that." + ("" if show_all else " (--all shows weaker matches)"))
+    from core.graph.facts import statement_sentence
+
     for i, r in enumerate(results, 1):
         if cited_only(about) and not show_all and i not in answer.cited:
             continue  # a graph answer ("who do I email most?"): only what it rests on is its source
-        first = " ".join(r.text.split())[:200]
+        first = " ".join((statement_sentence(r.text) if r.kind in ("fact", "history") else r.text).split())[:200]
         label = {"fact": "fact", "history": "history"}.get(r.kind, r.record_kind or r.kind)
         click.echo(f"{i}. [{r.relevance:.2f}] {label} · {r.local_when() or 'time unknown'} — {r.source}\n   {first}")
 
@@ -437,7 +439,7 @@ def profile(ref: str, as_of: str | None, as_json: bool) -> None:
                     _emit({"as_of": as_of, "facts": [f.to_json() for f in facts]})
                 else:
                     for f in facts:
-                        click.echo(f"- {f.statement} [{f.confidence:.2f}]")
+                        click.echo(_fact_line(f))
                 return
             p = graph.profile(c, ref)
         except (NotFound, Ambiguous) as exc:
@@ -450,17 +452,31 @@ def profile(ref: str, as_of: str | None, as_json: bool) -> None:
         click.echo("Aliases: " + ", ".join(f"{a['value']} ({a['kind']})" for a in p.aliases))
     click.echo("Current facts:" if p.current else "No facts yet.")
     for f in p.current:
-        click.echo(f"  - {f.statement} [{f.confidence:.2f}, {f.evidence_count} source(s)]")
+        click.echo(_fact_line(f, "  - "))
     if p.history:
         click.echo("History (superseded):")
         for f in p.history:
-            click.echo(f"  - {f.statement}")
+            click.echo(_fact_line(f, "  - "))
     if p.held:
         click.echo("Waiting for you to confirm a merge (`kith review why` / `kith review confirm ID`):")
         for f in p.held:
-            click.echo(f"  - {f.statement}")
+            click.echo(_fact_line(f, "  - "))
     if p.summary:
         click.echo(("Summary (stale): " if p.summary_stale else "Summary: ") + p.summary)
+
+
+def _fact_line(f, lead: str = "- ") -> str:
+    """A fact as a profile line: its sentence, then since/until (the day its statement names, the day it ended),
+    its records and its confidence — "  - Ann lives in Rome. (since 2023-01-09; 2 records; confidence 0.64)"."""
+    from core.graph.facts import statement_sentence
+
+    day = re.match(r"As of (\d{4}-\d\d-\d\d), ", f.statement or "")
+    when = [f"since {day.group(1)}"] if day else []
+    if f.valid_to:
+        when.append(f"until {f.valid_to[:10]}")
+    n = f.evidence_count
+    when += [f"{n} record{'s' if n != 1 else ''}", f"confidence {f.confidence:.2f}"]
+    return f"{lead}{statement_sentence(f.statement)} ({'; '.join(when)})"
 
 
 def _parse_when(text: str):

@@ -454,6 +454,9 @@ class ResultCard(QFrame):
         if result.sender and result.kind not in ("fact", "history"):
             title_text += f" \u2014 from {result.sender}"
         when_text = format_when(result.when)
+        if result.date_only and result.when:  # the day alone is known: its stored noon is no time to show
+            day = datetime.fromisoformat(result.local_when()[:10])
+            when_text = f"{day.day} {day:%b %Y}"
         as_of = _AS_OF.match(body_text) if result.kind in ("fact", "history") else None
         if as_of:  # "As of 2021-06-30, Alex lives in Glasgow." → "Alex lives in Glasgow.", When 30 Jun 2021
             body_text = body_text[as_of.end():]

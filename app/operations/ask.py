@@ -9,6 +9,7 @@ list means "I found nothing about that".  ``ask`` writes nothing and takes no lo
 """
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from app.container import Container
@@ -81,13 +82,13 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
         raw = dialect.read_connection(c.db.engine)
         try:
             rows = raw.cursor().execute(
-                "SELECT r.id, r.kind, r.subject, r.text, r.utc_offset, s.path, e.canonical_name FROM record r "
+                "SELECT r.id, r.kind, r.subject, r.text, r.utc_offset, s.path, e.canonical_name, r.attrs FROM record r "
                 "LEFT JOIN source s ON s.id = r.source_id LEFT JOIN entity e ON e.id = r.sender_entity_id "
                 f"WHERE r.id IN ({','.join('?' * len(rids))})", rids).fetchall()
         finally:
             raw.close()
-        meta = {rid: (_Row(kind, subject, text, offset), path or "", sender)
-                for rid, kind, subject, text, offset, path, sender in rows}
+        meta = {rid: (_Row(kind, subject, text, offset, _date_only(attrs)), path or "", sender)
+                for rid, kind, subject, text, offset, path, sender, attrs in rows}
     placed: set[int] = set()
     by_fact = {f.fact_id: f for f in res.facts} if facts else {}
     # a trip's event fact ("2 photos were taken at Arezzo on 2008-10-22") says again what the place's visit fact
@@ -110,12 +111,26 @@ def results_from(c: Container, res, k: int, min_relevance: float | None = None, 
 
 
 class _Row:
-    """What a shown record needs: kind, subject, text, and its offset where it was sent (minutes, or None)."""
+    """What a shown record needs: kind, subject, text, its offset where it was sent (minutes, or None), and
+    whether only its day is known."""
 
-    __slots__ = ("kind", "subject", "text", "utc_offset")
+    __slots__ = ("kind", "subject", "text", "utc_offset", "date_only")
 
-    def __init__(self, kind, subject, text, utc_offset=None):
+    def __init__(self, kind, subject, text, utc_offset=None, date_only=False):
         self.kind, self.subject, self.text, self.utc_offset = kind, subject, text, utc_offset
+        self.date_only = date_only
+
+
+def _date_only(attrs) -> bool:
+    """``attrs["date_only"]`` of a record row's attrs (JSON text on SQLite, a dict on PostgreSQL)."""
+    if isinstance(attrs, (str, bytes)):
+        if b"date_only" not in (attrs if isinstance(attrs, bytes) else attrs.encode()):
+            return False
+        try:
+            attrs = json.loads(attrs)
+        except ValueError:
+            return False
+    return bool(isinstance(attrs, dict) and attrs.get("date_only"))
 
 
 def _fact_result(f, source: str, relevance: float, shown_with: int | None = None,
@@ -148,7 +163,7 @@ def _hit_result(h, meta) -> AskResult:
     text = shown_text(row.subject, row.text, row.kind)
     return AskResult(text=text, source=path, when=iso, score=round(h.score, 6), record_id=h.record_id,
                      subject=row.subject, sender=sender, relevance=round(h.relevance, 4), episode_id=h.episode_id,
-                     tier=h.tier, record_kind=row.kind, utc_offset=row.utc_offset)
+                     tier=h.tier, record_kind=row.kind, utc_offset=row.utc_offset, date_only=row.date_only)
 
 
 def record_source(c: Container, record_id: int) -> dict:

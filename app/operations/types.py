@@ -120,6 +120,8 @@ class AskResult:
         utc_offset: a record's offset where it was sent or taken, minutes east of UTC (+540 for Tokyo), or None:
             its local day is ``when`` at this offset (a photo taken at 00:30 in Tokyo is on the day after its UTC
             day).
+        date_only: only the record's day is known (a photo named IMG-20230504-WA0001.jpg, a memo's date tag):
+            ``when`` is noon of that day by convention, never a time to show.
     """
 
     text: str
@@ -138,18 +140,21 @@ class AskResult:
     record_kind: str = ""
     evidence: list = field(default_factory=list)  # a fact's evidence record ids
     utc_offset: int | None = None
+    date_only: bool = False
 
     def local_when(self) -> str | None:
         """``when`` at the record's own offset (``"2023-05-05T00:30:00+09:00"``), ``when`` itself (UTC) when the
-        offset is unknown, or None."""
+        offset is unknown, or None.  A record whose day alone is known (``date_only``) gives that day,
+        ``"2023-05-04"``: the noon it is stored at was never said."""
         if not self.when or self.utc_offset is None:
-            return self.when
+            return self.when[:10] if self.when and self.date_only else self.when
         from datetime import datetime, timedelta, timezone
 
         try:
-            return datetime.fromisoformat(self.when).astimezone(timezone(timedelta(minutes=self.utc_offset))).isoformat()
+            local = datetime.fromisoformat(self.when).astimezone(timezone(timedelta(minutes=self.utc_offset)))
         except ValueError:
             return self.when
+        return local.date().isoformat() if self.date_only else local.isoformat()
 
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,
@@ -157,6 +162,8 @@ class AskResult:
              "relevance": self.relevance}
         if self.kind in ("fact", "history"):
             d.update(fact_id=self.fact_id, confidence=self.confidence)
+        if self.date_only:
+            d["date_only"] = True
         return d
 
 

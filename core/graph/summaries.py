@@ -120,7 +120,6 @@ def _fact_lines(facts: list[Fact]) -> list[str]:
     return lines
 
 
-_AS_OF = re.compile(r"^As of [^,]+, ")
 _DOMAIN_ORDER = ("places", "work", "family", "relationships", "events", "preferences", "identity")
 
 
@@ -135,6 +134,7 @@ def entity_prose(e: Entity, facts: list[Fact], history: list[Fact], superseded: 
     the first three named), its addresses (one sentence), then what its facts were before ("Before: Rosa Vidal
     lived in Berlin until June 2023.").  ``facts``: the current facts it is in (its own and others' naming it);
     ``history``: its own superseded facts, latest first; ``superseded``: how many superseded facts it is in."""
+    from core.graph.facts import statement_sentence
     from core.retrieval.answer import history_statement, month_year
 
     head = f"{e.canonical_name} ({e.kind}{', the owner' if e.is_owner else ''})."
@@ -150,7 +150,7 @@ def entity_prose(e: Entity, facts: list[Fact], history: list[Fact], superseded: 
         elif f.domain == "identity":
             addresses.append(f.value)
         else:
-            body = _AS_OF.sub("", f.statement).strip().rstrip(".")
+            body = statement_sentence(f.statement).rstrip(".")
             when = ""
             if f.valid_from and f.category in ("residence", "employment"):
                 when = f" (since {month_year(f.valid_from)})"
@@ -160,7 +160,7 @@ def entity_prose(e: Entity, facts: list[Fact], history: list[Fact], superseded: 
     for f in facts:
         if f.subject_entity_id != e.id and f.category == "correspondence":
             who = f.statement.split(" wrote to ")[0]
-            written_by.append(_AS_OF.sub("", who).strip())
+            written_by.append(statement_sentence(who))
     parts = [head, *said[:6]]
     if wrote_to:
         parts.append(f"Wrote to {_list(wrote_to[:3], len(wrote_to) - 3 if len(wrote_to) > 3 else 0)}.")

@@ -2,12 +2,10 @@
 that nothing checked.  (Filled in below; :func:`history_statement` renders superseded facts.)"""
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from core import clock
 
-_AS_OF = re.compile(r"^As of [^,]+, ")
 _PAST = ((" lives in ", " lived in "), (" works at ", " worked at "), (" works for ", " worked for "),
          (" writes from ", " wrote from "), ("'s birthday is ", "'s birthday was "), (" is ", " was "),
          (" are ", " were "), (" has ", " had "))
@@ -21,7 +19,9 @@ def month_year(when: datetime | None) -> str:
 def history_statement(statement: str, valid_to: datetime | None) -> str:
     """A superseded fact as history: "As of 2023-01-09, Rosa Vidal lives in Berlin." with ``valid_to``
     2023-06-05 → "Rosa Vidal lived in Berlin until June 2023"."""
-    body = _AS_OF.sub("", statement or "").strip().rstrip(".")
+    from core.graph.facts import statement_sentence
+
+    body = statement_sentence(statement).rstrip(".")
     for now, then in _PAST:
         if now in body:
             body = body.replace(now, then, 1)

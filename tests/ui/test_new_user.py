@@ -176,6 +176,22 @@ def test_a_fact_card_says_the_fact_not_its_as_of_statement(qapp):
     assert any(t.endswith("<b>When</b> 30 Jun 2021") for t in texts), texts
 
 
+def test_a_photo_card_known_only_by_its_day_says_the_day_not_noon(qapp):
+    """A WhatsApp photo named IMG-20230504-WA0001.jpg is stored at noon of its day in São Paulo (15:00 UTC); the
+    card said 'When 4 May 2023, 12:00' (or this computer's time of that noon); it says 'When 4 May 2023'."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.operations.types import AskResult
+    from ui.chat import ResultCard
+
+    photo = AskResult(text="Photo from 2023-05-04 (time of day unknown)", source="/a/IMG-20230504-WA0001.jpg",
+                      when="2023-05-04T15:00:00+00:00", score=0.1, record_id=3, record_kind="photo",
+                      relevance=0.5, utc_offset=-180, date_only=True)
+    card = ResultCard(1, photo)
+    texts = [lab.text() for lab in card.findChildren(QLabel)]
+    assert any(t.endswith("<b>When</b> 4 May 2023") for t in texts), texts
+
+
 def test_an_import_says_lists_trips_and_things_apart_in_words():
     """The Inbox read '64 new people, 3 new places, 9 trips / things' for 4 mailing lists, 1 trip and 4 things
     (and '1 new people' for one)."""
