@@ -9,7 +9,6 @@ of when they write.  Loaded from :func:`app.operations.graph.profile` and
 """
 from __future__ import annotations
 
-import re
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +97,9 @@ def _title(text: str) -> QLabel:
 def _bare(statement: str) -> str:
     """A fact's statement without its "As of 2023-01-09, " lead: the table's and the timeline's own columns say
     when (the whole statement is the row's tooltip)."""
-    return re.sub(r"^As of [^,]+, ", "", statement or "")
+    from app.operations.graph import statement_sentence
+
+    return statement_sentence(statement)
 
 
 def _short_date(iso: str | None) -> str:

@@ -12,6 +12,7 @@ from app.operations.entities import find_entity
 from core import clock
 from core.clock import ensure_utc
 from core.extraction.quoted import bare_subject
+from core.graph.facts import statement_sentence  # noqa: F401  (re-exported for ui/)
 from core.graph.merge import merged_into
 from core.store.collections import FACTS, RECORDS
 from core.store.schema import Alias, Entity, Evidence, Fact, FactEntity, Record, RecordEntity, Source, Summary
