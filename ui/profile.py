@@ -9,7 +9,6 @@ of when they write.  Loaded from :func:`app.operations.graph.profile` and
 """
 from __future__ import annotations
 
-
 from dataclasses import dataclass
 from pathlib import Path
 
