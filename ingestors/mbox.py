@@ -1052,6 +1052,54 @@ def _region_offset(name: str | None, wall: datetime) -> int | None:
         return int(time_zone(region).utcoffset(wall.replace(tzinfo=None)).total_seconds() // 60)
     except ValueError:  # no tz database on this system: the name stays unknown
         return None
+
+
+def _windows_zones() -> tuple[re.Pattern, dict[str, str]]:
+    """Windows time-zone names (``Central European Standard Time``, ``W. Europe Daylight Time``: what Exchange,
+    Outlook and .NET mailers write where a zone name goes) → tz database zones, from CLDR's windowsZones table
+    as Babel ships it; each "… Standard Time" also read as "… Daylight Time" and "… Summer Time"."""
+    from babel.core import get_global
+
+    names: dict[str, str] = {}
+    for win, tz in get_global("windows_zone_mapping").items():
+        names[win.casefold()] = tz
+        if win.endswith(" Standard Time"):
+            for other in (" Daylight Time", " Summer Time"):
+                names[(win[: -len(" Standard Time")] + other).casefold()] = tz
+    words = sorted(names, key=len, reverse=True)
+    pattern = re.compile(r"(?<=\d)(\s*)\(?(" + "|".join(re.escape(w) for w in words) + r")\)?(?=\s*$)", re.I)
+    return pattern, names
+
+
+_WINDOWS_ZONES: tuple[re.Pattern, dict[str, str]] | None = None
+
+
+def _windows_zone(value: str) -> str:
+    """A Date ending in a Windows zone name and no offset (``Mon, 4 Mar 2024 10:00:00 Central European Standard
+    Time``) with the name replaced by that zone's offset at that wall-clock time (``+0100``; ``+0200`` in its
+    summer); a value with a numeric offset, or with no such name, is returned as it is."""
+    global _WINDOWS_ZONES
+    if "time" not in value.casefold():
+        return value
+    if _WINDOWS_ZONES is None:
+        _WINDOWS_ZONES = _windows_zones()
+    pattern, names = _WINDOWS_ZONES
+    m = pattern.search(value)
+    if m is None or re.search(r"\d\d:\d\d(?::\d\d)?\s+[+-]\d{4}", value):
+        return value
+    bare = value[:m.start()]
+    try:
+        wall = parsedate_to_datetime(bare.strip() + " -0000")
+        from ingestors.base import time_zone
+
+        minutes = int(time_zone(names[m.group(2).casefold()]).utcoffset(wall.replace(tzinfo=None))
+                      .total_seconds() // 60)
+    except (TypeError, ValueError, IndexError, OverflowError, KeyError):
+        return value
+    sign = "-" if minutes < 0 else "+"
+    return f"{bare} {sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+
+
 _STD_ZONES = {"UT", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT"}
 _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
@@ -1151,14 +1199,15 @@ def _numeric_gmt(value: str) -> str:
     as one hour *west*), an offset written ``+01:00`` (or ``+01``, hours only) as ``+0100``, a 12-hour time
     (``9:05 PM``, Outlook's forwarded headers, some web mailers) as ``21:05``, a standard zone name followed by
     ``DST`` (``MET DST``) as its summer offset (``+0200``), a two- or three-digit year in full
-    (:func:`_full_year`), and a month written in another language in English (:func:`_english_months`)."""
+    (:func:`_full_year`), a month written in another language in English (:func:`_english_months`), and a
+    Windows zone name as its offset on that date (:func:`_windows_zone`)."""
     value = _GMT_OFFSET.sub(lambda m: f"{m.group(1)}{int(m.group(2)):02d}{m.group(3) or '00'}", value)
     value = _english_months(value)
     value = _SHORT_YEAR.sub(_full_year, value, count=1)
     value = _DST_ZONE.sub(_dst_offset, value)
     value = _TWELVE_HOUR.sub(_to_24h, value)
     value = _HOURS_OFFSET.sub(r"\g<1>00", value)
-    return _COLON_OFFSET.sub(r"\1\2", value)
+    return _windows_zone(_COLON_OFFSET.sub(r"\1\2", value))
 
 
 def _zone_of(value: str) -> str | None:

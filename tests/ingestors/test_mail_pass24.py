@@ -3,7 +3,7 @@ someone else's words taken as the sender's, a relative date read in the wrong ca
 did not try: each test writes its input and checks the values worked out by hand."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from ingestors.base import Record
 from ingestors.mbox import EmlIngestor, MboxIngestor, is_envelope
@@ -179,6 +179,24 @@ def test_zone_names_with_one_common_meaning_and_us_region_names_are_read(tmp_pat
     for i, (value, utc) in enumerate(cases):
         (rec,) = _read(tmp_path, f"n{i}.mbox", _msg(f"n{i}", "Hi.", date=value, envelope=None))
         assert rec.sent_at == utc and rec.attrs.get("date_source") in (None, "date-header-lenient"), value
+
+
+def test_windows_zone_names_are_read_at_that_zones_offset_on_that_date(tmp_path):
+    """Exchange/.NET mailers write Windows zone names: 'Central European Standard Time' is Europe/Warsaw (CLDR
+    windowsZones), +01:00 on 4 March 2024; 'W. Europe Standard Time' (Europe/Berlin) is +02:00 on 4 June 2024
+    (summer time, whatever the name says); 'India Standard Time' +05:30; 'Pacific Standard Time' after a
+    12-hour time −08:00 in March.  A numeric offset written before the name wins.  They were read as UTC."""
+    cases = [("Mon, 4 Mar 2024 10:00:00 Central European Standard Time", datetime(2024, 3, 4, 9, 0, tzinfo=UTC)),
+             ("Tue, 4 Jun 2024 10:00:00 (W. Europe Standard Time)", datetime(2024, 6, 4, 8, 0, tzinfo=UTC)),
+             ("Tue, 4 Jun 2024 10:00:00 W. Europe Daylight Time", datetime(2024, 6, 4, 8, 0, tzinfo=UTC)),
+             ("Mon, 4 Mar 2024 10:00:00 India Standard Time", datetime(2024, 3, 4, 4, 30, tzinfo=UTC)),
+             ("Monday, March 4, 2024 10:00 AM Pacific Standard Time", datetime(2024, 3, 4, 18, 0, tzinfo=UTC)),
+             ("Tue, 4 Jun 2024 10:00:00 +0100 (W. Europe Standard Time)", datetime(2024, 6, 4, 9, 0, tzinfo=UTC))]
+    for i, (value, utc) in enumerate(cases):
+        (rec,) = _read(tmp_path, f"w{i}.mbox", _msg(f"w{i}", "Hi.", date=value, envelope=None))
+        assert rec.sent_at == utc and rec.attrs.get("date_source") in (None, "date-header-lenient"), value
+        assert not any("read as UTC" in n for n in rec.notes), (value, rec.notes)
+        assert rec.sent_at.utcoffset() != timedelta(0), value  # the sender's own offset is kept
 
 
 def test_forwarded_date_lines_written_in_other_languages_are_read(tmp_path):
