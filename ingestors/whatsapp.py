@@ -218,7 +218,8 @@ def _marker_key(text: str) -> str:
 
 def _cldr_markers(regions: bool):
     """Every CLDR locale's AM/PM markers (Babel): ``(marker as written, "a" | "p", the date order of the
-    locale's short date pattern: "DMY", "MDY" or "YMD")``; base languages only unless ``regions``.  Nothing
+    locale's short date pattern: "DMY", "MDY" or "YMD", the locale's language)``; base languages only unless
+    ``regions``.  Nothing
     without Babel (a declared dependency; without it only AM/PM and a. m./p. m. are read)."""
     try:
         from babel import Locale, localedata
@@ -239,7 +240,17 @@ def _cldr_markers(regions: bool):
             for period in ("am", "pm"):
                 value = periods.get(width, {}).get(period)
                 if value:
-                    yield value, period[0], order
+                    yield value, period[0], order, ident.split("_")[0]
+
+
+def _speakers(language: str) -> float:
+    """A language's weight among CLDR's territories: the sum of its population percentages over the
+    territories it is spoken in (Babel's ``territory_languages``; Finnish ~117, Inari Sami ~0.01) — a rough
+    count of the phones likely to write its markers, used only to settle a marker two languages read apart."""
+    from babel.core import get_global
+
+    return sum((d.get("population_percent") or 0.0) for langs in get_global("territory_languages").values()
+               for lang, d in langs.items() if lang == language)
 
 
 @lru_cache(maxsize=1)
@@ -247,16 +258,30 @@ def day_period_markers() -> dict[str, tuple[str, tuple[str, ...]]]:
     """Every locale's AM/PM markers from Babel's CLDR data: ``{marker key: ("a" | "p", date orders)}``.
 
     The date orders are those of the short date pattern of the locales using the marker
-    (``"DMY"``, ``"MDY"`` or ``"YMD"``), for the day/month hint.  Markers that mean AM in one
-    locale and PM in another are left out.  Loaded once (~0.3 s); empty without Babel.
+    (``"DMY"``, ``"MDY"`` or ``"YMD"``), for the day/month hint.  A marker that means AM in one
+    locale and PM in another takes the meaning of the languages with at least ten times the speakers
+    (:func:`_speakers`: Finnish ``ip.`` is PM, though Inari Sami writes it for AM), else is left out.
+    Loaded once (~0.3 s); empty without Babel.
     """
-    found: dict[str, set[str]] = {}
-    orders: dict[str, list[str]] = {}
-    for value, period, order in _cldr_markers(regions=False):
+    found: dict[str, dict[str, set[str]]] = {}
+    orders: dict[str, list[tuple[str, str]]] = {}
+    for value, period, order, language in _cldr_markers(regions=False):
         key = _marker_key(value)
-        found.setdefault(key, set()).add(period)
-        orders.setdefault(key, []).append(order)
-    return {k: (next(iter(v)), tuple(orders[k])) for k, v in found.items() if len(v) == 1 and k}
+        found.setdefault(key, {}).setdefault(period, set()).add(language)
+        orders.setdefault(key, []).append((period, order))
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for key, periods in found.items():
+        if not key:
+            continue
+        if len(periods) > 1:
+            weight = {p: sum(_speakers(lang) for lang in langs) for p, langs in periods.items()}
+            first, second = sorted(weight, key=weight.get, reverse=True)
+            if weight[first] < 10 * weight[second]:
+                continue
+            periods = {first: periods[first]}
+        (period,) = periods
+        out[key] = (period, tuple(o for p, o in orders[key] if p == period))
+    return out
 
 
 def read_marker(text: str | None) -> str | None:
@@ -283,7 +308,7 @@ def marker_date_orders() -> dict[str, tuple[str, ...]]:
     en_AU, ...; ``"p. m."``: es, es_MX, ...), for the day/month hint.  Loaded once (~1 s), only
     when a file's dates leave the order open; empty without Babel."""
     out: dict[str, list[str]] = {}
-    for value, _period, order in _cldr_markers(regions=True):
+    for value, _period, order, _language in _cldr_markers(regions=True):
         out.setdefault(_marker_form(value), []).append(order)
     return {k: tuple(v) for k, v in out.items()}
 

@@ -357,3 +357,23 @@ def test_telegram_html_poll_subject_matches_the_json(tmp_path):
     rec, = TelegramHtmlIngestor().read(path)
     assert (rec.text, rec.subject) == ("", "Dinner in Porto on Friday? (Francesinha place / Fish market)")
     assert rec.sent_at == datetime(2023, 5, 1, 10, 0, tzinfo=UTC)
+
+
+def test_finnish_ap_and_ip_are_morning_and_afternoon():
+    """Finnish phones write 'ap.'/'ip.' (aamupäivällä / iltapäivällä, CLDR fi) after a dotted time with 'klo'.
+    'ip.' was no marker at all (Inari Sami writes it for AM, so the two meanings cancelled): '7.02 ip.' was read
+    as 07:02, and a file mixing 'ap.' and 'ip.' lines split into two shapes.  Finnish has ~10,000 times the
+    speakers (CLDR territory populations), so 'ip.' is PM."""
+    from ingestors.whatsapp import read_marker
+
+    assert (read_marker("ip."), read_marker("ap."), read_marker("IP")) == ("p", "a", "p")
+
+
+def test_a_finnish_export_with_ap_and_ip_lines_is_read_in_order(tmp_path):
+    items = _wa(tmp_path, "3.4.2023 klo 7.02 ip. - Aino: Hei\n"
+                          "4.4.2023 klo 7.05 ap. - Mikko: Moi\n"
+                          "4.4.2023 klo 12.10 ip. - Aino: Nähdään\n", name="WhatsApp Chat with Aino.txt")
+    assert [(r.sender.name, r.text, r.sent_at) for r in items] == [
+        ("Aino", "Hei", datetime(2023, 4, 3, 19, 2, tzinfo=UTC)),
+        ("Mikko", "Moi", datetime(2023, 4, 4, 7, 5, tzinfo=UTC)),
+        ("Aino", "Nähdään", datetime(2023, 4, 4, 12, 10, tzinfo=UTC))]
