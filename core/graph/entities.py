@@ -50,17 +50,21 @@ _ROLE_LOCAL = re.compile(
     r"^((?:[\w.+-]+[-_.])?(?:no-?reply|do-?not-?reply|donotreply|notifications?)(?:[-_.+][\w.+-]+)?|"
     r"mailer-daemon|postmaster|majordomo|listserv|list|lists|"
     r"notifications?|bounces?|owner-.+|.+-(bugs|request|owner|bounces|announce|users|devel|help)|newsletter|"
-    r"news|info|support|admin|root|daemon|nobody)$")
+    r"news|info|support|admin|root|daemon|nobody|"
+    # shared mailboxes of a team or a department (RFC 2142's role names, and what organisations add)
+    r"hr|team|hello|contact|sales|office|careers|jobs|billing|help|helpdesk|enquiries|inquiries|service|"
+    r"webmaster|hostmaster|abuse|security|marketing|press|feedback|accounts|reception)$")
 
 
 def is_role_address(address: str | None) -> bool:
     """True for mailbox addresses that name a role or a robot, not a person (``no-reply@``, ``comments-noreply@``,
     ``calendar-notification@``, ``majordomo@``, ``owner-list@``, ``list-request@`` …).  Such addresses are shared
     by many senders, so entity resolution never treats them as identifying one person (a definitive alias would
-    merge strangers)."""
+    merge strangers).  A sub-address's tag is not part of the role (``team+testing@`` is ``team@``; RFC 5233)."""
     if not address or "@" not in address:
         return False
-    return bool(_ROLE_LOCAL.match(address.strip().strip("<>").split("@", 1)[0].casefold()))
+    local = address.strip().strip("<>").split("@", 1)[0].casefold()
+    return bool(_ROLE_LOCAL.match(local) or ("+" in local and _ROLE_LOCAL.match(local.split("+", 1)[0])))
 
 
 # ------------------------------------------------------------------------------------- names

@@ -314,7 +314,7 @@ def test_a_list_mails_recipient_at_the_lists_address_family_is_the_list_not_a_pe
 def test_an_address_many_unrelated_people_write_from_is_a_shared_mailbox(s):
     index = NameIndex()
     for name in ("Ana Lima", "Bo Chen", "Cy Dunn"):
-        last = resolve_parties(s, R(P(name, "team@shared.example")), index=index)
+        last = resolve_parties(s, R(P(name, "studio@shared.example")), index=index)
     box = [x for x in last.links if x.role == "list"]
     assert box and s.get(Entity, box[0].entity_id).kind == "thing"
     assert s.get(Entity, last.sender_id).canonical_name == "Cy Dunn"
@@ -358,3 +358,23 @@ def test_a_bare_first_name_whose_address_spells_one_persons_full_name_joins_them
     assert res.created and (res.signal, res.score) == ("first_name", 0.6)
     assert res.matched_id in {first.entity.id, second.entity.id}
     assert s.get(MergeCandidate, res.review_id).status == "pending"
+
+
+def test_a_departments_shared_mailbox_is_no_person(s):
+    """hr@, team@, hello@, sales@ … (RFC 2142's role names and what organisations add) are mailboxes a team
+    shares: with no name they are a thing, not a person ('hr@acme.example — 3 records' was listed among people and
+    counted in 'how many people do I know?'); a sub-address's tag does not hide the role (team+testing@ is team@);
+    a person writing from one is that person, by name, and the shared address is not hers."""
+    from core.store.schema import Alias
+
+    index = NameIndex()
+    for address in ("hr@acme.example", "team+testing@mailpile.example", "Sales@Acme.example"):
+        got = resolve_parties(s, R(P(None, address)), index=index)
+        assert s.get(Entity, got.sender_id).kind == "thing", address
+    jane = resolve_parties(s, R(P("Jane Roe", "hr@acme.example")), index=index)
+    e = s.get(Entity, jane.sender_id)
+    assert (e.kind, e.canonical_name) == ("person", "Jane Roe")
+    assert "hr@acme.example" not in {a.value for a in s.exec(select(Alias).where(Alias.entity_id == e.id))}
+    # a personal mailbox that starts like one is a person
+    harry = resolve_parties(s, R(P(None, "hrafn@acme.example")), index=index)
+    assert s.get(Entity, harry.sender_id).kind == "person"
