@@ -34,6 +34,7 @@ Each hit resolves to a calendar day (a date) of the sender; weeks start on Monda
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -86,6 +87,34 @@ _PATTERNS = [
 # Past tense in the sentence ("moved", "was", "had", "went"): "on Monday" is the Monday before, else the next one.
 _PAST = re.compile(r"\b(\w+ed|was|were|had|did|went|came|got|left|saw|met|made|took|began|started|said|told|"
                    r"bought|found|flew|drove|ran|gave|ate|spent|became|felt|heard|sent|wrote|won|lost|paid)\b", re.I)
+
+# A day a plan is set for is ahead, whatever the tense of the verb that set it: "the wedding is confirmed for
+# 14 August", "we booked the venue for Friday", "the talk was moved to 3 June", "postponed until the 9th".
+_SCHEDULED = re.compile(r"\b(?:confirmed|booked|scheduled|rescheduled|planned|set|arranged|fixed|moved|postponed|"
+                        r"pushed|put off|delayed|reserved|slated|pencil?led in|invited|registered|signed up)"
+                        r"(?:\s+[\w'’-]+){0,4}?\s+(?:for|until|till|to)\s+(?:(?:the|this|next|on)\s+)?$", re.I)
+_SENTENCE_END = re.compile(r"[.!?…]+[\"”’)]*(?:\s+|$)(?=[\"“‘(]?[A-Z0-9]|$)|\n+")
+
+
+def _sentence(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> tuple[int, int]:
+    """The bounds of the sentence of ``text`` holding ``text[start:end]``, given ``ends``, the spans of
+    :data:`_SENTENCE_END` in ``text`` (a full stop, ! or ? before a capital or a digit, or a line break, ends
+    one; the dots of "3.6.2023" or "on Sat. we" do not)."""
+    i = bisect_right(ends, (start, len(text) + 1))
+    head = ends[i - 1][1] if i and ends[i - 1][1] <= start else 0
+    while i < len(ends) and ends[i][0] < end:
+        i += 1
+    return head, ends[i][0] if i < len(ends) else len(text)
+
+
+def _in_past(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> bool:
+    """Whether the time expression at ``text[start:end]`` is read back in time: its own sentence is in the past
+    tense (:data:`_PAST`; another sentence's tense says nothing of it: "Had a great time! See you on 14 August."),
+    and it is not the day a plan was set for (:data:`_SCHEDULED`).  ``ends``: as for :func:`_sentence`."""
+    head, tail = _sentence(text, start, end, ends)
+    if not _PAST.search(text, head, tail):
+        return False
+    return not _SCHEDULED.search(text[max(head, start - 80):start])
 
 
 @dataclass(frozen=True)
@@ -255,7 +284,7 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
         Non-overlapping anchors in text order (earlier patterns win overlaps: explicit dates first).
     """
     ref = reference.date() if isinstance(reference, datetime) else reference
-    past = bool(_PAST.search(text))
+    ends: list[tuple[int, int]] | None = None
     taken: list[tuple[int, int]] = []
     out: list[TimeAnchor] = []
     for kind, rx in _PATTERNS:
@@ -263,7 +292,9 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
                 continue
-            day = _resolve(kind, m, ref, past)
+            if ends is None:
+                ends = [x.span() for x in _SENTENCE_END.finditer(text)]
+            day = _resolve(kind, m, ref, _in_past(text, s, e, ends))
             if day is not None:
                 taken.append((s, e))
                 out.append(TimeAnchor(m.group(0), day, (s, e)))

@@ -71,3 +71,21 @@ def test_a_month_named_alone_is_its_first_day_in_the_right_year():
 def test_home_phrasings(text, value):
     homes = [(f.subject.kind, f.value) for f in extract_facts(text, LEEDS) if f.key == "home"]
     assert homes == [("speaker", value)]
+
+
+@pytest.mark.parametrize("text, phrase, day", [
+    # written Sat 1 May 2021: a plan's day is ahead whatever the tense of the verb that set it (it was read as
+    # the last 14 August, in 2020, because "confirmed" is a past form)
+    ("The wedding is confirmed for 14 August!", "14 August", date(2021, 8, 14)),
+    ("We booked the venue for 14 August.", "14 August", date(2021, 8, 14)),
+    ("The talk was moved to 3 June.", "3 June", date(2021, 6, 3)),
+    # another sentence's tense says nothing of this one's day
+    ("Had a great time yesterday! See you on 14 August.", "14 August", date(2021, 8, 14)),
+    ("See you on 14 August. Had fun on 3 June.", "3 June", date(2020, 6, 3)),
+    # a past day stays past
+    ("I moved to Leeds on 3 June.", "3 June", date(2020, 6, 3)),
+    ("I moved to Leeds on 3 June and loved it", "3 June", date(2020, 6, 3)),
+])
+def test_a_yearless_day_follows_its_own_sentence_and_a_plan_is_ahead(text, phrase, day):
+    got = {a.phrase: a.day for a in find_time_anchors(text, date(2021, 5, 1))}
+    assert got[phrase] == day
