@@ -295,10 +295,32 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
             if ends is None:
                 ends = [x.span() for x in _SENTENCE_END.finditer(text)]
             day = _resolve(kind, m, ref, _in_past(text, s, e, ends))
+            if day is not None and kind in ("dmy", "mdy"):
+                weekday = _WEEKDAY_BEFORE.search(text, max(0, s - 14), s)
+                if weekday is not None:  # "Mon 12 June": one anchor; no year: the year in which it is a Monday
+                    if not m.group(3):
+                        day = _weekday_year(day, _WD_INDEX[weekday.group(1)[:3].lower()])
+                    s = weekday.start()
             if day is not None:
                 taken.append((s, e))
-                out.append(TimeAnchor(m.group(0), day, (s, e)))
+                out.append(TimeAnchor(text[s:e], day, (s, e)))
     return sorted(out, key=lambda a: a.span)
+
+
+_WEEKDAY_BEFORE = re.compile(r"\b" + _WEEKDAY_RE + r",?\s+(?:the\s+)?$")
+
+
+def _weekday_year(day: date, weekday: int) -> date:
+    """``day`` moved to the nearest year (one either side at most) in which it falls on ``weekday`` (Monday 0):
+    a yearless "Mon 12 June" names the year by its weekday; ``day`` unchanged when neither neighbour fits."""
+    for shift in (0, -1, 1):
+        try:
+            moved = day.replace(year=day.year + shift)
+        except ValueError:  # 29 February
+            continue
+        if moved.weekday() == weekday:
+            return moved
+    return day
 
 
 _ANY = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in _PATTERNS), re.I)

@@ -89,3 +89,15 @@ def test_home_phrasings(text, value):
 def test_a_yearless_day_follows_its_own_sentence_and_a_plan_is_ahead(text, phrase, day):
     got = {a.phrase: a.day for a in find_time_anchors(text, date(2021, 5, 1))}
     assert got[phrase] == day
+
+
+@pytest.mark.parametrize("text, phrase, day", [
+    # written Sat 1 July 2023; 12 June 2023 is a Monday, 12 June 2022 a Sunday, 14 March 2024 a Thursday
+    ("I moved on Mon 12 June.", "Mon 12 June", date(2023, 6, 12)),
+    ("We went on Sunday, June 12.", "Sunday, June 12", date(2022, 6, 12)),  # the weekday names the year
+    ("See you Thursday 14 March", "Thursday 14 March", date(2024, 3, 14)),
+    ("I moved on Mon 12 June 2023.", "Mon 12 June 2023", date(2023, 6, 12)),  # one anchor, not "on Mon" too
+    ("It happened on Fri 12 June.", "Fri 12 June", date(2023, 6, 12)),  # no year near fits: the tense's
+])
+def test_a_weekday_written_before_a_yearless_day_settles_its_year(text, phrase, day):
+    assert [(a.phrase, a.day) for a in find_time_anchors(text, date(2023, 7, 1))] == [(phrase, day)]
