@@ -24,6 +24,8 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
 * ``in|since|during|back in <year>``: the year's first day
 * ``at the end|beginning|start|middle of <Month> [<year>]``, ``mid-|late <Month>``: its last day, 1st, 15th, 21st
 * ``the week|weekend before last``: the Monday (Saturday) two weeks back
+* ``last|this|next <Month>``: the 1st of the latest such month before the message's month, of this year's, of
+  the first one after it; ``in <Month> last|this|next year``: that year's
 * ``in|since|during [early|late] <Month> [<year>]`` (month names capitalised, so "in may" is not May; the
   word before may start a sentence: "Since March I work at…"): its
   first day; without a year, the last such month up to the message after "since" or in a sentence in the
@@ -61,9 +63,13 @@ _PATTERNS = [
                         r"(end|beginning|start|middle) of|(early|late|mid)[- ]?) ?"
                         r"(January|February|March|April|May|June|July|August|September|October|November|December)"
                         r"(?:,? (\d{4}))?\b")),
+    # "last March", "this March", "next March", "since last May": a month named by its place from the message
+    ("month_rel", re.compile(r"\b(?i:(last|this|next|past) )"
+                             r"(January|February|March|April|May|June|July|August|September|October|November|"
+                             r"December)\b(?!,? \d)")),
     ("month", re.compile(r"\b(?:[Ii]n|[Ss]ince|[Dd]uring|[Ee]arly|[Ll]ate|mid-|[Uu]ntil) (?:early |late |mid-)?"
                          r"(January|February|March|April|May|June|July|August|September|October|November|December)"
-                         r"(?:,? (\d{4}))?\b")),
+                         r"(?:,? (\d{4})|,? (?i:(last|this|next) year))?\b")),
     ("year", re.compile(r"\b(?:in|since|during|back in|from) ((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)),
     ("nth", re.compile(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b", re.I)),
     ("two", re.compile(r"\b(?:the )?day (before yesterday|after tomorrow)\b", re.I)),
@@ -216,8 +222,19 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
         n = int(g[0]) if g[0].isdigit() else _NUM[g[0].lower()]
         unit = g[1].lower()
         return _add_months(ref, n) if unit == "month" else ref + timedelta(days=n * (7 if unit == "week" else 1))
-    if kind == "month":  # "in March": the 1st; a past tense means the last March up to now, else the next
+    if kind == "month":  # "in March": the 1st; a past tense means the last March up to now, else the next;
+        # "in March last year" (or this / next year): that year's March
+        if g[2]:
+            return date(ref.year + {"last": -1, "this": 0, "next": 1}[g[2].lower()], _MONTHS.index(g[0].lower()) + 1, 1)
         return _month_day(g[0], g[1], 1, ref, past or m.group(0).lower().startswith("since"))
+    if kind == "month_rel":  # "last March": the latest March before the message's month (written in July 2023:
+        # March 2023; in March 2023: March 2022); "next March": the first one after it; "this March": this year's
+        month, which = _MONTHS.index(g[1].lower()) + 1, g[0].lower()
+        if which in ("last", "past"):
+            return date(ref.year - (month >= ref.month), month, 1)
+        if which == "next":
+            return date(ref.year + (month <= ref.month), month, 1)
+        return date(ref.year, month, 1)
     if kind == "part":  # "at the end of May": its last day; "mid-May", "the middle of May": the 15th; "late May":
         # the 21st (its last third); "early May", "the beginning of May": the 1st
         part = (g[0] or g[1]).lower()
