@@ -288,8 +288,11 @@ def _birthday_value(text: str) -> str:
     return f"{year.group(0)}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|may|could|should|if)\b[^,;]*$",
+_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|(?-i:may|^\s*May(?=\s+$))|could|should|if)\b[^,;]*$",
                        re.I)
+"""Words that hedge or negate what follows them in their clause; "may" in lower case only, or opening the sentence
+right before its subject ("May I move to Leeds") — "In May I moved to Leeds", "Since May I've lived in Rome" name
+the month."""
 
 
 _CLAUSE_START = re.compile(r".*\b(?:but|and now|now|whereas|while|although|though|these days|nowadays)\b", re.I | re.S)

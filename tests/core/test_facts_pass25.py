@@ -41,3 +41,19 @@ def test_last_march_written_in_march_is_a_year_back():
     at = datetime(2023, 3, 20, 9, 0, tzinfo=timezone.utc)
     assert [(a.phrase, a.day) for a in find_time_anchors("We met last March.", at)] == [
         ("last March", date(2022, 3, 1))]
+
+
+@pytest.mark.parametrize("text, key, value, day", [
+    # was: nothing — the month May read as the hedge "may" ("I may move to Leeds")
+    ("In May I moved to Leeds.", "home", "Leeds", date(2023, 5, 1)),
+    ("Since May I've been living in Leeds.", "home", "Leeds", date(2023, 5, 1)),
+    ("Since last May I've been living in Leeds.", "home", "Leeds", date(2023, 5, 1)),
+    ("On 3 May I started at Globex.", "employer", "Globex", date(2023, 5, 3)),
+])
+def test_the_month_may_is_no_hedge(text, key, value, day):
+    assert facts(text) == [("speaker", None, None, key, value, day, False)]
+
+
+@pytest.mark.parametrize("text", ["I may move to Leeds.", "May I move to Leeds.", "We may move to Leeds in May."])
+def test_the_word_may_still_hedges(text):
+    assert facts(text) == []
