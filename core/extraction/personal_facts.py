@@ -26,10 +26,23 @@ RELATIONS = {
     "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
     "roommate": "roommate", "best friend": "best friend", "friend": "friend",
 }
+# Relatives by marriage and step- and half-relatives are relations of their own ("my brother-in-law" is not "my
+# brother": the two were one person): "-in-law" after a parent, sibling or child word; "step" (joined, or with a
+# hyphen) before one; "half-" before a sibling
+_IN_LAW = {"mother": "mother", "mom": "mother", "mum": "mother", "father": "father", "dad": "father",
+           "sister": "sister", "brother": "brother", "son": "son", "daughter": "daughter"}
+_STEP = {"mother": "mother", "mom": "mother", "mum": "mother", "father": "father", "dad": "father",
+         "sister": "sister", "brother": "brother", "son": "son", "daughter": "daughter"}
+RELATIONS.update({f"{k}-in-law": f"{v}-in-law" for k, v in _IN_LAW.items()})
+RELATIONS.update({f"step{sep}{k}": f"step{v}" for k, v in _STEP.items() for sep in ("", "-")})
+RELATIONS.update({f"half-{k}": f"half-{k}" for k in ("sister", "brother")})
 FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "daughter", "grandmother",
-          "grandfather", "aunt", "uncle", "cousin", "partner"}
+          "grandfather", "aunt", "uncle", "cousin", "partner"} | {v for k, v in RELATIONS.items() if "-" in k or
+                                                                  k.startswith("step")}
 
-_REL = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
+# a relation word is whole: not the start of a longer one ("brother" in "brother-in-law", "ex" forms are not listed
+# and so are no relation: "my ex-wife" is no wife)
+_REL = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) + r")(?![\w-])"
 _NOT_I = r"(?!I\b|I['’])"  # the pronoun is no word of a name, an employer or a place ("Since March I've been…",
 # "Initech and I'm", "Leeds, I love it")
 _NAME = rf"{_NOT_I}[A-Z][a-zA-Z'\-]+(?: {_NOT_I}[A-Z][a-zA-Z'\-]+){{0,2}}"
@@ -130,13 +143,21 @@ def clean_subject_name(name: str | None, before: str = "") -> str | None:
     return " ".join(words) or None
 
 
+def _relname(name: str | None) -> str | None:
+    """A relative's name without a possessive ending: "my sister Jane's boyfriend", "my sister Jane's moved" name
+    Jane (they made a sister named "Jane's")."""
+    if name and re.search(r"[a-z]['’]s$", name):
+        name = name[:-2]
+    return name or None
+
+
 def _subject(m: re.Match) -> Subject:
     if m.groupdict().get("we"):
         return Subject("speaker")
     if m.group("subj") == "I":
         return Subject("speaker")
     if m.group("rel"):
-        return Subject("relation", RELATIONS[m.group("rel").lower()], m.group("relname"))
+        return Subject("relation", RELATIONS[m.group("rel").lower()], _relname(m.group("relname")))
     if m.groupdict().get("bare"):
         return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
                                             .replace("momm", "mom").replace("dadd", "dad")])
@@ -440,7 +461,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 continue  # 'Tom wrote: "my sister …"': Tom's sister
             start = _when(sentence, m.span(), anchors, sent_at)[0]
             rel = RELATIONS[m.group("rel").lower()]
-            name = m.group("relname")
+            name = _relname(m.group("relname"))
             if name and name.split()[0] in ("had", "has", "is", "was"):
                 name = None
             out.append(FactCandidate(Subject("speaker"), "relationships", "family" if rel in FAMILY else "social",

@@ -57,3 +57,35 @@ def test_the_month_may_is_no_hedge(text, key, value, day):
 @pytest.mark.parametrize("text", ["I may move to Leeds.", "May I move to Leeds.", "We may move to Leeds in May."])
 def test_the_word_may_still_hedges(text):
     assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, relation, name, key, value", [
+    # was: "My brother-in-law Mark …" made Mark the writer's brother ('relation:brother:mark'), and "My sister-in-law
+    # lives in Leeds" mentioned a sister, with no home
+    ("My brother-in-law Mark works at Google.", "brother-in-law", "Mark", "employer", "Google"),
+    ("My sister-in-law lives in Leeds.", "sister-in-law", None, "home", "Leeds"),
+    ("My mother-in-law moved to Leeds.", "mother-in-law", None, "home", "Leeds"),
+    ("My stepdad lives in Ohio.", "stepfather", None, "home", "Ohio"),
+    ("My step-mom lives in Ohio.", "stepmother", None, "home", "Ohio"),
+    ("My half-brother moved to Leeds.", "half-brother", None, "home", "Leeds"),
+])
+def test_relatives_by_marriage_and_step_relatives_are_relations_of_their_own(text, relation, name, key, value):
+    rel_key = f"relation:{relation}" + (f":{name.lower()}" if name else "")
+    assert facts(text) == [("relation", relation, name, key, value, date(2023, 7, 1), False),
+                           ("speaker", None, None, rel_key, name or relation, date(2023, 7, 1), False)]
+
+
+def test_an_ex_is_no_relative():
+    assert facts("My ex-wife lives in Ohio.") == []  # was nothing too; "wife" must not be read out of it
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: a sister named "Jane's" (key relation:sister:jane's)
+    ("My sister Jane's moved to Leeds.", [("relation", "sister", "Jane", "home", "Leeds", date(2023, 7, 1), False),
+                                          ("speaker", None, None, "relation:sister:jane", "Jane", date(2023, 7, 1),
+                                           False)]),
+    ("My sister Jane's boyfriend lives in Leeds.", [("speaker", None, None, "relation:sister:jane", "Jane",
+                                                     date(2023, 7, 1), False)]),
+])
+def test_a_relatives_name_in_the_possessive_is_the_name(text, want):
+    assert facts(text) == want
