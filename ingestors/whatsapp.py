@@ -51,7 +51,9 @@ Decisions on the ambiguous cases:
   it becomes part of the previous message, like any unparseable line.
 * **Times** are the phone's wall-clock time with no zone: they are read in the
   ``local_timezone`` the ingestor was made with (default ``"UTC"``) and kept at
-  that zone's offset, and ``attrs["time_basis"]`` is ``"assumed-local"``.  With an AM/PM
+  that zone's offset, and ``attrs["time_basis"]`` is ``"assumed-local"``.  A wall time the zone
+  had twice (the hour the clocks go back) is the second one when only that keeps the file's order
+  (``01:50``, then ``01:10`` after the change: 01:10 GMT, not BST), with a note.  With an AM/PM
   marker, 12 is noon/midnight as usual and the impossible hour ``00`` (seen in
   real exports: ``00:08 a. m.``) is read as midnight (00:08); an hour of 13–23
   with a marker is read as a 24-hour time, with a note.
@@ -1007,11 +1009,26 @@ class WhatsAppIngestor:
         pending_events: list[dict] = []
         last: Record | None = None
         block: _Header | None = None
+        latest: list[datetime] = []  # the latest instant a message or system line of the file was sent at
+
+        def in_order(sent_at: datetime, notes: list[str]) -> datetime:
+            """``sent_at`` as the second of its two instants when its wall time happened twice (the hour the
+            clocks go back) and only the second keeps the file's order ('01:50', then '01:10' after the change)."""
+            later = sent_at.replace(fold=1)
+            if latest and later.utcoffset() != sent_at.utcoffset():
+                if clock.ensure_utc(sent_at) < latest[0] <= clock.ensure_utc(later):
+                    notes.append(f"{sent_at:%H:%M} happened twice (the clocks went back): read as the second time, "
+                                 "after the message above it")
+                    sent_at = later
+            at = clock.ensure_utc(sent_at)
+            if not latest or at > latest[0]:
+                latest[:] = [at]
+            return sent_at
 
         def finish(h: _Header, upto: float) -> Record | None:
             """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
-            sent_at = self._when(h, order, notes)
+            sent_at = in_order(self._when(h, order, notes), notes)
             extra = h.extra
             while extra and not extra[-1].strip():  # blank lines before the next header (or the end of the
                 extra = extra[:-1]  # file) are none of the message: WhatsApp trims a message's end when it is sent

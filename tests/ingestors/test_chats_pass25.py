@@ -1,0 +1,49 @@
+"""Chat exports, fifth pass: a WhatsApp chat across the hour the clocks go back.  Right values worked out by
+hand: in Europe/London on 29 October 2023 the clocks went back at 02:00 BST (01:00 UTC) to 01:00 GMT, so
+the wall times 01:00–01:59 happened twice — first at +01:00 (00:00–00:59 UTC), then at +00:00 (01:00–01:59
+UTC)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from ingestors.base import Party, Record, RecordError
+from ingestors.whatsapp import WhatsAppIngestor
+
+UTC = timezone.utc
+
+
+def _wa(tmp_path: Path, text: str, name: str = "WhatsApp Chat with X.txt", **kw) -> list:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return list(WhatsAppIngestor(**kw).read(p))
+
+
+# ----------------------------------------------------------------------------- the hour the clocks go back
+
+def test_a_wall_time_that_happened_twice_keeps_the_files_order(tmp_path):
+    items = _wa(tmp_path, "29/10/2023, 01:50 - Anna: before the change\n"
+                          "29/10/2023, 01:10 - Bob: after the clocks went back\n"
+                          "29/10/2023, 01:40 - Anna: still the second hour\n"
+                          "29/10/2023, 02:05 - Bob: later\n", local_timezone="Europe/London")
+    assert [r.text for r in items] == ["before the change", "after the clocks went back", "still the second hour",
+                                       "later"]
+    # 01:50 BST is 00:50 UTC; the 01:10 after it is 01:10 GMT (01:10 UTC), not 01:10 BST (00:10 UTC, 40 minutes
+    # before the message above it); 01:40 likewise; 02:05 exists once (GMT)
+    assert [r.sent_at.astimezone(UTC) for r in items] == [
+        datetime(2023, 10, 29, 0, 50, tzinfo=UTC), datetime(2023, 10, 29, 1, 10, tzinfo=UTC),
+        datetime(2023, 10, 29, 1, 40, tzinfo=UTC), datetime(2023, 10, 29, 2, 5, tzinfo=UTC)]
+    assert [r.sent_at.utcoffset().total_seconds() for r in items] == [3600, 0, 0, 0]
+    assert not any("twice" in n for n in items[0].notes + items[3].notes)
+    assert any("happened twice" in n for n in items[1].notes)
+
+
+def test_a_wall_time_in_the_repeated_hour_in_order_stays_the_first(tmp_path):
+    # 01:10 then 01:50, in order: both the first time round (BST), nothing suggests the second
+    items = _wa(tmp_path, "29/10/2023, 01:10 - Anna: one\n29/10/2023, 01:50 - Bob: two\n",
+                local_timezone="Europe/London")
+    assert [r.sent_at.astimezone(UTC) for r in items] == [datetime(2023, 10, 29, 0, 10, tzinfo=UTC),
+                                                          datetime(2023, 10, 29, 0, 50, tzinfo=UTC)]
+    assert not any("twice" in n for r in items for n in r.notes)
