@@ -57,6 +57,9 @@ Decisions on the ambiguous cases:
   marker, 12 is noon/midnight as usual and the impossible hour ``00`` (seen in
   real exports: ``00:08 a. m.``) is read as midnight (00:08); an hour of 13–23
   with a marker is read as a 24-hour time, with a note.
+* **A file starting inside a message** (cut from a longer export: up to :data:`MAX_LEAD_LINES` lines of text,
+  then two or more headers): those first lines are one record with no sender and no time
+  (``sent_at`` None, ``attrs["headless"]``, ``attrs["before"]``: the first header's time, :data:`LEAD_NOTE`).
 * **Multi-line messages**: a line that does not start with a date header (and any
   header-like line that cannot be read) belongs to the previous message — never dropped; blank
   lines at its end (before the next header, or the file's end) are not (WhatsApp trims a message's end).
@@ -119,6 +122,10 @@ from core.errors import InputError
 from ingestors.base import Item, Party, Record, decode_utf8_or_1252, other_members, time_zone
 
 MAX_MESSAGE_CHARS = 1_000_000  # one message's text is kept up to this many characters
+MAX_LEAD_LINES = 20  # lines of text a file may start with before its first header (it starts inside a message)
+NOT_AN_EXPORT = "not a WhatsApp chat export: the first line is not a 'date, time - name: text' header"
+# the lines a file starts with before its first header: the end of a message whose header is not in the file
+LEAD_NOTE = "the file starts inside a message: who wrote these lines, and when, is not in the file"
 _MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _SPACES = "\u00a0\u202f\u2009\u2007\u3000"
 _HEADER_SPAN = 96  # characters of a line looked at for a header
@@ -882,11 +889,23 @@ class WhatsAppIngestor:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.9 when the first non-empty line of ``head`` (UTF-8, or UTF-16 as :func:`text_encoding` finds it)
-        is a WhatsApp message header, else 0."""
+        is a WhatsApp message header; 0.7 when up to :data:`MAX_LEAD_LINES` lines of text come first (a file
+        starting inside a message) and two or more headers follow in ``head``; else 0."""
         text = head.decode(text_encoding(head), "replace").replace("\x00", "")  # zero bytes: see _lines
+        lead = headers = 0
         for line in text.splitlines():
-            if line.strip():
-                return 0.9 if _parse_header(line, 1) else 0.0
+            if not line.strip():
+                continue
+            if _parse_header(line, 1):
+                if not lead:
+                    return 0.9
+                headers += 1
+                if headers >= 2:
+                    return 0.7
+            elif not headers:
+                lead += 1
+                if lead > MAX_LEAD_LINES:
+                    return 0.0
         return 0.0
 
     @staticmethod
@@ -948,17 +967,20 @@ class WhatsAppIngestor:
             InputError: the file cannot be read, or its first non-empty line is not a message header.
         """
         survey = Survey(shape=shape)
-        seen_text = False
+        lead = headers = 0  # lines of text before the first header (a file starting inside a message); headers
         for n, line in self._lines(path):
             h = _parse_header(line, n)
             if h is None:
-                if line.strip() and not seen_text and survey.shape is None:
-                    raise InputError(str(path), "not a WhatsApp chat export: the first line is not a "
-                                     "'date, time - name: text' header")
+                if line.strip() and not headers and shape is None:
+                    lead += 1
+                    if lead > MAX_LEAD_LINES:
+                        raise InputError(str(path), NOT_AN_EXPORT)
                 survey.more(line)
                 continue
-            seen_text = True
+            headers += 1
             survey.add(h)
+        if lead and headers < 2:  # text, then at most one header-shaped line: no chat export
+            raise InputError(str(path), NOT_AN_EXPORT)
         survey.settle()
         if shape is None:
             main = survey.main_shape()
@@ -1077,11 +1099,36 @@ class WhatsAppIngestor:
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes)
 
+        lead: list[tuple[int, str]] = []  # the lines before the first message's header
+
+        def headless(before: _Header | None) -> Iterator[Record]:
+            """The lines the file starts with before its first header, as a record of unknown sender and time."""
+            while lead and not lead[-1][1].strip():
+                lead.pop()
+            while lead and not lead[0][1].strip():
+                lead.pop(0)
+            if not lead:
+                return
+            notes, attrs = [LEAD_NOTE], {"line": lead[0][0], "headless": True}
+            if before is not None:
+                attrs["before"] = self._when(before, order, []).isoformat()
+            if owner is not None and owner.name:
+                attrs["owner_name"] = owner.name
+            if any(lead[0][0] <= n <= lead[-1][0] for n in recoded):
+                notes.append(RECODED_NOTE)
+            text = _body("\n".join(line for _, line in lead), notes, attrs)
+            lead.clear()
+            yield Record(source_path=str(path.absolute()), external_id=f"line {attrs['line']}", kind="chat",
+                         text=text, sent_at=None, sender=None, recipients=other_members(members, None),
+                         thread=thread, attrs=attrs, notes=notes)
+
         for n, line in self._lines(path, recoded, nuls):
             h = _parse_header(line, n)
             starts = h is not None and self._when(h, order, []) is not None and (
                 h.shape == survey.shape or n in accepted) and n not in pasted
             if starts:
+                if block is None and lead:
+                    yield from headless(h)
                 if block is not None:
                     rec = finish(block, n - 1)
                     if rec is not None:
@@ -1095,6 +1142,10 @@ class WhatsAppIngestor:
                 block.end = n
                 if block.size <= MAX_MESSAGE_CHARS:
                     block.extra.append(line)
+            else:
+                lead.append((n, line))
+        if block is None:
+            yield from headless(None)
         if block is not None:
             rec = finish(block, float("inf"))
             if rec is not None:

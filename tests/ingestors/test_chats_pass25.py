@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from sqlmodel import select
+
+from app.operations.ingest import ingest
+from core.errors import InputError
+from core.store.schema import Record as Row
 from ingestors.base import Party, Record, RecordError
+from ingestors.registry import ingestor_for
 from ingestors.whatsapp import WhatsAppIngestor
 
 UTC = timezone.utc
@@ -47,3 +53,46 @@ def test_a_wall_time_in_the_repeated_hour_in_order_stays_the_first(tmp_path):
     assert [r.sent_at.astimezone(UTC) for r in items] == [datetime(2023, 10, 29, 0, 10, tzinfo=UTC),
                                                           datetime(2023, 10, 29, 0, 50, tzinfo=UTC)]
     assert not any("twice" in n for r in items for n in r.notes)
+
+
+# ----------------------------------------------------------------------------- a file starting inside a message
+
+MID = ("and the second reason is the price\n"
+       "which is too high for the Harbour Hall\n"
+       "\n"
+       "12/03/2023, 14:05 - Anna: ok, fair\n"
+       "12/03/2023, 14:06 - Bob: so no?\n")
+
+
+def test_a_file_starting_inside_a_message_keeps_its_first_lines(tmp_path, container):
+    p = tmp_path / "WhatsApp Chat with Anna.txt"
+    p.write_text(MID, encoding="utf-8")
+    assert WhatsAppIngestor().sniff(p, p.read_bytes()) == 0.7 and ingestor_for(p).name == "whatsapp"
+    items = list(WhatsAppIngestor().read(p))
+    # the two lines above the first header are the end of a message whose header was cut off: kept, by nobody
+    # known, at no known time (before 14:05 on 12 March); the messages after them are as before
+    assert [(r.external_id, r.sender, r.sent_at, r.text) for r in items] == [
+        ("line 1", None, None, "and the second reason is the price\nwhich is too high for the Harbour Hall"),
+        ("line 4", Party("Anna", None, "phone", "from"), datetime(2023, 3, 12, 14, 5, tzinfo=UTC), "ok, fair"),
+        ("line 5", Party("Bob", None, "phone", "from"), datetime(2023, 3, 12, 14, 6, tzinfo=UTC), "so no?")]
+    assert "the file starts inside a message" in items[0].notes[0]
+    assert items[0].attrs["before"] == "2023-03-12T14:05:00+00:00"
+    assert items[0].recipients == [Party("Anna", None, "phone", "member"), Party("Bob", None, "phone", "member")]
+    assert items[1].attrs["owner_name"] == "Bob" and items[0].attrs["owner_name"] == "Bob"
+    report = ingest(container, [p])
+    assert report.errors == []
+    with container.db.session() as s:
+        assert s.exec(select(Row).where(Row.text.contains("Harbour Hall"))).first() is not None
+
+
+def test_text_then_one_header_line_is_still_no_chat(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("Dear diary: nothing to see\nhad lunch\n01/02/24, 09:00 - Ana: hi\n", encoding="utf-8")
+    assert WhatsAppIngestor().sniff(p, p.read_bytes()) == 0.0
+    with pytest.raises(InputError, match="not a WhatsApp chat export"):
+        list(WhatsAppIngestor().read(p))
+    # more than 20 lines of text before the headers: no chat export either
+    p.write_text("".join(f"line {i} of my notes\n" for i in range(21)) + MID.split("\n\n")[1], encoding="utf-8")
+    assert WhatsAppIngestor().sniff(p, p.read_bytes()) == 0.0
+    with pytest.raises(InputError, match="not a WhatsApp chat export"):
+        list(WhatsAppIngestor().read(p))
