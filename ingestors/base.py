@@ -108,6 +108,8 @@ class Record:
         identity: what names this message whatever export format of its service it came through (a Telegram
             chat's ``result.json`` and its ``messages.html``: :func:`message_identity`), or None.  With one, the
             record's :attr:`content_hash` is that identity's, so the second format's copy is already known.
+        former_identity: the identity an earlier version of its ingestor gave this record, or None: a record
+            stored under it is this one (:attr:`known_hashes`), so a repeated import adds nothing.
     """
 
     source_path: str
@@ -123,6 +125,7 @@ class Record:
     attrs: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     identity: str | None = None
+    former_identity: str | None = None
 
     def __post_init__(self) -> None:
         # A lone UTF-16 surrogate (a JSON export's "\ud83d" of an emoji cut in half) is no character: the text
@@ -142,15 +145,21 @@ class Record:
         format of its service) hashes the same, so a repeated import adds nothing.
         """
         if self.identity:
-            return hashlib.sha256(f"identity\x00{self.kind}\x00{self.identity}".encode("utf-8", "surrogatepass")
-                                  ).hexdigest()
+            return self._identity_hash(self.identity)
         return self.file_hash
+
+    def _identity_hash(self, identity: str) -> str:
+        return hashlib.sha256(f"identity\x00{self.kind}\x00{identity}".encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def known_hashes(self) -> list[str]:
         """Every hash this record may already be stored under: :attr:`content_hash`, and for a record with an
-        :attr:`identity` the hash an import made before identities were kept (:attr:`file_hash`)."""
-        return list(dict.fromkeys([self.content_hash, self.file_hash] if self.identity else [self.content_hash]))
+        :attr:`identity` the hash an import made before identities were kept (:attr:`file_hash`) and, with a
+        :attr:`former_identity`, that identity's."""
+        if not self.identity:
+            return [self.content_hash]
+        former = [self._identity_hash(self.former_identity)] if self.former_identity else []
+        return list(dict.fromkeys([self.content_hash, *former, self.file_hash]))
 
     @property
     def file_hash(self) -> str:

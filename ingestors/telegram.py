@@ -52,9 +52,12 @@ Decisions:
 * **Thread**: ``"telegram:<chat id>"``; an export without an id uses the chat name,
   else the file name.  ``external_id``: ``"message <id>"`` (full export:
   ``"chat <chat id> message <id>"``), or ``"#<n>"`` when a message has no id.
-* **Identity** (:func:`message_identity`): the chat's name, the message's id and its sender's name, as the HTML
+* **Identity** (:func:`message_identity`): the chat's name, the message's id, its sender's name and where in its
+  quarter hour it was sent (:func:`quarter_seconds`: the same whatever zone an export was written in), as the HTML
   reader gives them too, so the same chat imported from ``result.json`` and from ``messages.html`` is one set of
-  records (the second import finds every message already known).  In a full export holding two chats of one
+  records (the second import finds every message already known), and two chats of one name exported each
+  alone (two supergroups called "Family", each with a message 5 by Mum) are not (``former_identity``: the
+  identity without the time, as imports before it stored it).  In a full export holding two chats of one
   name (two supergroups called "Family" each have a message 1), those chats' identities add the chat id, so
   neither hides the other's messages as "already known".
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
@@ -338,7 +341,21 @@ def poll_subject(media: dict | None) -> str | None:
     return question.strip() + (f" ({' / '.join(answers)})" if answers else "")
 
 
-def message_identity(chat_name: str | None, message_id, sender: Party | None, chat_id: Any = None) -> str | None:
+def quarter_seconds(value) -> int | None:
+    """Where in its quarter hour a message was sent, in seconds (0–899): the same in both export formats
+    whatever zone either was written in — every zone's offset is whole quarter hours — from result.json's
+    ``date`` (``"2023-03-12T14:05:33"``: 5 × 60 + 33 = 333) or a datetime (messages.html's ``title`` as
+    :func:`ingestors.telegram_html.parse_when` reads it); None when missing or unreadable."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return (value.minute * 60 + value.second) % 900 if isinstance(value, datetime) else None
+
+
+def message_identity(chat_name: str | None, message_id, sender: Party | None, chat_id: Any = None,
+                     quarter: int | None = None) -> str | None:
     """What names one Telegram message in both export formats (``result.json`` and ``messages.html``):
     the chat's name, the message's id and the name of whom the words are (the HTML has neither chat nor
     user ids).  None without a chat name or a message id (then the record is known by its content).
@@ -349,16 +366,20 @@ def message_identity(chat_name: str | None, message_id, sender: Party | None, ch
         chat_id: the chat's id, given only when the name alone does not tell the chat (a full export holding
             two chats of that name: supergroups and channels number their messages from 1 each, so both
             have a message 1, often by the same person).
+        quarter: where in its quarter hour the message was sent (:func:`quarter_seconds`), so two chats of one
+            name exported each on its own (no export names the other) are not taken for each other: their
+            message 5 by the same person was not written at the same second (of 900).
 
     Returns:
         ``"telegram\x1f<chat>\x1f<id>\x1f<sender>"`` (chat and sender case-folded, spaces collapsed; with
-        ``chat_id``, ``"\x1fchat <chat id>"`` after it), or None.
+        ``chat_id``, ``"\x1fchat <chat id>"`` after it; with ``quarter``, ``"\x1fq <quarter>"`` last), or None.
     """
     chat = " ".join((chat_name or "").split()).casefold()
     if not chat or message_id is None or isinstance(message_id, bool):
         return None
     who = " ".join(((sender.name or "") if sender else "").split()).casefold()
-    return f"telegram\x1f{chat}\x1f{message_id}\x1f{who}" + (f"\x1fchat {chat_id}" if chat_id is not None else "")
+    return f"telegram\x1f{chat}\x1f{message_id}\x1f{who}" + (f"\x1fchat {chat_id}" if chat_id is not None else "") \
+        + (f"\x1fq {quarter}" if quarter is not None else "")
 
 
 def _name_key(name: str | None) -> str:
@@ -662,6 +683,7 @@ class TelegramIngestor:
         if state.events:
             attrs["system_events"], state.events = state.events, []
         thread = "telegram:" + str(chat.id if chat.id is not None else chat.name or path.stem)
+        chat_id = chat.id if _name_key(chat.name) in self._shared_names else None
         recipients = other_members(chat.members, members_of)
         if owner:  # the account holder among the members: by name (attrs["owner_name"]), as the owner
             for i, p in enumerate(recipients):
@@ -671,8 +693,9 @@ class TelegramIngestor:
         state.last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=text,
                             subject=poll_subject(media), sent_at=sent_at, sender=sender, recipients=recipients,
                             thread=thread, attrs=attrs, notes=notes,
-                            identity=message_identity(chat.name, msg_id, sender,  # the HTML export's too
-                                                      chat.id if _name_key(chat.name) in self._shared_names else None))
+                            identity=message_identity(chat.name, msg_id, sender, chat_id,  # the HTML export's too
+                                                      self._quarter(msg)),
+                            former_identity=message_identity(chat.name, msg_id, sender, chat_id))
 
     # ---------------------------------------------------------------------------------------
 
@@ -701,6 +724,14 @@ class TelegramIngestor:
                 return local  # at the zone's offset: the calendar it was written in
         notes.append("no readable date: time unknown")
         return None
+
+    @staticmethod
+    def _quarter(msg: dict) -> int | None:
+        """:func:`quarter_seconds` of a message: from ``date_unixtime`` (mod 900), else its ``date``."""
+        try:
+            return int(str(msg.get("date_unixtime")).strip()) % 900
+        except ValueError:
+            return quarter_seconds(msg.get("date"))
 
     @staticmethod
     def _sender(msg: dict) -> Party | None:

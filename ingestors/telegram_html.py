@@ -52,7 +52,8 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
   the JSON reader.  A one-chat export of a channel that shows none of these is read as a chat.
 * **Thread** ``"telegram:<chat name>"`` (the HTML has no chat id); ``external_id`` ``"message <id>"``
   (a whole-account export's ``chats/chat_NNN``: ``"chat <chat name> message <id>"``).  ``identity``: the JSON
-  reader's (:func:`ingestors.telegram.message_identity`: chat name, message id, sender name), so a chat
+  reader's (:func:`ingestors.telegram.message_identity`: chat name, message id, sender name, the second of its
+  quarter hour), so a chat
   imported from both formats is one set of records.  When ``lists/chats.html`` names two chats alike (two
   supergroups called "Family", each with its own message 1), the chat folder joins thread
   (``"telegram:Family (chat_002)"``) and identity, so neither chat's messages are taken for the other's.
@@ -78,7 +79,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
-from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity, poll_subject
+from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity, poll_subject, quarter_seconds
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
 _TITLE_TAG = re.compile(rb"<title>\s*Exported Data\s*</title>", re.I)
@@ -321,6 +322,7 @@ class TelegramHtmlIngestor:
                 continue
             notes, attrs = list(common), {}
             sent_at = self._when(m.title, notes, attrs)
+            wall = (parse_when(m.title) or (None,))[0]  # the time as written: where in its quarter hour it was sent
             if m.service or m.call is not None:
                 events.append(self._event(m, sent_at))
                 continue
@@ -366,7 +368,8 @@ class TelegramHtmlIngestor:
                           recipients=other_members(members, poster),
                           thread=thread, attrs=attrs, notes=notes,
                           identity=message_identity(chat, m.id, sender,  # as result.json's record of it
-                                                    path.parent.name if shared else None))
+                                                    path.parent.name if shared else None, quarter_seconds(wall)),
+                          former_identity=message_identity(chat, m.id, sender, path.parent.name if shared else None))
         if last is not None:
             if events:
                 last.attrs.setdefault("system_events", []).extend(events)

@@ -111,7 +111,10 @@ def test_telegram_identity_of_a_chat_whose_name_is_unique_is_unchanged(tmp_path)
     path = tmp_path / "result.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     first = next(iter(TelegramIngestor().read(path)))
-    assert first.identity == message_identity("Family", 1, first.sender)  # still the HTML export's identity
+    # still the HTML export's identity (where in its quarter hour it was sent, too, since pass 25); the one
+    # before that is its former identity
+    assert first.identity == message_identity("Family", 1, first.sender, None, 0)  # 12:00:00 is 0 s into its quarter
+    assert first.former_identity == message_identity("Family", 1, first.sender)
 
 
 def test_telegram_html_full_export_two_chats_of_one_name(tmp_path):

@@ -1,9 +1,11 @@
-"""Chat exports, fifth pass: a WhatsApp chat across the hour the clocks go back.  Right values worked out by
+"""Chat exports, fifth pass: a WhatsApp chat across the hour the clocks go back, a WhatsApp file starting inside a
+message, two Telegram chats of one name exported each alone.  Right values worked out by
 hand: in Europe/London on 29 October 2023 the clocks went back at 02:00 BST (01:00 UTC) to 01:00 GMT, so
 the wall times 01:00–01:59 happened twice — first at +01:00 (00:00–00:59 UTC), then at +00:00 (01:00–01:59
 UTC)."""
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from core.errors import InputError
 from core.store.schema import Record as Row
 from ingestors.base import Party, Record, RecordError
 from ingestors.registry import ingestor_for
+from ingestors.telegram import TelegramIngestor
 from ingestors.whatsapp import WhatsAppIngestor
 
 UTC = timezone.utc
@@ -96,3 +99,43 @@ def test_text_then_one_header_line_is_still_no_chat(tmp_path):
     assert WhatsAppIngestor().sniff(p, p.read_bytes()) == 0.0
     with pytest.raises(InputError, match="not a WhatsApp chat export"):
         list(WhatsAppIngestor().read(p))
+
+
+# ----------------------------------------------------------------------------- Telegram: two chats of one name
+
+def _family(chat_id: int, texts: list[tuple[int, str, int, str]]) -> str:
+    """A single-chat result.json of a supergroup called 'Family' ((id, sender, unix time, text) messages)."""
+    return json.dumps({"name": "Family", "type": "private_supergroup", "id": chat_id, "messages": [
+        {"id": mid, "type": "message", "date": datetime.fromtimestamp(unix, UTC).replace(tzinfo=None).isoformat(),
+         "date_unixtime": str(unix), "from": who, "from_id": "user7", "text": words}
+        for mid, who, unix, words in texts]})
+
+
+def test_two_chats_of_one_name_exported_each_alone_keep_every_message(tmp_path, container):
+    # two supergroups called 'Family' (each numbers its messages from 1), Mum in both, exported one by one
+    lisbon = tmp_path / "ChatExport_2023-05-01" / "result.json"
+    oslo = tmp_path / "ChatExport_2023-05-02" / "result.json"
+    lisbon.parent.mkdir(), oslo.parent.mkdir()
+    # 1682935200 is 2023-05-01T10:00:00Z (0 s into its quarter hour); 1682935333 is 10:02:13 (133 s)
+    lisbon.write_text(_family(111, [(5, "Mum", 1682935200, "Dinner in Lisbon on Sunday")]), encoding="utf-8")
+    oslo.write_text(_family(222, [(5, "Mum", 1682935333, "The cabin in Oslo is booked")]), encoding="utf-8")
+    a, b = (list(TelegramIngestor().read(p))[0] for p in (lisbon, oslo))
+    assert a.identity != b.identity and a.former_identity == b.former_identity  # the old one took b for a
+    assert a.identity.endswith("\x1fq 0") and b.identity.endswith("\x1fq 133")
+    assert ingest(container, [lisbon]).records_added == 1
+    rep = ingest(container, [oslo])
+    assert (rep.records_added, rep.records_skipped) == (1, 0) and not rep.errors  # it was 'already known'
+    with container.db.session() as s:
+        assert sorted(r.text for r in s.exec(select(Row)).all()) == ["Dinner in Lisbon on Sunday",
+                                                                     "The cabin in Oslo is booked"]
+    # the same file again adds nothing
+    assert ingest(container, [oslo]).records_added == 0
+
+
+def test_a_telegram_chat_imported_before_the_identity_held_its_time_is_still_known(tmp_path):
+    p = tmp_path / "result.json"
+    p.write_text(_family(111, [(5, "Mum", 1682935200, "Dinner in Lisbon on Sunday")]), encoding="utf-8")
+    r = list(TelegramIngestor().read(p))[0]
+    old = Record(r.source_path, r.external_id, r.kind, r.text, r.sent_at, r.sender, identity=r.former_identity)
+    # an earlier version stored the record under its identity without the time: that hash counts as known
+    assert old.content_hash in r.known_hashes and r.content_hash != old.content_hash
