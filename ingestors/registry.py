@@ -73,6 +73,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.telegram", "TelegramIngestor"),
     ("ingestors.telegram_html", "TelegramHtmlIngestor"),
     ("ingestors.messenger", "MessengerIngestor"),
+    ("ingestors.google_chat", "GoogleChatIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
     ("ingestors.contacts", "VCardIngestor"),
 )

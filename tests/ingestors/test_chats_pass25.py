@@ -1,11 +1,12 @@
 """Chat exports, fifth pass: a WhatsApp chat across the hour the clocks go back, a WhatsApp file starting inside a
-message, two Telegram chats of one name exported each alone.  Right values worked out by
+message, two Telegram chats of one name exported each alone, Google Chat in a Takeout.  Right values worked out by
 hand: in Europe/London on 29 October 2023 the clocks went back at 02:00 BST (01:00 UTC) to 01:00 GMT, so
 the wall times 01:00–01:59 happened twice — first at +01:00 (00:00–00:59 UTC), then at +00:00 (01:00–01:59
 UTC)."""
 from __future__ import annotations
 
 import json
+import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from app.operations.ingest import ingest
 from core.errors import InputError
 from core.store.schema import Record as Row
 from ingestors.base import Party, Record, RecordError
+from ingestors.google_chat import GoogleChatIngestor
 from ingestors.registry import ingestor_for
 from ingestors.telegram import TelegramIngestor
 from ingestors.whatsapp import WhatsAppIngestor
@@ -139,3 +141,77 @@ def test_a_telegram_chat_imported_before_the_identity_held_its_time_is_still_kno
     old = Record(r.source_path, r.external_id, r.kind, r.text, r.sent_at, r.sender, identity=r.former_identity)
     # an earlier version stored the record under its identity without the time: that hash counts as known
     assert old.content_hash in r.known_hashes and r.content_hash != old.content_hash
+
+
+# ----------------------------------------------------------------------------- Google Chat in a Takeout
+# Google Chat/Groups/<DM or Space>/messages.json beside group_info.json, the account holder in
+# Google Chat/Users/User <id>/user_info.json: Telegram's reader took messages.json for its own and kept every
+# message with no sender and no time.
+
+ANN = {"name": "Ann Lee", "email": "ann@example.com", "user_type": "Human"}
+BOB = {"name": "Bob Roy", "email": "bob@example.com", "user_type": "Human"}
+
+
+def _takeout(root: Path) -> Path:
+    chat = root / "Takeout" / "Google Chat"
+    dm = chat / "Groups" / "DM 8i2fRMAAAAE"
+    dm.mkdir(parents=True)
+    (chat / "Users" / "User 1045").mkdir(parents=True)
+    (chat / "Users" / "User 1045" / "user_info.json").write_text(json.dumps(
+        {"user": BOB, "membership_info": [{"group_name": "", "group_id": "DM 8i2fRMAAAAE"}]}), encoding="utf-8")
+    (dm / "group_info.json").write_text(json.dumps({"members": [ANN, BOB]}), encoding="utf-8")
+    (dm / "messages.json").write_text(json.dumps({"messages": [
+        {"creator": ANN, "created_date": "Monday, March 4, 2024 at 10:00:00\u202fAM UTC",
+         "text": "Lunch at the Harbour Hall on Friday?", "topic_id": "t1", "message_id": "8i2fRMAAAAE/t1/t1"},
+        {"creator": BOB, "created_date": "Monday, March 4, 2024 at 10:02:13\u202fPM UTC", "text": "Yes! Booked it",
+         "topic_id": "t2", "message_id": "8i2fRMAAAAE/t2/t2",
+         "attached_files": [{"original_name": "menu.pdf", "export_name": "File-menu.pdf"}]},
+        {"creator": ANN, "created_date": "Tuesday, March 5, 2024 at 8:15:00\u202fAM UTC", "text": "",
+         "topic_id": "t3", "message_id": "8i2fRMAAAAE/t3/t3", "deletion_metadata": {"deletion_type": "CREATOR"}},
+    ]}, indent=2), encoding="utf-8")
+    return dm / "messages.json"
+
+
+def test_a_google_chat_conversation_is_read_with_its_senders_and_times(tmp_path):
+    path = _takeout(tmp_path)
+    assert ingestor_for(path).name == "googlechat"  # not Telegram's reader
+    assert ingestor_for(path.parent / "group_info.json").name == "googlechat"
+    items = list(GoogleChatIngestor().read(path))
+    # 10:00:00 AM UTC; 10:02:13 PM is 22:02:13; 8:15:00 AM the next day
+    assert [(r.external_id, r.sender, r.sent_at, r.text) for r in items] == [
+        ("8i2fRMAAAAE/t1/t1", Party("Ann Lee", "ann@example.com"), datetime(2024, 3, 4, 10, 0, tzinfo=UTC),
+         "Lunch at the Harbour Hall on Friday?"),
+        ("8i2fRMAAAAE/t2/t2", Party("Bob Roy", "bob@example.com"), datetime(2024, 3, 4, 22, 2, 13, tzinfo=UTC),
+         "Yes! Booked it"),
+        ("8i2fRMAAAAE/t3/t3", Party("Ann Lee", "ann@example.com"), datetime(2024, 3, 5, 8, 15, tzinfo=UTC), "")]
+    assert items[0].recipients == [Party("Bob Roy", "bob@example.com", "email", "member")]
+    assert items[1].notes == ["attachment: menu.pdf"] and items[2].notes == ["deleted"]
+    # the account holder (user_info.json) is Bob: the owner, his own message is from him
+    assert [r.attrs.get("is_from_me") for r in items] == [None, True, None]
+    assert {r.attrs["owner_name"] for r in items} == {"Bob Roy"}
+    assert {r.thread for r in items} == {"googlechat:dm 8i2frmaaaae"}
+    assert list(GoogleChatIngestor().read(path.parent / "group_info.json")) == []
+
+
+def test_a_date_in_the_accounts_language_is_read(tmp_path):
+    path = tmp_path / "Groups" / "Space AAAA" / "messages.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"messages": [
+        {"creator": ANN, "created_date": "lundi 4 mars 2024 à 22:05:09 UTC", "text": "à vendredi"}]}), encoding="utf-8")
+    [r] = list(GoogleChatIngestor().read(path))
+    assert r.sent_at == datetime(2024, 3, 4, 22, 5, 9, tzinfo=UTC) and r.sender.name == "Ann Lee"
+    assert r.recipients == [] and r.external_id == "#1"
+
+
+def test_a_takeout_zip_holding_google_chat_imports_it(tmp_path, container):
+    _takeout(tmp_path / "t")
+    archive = tmp_path / "takeout-20240401T000000Z-001.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in sorted((tmp_path / "t").rglob("*")):
+            if f.is_file():
+                z.write(f, f.relative_to(tmp_path / "t").as_posix())
+    report = ingest(container, [archive])
+    assert report.errors == [] and report.records_added == 3
+    with container.db.session() as s:
+        row = s.exec(select(Row).where(Row.text == "Lunch at the Harbour Hall on Friday?")).one()
+    assert row.sender_entity_id is not None
