@@ -182,6 +182,47 @@ def _make_group(s: Session, e: Entity, reason: str, index: NameIndex | None, gro
         index.invalidate()
 
 
+def _mailbox_group(s: Session, holder: Entity, address: str, reason: str, index: NameIndex | None) -> Entity:
+    """The group for ``address``, found to be a shared mailbox (:func:`_shared_mailbox`) while it is an alias of
+    ``holder``, the person who first wrote from it.
+
+    A holder who wrote under a name of their own is that person: a new group entity (a thing named by the address,
+    ``attrs["group"] = "mailing_list"``, ``kind_reason``) takes the address alias, the holder keeps their records,
+    facts and name, and the suggestions that each later writer might be the holder under another name (signal
+    ``other_name``) are answered — they are people sharing a mailbox (status ``separate``).  A family's
+    'Maria Garcia', 'Tom Baker', 'Dev Patel' at home@… made the entity of Maria, with her job, the group, and her
+    next mail a second Maria.  A holder known by the address alone (no name alias) becomes the group, as before.
+    Returns the group."""
+    from core.graph.resolution import OTHER_WRITERS
+
+    norm = normalize_email(address)
+    names = s.exec(select(Alias).where(Alias.entity_id == holder.id, Alias.kind == "name")).all()
+    if not any(a.normalized != norm for a in names):
+        _make_group(s, holder, reason, index)
+        return holder
+    box = Entity(kind="thing", canonical_name=address.strip().lower(), attrs={"group": "mailing_list",
+                                                                             "kind_reason": reason})
+    s.add(box)
+    s.flush()
+    for a in s.exec(select(Alias).where(Alias.entity_id == holder.id, Alias.kind == "email",
+                                        Alias.normalized == norm)).all():
+        a.entity_id, a.origin_id = box.id, box.id
+        s.add(a)
+    writers = set((holder.attrs or {}).get(OTHER_WRITERS) or ())
+    for mc in s.exec(select(MergeCandidate).where(MergeCandidate.status == "pending",
+                                                  MergeCandidate.signal == "other_name")).all():
+        if {mc.a_id, mc.b_id} & {holder.id} and {mc.a_id, mc.b_id} - {holder.id} <= writers:
+            mc.status, mc.decided_at = "separate", clock.now()
+            mc.reason = f"{mc.reason} — no: {address} is a mailbox several people share"
+            s.add(mc)
+    holder.attrs = {k: v for k, v in (holder.attrs or {}).items() if k != OTHER_WRITERS}
+    s.add(holder)
+    s.flush()
+    if index is not None:
+        index.invalidate()
+    return box
+
+
 def named_owner(s: Session, me: Entity, name: str | None, region: str = "US",
                 index: NameIndex | None = None) -> Entity:
     """The owner ``me``, told its display name ``name`` by an export of the owner's own (a Messenger sender the
@@ -341,14 +382,14 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             if holder is not None and holder.id != res.entity.id and holder.kind == "person" \
                     and not holder.is_owner and _shared_mailbox(s, holder):
                 # a third unrelated name from one address (each resolved by their name): the address is a shared
-                # mailbox — its entity becomes the group, linked as the list; the writer stays themself
-                _make_group(s, holder, f"{SHARED_ADDRESS_NAMES} or more unrelated people write from "
-                            f"{sender.address}", index)
-                add(holder, "list", "email")
+                # mailbox — a group, linked as the list; the writer stays themself, and so does its first writer
+                box = _mailbox_group(s, holder, sender.address, f"{SHARED_ADDRESS_NAMES} or more unrelated people "
+                                     f"write from {sender.address}", index)
+                add(box, "list", "email")
             elif not res.created and _shared_mailbox(s, res.entity):
-                _make_group(s, res.entity, f"{SHARED_ADDRESS_NAMES} or more unrelated people write from "
-                            f"{sender.address}", index)
-                add(res, "list")
+                box = _mailbox_group(s, res.entity, sender.address, f"{SHARED_ADDRESS_NAMES} or more unrelated "
+                                     f"people write from {sender.address}", index)
+                add(box, "list", "email")
                 res = resolve(s, "person", _VIA.sub("", sender.name or ""), None, "email", region, index=index,
                               context=ctx) if sender.name else None
         if res is not None:
