@@ -60,6 +60,9 @@ Decisions:
   identity without the time, as imports before it stored it).  In a full export holding two chats of one
   name (two supergroups called "Family" each have a message 1), those chats' identities add the chat id, so
   neither hides the other's messages as "already known".
+* Another program's JSON holding a ``messages`` list (DiscordChatExporter, Slack…) whose messages have none of
+  the keys Telegram writes on every message (``date``, ``date_unixtime``, ``from_id``, ``actor_id``) raises
+  :class:`~core.errors.InputError` (it was read as messages of no one, at no time).
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
 * **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
@@ -97,6 +100,7 @@ _SURROGATE = re.compile(rb'\\u[dD][89a-fA-F]')  # \ud83d: half of a pair, or alo
 _HIGH = re.compile(rb'\\u[dD][89abAB][0-9a-fA-F]{2}')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _INTERESTING = re.compile(rb'["\\\x00-\x1f]')
+_TELEGRAM_KEYS = ("date_unixtime", "date", "from_id", "actor_id")  # one of them is on every message Telegram writes
 _MESSAGE_PREFIXES = ("messages.item", "chats.list.item.messages.item", "left_chats.list.item.messages.item")
 _CHAT_PREFIXES = {"": False, "chats.list.item": True, "left_chats.list.item": True}
 
@@ -547,8 +551,12 @@ class TelegramIngestor:
             chats: list[_Chat] = []
             current: _Chat | None = None
             broken = None
+            seen = telegram = 0  # messages; messages with a key Telegram writes on every one
             try:
                 for what, chat, msg in self._walk(path, inside_strings):
+                    if what == "message" and isinstance(msg, dict):
+                        seen += 1
+                        telegram += any(k in msg for k in _TELEGRAM_KEYS)
                     if what == "start":
                         current = chat
                         chats.append(chat)
@@ -561,6 +569,9 @@ class TelegramIngestor:
                 broken = f"at byte {self._offset}: " + (str(exc).splitlines() or ["invalid JSON"])[0]
                 if not inside_strings and "inside string" in str(exc):
                     continue  # raw line breaks or tabs inside strings: read again, repairing those too
+            if seen and not telegram:  # another program's JSON with a "messages" list (Discord, Slack, Google Chat…)
+                raise InputError(str(path), "not a Telegram export: its messages have no 'date', 'date_unixtime' or "
+                                 "'from_id' (another program's JSON holding a 'messages' list)")
             if not chats:
                 if broken:
                     raise InputError(str(path), f"not valid JSON ({broken})")

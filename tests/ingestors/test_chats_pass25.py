@@ -215,3 +215,17 @@ def test_a_takeout_zip_holding_google_chat_imports_it(tmp_path, container):
     with container.db.session() as s:
         row = s.exec(select(Row).where(Row.text == "Lunch at the Harbour Hall on Friday?")).one()
     assert row.sender_entity_id is not None
+
+
+def test_another_programs_json_with_a_messages_list_is_no_telegram_export(tmp_path):
+    # DiscordChatExporter's JSON: a "messages" list whose items Telegram never writes (no date, date_unixtime,
+    # from_id): it was read as Telegram, each message kept with no sender and no time; now the file is refused,
+    # named, with why
+    p = tmp_path / "Friends - general [2].json"
+    p.write_text(json.dumps({"guild": {"id": "1", "name": "Friends"}, "channel": {"id": "2", "name": "general"},
+                             "messages": [{"id": "3", "type": "Default", "timestamp": "2024-03-04T10:00:00+00:00",
+                                           "content": "Harbour Hall at 8?",
+                                           "author": {"id": "4", "name": "ann"}}]}), encoding="utf-8")
+    with pytest.raises(InputError, match="not a Telegram export: its messages have no 'date'") as caught:
+        list(TelegramIngestor().read(p))
+    assert caught.value.path == str(p)
