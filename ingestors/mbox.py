@@ -61,6 +61,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+import ingestors.charsets  # noqa: F401  (registers the kith-iso2022jp and kith-big5 codecs)
 from core.errors import InputError
 from core.extraction.quoted import (HEADER_NAMES, InlineForward, bare_subject, split_header_block_forward,
                                    split_inline_forward)
@@ -99,6 +100,10 @@ _CHARSET_ALIASES = {
     "shift_jis": "cp932", "x-sjis": "cp932", "iso-8859-8-i": "iso-8859-8", "tis-620": "cp874",
     "x-unknown": "", "unknown-8bit": "", "x-user-defined": "", "ansi_x3.4-1968": "", "iso-ir-6": "", "us": "",
     "windows-31j": "cp932", "windows-949": "cp949", "unicode-1-1-utf-7": "utf-7",
+    # Microsoft's CP50221 and Big5's two supersets, sent under the plain labels (ingestors.charsets)
+    "iso-2022-jp": "kith-iso2022jp", "csiso2022jp": "kith-iso2022jp", "big5": "kith-big5", "big5-hkscs": "kith-big5",
+    "cn-big5": "kith-big5", "x-x-big5": "kith-big5", "csbig5": "kith-big5", "cp950": "kith-big5",
+    "windows-950": "kith-big5",
 }  # "" = no usable label: try UTF-8, then Windows-1252 (8-bit bytes under "us-ascii" are a lie)
 _MSGID = re.compile(r"<[^<>\s]+>")
 
@@ -241,10 +246,11 @@ def raw_header_text(raw: str, hint: str | None = None) -> str:
         hint: a MIME charset label, or None.
     """
     if _ISO2022.search(raw):
-        try:
-            return raw.encode("ascii").decode("iso2022_jp_2")
-        except (UnicodeError, LookupError):
-            pass
+        for codec in ("kith-iso2022jp", "iso2022_jp_2"):
+            try:
+                return raw.encode("ascii").decode(codec)
+            except (UnicodeError, LookupError):
+                pass
     if not any("\udc80" <= ch <= "\udcff" for ch in raw):
         return raw
     data = raw.encode("utf-8", "surrogateescape")
