@@ -1,14 +1,15 @@
-"""Decoders for two charset labels that mail programs write on text Python's own codecs of that name refuse.
+"""Decoders for charset labels that mail programs write on text Python's own codecs of that name refuse.
 
 * ``iso-2022-jp`` (:func:`decode_iso2022jp`): Outlook, Thunderbird and Japanese webmail send Microsoft's
   CP50220/CP50221 under that label — JIS X 0208 with NEC's row 13 (①, ㈱, ㌔, Ⅰ) and the NEC-selected IBM extensions
   (髙, 﨑) — which Python's ``iso2022_jp`` codecs reject, so a whole body or subject was left as its escape
   sequences (``$B-j (B``).  Each JIS X 0208 pair is read as its Shift_JIS twin in ``cp932``; JIS X 0201 kana
   (``ESC ( I`` and SO/SI), JIS X 0212 (``ESC $ ( D``) and JIS X 0213 (``ESC $ ( Q``/``O``) are read too.
+* ``euc-jp`` (:func:`decode_eucjp`): the same extensions in EUC-JP (① is 0xADA1), read the same way.
 * ``big5`` (:func:`decode_big5`): Hong Kong mail is Big5-HKSCS (恒, 埗) and Taiwanese mail Microsoft's CP950
   (碁, 銹, €), both labelled ``big5``; each pair is read in Big5-HKSCS, else CP950 (WHATWG's Big5 is both).
 
-Both are registered as Python codecs (``kith-iso2022jp``, ``kith-big5``: decode only) when this module is
+They are registered as Python codecs (``kith-iso2022jp``, ``kith-eucjp``, ``kith-big5``: decode only) when this module is
 imported; an unreadable byte is an error (``strict``) or U+FFFD (any other ``errors``).
 """
 from __future__ import annotations
@@ -92,6 +93,48 @@ def decode_iso2022jp(data: bytes, errors: str = "strict") -> str:
     return "".join(out)
 
 
+def decode_eucjp(data: bytes, errors: str = "strict") -> str:
+    """EUC-JP as Japanese mail programs write it: JIS X 0208 pairs with NEC's row 13 and the IBM extensions
+    (read through cp932, as :func:`decode_iso2022jp` reads them), 0x8E kana, 0x8F JIS X 0212.
+
+    Raises:
+        UnicodeDecodeError: with ``errors="strict"``, at the first byte that is no character.
+    """
+    data = bytes(data)
+    try:
+        return data.decode("euc_jp")
+    except UnicodeDecodeError:
+        pass
+    out: list[str] = []
+    i, n = 0, len(data)
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            out.append(chr(b))
+            i += 1
+            continue
+        size = 3 if b == 0x8F else 2
+        chunk = data[i:i + size]
+        try:
+            if len(chunk) < size or any(x < 0xA1 for x in chunk[1:]):
+                raise UnicodeDecodeError("euc-jp", data, i, i + len(chunk), "not an EUC-JP character")
+            if b == 0x8E:
+                out.append(bytes([chunk[1]]).decode("cp932"))
+            elif b == 0x8F:
+                out.append(chunk.decode("euc_jp"))
+            elif b >= 0xA1:
+                out.append(_jis_pair(b & 0x7F, chunk[1] & 0x7F, "jis0208"))
+            else:
+                raise UnicodeDecodeError("euc-jp", data, i, i + 1, "not an EUC-JP lead byte")
+            i += size
+        except UnicodeDecodeError:
+            if errors == "strict":
+                raise UnicodeDecodeError("euc-jp", data, i, i + 1, "not an EUC-JP character") from None
+            out.append("\ufffd")
+            i += 1
+    return "".join(out)
+
+
 def decode_big5(data: bytes, errors: str = "strict") -> str:
     """Big5 text as Hong Kong (Big5-HKSCS) and Taiwanese (CP950) mail programs write it (module doc).
 
@@ -140,7 +183,8 @@ def _codec_info(name: str, decode) -> codecs.CodecInfo:
     return codecs.CodecInfo(encode, dec, name=name)
 
 
-_CODECS = {"kith_iso2022jp": ("kith-iso2022jp", decode_iso2022jp), "kith_big5": ("kith-big5", decode_big5)}
+_CODECS = {"kith_iso2022jp": ("kith-iso2022jp", decode_iso2022jp), "kith_big5": ("kith-big5", decode_big5),
+           "kith_eucjp": ("kith-eucjp", decode_eucjp)}
 
 
 def _search(name: str):

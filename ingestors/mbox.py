@@ -61,7 +61,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-import ingestors.charsets  # noqa: F401  (registers the kith-iso2022jp and kith-big5 codecs)
+import ingestors.charsets  # noqa: F401  (registers the kith-iso2022jp, kith-eucjp, kith-big5 codecs)
 from core.errors import InputError
 from core.extraction.quoted import (HEADER_NAMES, InlineForward, bare_subject, split_header_block_forward,
                                    split_inline_forward)
@@ -103,7 +103,7 @@ _CHARSET_ALIASES = {
     # Microsoft's CP50221 and Big5's two supersets, sent under the plain labels (ingestors.charsets)
     "iso-2022-jp": "kith-iso2022jp", "csiso2022jp": "kith-iso2022jp", "big5": "kith-big5", "big5-hkscs": "kith-big5",
     "cn-big5": "kith-big5", "x-x-big5": "kith-big5", "csbig5": "kith-big5", "cp950": "kith-big5",
-    "windows-950": "kith-big5",
+    "windows-950": "kith-big5", "euc-jp": "kith-eucjp", "x-euc-jp": "kith-eucjp", "cseucpkdfmtjapanese": "kith-eucjp",
 }  # "" = no usable label: try UTF-8, then Windows-1252 (8-bit bytes under "us-ascii" are a lie)
 _MSGID = re.compile(r"<[^<>\s]+>")
 

@@ -45,3 +45,12 @@ def test_big5_as_hong_kong_and_taiwan_send_it_is_read(tmp_path):
     [r] = _eml(tmp_path, "big5.eml", 'Subject: t\nContent-Type: text/plain; charset="big5"\n'
                                      "Content-Transfer-Encoding: base64\n", base64.encodebytes(body))
     assert r.text == text and "\ufffd" not in r.text
+
+
+def test_euc_jp_with_nec_row_13_is_read(tmp_path):
+    # ① is EUC-JP 0xADA1 (JIS 0x2D21, NEC row 13): Python's euc_jp refuses it, and the body became U+FFFD there;
+    # 髙 (NEC-selected IBM extension) is JIS 0x7C62, EUC-JP 0xFCE2
+    body = b"\xad\xa1 " + "高橋さん".encode("euc_jp") + b" \xfc\xe2\n"
+    [r] = _eml(tmp_path, "euc.eml", "Subject: t\nContent-Type: text/plain; charset=EUC-JP\n"
+                                    "Content-Transfer-Encoding: 8bit\n", body)
+    assert r.text == "① 高橋さん 髙\n"
