@@ -45,7 +45,7 @@ from sqlmodel import Session, select
 from core import clock
 from core.extraction.signature import signature_emails, signature_phones
 from core.graph.entities import (is_role_address, looks_like_group_name, looks_like_household, name_tokens,
-                                 normalize_email)
+                                 normalize_alias, normalize_email)
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
                                    bigram_similarity, resolve)
@@ -248,6 +248,32 @@ def named_owner(s: Session, me: Entity, name: str | None, region: str = "US",
     return me
 
 
+def _owner_writes_from(s: Session, me: Entity, name: str | None, address: str, address_kind: str, region: str,
+                       index: NameIndex | None) -> None:
+    """The owner ``me`` wrote a message marked as theirs (``is_from_me``: Gmail's Sent label, a Sent folder) from
+    ``address`` under the display name ``name``: the address becomes the owner's, and a person already known by it
+    (a recipient of earlier mail: "Alex Morgan" <alex@…> in the To line) is the owner — merged into them (signal
+    ``email``, definitive, never held: the owner's own mail says so).  An owner still called by the placeholder "Me"
+    (made by an iMessage or chat export before any record named them) takes ``name``, else the name that person
+    went by.  Was: the chat's "Me" and the mailbox's "Alex Morgan" stayed two people, the second not the owner."""
+    from core.graph.resolution import merge_by_rule
+
+    add_alias(s, me, address_kind, address, region)
+    norm = normalize_alias(address_kind, address, region)
+    ids = sorted(set(s.exec(select(Alias.entity_id).where(Alias.kind == address_kind, Alias.normalized == norm,
+                                                          Alias.entity_id != me.id)).all())) if norm else []
+    for other in (s.get(Entity, i) for i in ids):
+        if other is None or other.tombstoned_at is not None or other.kind != "person" or other.is_owner:
+            continue
+        if me.canonical_name in ("me", "Me") and not (name and name not in ("me", "Me")):
+            name = other.canonical_name
+        merge_by_rule(s, me, other, address_kind if address_kind in ("email", "phone", "handle") else "alias", 1.0,
+                      f"{address} is the owner's own: a message from it is marked as sent by them", index,
+                      hold=False)
+    if name and name not in ("me", "Me") and me.canonical_name in ("me", "Me"):
+        named_owner(s, me, name, region, index)
+
+
 def _is_group(e: Entity) -> bool:
     return e.kind == "thing" and bool((e.attrs or {}).get("group"))
 
@@ -355,7 +381,7 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             set_owner(s, me)
         me = me or ensure_owner(s, owner_name, list(owner_emails), index)
         if sender.address:
-            add_alias(s, me, sender.address_kind, sender.address, region)
+            _owner_writes_from(s, me, sender.name, sender.address, sender.address_kind, region, index)
         else:
             me = named_owner(s, me, sender.name, region, index)
         out.sender_id = add(me, "from")

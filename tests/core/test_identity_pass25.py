@@ -98,3 +98,38 @@ def test_an_address_first_seen_without_a_name_still_becomes_the_group(s):
     [group] = [e for e in _live(s, "thing") if (e.attrs or {}).get("group")]
     assert [x.entity_id for x in last.links if x.role == "list"] == [group.id]
     assert sorted(e.canonical_name for e in _live(s, "person")) == ["Ana Lima", "Bo Chen", "Cy Dunn"]
+
+
+def test_the_chats_me_and_the_mailboxs_sent_mail_are_one_owner(s):
+    """No owner set.  An iMessage export's own message ("me", is_from_me) comes first and makes the stand-in "Me";
+    then Ann's mail to "Alex Morgan" <alex@morgan.example>, then Alex's own mail from the Sent label.  Was: "Me"
+    (the owner, now also holding alex@…) and "Alex Morgan" (a person, not the owner) — two people; Alex's job on
+    "Me", Ann's mail to the other one.  Now Alex Morgan is merged into the owner, who takes that name."""
+    index = NameIndex()
+    _say(s, index, R(P("me", None, "handle"), [P(None, "+447700900123", "phone", "to")], kind="chat",
+                     attrs={"is_from_me": True}), "I moved to Leeds last week.", T0)
+    _say(s, index, R(P("Ann Lee", "ann@lee.example"), [P("Alex Morgan", "alex@morgan.example", role="to")]),
+         "Hi Alex, lunch on Friday?", T0 + timedelta(days=1))
+    sent = _say(s, index, R(P("Alex Morgan", "alex@morgan.example"), [P("Ann Lee", "ann@lee.example", role="to")],
+                            attrs={"is_from_me": True}), "I work at Initech.", T0 + timedelta(days=2))
+    [me] = [e for e in _live(s, "person") if e.is_owner]
+    assert me.canonical_name == "Alex Morgan" and sent.sender_id == me.id
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["+447700900123", "Alex Morgan", "Ann Lee"]
+    assert _current(s, me.id, "home") == ["Leeds"] and _current(s, me.id, "employer") == ["Initech"]
+    # Ann's mail was to the owner
+    from core.store.schema import RecordEntity
+    to = s.exec(select(RecordEntity).where(RecordEntity.record_id == 2, RecordEntity.role == "to")).all()
+    assert [x.entity_id for x in to] == [me.id]
+    [mc] = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).all()
+    assert (mc.a_id, mc.signal, mc.decided_by) == (me.id, "email", "kith")
+
+
+def test_an_owner_named_by_the_sent_mail_stays_the_one_owner(s):
+    index = NameIndex()
+    _say(s, index, R(P("Alex Morgan", "alex@morgan.example"), [P("Ann Lee", "ann@lee.example", role="to")],
+                     attrs={"is_from_me": True}), "I work at Initech.", T0)
+    chat = _say(s, index, R(P("me", None, "handle"), [P(None, "+447700900123", "phone", "to")], kind="chat",
+                            attrs={"is_from_me": True}), "I moved to Leeds.", T0 + timedelta(days=1))
+    [me] = [e for e in _live(s, "person") if e.is_owner]
+    assert me.canonical_name == "Alex Morgan" and chat.sender_id == me.id
+    assert s.exec(select(MergeCandidate)).all() == []
