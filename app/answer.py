@@ -40,8 +40,13 @@ from core.retrieval.answer import month_year
 NOTHING = "I found nothing about that."
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_FILLER = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ah|hey|hi|well|so|haha|lol|omg|thanks|thank you|"
-                     r"that's (?:great|awesome|cool|amazing)|congrats)[,!.\s]+)+", re.IGNORECASE)
+_FILLER = re.compile(r"^(?:(?:hi|hey|hello|hiya|dear)\s+[^\W\d_]+\s*[,!]+\s*|"
+                     r"(?:yeah|yes|yep|wow|oh|ah|hey|hi|well(?!\s+done\b)|so|haha|lol|omg|"
+                     r"(?:thanks|thank you|congrats|congratulations)(?!\s+(?:for|on|to|so|a lot|again)\b)|"
+                     r"that's (?:great|awesome|cool|amazing))[,!.\s]+)+", re.IGNORECASE)
+"""Words that open a sentence and say nothing of what it says ("So the wedding is …", "Hey Nina, the boat …",
+"Wow!"); a thanks or congratulations *for* something ("Thanks for the lovely dinner", "Congrats on the job") and
+"well done" are what is said, not filler."""
 _HEADER_LINE = re.compile(r"^(?:to|from|cc|bcc|subject|date|sent|reply-to)\s*:", re.IGNORECASE)
 _PHOTO_AT = re.compile(r"\bat (?P<place>[^\n]+?)(?: with [^\n]*)?$")
 
