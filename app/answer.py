@@ -276,6 +276,24 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
     return best[:1].upper() + best[1:]
 
 
+def _when_sentence(question: str, text: str, subject: str | None, sent: datetime | None) -> str:
+    """The sentence of ``text`` that says when what ``question`` asks about happens: of those sharing the most asked
+    words, the first that names a time ("The boat trip to Skye is booked for 9 July."), never the mail's subject
+    written before its text ("Boat trip", which names no time and would make the answer the day it was sent);
+    :func:`best_sentence` when no sentence sharing an asked word names a time."""
+    q = set(lexicon.tokens(question))
+    body = text or ""
+    if subject and body.startswith(subject) and own_sentences(body[len(subject):]):
+        body = body[len(subject):]
+    if sent is not None:
+        ref = sent if sent.tzinfo else clock.ensure_utc(sent)
+        scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(own_sentences(body))]
+        timed = [x for x in scored if x[0] and find_time_anchors(x[2], ref)]
+        if timed:
+            return max(timed)[2]
+    return best_sentence(question, text, subject=subject)
+
+
 def _fact_body(statement: str) -> str:
     return statement_sentence(statement).rstrip(".")
 
@@ -1337,7 +1355,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     speaker = _get(t0, "sender") or (owner if _get(t0, "kind") == "episode" else None)
     text = _get(t0, "text") or ""
     if kind == "when":
-        when = when_phrase(best_sentence(question, text), _local_when(t0)) or when_phrase(text, _local_when(t0))
+        said = _when_sentence(question, text, _get(t0, "subject"), _local_when(t0))
+        when = when_phrase(said, _local_when(t0)) or when_phrase(text, _local_when(t0))
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
     asked = about_subject(question) if kind == "who" else None
