@@ -1336,7 +1336,7 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
 
     if kind == "who" and facts:
         rel = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith(("relationships:", "family:"))
-               and "correspondence" not in str(_get(r, "subject"))]
+               and not re.search(r"correspondence|\bwrites_to:", str(_get(r, "subject")))]
         if rel:
             n0, f0 = rel[0]
             return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
@@ -1379,6 +1379,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         named = set(lexicon.tokens(question))
         for n, t in turns[:3]:
             who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
+            if first_person and owner and who == owner:  # "who did I go for a walk with?" is never "you"
+                continue
             if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
     return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",

@@ -7,7 +7,9 @@ Faults these tests pinned (each a kind):
   sentence that says when, so the answer was the day the mail was sent, not the day its text names;
 * a thanks or congratulations *for* something lost its opening word as filler ("Thanks for the lovely dinner, the
   risotto was perfect" → "For the lovely dinner, …"), and a greeting with a name kept the name ("Hey Nina, the
-  boat …" → "Nina, the boat …").
+  boat …" → "Nina, the boat …");
+* "who did I go for a walk with?" answered with the owner's own name (her reply was the best turn), or with the
+  fact "Harriet Cole wrote to Nina Brooks by email" (who writes to whom is no relationship that answers "who").
 """
 from __future__ import annotations
 
@@ -90,3 +92,13 @@ def test_a_new_users_when_questions_in_the_chat(loop):
     assert "dentist appointment was moved" in next(x for x in sources.splitlines() if x.startswith(f"[{n}]"))
     assert answer("what did oliver say about the risotto") == \
         "Thanks for the lovely dinner, the risotto was perfect [1]"
+
+
+def test_who_did_i_do_something_with_is_not_me_nor_who_writes_to_me():
+    mine = _rec(1, "yes please, Ashton Court?", "Nina Brooks", "2023-05-01T10:02:00+00:00")
+    writes = AskResult(text="As of 2023-05-01, Harriet Cole wrote to Nina Brooks by email.", source="/a",
+                       when="2023-05-01T10:00:00+00:00", score=0.1, record_id=2, kind="fact",
+                       subject="relationships: writes_to:2", sender="Harriet Cole")
+    hers = _rec(2, "Fancy a walk on Sunday?", "Harriet Cole", "2023-05-01T10:00:00+00:00")
+    assert memory_answer("who did i go for a walk with", [mine, writes, hers], owner="Nina Brooks").text == \
+        "Harriet Cole [3]"
