@@ -1375,6 +1375,11 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 return MemoryAnswer(f"{who} mentioned {name}: “{_FILLER.sub('', said).strip() or said}” {_cite([n])}",
                                     [n], kind)
         return MemoryAnswer(NOTHING, [], kind, True)
+    if kind == "who":
+        # "who proposed?" over Harriet's "Tom proposed in Paris": the one the text says did it, not its sender
+        doer = _doer(question, turns[:3])
+        if doer is not None:
+            return MemoryAnswer(f"{doer[1]} {_cite([doer[0]])}", [doer[0]], kind)
     if kind == "who":  # the sender of the best turn the question does not name (its subject is not the answer)
         named = set(lexicon.tokens(question))
         for n, t in turns[:3]:
@@ -1385,6 +1390,48 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
     return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",
                         [n0], kind)
+
+
+_WHO_DID = re.compile(r"^\s*who\s+(?P<verb>[a-z]+ed|got\s+[a-z]+|made|took|gave|sent|won|lost|found|broke|paid|"
+                      r"bought|sold|said|told|wrote|left|came|went|met|told|brought|won|organi[sz]ed|invited)\b",
+                      re.IGNORECASE)
+"""A "who did it?" question naming the deed in the past tense ("who proposed?", "who got engaged?", "who won?")."""
+_DOER = r"(?P<name>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+
+
+def _doer(question: str, turns) -> tuple[int, str] | None:
+    """``(n, name)`` when a turn of ``turns`` (``(n, result)``, best first) says in its own words that a named
+    person did what ``question`` asks who did ("Tom proposed in Paris" for "who proposed?"), else None — a
+    pronoun ("I got engaged", "We won") names no one: the sender answers, as before."""
+    m = _WHO_DID.match(question or "")
+    if not m:
+        return None
+    verb = r"\s+".join(re.sub(r"i[sz]ed$", "i[sz]ed", re.escape(w)) for w in m.group("verb").split())  # -ised/-ized
+    for n, t in turns:
+        text, subject = _get(t, "text") or "", _get(t, "subject")
+        body = text[len(subject):] if subject and text.startswith(subject) else text
+        for sent in own_sentences(body):
+            for d in re.finditer(rf"(?:^|(?<=[\s,;(“\"])){_DOER}\s+{verb}\b", sent):
+                words = d.group("name").split()
+                if len(words) > 1 and (_pronoun(words[0]) or _LEAD_WORD.match(words[0])):
+                    words = words[1:]  # "Yesterday Tom proposed", "And Tom proposed": Tom
+                if not _pronoun(words[0]) and not _LEAD_WORD.match(words[0]):
+                    return n, " ".join(words)
+            by = re.search(rf"\b(?:was|were|is|are|been)\s+{verb}\s+by\s+{_DOER}", sent)  # "… was organised by Sam"
+            if by and not _pronoun(by.group("name").split()[0]):
+                return n, by.group("name")
+    return None
+
+
+def _pronoun(word: str) -> bool:
+    """"I", "We", "I've", "They’d" … (a pronoun, contracted or not), not a name."""
+    return re.split(r"['’]", word)[0].casefold() in _NOT_A_NAME
+
+
+_LEAD_WORD = re.compile(r"^(?:yesterday|today|tonight|then|and|but|so|finally|also|when|after|before|last|this|"
+                        r"remember|apparently|guess|well|oh|omg|wow|lol|haha|ps|"
+                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
+                        r"august|september|october|november|december)$", re.IGNORECASE)
 
 
 _A_NAME = re.compile(r"^(?!\w+ing\b)[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}$")

@@ -9,7 +9,9 @@ Faults these tests pinned (each a kind):
   risotto was perfect" → "For the lovely dinner, …"), and a greeting with a name kept the name ("Hey Nina, the
   boat …" → "Nina, the boat …");
 * "who did I go for a walk with?" answered with the owner's own name (her reply was the best turn), or with the
-  fact "Harriet Cole wrote to Nina Brooks by email" (who writes to whom is no relationship that answers "who").
+  fact "Harriet Cole wrote to Nina Brooks by email" (who writes to whom is no relationship that answers "who");
+* "who proposed?" over Harriet's "I got engaged!!! Tom proposed in Paris" answered "Harriet Cole" (the sender);
+  the one the text names as doing it answers ("Tom"), a pronoun ("I got engaged", "I've left …") still the sender.
 """
 from __future__ import annotations
 
@@ -102,3 +104,16 @@ def test_who_did_i_do_something_with_is_not_me_nor_who_writes_to_me():
     hers = _rec(2, "Fancy a walk on Sunday?", "Harriet Cole", "2023-05-01T10:00:00+00:00")
     assert memory_answer("who did i go for a walk with", [mine, writes, hers], owner="Nina Brooks").text == \
         "Harriet Cole [3]"
+
+
+def test_who_did_it_is_whom_the_text_names_as_doing_it():
+    news = _rec(1, "I got engaged!!! Tom proposed in Paris", "Harriet Cole", "2023-08-10T19:00:00+00:00")
+    assert memory_answer("who proposed", [news]).text == "Tom [1]"
+    assert memory_answer("who proposed?", [_rec(1, "Yesterday Tom proposed to me", "Harriet Cole",
+                                                "2023-08-10T19:00:00+00:00")]).text == "Tom [1]"
+    assert memory_answer("who got engaged", [news]).text == "Harriet Cole [1]"  # "I got engaged": the sender
+    left = _rec(1, "I've left Skyscanner, starting at Monzo in October", "Priya Shah", "2021-09-03T08:00:00+00:00")
+    assert memory_answer("who left skyscanner", [left]).text == "Priya Shah [1]"
+    party = _rec(1, "The party was organised by Sam Patel and it was great", "Harriet Cole",
+                 "2023-09-22T10:00:00+00:00")
+    assert memory_answer("who organized the party?", [party]).text == "Sam Patel [1]"
