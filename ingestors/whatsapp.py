@@ -691,17 +691,31 @@ def _sender_key(name: str) -> str:
 
 
 _TILDE = re.compile(r"^~\s*")
-_CHAT_TITLE = re.compile(r"^(?:whatsapp[\s-]*chat|chat\s+de\s+whatsapp|discussion\s+whatsapp|conversa\s+do\s+whatsapp|"
-                         r"whatsapp)\s*(?:[-\u2013]|with|mit|con|avec|com|met|с|ile)\s+(?P<title>.+)$", re.I)
+# "WhatsApp Chat with Ana", "WhatsApp-Chat mit Ana", "Chat de WhatsApp con Ana", "Chat WhatsApp con Ana",
+# "Чат WhatsApp с Ana", "Czat WhatsApp z Ana", "WhatsApp-chatt med Ana", "Obrolan WhatsApp dengan Ana",
+# "WhatsApp Chat - Family": up to two words, "WhatsApp", a word, then a joining word or a dash
+_CHAT_TITLE = re.compile(r"^(?:[^\W\d_]+\s+){0,2}?whatsapp(?:[\s-]*[^\W\d_]+)??\s*"
+                         r"(?:[-\u2013]|with|mit|con|avec|com|met|med|с|z|ze|ile|dengan|với|กับ)\s+(?P<title>.+)$", re.I)
+# what a browser or a file manager adds to a file saved twice: "WhatsApp Chat with Ana (1).txt", "… - Copy",
+# "… - Kopie (2)", "… copy 2"
+_SAVED_TWICE = re.compile(r"(?:\s*\(\d{1,3}\)|\s+-\s+(?:copy|kopie|copie|copia|kopia|kopio|kopi|копия)(?:\s*\(\d{1,3}\))?|"
+                          r"\s+copy(?:\s+\d{1,3})?)$", re.I)
+
+
+def _chat_stem(path: Path) -> str:
+    """The export's name: the file's (the folder's for an iOS ``_chat.txt``), spaces collapsed, without what a
+    browser or a file manager adds to a second copy (``(1)``, `` - Copy``)."""
+    stem = path.stem
+    if stem.lower() in {"_chat", "chat"} and path.parent.name:
+        stem = path.parent.name
+    stem = " ".join(stem.split())
+    return _SAVED_TWICE.sub("", stem) or stem
 
 
 def chat_title(path: Path) -> str | None:
     """The chat's name from the export's file name (``WhatsApp Chat with Ana.txt``) or, for an iOS
     ``_chat.txt``, its folder (``WhatsApp Chat - Family``), in the common locales; None when neither says."""
-    stem = path.stem
-    if stem.lower() in {"_chat", "chat"}:
-        stem = path.parent.name
-    m = _CHAT_TITLE.match(" ".join(stem.split()))
+    m = _CHAT_TITLE.match(_chat_stem(path))
     return _sender_key(m["title"]) if m else None
 
 
@@ -770,11 +784,9 @@ def _sender(name: str) -> Party:
 
 
 def thread_key(path: Path) -> str:
-    """``"whatsapp:<chat name>"`` from the export's file name (the folder's for ``_chat.txt``), lower-cased."""
-    stem = path.stem
-    if stem.lower() in {"_chat", "chat"} and path.parent.name:
-        stem = path.parent.name
-    return "whatsapp:" + " ".join(stem.split()).casefold()
+    """``"whatsapp:<chat name>"`` from the export's file name (the folder's for ``_chat.txt``), lower-cased; a
+    second copy's ``(1)`` or `` - Copy`` left out (:func:`_chat_stem`), so it is the same chat."""
+    return "whatsapp:" + _chat_stem(path).casefold()
 
 
 def _body(text: str, notes: list[str], attrs: dict) -> str:

@@ -229,3 +229,27 @@ def test_another_programs_json_with_a_messages_list_is_no_telegram_export(tmp_pa
     with pytest.raises(InputError, match="not a Telegram export: its messages have no 'date'") as caught:
         list(TelegramIngestor().read(p))
     assert caught.value.path == str(p)
+
+
+# ----------------------------------------------------------------------------- WhatsApp: the export's own name
+
+@pytest.mark.parametrize("name", ["WhatsApp Chat with Ana Lopez (1).txt", "WhatsApp Chat with Ana Lopez(2).txt",
+                                  "WhatsApp-Chat mit Ana Lopez - Kopie.txt", "WhatsApp Chat with Ana Lopez copy.txt",
+                                  "Chat WhatsApp con Ana Lopez.txt", "Czat WhatsApp z Ana Lopez.txt",
+                                  "WhatsApp-chatt med Ana Lopez.txt", "Чат WhatsApp с Ana Lopez.txt"])
+def test_a_second_copy_or_another_languages_export_name_still_names_the_chat(tmp_path, name):
+    # a browser saving the export twice adds ' (1)', a file manager ' - Copy'/' - Kopie'; Italian, Polish, Swedish
+    # and Russian phones name the file their way: the chat is still Ana Lopez's, so Nic (the other) exported it —
+    # it was no one's ('Ana Lopez (1)' is not a sender) and the copy was another thread
+    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana Lopez: are you coming?\n24/12/2022, 18:06 - Nic Owner: yes\n",
+                name=name)
+    assert [r.attrs.get("is_from_me") for r in items] == [None, True]
+    assert {r.attrs["owner_name"] for r in items} == {"Nic Owner"}
+    if "WhatsApp Chat with" in name:
+        assert {r.thread for r in items} == {"whatsapp:whatsapp chat with ana lopez"}
+
+
+def test_a_chat_whose_name_ends_in_a_number_keeps_it(tmp_path):
+    items = _wa(tmp_path, "24/12/2022, 18:05 - Ana: a\n24/12/2022, 18:06 - Bo: b\n",
+                name="WhatsApp Chat with Team 2.txt")
+    assert {r.thread for r in items} == {"whatsapp:whatsapp chat with team 2"}
