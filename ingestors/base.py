@@ -215,6 +215,34 @@ class Ingestor(Protocol):
         ...
 
 
+class FileOrder:
+    """Wall-clock times of a file read in its order: one the zone had twice (the hour the clocks go back) is the
+    second one when only that keeps the file's order ('01:50', then '01:10' after the change: 01:10 GMT, not BST).
+
+    Use :meth:`place` on each time in file order (a time read at a fixed offset, or None, only moves it on).
+    """
+
+    def __init__(self) -> None:
+        self.latest: datetime | None = None  # the latest instant placed so far
+
+    def place(self, when: datetime | None, notes: list[str] | None = None) -> datetime | None:
+        """``when`` (tz-aware), as its second instant when it is ambiguous and only that keeps the order (with a
+        note in ``notes``)."""
+        if when is None or when.tzinfo is None:
+            return when
+        later = when.replace(fold=1)
+        if self.latest is not None and later.utcoffset() != when.utcoffset() \
+                and ensure_utc(when) < self.latest <= ensure_utc(later):
+            if notes is not None:
+                notes.append(f"{when:%H:%M} happened twice (the clocks went back): read as the second time, "
+                             "after the message above it")
+            when = later
+        at = ensure_utc(when)
+        if self.latest is None or at > self.latest:
+            self.latest = at
+        return when
+
+
 def time_zone(name: str) -> ZoneInfo:
     """The IANA time zone ``name`` (``"Europe/Berlin"``), for an ingestor's ``local_timezone``.
 

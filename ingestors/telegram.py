@@ -15,7 +15,8 @@ Decisions:
   (the exporting computer's wall clock; the difference rounded to 15 minutes,
   ``"export-local"``) so relative dates are read in that calendar.  Old exports without it have only ``date``,
   the exporting computer's wall time with no zone: it is read in the
-  ``local_timezone`` the ingestor was made with (``"assumed-local"``, with a note).
+  ``local_timezone`` the ingestor was made with (``"assumed-local"``, with a note; one the zone had twice, in
+  the hour the clocks go back, is the one that keeps the chat's order: :class:`~ingestors.base.FileOrder`).
   Neither readable: ``sent_at`` is None, with a note.
 * **Text** is a string or a list of parts (strings and ``{"type", "text"}``
   dicts: bold, link, mention, ...); the parts are joined exactly as they are, with
@@ -86,7 +87,8 @@ from typing import Any, BinaryIO, Iterator
 import ijson
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, decode_utf8_or_1252, other_members, time_zone
+from ingestors.base import (FileOrder, Item, Party, Record, RecordError, decode_utf8_or_1252, other_members,
+                            time_zone)
 
 _MEDIA_KEYS = ("media_type", "photo", "file", "sticker_emoji", "poll", "location_information",
                "contact_information")
@@ -261,6 +263,7 @@ class _ChatState:
     n: int = 0
     events: list = field(default_factory=list)
     last: Record | None = None
+    times: FileOrder = field(default_factory=FileOrder)
 
 
 # what a service message says beyond its action: a call's length and end, who joined, which message was pinned
@@ -638,6 +641,10 @@ class TelegramIngestor:
         attrs: dict = {}
         try:
             sent_at = self._when(msg, notes, attrs)
+            if attrs.get("time_basis") == "assumed-local":  # a wall time the zone had twice: the one in order
+                sent_at = state.times.place(sent_at, notes)
+            elif sent_at is not None:
+                state.times.place(sent_at)
         except (TypeError, ValueError, OverflowError, OSError):
             yield RecordError(str(path), locator, f"date_unixtime is not a number: {msg.get('date_unixtime')!r}")
             return

@@ -24,7 +24,9 @@ Decisions (as in :mod:`ingestors.telegram` unless said):
   time is read in that zone (summer time applied); otherwise at the offset as written
   (``"export-standard-offset"``: in a zone that keeps summer time, summer messages read an hour late).
   Without an offset the time is read in ``local_timezone`` (``"assumed-local"``, noted ``"no UTC offset in
-  the export: time read in <zone>"``), as the JSON reader reads its zone-less dates.  No readable time:
+  the export: time read in <zone>"``), as the JSON reader reads its zone-less dates.  A wall time read in the
+  zone that the zone had twice (the hour the clocks go back) is the one that keeps the file's order
+  (:class:`~ingestors.base.FileOrder`).  No readable time:
   ``sent_at`` None, noted.
 * **Sender**: ``from_name`` (``Party(name, None, "handle", "from")``: the HTML has no user ids); a joined
   message's is the previous message's; ``"Deleted Account"`` is no one (sender None, noted); a ``via
@@ -78,7 +80,7 @@ from typing import Iterator
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, RecordError, other_members, time_zone
+from ingestors.base import FileOrder, Item, Party, Record, RecordError, other_members, time_zone
 from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity, poll_subject, quarter_seconds
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
@@ -314,6 +316,7 @@ class TelegramHtmlIngestor:
                           "UTF-8 replaced")
         events: list[dict] = []
         last: Record | None = None
+        times = FileOrder()  # a wall time the zone had twice (the hour the clocks go back): the one in order
         count = 0  # Records made
         for m in page.messages:
             locator = (f"chat {chat} " if full else "") + (f"message {m.id}" if m.id is not None else f"#{m.n}")
@@ -321,7 +324,7 @@ class TelegramHtmlIngestor:
                 yield RecordError(str(path), locator, m.problem)
                 continue
             notes, attrs = list(common), {}
-            sent_at = self._when(m.title, notes, attrs)
+            sent_at = times.place(self._when(m.title, notes, attrs), notes)
             wall = (parse_when(m.title) or (None,))[0]  # the time as written: where in its quarter hour it was sent
             if m.service or m.call is not None:
                 events.append(self._event(m, sent_at))

@@ -119,7 +119,7 @@ from typing import Iterator
 
 from core import clock
 from core.errors import InputError
-from ingestors.base import Item, Party, Record, decode_utf8_or_1252, other_members, time_zone
+from ingestors.base import FileOrder, Item, Party, Record, decode_utf8_or_1252, other_members, time_zone
 
 MAX_MESSAGE_CHARS = 1_000_000  # one message's text is kept up to this many characters
 MAX_LEAD_LINES = 20  # lines of text a file may start with before its first header (it starts inside a message)
@@ -1043,26 +1043,12 @@ class WhatsAppIngestor:
         pending_events: list[dict] = []
         last: Record | None = None
         block: _Header | None = None
-        latest: list[datetime] = []  # the latest instant a message or system line of the file was sent at
-
-        def in_order(sent_at: datetime, notes: list[str]) -> datetime:
-            """``sent_at`` as the second of its two instants when its wall time happened twice (the hour the
-            clocks go back) and only the second keeps the file's order ('01:50', then '01:10' after the change)."""
-            later = sent_at.replace(fold=1)
-            if latest and later.utcoffset() != sent_at.utcoffset():
-                if clock.ensure_utc(sent_at) < latest[0] <= clock.ensure_utc(later):
-                    notes.append(f"{sent_at:%H:%M} happened twice (the clocks went back): read as the second time, "
-                                 "after the message above it")
-                    sent_at = later
-            at = clock.ensure_utc(sent_at)
-            if not latest or at > latest[0]:
-                latest[:] = [at]
-            return sent_at
+        order_of_times = FileOrder()  # a wall time the zone had twice: the one that keeps the file's order
 
         def finish(h: _Header, upto: float) -> Record | None:
             """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
-            sent_at = in_order(self._when(h, order, notes), notes)
+            sent_at = order_of_times.place(self._when(h, order, notes), notes)
             extra = h.extra
             while extra and not extra[-1].strip():  # blank lines before the next header (or the end of the
                 extra = extra[:-1]  # file) are none of the message: WhatsApp trims a message's end when it is sent

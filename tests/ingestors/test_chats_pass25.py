@@ -1,4 +1,4 @@
-"""Chat exports, fifth pass: a WhatsApp chat across the hour the clocks go back, a WhatsApp file starting inside a
+"""Chat exports, fifth pass: a WhatsApp or Telegram chat across the hour the clocks go back, a WhatsApp file starting inside a
 message, two Telegram chats of one name exported each alone, Google Chat in a Takeout.  Right values worked out by
 hand: in Europe/London on 29 October 2023 the clocks went back at 02:00 BST (01:00 UTC) to 01:00 GMT, so
 the wall times 01:00–01:59 happened twice — first at +01:00 (00:00–00:59 UTC), then at +00:00 (01:00–01:59
@@ -59,6 +59,33 @@ def test_a_wall_time_in_the_repeated_hour_in_order_stays_the_first(tmp_path):
                                                           datetime(2023, 10, 29, 0, 50, tzinfo=UTC)]
     assert not any("twice" in n for r in items for n in r.notes)
 
+
+
+def test_telegram_times_without_an_instant_in_the_repeated_hour_keep_the_files_order(tmp_path):
+    from ingestors.telegram_html import TelegramHtmlIngestor
+    from tests.ingestors.test_telegram_html import message, page, text
+
+    # messages.html writes London's standard offset ('UTC') even in summer: 01:50 then 01:10 on 29 October 2023
+    # are 00:50 UTC (BST) and 01:10 UTC (GMT, after the change), as in the WhatsApp test above
+    html = tmp_path / "ChatExport_2023-11-01" / "messages.html"
+    html.parent.mkdir()
+    html.write_text(page("Dawn patrol",
+                         message(1, "29.10.2023 01:50:00 UTC", "01:50", "Ana Lima", text("before the change")),
+                         message(2, "29.10.2023 01:10:00 UTC", "01:10", "Bruno Costa", text("after it"))),
+                    encoding="utf-8")
+    items = list(TelegramHtmlIngestor(local_timezone="Europe/London").read(html))
+    assert [r.sent_at.astimezone(UTC) for r in items] == [datetime(2023, 10, 29, 0, 50, tzinfo=UTC),
+                                                          datetime(2023, 10, 29, 1, 10, tzinfo=UTC)]
+    # an old result.json (no date_unixtime: the wall time only) likewise
+    p = tmp_path / "result.json"
+    p.write_text(json.dumps({"name": "Dawn patrol", "type": "private_group", "id": 9, "messages": [
+        {"id": 1, "type": "message", "date": "2023-10-29T01:50:00", "from": "Ana Lima", "from_id": 1, "text": "a"},
+        {"id": 2, "type": "message", "date": "2023-10-29T01:10:00", "from": "Bruno Costa", "from_id": 2, "text": "b"},
+    ]}), encoding="utf-8")
+    items = list(TelegramIngestor(local_timezone="Europe/London").read(p))
+    assert [r.sent_at.astimezone(UTC) for r in items] == [datetime(2023, 10, 29, 0, 50, tzinfo=UTC),
+                                                          datetime(2023, 10, 29, 1, 10, tzinfo=UTC)]
+    assert any("happened twice" in n for n in items[1].notes)
 
 # ----------------------------------------------------------------------------- a file starting inside a message
 
