@@ -97,6 +97,9 @@ class FactCandidate:
     """Non-empty for a statement that a fact stopped holding ("I don't live in Berlin anymore", "I left
     Initech"): the (domain, category, key) triples the ended ``value`` may be under; ``valid_from`` is the
     day it stopped.  Empty for a fact that holds."""
+    then: str | None = None
+    """With ``ends``: the value that holds from that day, under the key of the fact that ended ("I left Berlin for
+    Madrid": Madrid, a home if Berlin was one, a job if Berlin was the employer)."""
 
 
 # Capitalised words that start sentences but are not names ("Today Ana moved…", "Congrats Tom…", "You moved…").
@@ -212,10 +215,22 @@ _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:stopped|stop) working (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:quit|resigned from|left) my (?:job|position|role) "
                 rf"(?:at|with) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
-    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?:the )?(?P<val>{_ORG})"), (_JOB, _HOME)),
+    (_LEFT := re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:left|quit) (?:the )?(?P<val>{_ORG})"), (_JOB, _HOME)),
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:resigned from|retired from|(?:was |were |got |been )?(?:laid off|"
                 rf"let go|fired|made redundant) (?:from|by|at)) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
 ]
+# "I left Berlin for the weekend", "We left Paris for a week in Spain", "I left Initech at 6", "Left London early
+# this morning": a trip or a day's leaving, not a home or a job ending — words of its clause after "left X"
+_AWHILE = re.compile(r"\bfor (?:the |a |an |my |our |one |two |three |four |a few |a couple of |several )?"
+                     r"(?:(?:long |short |quick |bank )?(?:weekend|day|night|week|fortnight|month|while|bit|"
+                     r"holiday|vacation|trip|break|getaway|visit|lunch|dinner|work|school|conference|summer|"
+                     r"winter)s?|Christmas|Easter|Thanksgiving|New Year|Diwali|Eid|Hanukkah)\b|"
+                     r"\bat (?:\d|noon|midnight|dawn|lunch)|\b(?:this|last|yesterday|tomorrow) "
+                     r"(?:morning|afternoon|evening|night)\b|\btonight\b|\bafter (?:lunch|dinner|work|school)\b")
+# "I left Berlin for Madrid", "I left Initech for Globex": the value that follows the ended one, of its kind; "I
+# left Initech to join Globex": an employer
+_THEN = re.compile(rf"^(?: (?:last|this|in|on) \w+| \w+ ago)?,? (?:for (?!good\b|Christmas|Easter|Thanksgiving|New "
+                   rf"Year)(?:the )?(?P<then>{_PLACE})|to join (?:the )?(?P<join>{_ORG}))")
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
 # joined Globex" — read again as "I moved to Rome", "Ana joined Globex".
@@ -452,10 +467,20 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 value = m.group("val").strip().rstrip(".,")
                 if (subj.kind == "name" and not subj.name) or value.split()[0].casefold() in _NOT_NAMES:
                     continue
+                then = None
+                if rx is _LEFT:
+                    rest = re.split(r"[,;.!?]|\band\b|\bbut\b", sentence[m.end():], maxsplit=1)[0]
+                    if _AWHILE.search(rest):
+                        continue  # "I left Berlin for the weekend": a trip, no home ended
+                    nxt = _THEN.match(sentence[m.end():])
+                    if nxt and nxt.group("join"):
+                        keys, then = (_JOB,), nxt.group("join").strip().rstrip(".,")
+                    elif nxt:
+                        then = _TRAILING_WEEKDAY.sub("", nxt.group("then").strip().rstrip(".,"))
                 if m.groupdict().get("we"):
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
-                                         time_note=note, ends=keys))
+                                         time_note=note, ends=keys, then=then))
         for m in _MENTION.finditer(sentence):
             if _reported(opened, sentence[:m.start()]):
                 continue  # 'Tom wrote: "my sister …"': Tom's sister

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
 from core.graph.facts import FactDraft, FactOutcome, as_of_statement, end_fact, write_fact
-from core.graph.entities import is_full_name
+from core.graph.entities import is_full_name, normalize_name
 from core.graph.resolution import NameIndex, add_alias, identity_of, resolve, resolve_mention
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
@@ -161,7 +161,12 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
                 outcomes.append(FactOutcome("ended", ended))
             elif when is not None:  # the fact it ends may come later, from an older message imported after it
                 _keep_ending(s, subject, c.ends, c.value, when, record_id)
-            continue
+            triple = (ended.domain, ended.category, ended.key) if ended is not None else _kind_of(s, c.ends, c.value)
+            if c.then and triple is not None:  # "I left Berlin for Madrid": Madrid is the home from then
+                c = FactCandidate(c.subject, *triple, c.then, c.sentence, c.confidence, c.valid_from, obj=c.then,
+                                  obj_kind="place" if triple[1] == "residence" else "thing", time_note=c.time_note)
+            else:
+                continue
         links: list[tuple[int, str]] = []
         if c.obj and c.obj_kind in ("thing", "place"):
             obj = resolve(s, c.obj_kind, c.obj, index=index).entity
@@ -177,6 +182,20 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _kind_of(s: Session, keys, value: str) -> tuple[str, str, str] | None:
+    """Which of ``keys`` (an ending's home-or-job triples) ``value`` is under when no fact of it was in effect to
+    end: a home when a place of that name is known and nothing else is, a job when an organisation (thing) is;
+    None when neither or both are (nothing is stated then)."""
+    if len(keys) == 1:
+        return tuple(keys[0])
+    kinds = set(s.exec(select(Entity.kind).join(Alias, Alias.entity_id == Entity.id).where(
+        Alias.kind == "name", Alias.normalized == normalize_name(value),
+        Entity.tombstoned_at.is_(None))).all())
+    want = {"place": "residence", "thing": "employment"}
+    hits = [k for k in keys if any(want.get(kind) == k[1] for kind in kinds)]
+    return tuple(hits[0]) if len(hits) == 1 else None
 
 
 PENDING_ENDINGS = "pending_endings"

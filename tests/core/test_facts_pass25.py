@@ -89,3 +89,74 @@ def test_an_ex_is_no_relative():
 ])
 def test_a_relatives_name_in_the_possessive_is_the_name(text, want):
     assert facts(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "I left Berlin for the weekend.", "We left Paris for a week in Spain.", "I left London for Christmas.",
+    "I left Leeds on Friday for a few days.", "I left Berlin at 6am.", "Left London early this morning.",
+])
+def test_leaving_for_a_trip_or_for_the_day_ends_nothing(text):
+    # was: each ended the writer's home (or job) of that name — a weekend away made Berlin history
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, value, then, day", [
+    ("I left Berlin for Madrid last month.", "Berlin", "Madrid", date(2023, 6, 1)),
+    ("I left Initech for Globex in May.", "Initech", "Globex", date(2023, 5, 1)),
+    ("I left Initech last month for Globex.", "Initech", "Globex", date(2023, 6, 1)),
+    ("We left London for good.", "London", None, date(2023, 7, 1)),
+    ("I left Initech after five years.", "Initech", None, date(2023, 7, 1)),
+])
+def test_leaving_for_somewhere_names_what_follows(text, value, then, day):
+    [c] = extract_facts(text, JUL)
+    assert (c.value, c.then, c.valid_from, bool(c.ends)) == (value, then, day, True)
+
+
+def test_leaving_to_join_is_a_job_that_follows():
+    [c] = extract_facts("I left Initech to join Globex.", JUL)
+    assert (c.key, c.value, c.then, c.ends) == ("employer", "Initech", "Globex",
+                                                (("work", "employment", "employer"),))
+
+
+def _timeline(texts, start=datetime(2023, 1, 10, 9, 0, tzinfo=timezone.utc)):
+    """(key, value, first day, last day) of Rosa's homes and jobs after she writes ``texts``, 30 days apart."""
+    from datetime import timedelta
+
+    from sqlmodel import select
+
+    from core.graph.resolution import NameIndex
+    from core.store.db import Database
+    from core.store.schema import Fact
+    from test_identity_pass25 import P, R, _say
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(Path(tmp) / "k.sqlite3")
+        with db.session() as s:
+            index = NameIndex()
+            for i, text in enumerate(texts):
+                _say(s, index, R(P("Rosa Vidal", "rosa@vidal.example")), text, start + timedelta(days=30 * i))
+            out = sorted((f.key, f.value, f.valid_from.date(), f.valid_to and f.valid_to.date())
+                         for f in s.exec(select(Fact).where(Fact.key.in_(("home", "employer")))).all())
+        db.close()
+    return out
+
+
+@pytest.mark.parametrize("texts, want", [
+    # was: Berlin ended, no home after it (Madrid was never read)
+    (["I live in Berlin.", "I left Berlin for Madrid last week."],
+     [("home", "Berlin", date(2023, 1, 10), date(2023, 1, 30)), ("home", "Madrid", date(2023, 1, 30), None)]),
+    (["I work at Initech.", "I left Initech to join Globex."],
+     [("employer", "Globex", date(2023, 2, 9), None), ("employer", "Initech", date(2023, 1, 10), date(2023, 2, 9))]),
+    # was: Berlin ended on 9 February by a weekend away
+    (["I live in Berlin.", "I left Berlin for the weekend."], [("home", "Berlin", date(2023, 1, 10), None)]),
+    # Berlin known only as a place (her sister's home): the writer's home follows
+    (["My sister lives in Berlin.", "I left Berlin for Madrid."],
+     [("home", "Berlin", date(2023, 1, 10), None), ("home", "Madrid", date(2023, 2, 9), None)]),
+    # neither name known: what Globex is cannot be told, nothing is stated
+    (["I left Initech for Globex."], []),
+])
+def test_what_follows_a_leaving_takes_the_kind_of_what_ended(texts, want):
+    assert _timeline(texts) == want
