@@ -27,6 +27,8 @@ What the standard library does not do for us, done here:
   exactly one ``>`` (Python's :mod:`mailbox` leaves them as they are).  This is
   right for mboxrd files and for the usual case in mboxo files (where the
   writer quoted ``From `` as ``>From ``); ``> From`` and ``>F`` are untouched.
+* **Google Talk chats** Gmail kept as mail ("Chat with Ann Lee": a ``text/xml`` conversation part) are each
+  person's chat messages (:func:`gtalk_records`), not one mail of the other person's.
 * **Whose words**: a forwarded ``message/rfc822`` part, or a message forwarded inline in the
   text under a forward separator, is its own Record, attributed to its own sender, never the
   forwarding person's text; an empty text/plain next to
@@ -1579,6 +1581,9 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     """
     raw, trimmed = _trim_parts(raw)
     msg = BytesParser(policy=POLICY).parsebytes(raw)
+    chat = gtalk_records(msg, path, index, mbox_from)
+    if chat is not None:
+        return chat
     text, forwarded, notes = body_of(msg)
     if trimmed:
         notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")
@@ -1624,6 +1629,81 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             for f in main.attrs["forwarded"]) + "]"
         main.notes.append("no text of its own: the messages it forwards are named instead")
     return out
+
+
+GTALK_NAMESPACE = "google:archive:conversation"
+_GTALK_KEPT = ("index", "gmail_labels")  # the attrs of the mail a chat keeps
+_GTALK_NS = {"con": GTALK_NAMESPACE, "cli": "jabber:client", "int": "google:internal", "t": "google:timestamp",
+             "x": "jabber:x:delay"}
+
+
+def gtalk_records(msg: Message, path: Path, index: int, mbox_from: str | None = None) -> list[Record] | None:
+    """The Google Talk conversation a Gmail "Chat with Ann Lee" message holds (Gmail kept its chats as mail: a
+    ``text/xml`` part ``<con:conversation xmlns:con="google:archive:conversation">`` of ``<cli:message from to>``
+    with a ``<cli:body>`` each), one Record (kind ``"chat"``) per message that says something; None when the
+    message holds no such part (or it cannot be read: then it is read as mail).
+
+    Each record: sender the message's ``from`` address (its ``/resource`` left out), named as the mail's headers
+    name that address; recipient its ``to``; ``sent_at`` from ``<time ms>`` (else ``int:time-stamp``, else the
+    ``jabber:x:delay`` stamp, UTC; else the mail's time); ``external_id`` the mail's, then ``#n``; the mail's
+    subject, thread and Gmail attributes; ``attrs["gtalk"]``.  (Read as mail, the chat was a blank record
+    "no readable text body", or with its HTML part, both people's words as the mail sender's.)
+    """
+    import xml.etree.ElementTree as ET
+
+    part = next((p for p in msg.walk() if p.get_content_type() == "text/xml"), None) \
+        if msg.is_multipart() or msg.get_content_type() == "text/xml" else None
+    if part is None:
+        return None
+    try:
+        data = part.get_payload(decode=True) or b""
+    except Exception:
+        return None
+    if GTALK_NAMESPACE.encode() not in data[:4096]:
+        return None
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return None
+    notes: list[str] = []
+    main = header_record(msg, path, index, "", notes, mbox_from)
+    names = {p.address.lower(): p.name for p in ([main.sender] if main.sender else []) + main.recipients
+             if p.address and p.name}
+
+    def party(jid: str | None, role: str) -> Party | None:
+        address = (jid or "").split("/", 1)[0].strip()
+        if not address:
+            return None
+        return Party(names.get(address.lower()), address, "email" if "@" in address else "handle", role)
+
+    out: list[Record] = []
+    for n, m in enumerate(root.iter(f"{{{_GTALK_NS['cli']}}}message"), 1):
+        body = m.find("cli:body", _GTALK_NS)
+        text = "".join(body.itertext()).strip() if body is not None else ""
+        if not text:
+            continue  # a typing or presence notice: no words
+        when = None
+        stamp = m.find("t:time", _GTALK_NS)
+        ms = stamp.get("ms") if stamp is not None else m.get(f"{{{_GTALK_NS['int']}}}time-stamp")
+        try:
+            when = datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc) if ms else None
+        except (ValueError, OverflowError, OSError):
+            when = None
+        delay = m.find("x:x", _GTALK_NS)
+        if when is None and delay is not None:
+            try:
+                when = datetime.strptime(delay.get("stamp", ""), "%Y%m%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+            except ValueError:
+                when = None
+        rec_notes = [] if when is not None else ["no time of its own in the chat: the mail's time"]
+        to = party(m.get("to"), "to")
+        attrs = {k: v for k, v in main.attrs.items() if k in _GTALK_KEPT}
+        attrs.update(gtalk=True, time_basis="utc" if when is not None else "mail")
+        out.append(Record(source_path=main.source_path, external_id=f"{main.external_id} #{n}", kind="chat",
+                          text=text[:MAX_TEXT], sent_at=when or main.sent_at, sender=party(m.get("from"), "from"),
+                          recipients=[to] if to else [], subject=main.subject, thread=main.thread, attrs=attrs,
+                          notes=rec_notes))
+    return out or None
 
 
 _PGP_SIGNED = re.compile(r"^-----BEGIN PGP SIGNED MESSAGE-----[ \t]*\n(?:[\w-]+:[^\n]*\n)*[ \t]*\n(.*?)\n?"

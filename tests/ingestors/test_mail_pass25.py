@@ -54,3 +54,54 @@ def test_euc_jp_with_nec_row_13_is_read(tmp_path):
     [r] = _eml(tmp_path, "euc.eml", "Subject: t\nContent-Type: text/plain; charset=EUC-JP\n"
                                     "Content-Transfer-Encoding: 8bit\n", body)
     assert r.text == "① 高橋さん 髙\n"
+
+
+# ----------------------------------------------------------------------------- Google Talk chats kept in Gmail
+
+GTALK = (b"From 1423456789012345679@xxx Thu Dec 20 10:00:00 +0000 2012\n"
+         b"X-GM-THRID: 1423456789012345679\nX-Gmail-Labels: Chat\n"
+         b"From: Bob Smith <bob@gmail.com>\nTo: alice@gmail.com\n"
+         b"Message-ID: <1234567.1234567.112233445566.chat@gmail.com>\nMIME-Version: 1.0\n"
+         b'Content-Type: multipart/alternative; boundary="----=_Part_1"\nSubject: Chat with Bob Smith\n\n'
+         b"------=_Part_1\nContent-Type: text/xml; charset=utf-8\nContent-Transfer-Encoding: 7bit\n\n"
+         b'<con:conversation xmlns:con="google:archive:conversation">'
+         b'<cli:message to="alice@gmail.com" from="bob@gmail.com/Talk.v1044" int:time-stamp="1355997600000" '
+         b'xmlns:cli="jabber:client" xmlns:int="google:internal"><cli:body>dinner at Casa Azul?</cli:body>'
+         b'<time ms="1355997600000" xmlns="google:timestamp"/></cli:message>'
+         b'<cli:message to="bob@gmail.com/Talk.v1044" from="alice@gmail.com" xmlns:cli="jabber:client">'
+         b'<cli:composing xmlns:cli="http://jabber.org/protocol/chatstates"/></cli:message>'
+         b'<cli:message to="bob@gmail.com" from="alice@gmail.com" xmlns:cli="jabber:client"><cli:body>sure, 8?'
+         b'</cli:body><x stamp="20121220T10:01:30" xmlns="jabber:x:delay"/></cli:message></con:conversation>\n'
+         b"------=_Part_1\nContent-Type: text/html; charset=utf-8\n\n"
+         b'<div><span style="font-weight:bold">Bob</span>: dinner at Casa Azul?</div>'
+         b'<div><span style="font-weight:bold">me</span>: sure, 8?</div>\n------=_Part_1--\n\n')
+
+
+def test_a_google_talk_chat_kept_in_gmail_is_each_persons_messages(tmp_path, container):
+    from datetime import datetime, timezone
+
+    from sqlmodel import select
+
+    from app.operations.ingest import ingest
+    from core.store.schema import Record as Row
+    from ingestors.base import Party
+    from ingestors.mbox import MboxIngestor
+
+    path = tmp_path / "All mail Including Spam and Trash.mbox"
+    path.write_bytes(GTALK)
+    items = list(MboxIngestor().read(path))
+    # read as mail, the chat was one record of Bob's holding Alice's 'sure, 8?' (its HTML part) or, with the XML
+    # part alone, a blank record; 1355997600000 ms is 2012-12-20T10:00:00Z; the x stamp 20121220T10:01:30 is UTC;
+    # Alice's 'composing' notice says nothing and is no record
+    assert [(r.kind, r.sender, r.sent_at, r.text, r.recipients) for r in items] == [
+        ("chat", Party("Bob Smith", "bob@gmail.com"), datetime(2012, 12, 20, 10, 0, tzinfo=timezone.utc),
+         "dinner at Casa Azul?", [Party(None, "alice@gmail.com", "email", "to")]),
+        ("chat", Party(None, "alice@gmail.com"), datetime(2012, 12, 20, 10, 1, 30, tzinfo=timezone.utc),
+         "sure, 8?", [Party("Bob Smith", "bob@gmail.com", "email", "to")])]
+    assert [r.external_id for r in items] == ["<1234567.1234567.112233445566.chat@gmail.com> #1",
+                                              "<1234567.1234567.112233445566.chat@gmail.com> #3"]
+    assert {r.thread for r in items} == {"gmail-thread:1423456789012345679"}
+    assert {r.subject for r in items} == {"Chat with Bob Smith"}
+    assert ingest(container, [path]).errors == []
+    with container.db.session() as s:
+        assert sorted(r.text for r in s.exec(select(Row)).all()) == ["dinner at Casa Azul?", "sure, 8?"]
