@@ -1319,6 +1319,13 @@ def _parties(values: list[str], role: str) -> list[Party]:
     unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
     values = [re.sub(r"<\s*mailto:", "<", v, flags=re.I) for v in values]  # "Ann <mailto:ann@…>" (web forms)
+    named = [v for v in values if "@" not in v and "<" not in v and ":" not in v]  # (a group: "undisclosed-recipients:;")
+    for value in named:  # names alone (Outlook's header block of a forward: "From: John Smith", "To: Doe, Jane;
+        for name in value.split(";"):  # Bob Lee"; Notes' "John Smith/Acme"): each whole, split at semicolons only
+            name = " ".join(decode_header_value(name).strip().strip('"').split())
+            if name:
+                parties.append(Party(name, None, "email", role))
+    values = [v for v in values if v not in named]
     for name, address in _rejoin_last_first(getaddresses(values)):
         name, address = decode_header_value(name), address.strip()
         if address and "@" not in address and not name:  # "From: Whomever": a name, no address

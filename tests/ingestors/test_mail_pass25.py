@@ -105,3 +105,22 @@ def test_a_google_talk_chat_kept_in_gmail_is_each_persons_messages(tmp_path, con
     assert ingest(container, [path]).errors == []
     with container.db.session() as s:
         assert sorted(r.text for r in s.exec(select(Row)).all()) == ["dinner at Casa Azul?", "sure, 8?"]
+
+
+# ----------------------------------------------------------------------------- names without addresses
+
+def test_an_outlook_forward_naming_people_without_addresses_keeps_their_whole_names(tmp_path):
+    # Exchange writes display names only in a forward's header block: 'From: John Smith' was read as the address
+    # 'John' (sender 'John'), and 'To: Doe, Jane; Bob Lee' split at the comma
+    body = (b"See below.\n\n________________________________\nFrom: John Smith\n"
+            b"Sent: Friday, March 1, 2024 5:15 PM\nTo: Doe, Jane; Bob Lee\nSubject: Budget for Q2\n\n"
+            b"We can spend 40k on the Harbour Hall refit.\n")
+    items = _eml(tmp_path, "fw.eml", "Subject: FW: Budget for Q2\nContent-Type: text/plain; charset=us-ascii\n", body)
+    assert [r.sender.name for r in items] == ["Ann Lee", "John Smith"]
+    assert items[1].text.startswith("We can spend 40k")
+    assert [(p.name, p.address) for p in items[1].recipients] == [("Doe, Jane", None), ("Bob Lee", None)]
+
+
+def test_a_group_with_no_members_names_no_one(tmp_path):
+    [r] = _eml(tmp_path, "bcc.eml", "Subject: t\nCc: undisclosed-recipients:;\n", b"hi\n")
+    assert [(p.name, p.address) for p in r.recipients] == [("Me", "me@example.com")]
