@@ -27,6 +27,9 @@ What the standard library does not do for us, done here:
   exactly one ``>`` (Python's :mod:`mailbox` leaves them as they are).  This is
   right for mboxrd files and for the usual case in mboxo files (where the
   writer quoted ``From `` as ``>From ``); ``> From`` and ``>F`` are untouched.
+* **Lotus Notes forwards** (``----- Forwarded by Ann Lee/Acme on … -----``, the sender and time on lines of
+  their own, the To/cc/Subject labels alone on a line) are read as a forward under Gmail's separator
+  (:func:`notes_forward`).
 * **Google Talk chats** Gmail kept as mail ("Chat with Ann Lee": a ``text/xml`` conversation part) are each
   person's chat messages (:func:`gtalk_records`), not one mail of the other person's.
 * **Whose words**: a forwarded ``message/rfc822`` part, or a message forwarded inline in the
@@ -1597,7 +1600,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     text = unarmor(text.replace("\r\n", "\n"), notes)
     if _is_encrypted(msg):
         notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
-    inline = split_inline_forward(text)
+    inline = split_inline_forward(notes_forward(text, _date_of(msg)))
     if inline is None:  # Outlook's forward: its header block, no separator (a "FW:" subject says it is one)
         try:
             subject = str(msg.get("subject") or "")
@@ -1636,6 +1639,110 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             for f in main.attrs["forwarded"]) + "]"
         main.notes.append("no text of its own: the messages it forwards are named instead")
     return out
+
+
+# Lotus Notes' forward separator, in the languages Notes writes it: "----- Forwarded by Jane Doe/Acme on 04/03/2024
+# 09:58 -----", "----- Weitergeleitet von … am … -----", "----- Réacheminé par … le … -----", …
+_NOTES_FORWARD = re.compile(
+    r"^[ \t]*-{3,}[ \t]*(?:Forwarded by|Weitergeleitet von|R[ée]achemin[ée] par|Transf[ée]r[ée] par|Reenviado por|"
+    r"Inoltrato da|Doorgestuurd door|Encaminhado por|Vidarebefordrat av|Videresendt af|Przesłane dalej przez)"
+    r"[ \t]+.+?[ \t]+-{3,}[ \t]*$", re.I | re.M)
+# its header zone's labels, alone on a line (the value on the next) or followed by a colon and the value
+_NOTES_LABEL = re.compile(r"^[ \t]*(?P<label>to|cc|bcc|subject|an|kopie|blindkopie|betreff|à|objet|para|asunto|"
+                          r"a|oggetto|aan|onderwerp|assunto|till|ämne|temat|do)[ \t]*(?::[ \t]*(?P<value>.*))?$", re.I)
+_NOTES_SUBJECT = {"subject", "betreff", "objet", "asunto", "oggetto", "onderwerp", "assunto", "ämne", "temat"}
+_NOTES_TO = {"to", "an", "à", "para", "a", "aan", "till", "do"}
+_NOTES_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}")
+
+
+def _notes_name(value: str) -> str:
+    """A Notes hierarchical name as a display name: ``CN=John Smith/OU=Sales/O=Acme`` and ``John Smith/Acme@Acme``
+    are ``John Smith``; an Internet address (``"John Smith" <john@acme.example>``) is kept as it is."""
+    if "@" in value and "<" in value or re.fullmatch(r"[^\s/]+@[^\s/]+", value.strip()):
+        return value.strip()
+    return re.sub(r"^CN=", "", value.split("/", 1)[0].strip(), flags=re.I)
+
+
+def _date_of(msg: Message) -> datetime | None:
+    """The message's Date header read (None when missing or unreadable)."""
+    try:
+        value = msg.get("date")
+        return _parse_date(str(value), [], {}) if value else None
+    except Exception:
+        return None
+
+
+_SLASHED = re.compile(r"(?<!\d)(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?!\d)")
+
+
+def _notes_order(separator: str, sent: datetime | None) -> str | None:
+    """``"DMY"`` or ``"MDY"`` when the date in a Notes forward separator (the day it was forwarded: ``on
+    04/03/2024 09:58``) is the mail's own day (``sent``) in that order only; else None."""
+    m = _SLASHED.search(separator)
+    if m is None or sent is None:
+        return None
+    a, b, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    fits = [order for order, (day, month) in (("DMY", (a, b)), ("MDY", (b, a)))
+            if (year, month) == (sent.year, sent.month) and abs(day - sent.day) <= 1]
+    return fits[0] if len(fits) == 1 else None
+
+
+def notes_forward(text: str, sent: datetime | None = None) -> str:
+    """``text`` with a Lotus Notes forward (:data:`_NOTES_FORWARD`, then the forwarded mail's sender and time
+    each on a line, then its To/cc/Subject labels, each with its value after a colon or on the next line) written
+    as Gmail's separator and header lines, which :func:`split_inline_forward` reads; ``text`` as it is when it
+    holds none.  (Notes writes no ``From:`` label, so the forwarded words stayed the forwarder's.)  A forwarded
+    date written ``01/03/2024`` is written year-first when the separator's own date (the day of forwarding) is
+    the mail's ``sent`` day in one order only (``on 04/03/2024`` in mail of 4 March: day-first)."""
+    m = _NOTES_FORWARD.search(text)
+    if m is None:
+        return text
+    order = _notes_order(m.group(0), sent)
+    lines = text[m.end():].split("\n")
+    i = 0
+
+    def next_filled(k: int) -> int:
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        return k
+
+    i = next_filled(i)
+    if i >= len(lines) or ":" in lines[i] and not _NOTES_DATE.search(lines[i]):
+        return text  # a header block with labels of its own ("From: …"): the separator is all Notes added
+    sender = _notes_name(lines[i])
+    i = next_filled(i + 1)
+    date = None
+    if i < len(lines) and _NOTES_DATE.search(lines[i]) and not _NOTES_LABEL.match(lines[i]):
+        date = " ".join(lines[i].split())
+        if order:  # settled by the separator: written year-first, which no reader takes the other way
+            date = _SLASHED.sub(lambda d: (f"{d.group(4)}-{int(d.group(3 if order == 'DMY' else 1)):02d}-"
+                                           f"{int(d.group(1 if order == 'DMY' else 3)):02d}"), date, count=1)
+        i = next_filled(i + 1)
+    headers: dict[str, str] = {}
+    while i < len(lines):
+        label = _NOTES_LABEL.match(lines[i])
+        if not label:
+            break
+        name = label["label"].casefold()
+        value = label["value"]
+        if value is None:  # the value on the line after the label (unless that is the next label)
+            k = next_filled(i + 1)
+            value = lines[k].strip() if k < len(lines) and not _NOTES_LABEL.match(lines[k]) else ""
+            i = k if value else i
+        key = "Subject" if name in _NOTES_SUBJECT else "To" if name in _NOTES_TO else "Cc"
+        if key != "Subject":  # Notes names ("Jane Doe/Acme@Acme, Bob Lee/Acme") as names, one per semicolon
+            value = "; ".join(filter(None, (_notes_name(x) for x in value.split(","))))
+        headers.setdefault(key, " ".join(value.split()))
+        i += 1
+        if key == "Subject":
+            break
+        i = next_filled(i)
+    if "Subject" not in headers:
+        return text
+    block = [f"From: {sender}"] + ([f"Date: {date}"] if date else []) + [
+        f"{k}: {v}" for k, v in headers.items() if v]
+    return (text[:m.start()] + "---------- Forwarded message ---------\n" + "\n".join(block) + "\n\n"
+            + "\n".join(lines[next_filled(i):]))
 
 
 GTALK_NAMESPACE = "google:archive:conversation"

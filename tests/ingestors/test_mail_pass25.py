@@ -124,3 +124,44 @@ def test_an_outlook_forward_naming_people_without_addresses_keeps_their_whole_na
 def test_a_group_with_no_members_names_no_one(tmp_path):
     [r] = _eml(tmp_path, "bcc.eml", "Subject: t\nCc: undisclosed-recipients:;\n", b"hi\n")
     assert [(p.name, p.address) for p in r.recipients] == [("Me", "me@example.com")]
+
+
+# ----------------------------------------------------------------------------- Lotus Notes forwards
+
+NOTES_EN = (b"FYI, see John's note below.\n\n----- Forwarded by Ann Lee/Acme on 04/03/2024 09:58 -----\n\n"
+            b"John Smith/Acme\n01/03/2024 17:15\n\nTo\nAnn Lee/Acme@Acme\ncc\n\nSubject\nBudget for Q2\n\n"
+            b"We can spend 40k on the Harbour Hall refit in Q2.\n\nJohn\n")
+NOTES_DE = (b"FYI\n\n----- Weitergeleitet von Ann Lee/Acme am 04.03.2024 09:58 -----\n\n" + b" " * 60 + b"\n"
+            b"             John Smith/Acme\n             01.03.2024 17:15\n"
+            b"                                                        An\n"
+            b"                      Ann Lee/Acme@Acme, Carl Roe/Acme@Acme\n"
+            b"                                                     Kopie\n\n"
+            b"                                                   Betreff\n"
+            b"                      Budget for Q2\n" + b" " * 60 + b"\n\n"
+            b"We can spend 40k on the Harbour Hall refit in Q2.\n")
+
+
+def test_a_lotus_notes_forward_is_the_forwarded_writers_record(tmp_path):
+    # Notes writes the forwarded mail's sender and time on lines of their own and its To/cc/Subject labels alone
+    # on a line, the value below (no 'From:'): John's words stayed Ann's.  The separator's 'on 04/03/2024' is the
+    # mail's own day (Mon 4 March 2024) only day-first, so John's '01/03/2024 17:15' is 1 March (not 3 January),
+    # at the forwarding mail's offset (+09:00)
+    from datetime import datetime, timedelta, timezone
+
+    items = _eml(tmp_path, "fw.eml", "Subject: Fw: Budget for Q2\nContent-Type: text/plain; charset=us-ascii\n",
+                 NOTES_EN)
+    assert [(r.sender.name, r.text) for r in items] == [
+        ("Ann Lee", "FYI, see John's note below."),
+        ("John Smith", "We can spend 40k on the Harbour Hall refit in Q2.\n\nJohn")]
+    assert items[1].subject == "Budget for Q2"
+    assert items[1].sent_at == datetime(2024, 3, 1, 17, 15, tzinfo=timezone(timedelta(hours=9)))
+    assert [(p.name, p.address) for p in items[1].recipients] == [("Ann Lee", None)]
+
+
+def test_a_lotus_notes_forward_laid_out_in_columns_in_german(tmp_path):
+    items = _eml(tmp_path, "wg.eml", "Subject: WG: Budget for Q2\nContent-Type: text/plain; charset=us-ascii\n",
+                 NOTES_DE)
+    assert [(r.sender.name, r.text) for r in items] == [
+        ("Ann Lee", "FYI"), ("John Smith", "We can spend 40k on the Harbour Hall refit in Q2.")]
+    assert [p.name for p in items[1].recipients] == ["Ann Lee", "Carl Roe"]
+    assert items[1].sent_at.date().isoformat() == "2024-03-01"  # dotted: day-first
