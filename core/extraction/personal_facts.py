@@ -26,6 +26,17 @@ RELATIONS = {
     "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
     "roommate": "roommate", "best friend": "best friend", "friend": "friend",
 }
+KIN_NAMES = {"mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "mama": "mother",
+             "mam": "mother", "mother": "mother", "dad": "father", "daddy": "father", "papa": "father",
+             "father": "father", "grandma": "grandmother", "granny": "grandmother",
+             "nan": "grandmother", "nana": "grandmother", "nanna": "grandmother", "gran": "grandmother",
+             "grandpa": "grandfather", "grandad": "grandfather", "granddad": "grandfather", "grampa": "grandfather",
+             "hubby": "husband", "wifey": "wife"}
+"""A name that is a kinship word alone, as people save their family in a phone ("Mum", "Dad ❤️", "Nan", "Hubby"):
+the relation of the owner it names (British and American forms; the pet forms of husband and wife; not "Ma", "Pa",
+"Da", which are also surnames)."""
+
+
 # Relatives by marriage and step- and half-relatives are relations of their own ("my brother-in-law" is not "my
 # brother": the two were one person): "-in-law" after a parent, sibling or child word; "step" (joined, or with a
 # hyphen) before one; "half-" before a sibling

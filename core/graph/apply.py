@@ -11,9 +11,9 @@ from datetime import datetime, time, timezone
 
 from sqlmodel import Session, select
 
-from core.extraction.personal_facts import FAMILY as _FAMILY, FactCandidate, Subject
+from core.extraction.personal_facts import FAMILY as _FAMILY, KIN_NAMES, FactCandidate, Subject
 from core.graph.facts import FactDraft, FactOutcome, as_of_statement, end_fact, write_fact
-from core.graph.entities import is_full_name, normalize_name
+from core.graph.entities import is_full_name, normalize_name, strip_decorations
 from core.graph.resolution import NameIndex, add_alias, identity_of, resolve, resolve_mention
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
@@ -47,6 +47,8 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         linked = [fe.entity_id for f in known for fe in s.exec(select(FactEntity).where(
             FactEntity.fact_id == f.id, FactEntity.role == "object")).all()]
         rel = s.get(Entity, linked[0]) if len(set(linked)) == 1 else None
+        if rel is None and speaker.is_owner:
+            rel = kin_contact(s, relation)  # the owner's "my mum": the contact the owner saved as "Mum"
         if rel is None:
             rel = Entity(kind="person", canonical_name=f"{speaker.canonical_name}'s {relation}",
                          attrs={"relation_of": speaker.id, "relation": relation})
@@ -61,6 +63,53 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         links=[(rel.id, "object")]))
     return rel
 
+
+
+def kin_name(name: str | None) -> str | None:
+    """The relation a name made of a kinship word alone names ("Mum", "Dad ❤️", "Nan", "mom" → mother, father,
+    grandmother, mother; :data:`~core.extraction.personal_facts.KIN_NAMES`), else None ("Mum Smith", "Dad's
+    phone", "Tom")."""
+    word = strip_decorations(name or "").strip(" .!").casefold()
+    return KIN_NAMES.get(word)
+
+
+def kin_contact(s: Session, relation: str) -> Entity | None:
+    """The one live person whose name is a kinship word for ``relation`` ("Mum" for mother) — how the owner's phone
+    shows that relative in a chat export — or None when there is none or several.  The source of the rule: a
+    contact's name in WhatsApp, iMessage or Telegram exports is the one the owner saved, so "Mum" is the owner's
+    mother (was: "Alex Morgan's mother", made from the owner's "my mum works at Initech", and the chat's "Mum" were
+    two people)."""
+    from sqlalchemy import or_
+
+    words = [w for w, r in KIN_NAMES.items() if r == relation]
+    if not words:
+        return None
+    hits = set()
+    for e in s.exec(select(Entity).join(Alias, Alias.entity_id == Entity.id).where(
+            Alias.kind == "name", Entity.kind == "person", Entity.tombstoned_at.is_(None),
+            Entity.is_owner.is_(False), or_(Alias.normalized.in_(words),
+                                            *[Alias.normalized.startswith(w + " ") for w in words]))).all():
+        if kin_name(e.canonical_name) == relation:
+            hits.add(e.id)
+    return s.get(Entity, hits.pop()) if len(hits) == 1 else None
+
+
+def adopt_kin_contact(s: Session, contact: Entity, index: NameIndex | None = None) -> None:
+    """``contact``, a person just named by a kinship word ("Mum": :func:`kin_name`), is the owner's relative the
+    owner spoke of before it appeared: the stand-in made then ("Alex Morgan's mother", no name of its own) is merged
+    into it (signal ``alias``, never held) — in either order one mother, not two."""
+    from core.graph.resolution import merge_by_rule
+
+    relation = kin_name(contact.canonical_name)
+    me = s.exec(select(Entity).where(Entity.is_owner.is_(True), Entity.tombstoned_at.is_(None))).first()
+    if relation is None or me is None or contact.is_owner or contact.kind != "person":
+        return
+    for e in s.exec(select(Entity).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
+                                         Entity.canonical_name == f"{me.canonical_name}'s {relation}")).all():
+        attrs = e.attrs or {}
+        if e.id != contact.id and attrs.get("relation_of") == me.id and attrs.get("relation") == relation:
+            merge_by_rule(s, contact, e, "alias", 1.0, f"{contact.canonical_name!r} is how the owner's phone names "
+                          f"their {relation}", index, hold=False)
 
 
 def named_relative(s: Session, speaker_id: int, name: str, relation: str | None = None) -> Entity | None:

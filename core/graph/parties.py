@@ -44,6 +44,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.extraction.signature import signature_emails, signature_phones
+from core.graph.apply import adopt_kin_contact, kin_name
 from core.graph.entities import (is_role_address, looks_like_group_name, looks_like_household, name_tokens,
                                  normalize_alias, normalize_email)
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
@@ -333,6 +334,8 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
                 return Resolution(e, False, signal, 1.0, matched_id=e.id, alias_id=hit[1], identity_id=hit[2])
         named = {"named_by": ADDRESS_BOOK} if name and not address and address_kind == "phone" else None
         res = resolve(s, "person", name, address, address_kind, region, attrs=named, index=index, context=ctx)
+        if res.created and res.entity.kind == "person" and kin_name(name):
+            adopt_kin_contact(s, res.entity, index)  # "Mum" in a chat: the owner's mother they spoke of before
         if cache is not None and address and res.entity.kind == "person":
             cache[key] = (res.entity.id, res.alias_id, res.identity_id or res.entity.id, res.entity,
                           s.get(Alias, res.alias_id) if res.alias_id else None)

@@ -133,3 +133,68 @@ def test_an_owner_named_by_the_sent_mail_stays_the_one_owner(s):
     [me] = [e for e in _live(s, "person") if e.is_owner]
     assert me.canonical_name == "Alex Morgan" and chat.sender_id == me.id
     assert s.exec(select(MergeCandidate)).all() == []
+
+
+def _kin(s):
+    """{name: sorted (key, value) of current home/job facts} of live people, and the owner's relatives by key."""
+    people = {e.canonical_name: sorted((f.key, f.value) for f in s.exec(select(Fact).where(
+        Fact.subject_entity_id == e.id, Fact.key.in_(("home", "employer")), Fact.superseded_by.is_(None))).all())
+        for e in _live(s, "person") if not e.is_owner}
+    from core.store.schema import FactEntity
+    [me] = [e for e in _live(s, "person") if e.is_owner]
+    rel = {f.key: s.get(Entity, s.exec(select(FactEntity).where(FactEntity.fact_id == f.id,
+                                                                 FactEntity.role == "object")).first().entity_id)
+           .canonical_name for f in s.exec(select(Fact).where(Fact.subject_entity_id == me.id,
+                                                              Fact.domain == "relationships")).all()}
+    return people, rel
+
+
+OWNER = P("Alex Morgan", "alex@morgan.example")
+MUM = P("Mum", "+447700900222", "phone")
+DAD = P("Dad ❤️", "+447700900333", "phone")
+
+
+def test_the_owners_mum_and_the_chat_contact_saved_as_mum_are_one_person(s):
+    """The owner's phone shows their mother as "Mum" (a WhatsApp contact).  Was: "Mum" (home Leeds) and "Alex Morgan's
+    mother" (job at Initech, from the owner's "my mum works at Initech") — two mothers; "Dad moved to York" likewise
+    made a second father beside "Dad ❤️"."""
+    index = NameIndex()
+    _say(s, index, R(OWNER, attrs={"is_from_me": True}), "Hi.", T0)
+    _say(s, index, R(MUM, [P("me", None, "handle", "to")], kind="chat"), "I moved to Leeds.", T0 + timedelta(days=1))
+    _say(s, index, R(DAD, kind="chat"), "I work at Acme.", T0 + timedelta(days=2))
+    _say(s, index, R(OWNER, attrs={"is_from_me": True}), "My mum works at Initech. Dad moved to York.",
+         T0 + timedelta(days=3))
+    people, rel = _kin(s)
+    assert people == {"Mum": [("employer", "Initech"), ("home", "Leeds")],
+                      "Dad ❤️": [("employer", "Acme"), ("home", "York")]}
+    assert rel == {"relation:mother": "Mum", "relation:father": "Dad ❤️"}
+
+
+def test_a_relative_spoken_of_before_their_contact_appears_joins_it(s):
+    index = NameIndex()
+    _say(s, index, R(OWNER, attrs={"is_from_me": True}), "My mum works at Initech. Dad moved to York.", T0)
+    _say(s, index, R(MUM, [P("me", None, "handle", "to")], kind="chat"), "I moved to Leeds.", T0 + timedelta(days=1))
+    _say(s, index, R(DAD, kind="chat"), "I work at Acme.", T0 + timedelta(days=2))
+    people, rel = _kin(s)
+    assert people == {"Mum": [("employer", "Initech"), ("home", "Leeds")],
+                      "Dad ❤️": [("employer", "Acme"), ("home", "York")]}
+    assert rel == {"relation:mother": "Mum", "relation:father": "Dad ❤️"}
+    merged = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).all()
+    assert sorted((s.get(Entity, m.a_id).canonical_name, m.signal) for m in merged) == [("Dad ❤️", "alias"),
+                                                                                         ("Mum", "alias")]
+
+
+def test_someone_elses_mum_is_not_the_owners_contact(s):
+    index = NameIndex()
+    _say(s, index, R(OWNER, attrs={"is_from_me": True}), "Hi.", T0)
+    _say(s, index, R(MUM, kind="chat"), "I moved to Leeds.", T0 + timedelta(days=1))
+    _say(s, index, R(P("Tom Hill", "tom@hill.example")), "My mum lives in Bath.", T0 + timedelta(days=2))
+    people, _ = _kin(s)
+    assert people["Mum"] == [("home", "Leeds")] and people["Tom Hill's mother"] == [("home", "Bath")]
+
+
+def test_kin_names():
+    from core.graph.apply import kin_name
+
+    assert [kin_name(n) for n in ("Mum", "mom", "Dad ❤️", "Nan", "Hubby", "Mum Smith", "Tom", "Ma", None)] == [
+        "mother", "mother", "father", "grandmother", "husband", None, None, None, None]
