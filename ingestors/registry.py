@@ -151,6 +151,20 @@ def ingestor_for(path: str | os.PathLike, ingestors: Iterable[Ingestor] | None =
     return best if claiming or score >= MIN_SCORE else None
 
 
+_OTHER_MAIL_STORES = {
+    ".pst": "an Outlook data file, which Kith does not read: convert it to mbox (readpst from libpst, or import it "
+            "into Thunderbird and export the mailbox as mbox), and import that",
+    ".ost": "Outlook's offline copy of a mailbox, which Kith does not read: export the mailbox from Outlook "
+            "(File > Open & Export > Import/Export) or from its webmail as mbox, and import that",
+    ".olm": "an Outlook for Mac archive, which Kith does not read: import it into Apple Mail or Thunderbird and "
+            "export the mailbox as mbox, and import that",
+    ".nsf": "a Lotus Notes database, which Kith does not read: export the mail as .eml or mbox, and import that",
+    ".dbx": "an Outlook Express mail folder, which Kith does not read: import it into Thunderbird and export it "
+            "as mbox, and import that",
+}
+"""Mail programs' own stores, with what to do instead (the reason :func:`unsupported_reason` gives)."""
+
+
 def unsupported_reason(path: str | os.PathLike) -> str:
     """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
     ``.json`` file no reader took, which JSON exports are read; for Meta's HTML export's ``message_N.html``,
@@ -160,6 +174,8 @@ def unsupported_reason(path: str | os.PathLike) -> str:
         from ingestors.mbox import OUTLOOK_MSG
 
         return f"unsupported file type: .msg ({OUTLOOK_MSG})"
+    if suffix in _OTHER_MAIL_STORES:  # a mail program's own store: say how to get mbox or .eml out of it
+        return f"unsupported file type: {suffix} ({_OTHER_MAIL_STORES[suffix]})"
     if suffix in (".html", ".htm") and re.fullmatch(r"message_\d+\.html?", Path(path).name.lower()):
         return (f"unsupported file type: {suffix} (a Facebook or Instagram export in HTML: Kith reads the JSON "
                 "format; request the download again with Format: JSON)")

@@ -165,3 +165,17 @@ def test_a_lotus_notes_forward_laid_out_in_columns_in_german(tmp_path):
         ("Ann Lee", "FYI"), ("John Smith", "We can spend 40k on the Harbour Hall refit in Q2.")]
     assert [p.name for p in items[1].recipients] == ["Ann Lee", "Carl Roe"]
     assert items[1].sent_at.date().isoformat() == "2024-03-01"  # dotted: day-first
+
+
+def test_a_mail_programs_own_store_says_what_to_do_instead(tmp_path):
+    # an Outlook .pst, Outlook for Mac .olm, Lotus Notes .nsf: 'unsupported file type: .pst' said nothing of how
+    # to get the mail in; the reason names the kind and the way out (mbox or .eml), as for .msg
+    from ingestors.registry import ingestor_for, unsupported_reason
+
+    for name, kind in (("backup.pst", "an Outlook data file"), ("Archive.olm", "an Outlook for Mac archive"),
+                       ("mail.nsf", "a Lotus Notes database"), ("outlook.ost", "Outlook's offline copy")):
+        path = tmp_path / name
+        path.write_bytes(b"!BDN\x00\x00" + bytes(64))
+        assert ingestor_for(path) is None
+        reason = unsupported_reason(path)
+        assert reason.startswith(f"unsupported file type: {path.suffix} ({kind}") and "mbox" in reason
