@@ -388,6 +388,23 @@ def _first_person(m: re.Match) -> bool:
     return bool(g.get("we") or g.get("rel") or g.get("bare") or (g.get("subj") or "").lower() in ("i", "my"))
 
 
+_PREPOSITIONS = frozenset("""at in from for with to of near by into onto around outside inside across via about
+like than behind under over within without beside between among toward towards""".split())
+
+
+def _after_preposition(clause: str, m: re.Match) -> bool:
+    """True when the name a match takes for its subject follows a preposition — it is the object of the words
+    before it, not the one who lives or works somewhere: "My friend who works at Initech moved to Bath", "The guy
+    who lives in York works at Globex", "Everyone at Hooli moved to Leeds" (each made a person named Initech, York,
+    Hooli).  A month or weekday after the preposition is a date, as :func:`clean_subject_name` reads it: "In March
+    Tom moved to Leeds" is about Tom."""
+    if m.groupdict().get("name") is None:
+        return False
+    words = clause[:m.start("name")].split()
+    first = m.group("name").split()[0].casefold()
+    return bool(words) and words[-1].casefold().strip(",") in _PREPOSITIONS and first not in _CALENDAR
+
+
 _TRAILING_WEEKDAY = re.compile(r"\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
 """A weekday after a place or an employer ("I moved to Leeds Monday"): when it happened, not part of the name."""
 
@@ -411,6 +428,8 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
                 subj = _subject(m)
             if subj.kind == "name" and not subj.name:
                 continue  # "You moved…", "Congrats…": no one is named
+            if subj.kind == "name" and _after_preposition(clause, m):
+                continue  # "My friend who works at Initech moved to Bath": Initech is where, not who
             if m.groupdict().get("we") and what != "home":
                 continue
             if _negated(clause, m.start()):

@@ -200,8 +200,10 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         else:  # a statement about whoever it names: the speaker's relative of that name ("Jane" after "my sister
             # Jane"), a participant of this thread, the one person of that name — never the last speaker
             subject = (named_relative(s, speaker.id, c.subject.name) if speaker is not None and c.subject.name
-                       and not is_full_name(c.subject.name) else None) \
-                or resolve_mention(s, c.subject.name, thread, index).entity
+                       and not is_full_name(c.subject.name) else None)
+            if subject is None and _not_a_person(s, c.subject.name):
+                continue  # "Initech moved to Leeds" with Initech known as an employer: a company's move, no one's home
+            subject = subject or resolve_mention(s, c.subject.name, thread, index).entity
         if subject is None:
             continue
         if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)
@@ -231,6 +233,19 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _not_a_person(s: Session, name: str | None) -> bool:
+    """True when ``name`` is known only as an organisation (a live thing has it as a name alias, no live person
+    does): a sentence naming it as its subject ("Initech moved to Leeds") states no person's home or job (it made a
+    person named Initech beside the employer Initech).  A place's name is not enough: many are first names too
+    ("Sydney moved to Leeds", "Florence works at Globex")."""
+    if not name:
+        return False
+    kinds = set(s.exec(select(Entity.kind).join(Alias, Alias.entity_id == Entity.id).where(
+        Alias.kind.in_(("name", "nickname")), Alias.normalized == normalize_name(name),
+        Entity.tombstoned_at.is_(None))).all())
+    return "thing" in kinds and "person" not in kinds
 
 
 def _kind_of(s: Session, keys, value: str) -> tuple[str, str, str] | None:

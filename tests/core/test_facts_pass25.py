@@ -160,3 +160,28 @@ def _timeline(texts, start=datetime(2023, 1, 10, 9, 0, tzinfo=timezone.utc)):
 ])
 def test_what_follows_a_leaving_takes_the_kind_of_what_ended(texts, want):
     assert _timeline(texts) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: a person named Initech living in Leeds, a person named Leeds working at Initech, a person named Initech
+    ("My friend who works at Initech moved to Leeds.", [("speaker", None, None, "relation:friend", "friend",
+                                                         date(2023, 7, 1), False)]),
+    ("The guy who lives in Leeds works at Initech.", []),
+    ("Everyone at Initech moved to Leeds.", []),
+    # a date after the preposition is no object: the name after it is the subject
+    ("In March Tom moved to Leeds.", [("name", None, "Tom", "home", "Leeds", date(2023, 3, 1), False)]),
+    ("Jane, Tom moved to Leeds.", [("name", None, "Tom", "home", "Leeds", date(2023, 7, 1), False)]),
+])
+def test_a_name_after_a_preposition_is_no_subject(text, want):
+    assert facts(text) == want
+
+
+@pytest.mark.parametrize("texts, want", [
+    # was: a person "Initech" (home Leeds) beside the employer Initech
+    (["I work at Initech.", "Initech moved to Leeds."], [("employer", "Initech", date(2023, 1, 10), None)]),
+    # a place's name may be a person's: Sydney is someone
+    (["My sister lives in Sydney.", "Sydney moved to Leeds."],
+     [("home", "Leeds", date(2023, 2, 9), None), ("home", "Sydney", date(2023, 1, 10), None)]),
+])
+def test_an_organisation_named_as_a_subject_is_no_person(texts, want):
+    assert _timeline(texts) == want
