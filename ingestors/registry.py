@@ -74,6 +74,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.telegram_html", "TelegramHtmlIngestor"),
     ("ingestors.messenger", "MessengerIngestor"),
     ("ingestors.google_chat", "GoogleChatIngestor"),
+    ("ingestors.hangouts", "HangoutsIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
     ("ingestors.contacts", "VCardIngestor"),
 )

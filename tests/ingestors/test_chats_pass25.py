@@ -280,3 +280,71 @@ def test_a_chat_whose_name_ends_in_a_number_keeps_it(tmp_path):
     items = _wa(tmp_path, "24/12/2022, 18:05 - Ana: a\n24/12/2022, 18:06 - Bo: b\n",
                 name="WhatsApp Chat with Team 2.txt")
     assert {r.thread for r in items} == {"whatsapp:whatsapp chat with team 2"}
+
+
+# ----------------------------------------------------------------------------- Hangouts in a Takeout
+
+def _hangouts_conversation() -> tuple[dict, list]:
+    conv = {"id": {"id": "UgxAAA"}, "type": "STICKY_ONE_TO_ONE",
+            "self_conversation_state": {"self_read_state": {"participant_id": {"gaia_id": "111", "chat_id": "111"}}},
+            "participant_data": [{"id": {"gaia_id": "111", "chat_id": "111"}, "fallback_name": "Nic Owner"},
+                                 {"id": {"gaia_id": "222", "chat_id": "222"}, "fallback_name": "Ann Lee"}]}
+    events = [  # listed out of time order, as Takeout may
+        {"sender_id": {"gaia_id": "111"}, "timestamp": "1355997660000000", "event_id": "7-e2",
+         "event_type": "REGULAR_CHAT_MESSAGE", "chat_message": {"message_content": {"segment": [
+             {"type": "TEXT", "text": "yes,"}, {"type": "LINE_BREAK", "text": "\n"}, {"type": "TEXT", "text": "by the door"}]}}},
+        {"sender_id": {"gaia_id": "222"}, "timestamp": "1355997600000000", "event_id": "7-e1",
+         "event_type": "REGULAR_CHAT_MESSAGE", "chat_message": {"message_content": {"segment": [
+             {"type": "TEXT", "text": "are you at the "}, {"type": "LINK", "text": "Harbour Hall"},
+             {"type": "TEXT", "text": "?"}]}}},
+        {"sender_id": {"gaia_id": "222"}, "timestamp": "1355997700000000", "event_id": "7-e3",
+         "event_type": "HANGOUT_EVENT", "hangout_event": {"event_type": "END_HANGOUT"}},
+        {"sender_id": {"gaia_id": "222"}, "timestamp": "1355997800000000", "event_id": "7-e4",
+         "event_type": "REGULAR_CHAT_MESSAGE", "chat_message": {"message_content": {"attachment": [
+             {"embed_item": {"plus_photo": {"url": "https://example.org/p.jpg"}}}]}}},
+    ]
+    return conv, events
+
+
+@pytest.mark.parametrize("layout", ["2018", "2014"])
+def test_a_hangouts_takeout_is_read_as_each_persons_messages(tmp_path, container, layout):
+    from ingestors.hangouts import HangoutsIngestor
+
+    conv, events = _hangouts_conversation()
+    data = ({"conversations": [{"conversation": {"conversation_id": {"id": "UgxAAA"}, "conversation": conv},
+                                "events": events}]} if layout == "2018" else
+            {"continuation_end_timestamp": "0", "conversation_state": [
+                {"conversation_id": {"id": "UgxAAA"},
+                 "conversation_state": {"conversation_id": {"id": "UgxAAA"}, "conversation": conv, "event": events}}]})
+    path = tmp_path / "Takeout" / "Hangouts" / "Hangouts.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    assert ingestor_for(path).name == "hangouts"  # it was 'unsupported file type: .json'
+    items = list(HangoutsIngestor().read(path))
+    # 1355997600000000 µs is 2012-12-20T10:00:00Z; time order, not the file's; the call ending is an event of
+    # the next record; the photo-only message is a record with no words
+    ann, nic = Party("Ann Lee", "gaia:222", "handle", "from"), Party("Nic Owner", "gaia:111", "handle", "from")
+    assert [(r.external_id, r.sender, r.sent_at, r.text) for r in items] == [
+        ("7-e1", ann, datetime(2012, 12, 20, 10, 0, tzinfo=UTC), "are you at the Harbour Hall?"),
+        ("7-e2", nic, datetime(2012, 12, 20, 10, 1, tzinfo=UTC), "yes,\nby the door"),
+        ("7-e4", ann, datetime(2012, 12, 20, 10, 3, 20, tzinfo=UTC), "")]
+    assert [r.attrs.get("is_from_me") for r in items] == [None, True, None]
+    assert {r.attrs["owner_name"] for r in items} == {"Nic Owner"} and {r.thread for r in items} == {"hangouts:UgxAAA"}
+    assert items[2].notes == ["attachment"] and items[2].attrs["system_events"][0]["type"] == "HANGOUT_EVENT"
+    assert items[0].recipients == [Party("Nic Owner", "gaia:111", "handle", "member")]
+    assert ingest(container, [path]).errors == []
+
+
+def test_a_hangouts_file_cut_short_keeps_the_conversations_before_the_cut(tmp_path):
+    from ingestors.hangouts import HangoutsIngestor
+
+    conv, events = _hangouts_conversation()
+    one = {"conversation": {"conversation_id": {"id": "UgxAAA"}, "conversation": conv}, "events": events}
+    text = json.dumps({"conversations": [one, one]})
+    path = tmp_path / "Hangouts.json"
+    path.write_text(text[:len(text) - 200], encoding="utf-8")
+    items = list(HangoutsIngestor().read(path))
+    assert [type(i).__name__ for i in items] == ["Record", "Record", "Record", "RecordError"]
+    path.write_text("{\"conversations\": [", encoding="utf-8")
+    with pytest.raises(InputError, match="not valid JSON|not a Hangouts export"):
+        list(HangoutsIngestor().read(path))
