@@ -182,7 +182,8 @@ def unsupported_reason(path: str | os.PathLike) -> str:
                 "format; request the download again with Format: JSON)")
     if suffix == ".json":  # .json is read by content: say which JSON files are read
         return ("unsupported file type: .json (not a chat export Kith reads: Telegram's result.json, "
-                "Instagram's or Facebook Messenger's message_N.json)")
+                "Instagram's or Facebook Messenger's message_N.json, Google Takeout's Hangouts.json or Google Chat's "
+                "messages.json)")
     return f"unsupported file type: {suffix or 'no suffix'}"
 
 
