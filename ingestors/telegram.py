@@ -281,10 +281,18 @@ def owner_handle(user_id) -> str | None:
     return text if text.startswith("user") and text[4:].isdigit() else None
 
 
+SAVED_MESSAGES = "Saved Messages"
+"""The name of the account holder's own chat ("Saved Messages"), which result.json leaves out and messages.html
+writes as the page's title (in either case: identities compare names case-folded)."""
+
+
 def personal_chat_owner(chat: "_Chat") -> str | None:
     """Who exported a one-to-one chat (``type: personal_chat``, named after the other person) written by two
-    senders: the handle of the sender the chat is not named after; None otherwise (a single-chat export has no
+    senders: the handle of the sender the chat is not named after (in the account holder's "Saved Messages",
+    its one poster); None otherwise (a single-chat export has no
     ``personal_information``)."""
+    if chat.type == "saved_messages" and len(chat.members) == 1:  # the account holder's own chat: their words
+        return chat.members[0].address
     if chat.type != "personal_chat" or len(chat.members) != 2 or not chat.name:
         return None
     a, b = chat.members
@@ -561,6 +569,8 @@ class TelegramIngestor:
                         seen += 1
                         telegram += any(k in msg for k in _TELEGRAM_KEYS)
                     if what == "start":
+                        if chat.type == "saved_messages" and not chat.name:
+                            chat.name = SAVED_MESSAGES  # result.json writes no name for it; the HTML this one
                         current = chat
                         chats.append(chat)
                     elif what == "message" and chat is current and isinstance(msg, dict) and \

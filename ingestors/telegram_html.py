@@ -81,7 +81,8 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from core.errors import InputError
 from ingestors.base import FileOrder, Item, Party, Record, RecordError, other_members, time_zone
-from ingestors.telegram import _CONTROL_TEXT, _media_note, message_identity, poll_subject, quarter_seconds
+from ingestors.telegram import (SAVED_MESSAGES, _CONTROL_TEXT, _media_note, message_identity, poll_subject,
+                                quarter_seconds)
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
 _TITLE_TAG = re.compile(rb"<title>\s*Exported Data\s*</title>", re.I)
@@ -305,6 +306,8 @@ class TelegramHtmlIngestor:
         # a one-to-one chat named after the other person: whoever else wrote in it exported it (the owner)
         owner = next((n for n in posters if n != chat), None) if chat_type in (None, "private") and \
             len(posters) == 2 and chat in posters else None
+        if owner is None and (chat or "").casefold() == SAVED_MESSAGES.casefold() and len(posters) == 1:
+            owner = posters[0]  # the account holder's own chat: its one poster is the account holder
         full = path.parent.parent.name == "chats" and bool(_CHAT_FOLDER.match(path.parent.name))
         thread = "telegram:" + (chat or path.parent.name or path.stem)
         shared = full and self._name_shared(path)  # another chat of the export has this name: its folder tells

@@ -170,6 +170,33 @@ def test_a_telegram_chat_imported_before_the_identity_held_its_time_is_still_kno
     assert old.content_hash in r.known_hashes and r.content_hash != old.content_hash
 
 
+
+def test_saved_messages_as_json_and_as_html_are_one_set_and_the_owners(tmp_path, container):
+    from ingestors.telegram_html import TelegramHtmlIngestor
+    from tests.ingestors.test_telegram_html import message, page, text
+
+    # result.json writes no name for the account holder's own chat (type saved_messages), messages.html titles it
+    # 'Saved messages': the JSON records had no identity, so the HTML export of it came twice; and its one poster
+    # is the account holder (1678813331 is 2023-03-14T17:02:11Z, 18:02:11 at UTC+01:00)
+    data = {"type": "saved_messages", "id": 5001, "messages": [
+        {"id": 11, "type": "message", "date": "2023-03-14T18:02:11", "date_unixtime": "1678813331",
+         "from": "Nic Owner", "from_id": "user5001", "text": "passport number is in the blue folder"}]}
+    p = tmp_path / "ChatExport_json" / "result.json"
+    p.parent.mkdir()
+    p.write_text(json.dumps(data), encoding="utf-8")
+    html = tmp_path / "ChatExport_html" / "messages.html"
+    html.parent.mkdir()
+    html.write_text(page("Saved messages", message(11, "14.03.2023 18:02:11 UTC+01:00", "18:02", "Nic Owner",
+                                                   text("passport number is in the blue folder"))), encoding="utf-8")
+    [a] = list(TelegramIngestor().read(p))
+    [b] = list(TelegramHtmlIngestor().read(html))
+    assert a.identity == b.identity and a.identity is not None
+    assert a.attrs.get("is_from_me") is True and b.attrs.get("is_from_me") is True
+    assert a.attrs["chat_name"] == "Saved Messages"
+    assert ingest(container, [p]).records_added == 1
+    rep = ingest(container, [html])
+    assert (rep.records_added, rep.records_skipped) == (0, 1)
+
 # ----------------------------------------------------------------------------- Google Chat in a Takeout
 # Google Chat/Groups/<DM or Space>/messages.json beside group_info.json, the account holder in
 # Google Chat/Users/User <id>/user_info.json: Telegram's reader took messages.json for its own and kept every
