@@ -278,6 +278,34 @@ def _as_spoken(sentence: str) -> str:
 # A title or a place word's abbreviation ends no sentence ("I live in St. Louis now", "Mt. Vernon"): its dot is read
 # as a one-dot leader (U+2024, the same length) while sentences are split, and given back in each sentence.
 _ABBREV = re.compile(r"\b(St|Mt|Ft|Pt|Dr|Mr|Mrs|Ms|Prof)\.(?= [A-Z])")
+# An initialism's dots ("Washington, D.C. last year", "the U.S. in May") end no sentence: the inner ones never, the
+# last one not before a lower-case word or a comma (it cut "I moved to Washington, D.C. last year." after "D.", the
+# home read "Washington, D" and dated the message's day)
+_INITIALISM = re.compile(r"(?<![\w.])(?:[A-Z]\.){2,}")
+
+
+_PLACE_INITIALS = frozenset("U.S. U.K. D.C. U.A.E. E.U. N.Y. L.A. N.Z. U.S.A.".split())
+
+
+def _mark_initialisms(text: str) -> str:
+    """``text`` with the dots of initialisms that end no sentence written as U+2024 (given back in each sentence):
+    the inner dots, and the last one before a lower-case word, a comma, or — for initials that are not a
+    country's or a city's ("J.P. Morgan", not "the U.S. Then …") — a capitalised word that is no sentence opener."""
+    def dots(m: re.Match) -> str:
+        inner = m.group(0)[:-1].replace(".", "\u2024")
+        after = text[m.end():m.end() + 40]
+        nxt = re.match(r"\s+([A-Z][\w'’]*)", after)
+        on = re.match(r"\s+[a-z]|[,;:]", after) or (nxt and m.group(0) not in _PLACE_INITIALS and
+                                                      nxt.group(1).casefold() not in _NOT_NAMES)
+        return inner + ("\u2024" if on else ".")
+    return _INITIALISM.sub(dots, text)
+
+
+def _value(raw: str) -> str:
+    """A place's or an employer's name as captured, without a trailing comma or full stop — but an initialism keeps
+    its last dot ("Washington, D.C.", "the U.S.")."""
+    out = raw.strip().rstrip(",")
+    return out if re.search(r"(?<![\w.])(?:[A-Z]\.){2,}$", out) else out.rstrip(".,")
 
 
 # Where a clause ends, for reading which time expression belongs to which statement ("I'm moving to Lisbon next
@@ -435,11 +463,11 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
             if _negated(clause, m.start()):
                 continue  # "I never lived in Berlin", "I didn't move to Madrid"
             if what == "employer":
-                org = _TRAILING_WEEKDAY.sub("", m.group("org").strip().rstrip(".,"))
+                org = _TRAILING_WEEKDAY.sub("", _value(m.group("org")))
                 found.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
                                            obj=org, obj_kind="thing", time_note=note))
             elif what == "home":
-                place = _TRAILING_WEEKDAY.sub("", m.group("place").strip().rstrip(".,"))
+                place = _TRAILING_WEEKDAY.sub("", _value(m.group("place")))
                 found.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
                                            obj=place, obj_kind="place", time_note=note))
             elif what == "birthday":
@@ -467,7 +495,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     """
     out: list[FactCandidate] = []
     sentences = []  # (text read, the sentence cited, whether the text is the whole sentence, opens in a quote)
-    marked = _DIGIT_DOT.sub("\u2024", _ABBREV.sub("\\1\u2024", text))  # "3.6.2023", "2.5 km": no sentence ends
+    marked = _DIGIT_DOT.sub("\u2024", _mark_initialisms(_ABBREV.sub("\\1\u2024", text)))  # "3.6.2023", "2.5 km": no sentence ends
     quote, read = (False, '"'), 0  # the quotation marks the text read so far ends in (read once, in order)
     for sm in _SENTENCES.finditer(marked):
         cited = sm.group(0).strip().replace("\u2024", ".")
@@ -494,7 +522,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     continue
                 start, _end, note = _when(sentence, m.span(), anchors, sent_at)
                 subj = _subject(m)
-                value = m.group("val").strip().rstrip(".,")
+                value = _value(m.group("val"))
                 if (subj.kind == "name" and not subj.name) or value.split()[0].casefold() in _NOT_NAMES:
                     continue
                 then = None
@@ -506,7 +534,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     if nxt and nxt.group("join"):
                         keys, then = (_JOB,), nxt.group("join").strip().rstrip(".,")
                     elif nxt:
-                        then = _TRAILING_WEEKDAY.sub("", nxt.group("then").strip().rstrip(".,"))
+                        then = _TRAILING_WEEKDAY.sub("", _value(nxt.group("then")))
                 if m.groupdict().get("we"):
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,

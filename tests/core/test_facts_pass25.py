@@ -185,3 +185,16 @@ def test_a_name_after_a_preposition_is_no_subject(text, want):
 ])
 def test_an_organisation_named_as_a_subject_is_no_person(texts, want):
     assert _timeline(texts) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: the sentence cut after "D." — home "Washington, D", dated the message's day, not last year
+    ("I moved to Washington, D.C. last year.", [("home", "Washington, D.C.", date(2022, 1, 1))]),
+    ("I moved to the U.S. in May.", [("home", "U.S.", date(2023, 5, 1))]),
+    ("I moved to the U.S. Then I got a job at Globex.", [("home", "U.S.", date(2023, 7, 1)),
+                                                         ("employer", "Globex", date(2023, 7, 1))]),
+    ("I work at J.P. Morgan now.", [("employer", "J.P. Morgan", date(2023, 7, 1))]),  # was "J.P."
+    ("I live in the U.K. Tom lives in Leeds.", [("home", "U.K.", date(2023, 7, 1)), ("home", "Leeds", date(2023, 7, 1))]),
+])
+def test_an_initialisms_dots_end_no_sentence(text, want):
+    assert [(f.key, f.value, f.valid_from) for f in extract_facts(text, JUL)] == want
