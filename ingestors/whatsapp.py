@@ -38,7 +38,8 @@ Decisions on the ambiguous cases:
 * **Day/month order** is decided once per *file* (``attrs["date_order"]``, ``"DMY"``,
   ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
   means day-first and a second above 12 month-first, the more frequent winning
-  (``"dates"``) — but first, when every date could be a two-digit year first (Korean ``22. 12. 24.``),
+  (``"dates"``; with none, a real export line of another shape whose date exists, between the messages around
+  it, in one order only: :meth:`Survey.foreign_votes`) — but first, when every date could be a two-digit year first (Korean ``22. 12. 24.``),
   that order wins if the others give a year before WhatsApp (2009) or after next year (``"dates"``),
   if its dates alone run forwards (``"chronology"``) or if the clock marker's locales write the year
   first (``오후``, ``"locale"``) or the date is written ``22. 12. 24.`` (Korean's dots, ``"separator"``); else the order in which the dates run forwards in time (``"chronology"``);
@@ -646,6 +647,27 @@ class Survey:
             return best
         return None
 
+    def foreign_votes(self) -> dict:
+        """For each of ``"DMY"`` and ``"MDY"``, how many lines of another shape fit this file in that order only:
+        written by someone who writes in the file's own shape, with a date that exists in that order and lies
+        between the messages around it (a real line of this export, as :meth:`WhatsAppIngestor.read` accepts
+        them: ``[13/01/2023, 7:02:11 PM] Ann: …`` atop a file of ambiguous dates is day-first)."""
+        votes = {o: 0 for o in ORDERS}
+        for h, before, after in self.foreign:
+            a = _AUTHOR.match(h.rest)
+            if not a or _sender_key(a["name"]) not in self.members:
+                continue
+            fits = []
+            for order in ORDERS:
+                when = _naive(h, order)
+                lo = _naive(before, order) if before else None
+                hi = _naive(after, order) if after else None
+                if when is not None and (lo is None or lo <= when) and (hi is None or when <= hi):
+                    fits.append(order)
+            if len(fits) == 1:
+                votes[fits[0]] += 1
+        return votes
+
     def decide_order(self, dayfirst: bool) -> tuple[str, str]:
         """``(order, basis)``: see the module docstring."""
         if self.year_first:
@@ -664,6 +686,9 @@ class Survey:
                 return "YMD", "separator"  # "yy. M. d.": Korean (Slovenian writes "d. MM. yy", no final dot)
         if self.day_first_votes or self.month_first_votes:
             return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
+        votes = self.foreign_votes()
+        if votes["DMY"] != votes["MDY"]:  # a real export line of another shape ('[13/01/2023, …]') settles it
+            return ("DMY" if votes["DMY"] > votes["MDY"] else "MDY"), "dates"
         if self.backwards["DMY"] != self.backwards["MDY"]:
             return ("DMY" if self.backwards["DMY"] < self.backwards["MDY"] else "MDY"), "chronology"
         if self.shape and self.shape[1] in ".-":

@@ -285,6 +285,30 @@ def test_another_programs_json_with_a_messages_list_is_no_telegram_export(tmp_pa
     assert caught.value.path == str(p)
 
 
+
+# ----------------------------------------------------------------------------- WhatsApp: day/month order
+
+def test_a_real_line_of_another_shape_settles_the_day_month_order(tmp_path):
+    # every Android line could be either way (01/02 … 03/02), the 'AM' marker's locale says month-first; the
+    # iOS-shaped line at the top is Ann's (she writes in the file) and its 13/01/2023 exists only day-first,
+    # before 1 February: the file is day-first — it was read month-first (2 January, 2 February, 2 March) and
+    # Ann's line, impossible month-first, was text of no one
+    items = _wa(tmp_path, "[13/01/2023, 7:02:11 PM] Ann: Lisbon photos coming\n"
+                          "01/02/2023, 9:00 AM - Bob: hi\n02/02/2023, 10:00 AM - Ann: yo\n"
+                          "03/02/2023, 11:00 AM - Bob: ok\n")
+    assert [(r.sent_at, r.sender.name, r.text) for r in items] == [
+        (datetime(2023, 1, 13, 19, 2, 11, tzinfo=UTC), "Ann", "Lisbon photos coming"),
+        (datetime(2023, 2, 1, 9, 0, tzinfo=UTC), "Bob", "hi"), (datetime(2023, 2, 2, 10, 0, tzinfo=UTC), "Ann", "yo"),
+        (datetime(2023, 2, 3, 11, 0, tzinfo=UTC), "Bob", "ok")]
+    assert {(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in items} == {("DMY", "dates")}
+
+
+def test_a_pasted_line_of_another_shape_by_someone_else_does_not_vote(tmp_path):
+    # Jonas never writes in this file: his pasted line says nothing of this phone's order (the locale decides)
+    items = _wa(tmp_path, "01/02/2023, 9:00 AM - Bob: look\n[13/01/2023, 7:02:11 PM] Jonas: selling my bike\n"
+                          "02/02/2023, 10:00 AM - Ann: yo\n")
+    assert {(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in items} == {("MDY", "locale")}
+
 # ----------------------------------------------------------------------------- WhatsApp: the export's own name
 
 @pytest.mark.parametrize("name", ["WhatsApp Chat with Ana Lopez (1).txt", "WhatsApp Chat with Ana Lopez(2).txt",
