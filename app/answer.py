@@ -51,6 +51,24 @@ _HEADER_LINE = re.compile(r"^(?:to|from|cc|bcc|subject|date|sent|reply-to)\s*:",
 _PHOTO_AT = re.compile(r"\bat (?P<place>[^\n]+?)(?: with [^\n]*)?$")
 
 
+_TYPOS = ((re.compile(r"\b(?:wher|whre|wehre|whree|wheer)\b", re.I), "where"),
+          (re.compile(r"\b(?:wheres|wher's)\b", re.I), "where is"),
+          (re.compile(r"\b(?:whn|wehn|whne)\b", re.I), "when"),
+          (re.compile(r"\bwhens\b", re.I), "when is"),
+          (re.compile(r"\b(?:waht|whta|wht)\b", re.I), "what"),
+          (re.compile(r"^(\s*)(?:woh|whp)\b", re.I), r"\1who"),
+          (re.compile(r"^(\s*)whos\b", re.I), r"\1who is"),
+          (re.compile(r"\bteh\b", re.I), "the"))
+"""Question words as people mistype them ("wher does oliver live", "whn did i last see sam", "whos harriet")."""
+
+
+def as_typed(question: str) -> str:
+    """``question`` with its mistyped question words put right (:data:`_TYPOS`); the rest as written."""
+    for rx, rep in _TYPOS:
+        question = rx.sub(rep, question or "")
+    return question
+
+
 def question_kind(question: str) -> str:
     """``when`` | ``where`` | ``who`` | ``what`` (everything else) from the question's first wh-word."""
     q = question.strip().lower()
@@ -504,11 +522,49 @@ def _by_first_name(c, name: str):
             for e in found:
                 s.expunge(e)
     if not found:
+        found = _near_first_name(c, word)
+    if not found:
         return None
     if len(found) == 1:
         return found[0]
     return _entity_or_choices(c, found[0].canonical_name) if len({e.canonical_name for e in found}) == 1 \
         else [(e.id, e.canonical_name, e.kind, _hint(c, e.id)) for e in found[:5]]
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by one typo: a letter left out, added, changed, or two swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _near_first_name(c, word: str) -> list:
+    """The live people whose first name ``word`` is one typo away from ("olivr", "olliver" → Oliver Grant;
+    "harriett" → Harriet Cole), when ``word`` has 5 letters or more (a short name is too near others: Beth,
+    Seth), is no known first name itself, and is not one cut short (Olive, Oliver)."""
+    from sqlmodel import select
+
+    from core.graph.entities import normalize_name
+    from core.store.schema import Entity
+
+    if len(word) < 5 or not word.isalpha():
+        return []
+    with c.db.session() as s:
+        people = s.exec(select(Entity.id, Entity.canonical_name).where(Entity.tombstoned_at.is_(None),
+                                                                        Entity.kind == "person")).all()
+        firsts = [(i, normalize_name(name).split(" ")) for i, name in people]
+        # a name cut short is another name, not a typo (Olive is no Oliver, Chris no Christa)
+        ids = [i for i, words in firsts if len(words) > 1 and _one_typo(word, words[0])
+               and not words[0].startswith(word)]
+        found = [s.get(Entity, i) for i in ids[:6]]
+        for e in found:
+            s.expunge(e)
+    return found
 
 
 def contact_question(c, question: str):
@@ -1066,6 +1122,7 @@ def about_question(c, question: str, as_of: datetime | None = None):
     """
     from app.operations.graph import about
 
+    question = as_typed(question)
     for read in (small_talk, contact_question, said_question, held_question, period_question, count_question):
         got = read(c, question) if read is not held_question else read(c, question, as_of)
         if got is not None:
@@ -1239,6 +1296,7 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     Returns:
         :class:`MemoryAnswer`; ``nothing`` with :data:`NOTHING` when ``results`` is empty.
     """
+    question = as_typed(question)
     kind = question_kind(question)
     if about is not None:
         return about_answer(about, results)

@@ -55,9 +55,10 @@ def ask_all(c: Container, question: str, k: int | None = None, *, as_of: datetim
 
 
 def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, trace: bool):
+    from app.answer import as_typed
     from app.memory import recall
 
-    question = (question or "").strip()
+    question = as_typed((question or "").strip())  # "wher does …", "whn is …": the question word as meant
     if not question:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k

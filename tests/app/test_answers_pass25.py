@@ -11,7 +11,10 @@ Faults these tests pinned (each a kind):
 * "who did I go for a walk with?" answered with the owner's own name (her reply was the best turn), or with the
   fact "Harriet Cole wrote to Nina Brooks by email" (who writes to whom is no relationship that answers "who");
 * "who proposed?" over Harriet's "I got engaged!!! Tom proposed in Paris" answered "Harriet Cole" (the sender);
-  the one the text names as doing it answers ("Tom"), a pronoun ("I got engaged", "I've left …") still the sender.
+  the one the text names as doing it answers ("Tom"), a pronoun ("I got engaged", "I've left …") still the sender;
+* a name or a question word typed with one typo found nothing ("where does olivr live", "who is harriett",
+  "wher does oliver live", "whn is the boat trip"): a first name one typo from one known person's is that person,
+  and mistyped question words are read as meant.
 """
 from __future__ import annotations
 
@@ -117,3 +120,18 @@ def test_who_did_it_is_whom_the_text_names_as_doing_it():
     party = _rec(1, "The party was organised by Sam Patel and it was great", "Harriet Cole",
                  "2023-09-22T10:00:00+00:00")
     assert memory_answer("who organized the party?", [party]).text == "Sam Patel [1]"
+
+
+def test_a_name_or_question_word_with_a_typo_is_read_as_meant(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    right = answer("where does oliver live")
+    assert right.startswith("Oliver Grant lives in Edinburgh (since September 2023) [")
+    for typed in ("where does olivr live", "where does olliver live?", "wher does oliver live", "Where does Oilver live"):
+        assert answer(typed) == right, typed
+    assert answer("whn is the boat trip") == "9 July 2023 [1]"
+    assert answer("when did i last talk to olivr").startswith("You were last in touch with Oliver Grant on 15 July 2023")
+    # a short name is too near others to guess (Oliver is no "Olive"), and two typos are another name
+    assert "Oliver" not in answer("who is Olive")
+    assert "Oliver" not in answer("where does Olivia live")
