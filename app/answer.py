@@ -294,6 +294,12 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
     return best[:1].upper() + best[1:]
 
 
+_WHAT_TIME = re.compile(r"\bwhat\s+time\b|\bat\s+what\s+time\b", re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b(?:[01]?\d|2[0-3]):[0-5]\d\b|"
+                    r"\b(?:noon|midday|midnight)\b|\b\d{1,2}\s+o['’]clock\b", re.IGNORECASE)
+"""A time of day as written ("8am", "10.30 pm", "19:30", "noon", "7 o'clock")."""
+
+
 def _when_sentence(question: str, text: str, subject: str | None, sent: datetime | None) -> str:
     """The sentence of ``text`` that says when what ``question`` asks about happens: of those sharing the most asked
     words, the first that names a time ("The boat trip to Skye is booked for 9 July."), never the mail's subject
@@ -306,7 +312,8 @@ def _when_sentence(question: str, text: str, subject: str | None, sent: datetime
     if sent is not None:
         ref = sent if sent.tzinfo else clock.ensure_utc(sent)
         scored = [(len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(own_sentences(body))]
-        timed = [x for x in scored if x[0] and find_time_anchors(x[2], ref)]
+        hour = bool(_WHAT_TIME.search(question))  # "what time …?": a sentence naming an hour says it
+        timed = [x for x in scored if x[0] and ((hour and _CLOCK.search(x[2])) or find_time_anchors(x[2], ref))]
         if timed:
             return max(timed)[2]
     return best_sentence(question, text, subject=subject)
@@ -1415,6 +1422,15 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     if kind == "when":
         said = _when_sentence(question, text, _get(t0, "subject"), _local_when(t0))
         when = when_phrase(said, _local_when(t0)) or when_phrase(text, _local_when(t0))
+        at, sent = _CLOCK.search(said), _local_when(t0)
+        named = at is not None and sent is not None and \
+            bool(find_time_anchors(said, sent if sent.tzinfo else clock.ensure_utc(sent)))
+        if at and when and (named is False or _WHAT_TIME.search(question)):
+            # "what time does the ferry leave?" / "when does the ferry leave?" over "The ferry leaves at 8am": the
+            # hour said, and the day it is on ("10am on 3 August 2023") or, naming none, the day it was said
+            hour = re.sub(r"\s+", " ", at.group(0)).lower()
+            said_when = f"on {when}" if named else f"(said on {when})"
+            return MemoryAnswer(f"{hour[:1].upper() + hour[1:]} {said_when} {_cite([n0])}", [n0], kind)
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
     asked = about_subject(question) if kind == "who" else None

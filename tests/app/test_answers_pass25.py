@@ -14,7 +14,10 @@ Faults these tests pinned (each a kind):
   the one the text names as doing it answers ("Tom"), a pronoun ("I got engaged", "I've left …") still the sender;
 * a name or a question word typed with one typo found nothing ("where does olivr live", "who is harriett",
   "wher does oliver live", "whn is the boat trip"): a first name one typo from one known person's is that person,
-  and mistyped question words are read as meant.
+  and mistyped question words are read as meant;
+* "what time does the ferry leave?" over "The ferry leaves at 8am from Mallaig" answered "2 July 2023" (the day it
+  was said): a what-time question, or a when-question over a sentence naming an hour but no day, is answered by
+  the hour and its day ("8am (said on 2 July 2023)", "10am on 3 August 2023").
 """
 from __future__ import annotations
 
@@ -135,3 +138,15 @@ def test_a_name_or_question_word_with_a_typo_is_read_as_meant(loop):
     # a short name is too near others to guess (Oliver is no "Olive"), and two typos are another name
     assert "Oliver" not in answer("who is Olive")
     assert "Oliver" not in answer("where does Olivia live")
+
+
+def test_what_time_is_the_hour_said_with_its_day():
+    ferry = _rec(1, "The ferry leaves at 8am from Mallaig", "Oliver Grant", "2023-07-02T11:00:00+00:00")
+    dentist = _rec(2, "Your dentist appointment was moved to 3 August at 10am.", "Oliver Grant",
+                   "2023-06-10T09:00:00+00:00", subject="Dentist")
+    assert memory_answer("what time does the ferry leave", [ferry]).text == "8am (said on 2 July 2023) [1]"
+    assert memory_answer("when does the ferry leave?", [ferry]).text == "8am (said on 2 July 2023) [1]"
+    assert memory_answer("what time is my dentist appointment", [dentist]).text == "10am on 3 August 2023 [1]"
+    assert memory_answer("when is my dentist appointment", [dentist]).text == "3 August 2023 [1]"
+    dinner = _rec(3, "Dinner is at 19:30 tomorrow at Luca's", "Harriet Cole", "2023-07-02T11:00:00+00:00")
+    assert memory_answer("what time is dinner", [dinner]).text == "19:30 on 3 July 2023 [1]"
