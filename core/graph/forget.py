@@ -531,6 +531,7 @@ class Selection:
     merge_candidates: list[int] = field(default_factory=list)
     reactivate: dict[int, int | None] = field(default_factory=dict)   # fact id → its new superseded_by
     weaken: dict[int, int] = field(default_factory=dict)              # fact id → evidence rows lost
+    refrom: dict[int, tuple] = field(default_factory=dict)            # fact id → (valid_from, offset) without them
     redact: list[tuple[str, str, object, dict]] = field(default_factory=list)  # (table, key col, key, {col: new})
 
     def counts(self, sc: Scope) -> dict[str, int]:
@@ -576,6 +577,7 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
     for f, _r in ev:
         if f not in facts:
             sel.weaken[f] = sel.weaken.get(f, 0) + 1
+    sel.refrom = _refrom(conn, sel.weaken, ev, recs)
     mc = set()
     for p in chunks(ents):
         mc |= set(_ids(conn, f"SELECT id FROM mergecandidate WHERE a_id IN ({marks(len(p))}) OR b_id IN ({marks(len(p))})",
@@ -625,6 +627,46 @@ def select_rows(conn, sc: Scope, red: Redactor | None) -> Selection:
                 if new:
                     sel.redact.append(("mergecandidate", "id", row[0], new))
     return sel
+
+
+def _refrom(conn, weakened, ev, recs) -> dict[int, tuple]:
+    """The new ``valid_from`` (and the offset its record was written at) of each kept fact (of ``weakened``) whose start was the time a forgotten record of
+    ``ev`` was sent: the earliest kept evidence's time — Harriet's 'writes to Nina' kept "since 2023-05-01 10:00",
+    the time of the WhatsApp message forgotten with its file.  A start read from a kept record's words ("I moved
+    to Bristol in March") is not a forgotten record's time and stays."""
+    out: dict[int, object] = {}
+    gone: dict[int, set] = {}
+    for f, r in ev:
+        if f in weakened and r in recs:
+            gone.setdefault(f, set()).add(r)
+    for f, rids in sorted(gone.items()):
+        row = conn.execute("SELECT valid_from FROM fact WHERE id = ?", (f,)).fetchone()
+        if row is None or row[0] is None:
+            continue
+        sent = {t for (t,) in conn.execute(f"SELECT sent_at FROM record WHERE id IN ({marks(len(rids))})",
+                                           sorted(rids))}
+        if row[0] not in sent:
+            continue
+        live = [(t, off) for (t, rid, off) in conn.execute(
+            "SELECT r.sent_at, r.id, r.utc_offset FROM evidence e JOIN record r ON r.id = e.record_id "
+            "WHERE e.fact_id = ? AND r.tombstoned_at IS NULL AND r.sent_at IS NOT NULL", (f,)) if rid not in recs]
+        if live and min(live)[0] > row[0]:
+            out[f] = min(live)
+    return out
+
+
+def _restated(statement: str | None, sent, offset) -> str | None:
+    """``statement`` with its "As of DATE" day made the day ``sent`` (UTC, as stored) was where it was written
+    (``offset``: minutes east of UTC, or None)."""
+    from datetime import datetime, timedelta
+
+    from core.graph.facts import as_of_statement
+
+    head, sep, rest = (statement or "").partition(", ")
+    if not (sep and head.startswith("As of ")):
+        return statement
+    when = sent if isinstance(sent, datetime) else datetime.fromisoformat(str(sent))
+    return as_of_statement(when + timedelta(minutes=offset or 0), rest)
 
 
 def plan(conn, sc: Scope, red: Redactor | None) -> dict[str, int]:
@@ -681,6 +723,11 @@ def apply(conn, op_id: int, sc: Scope, red: Redactor | None, at=None) -> dict[st
         stash_values(conn, op_id, STORE, "fact", {"id": fid}, ["evidence_count"])
         add("facts_weakened", conn.execute("UPDATE fact SET evidence_count = max(0, evidence_count - ?) WHERE id = ?",
                                            (lost, fid)).rowcount)
+    for fid, (start, offset) in sorted(sel.refrom.items()):
+        row = stash_values(conn, op_id, STORE, "fact", {"id": fid}, ["valid_from", "statement", "indexed_at"])
+        if row is not None:
+            conn.execute("UPDATE fact SET valid_from = ?, statement = ?, indexed_at = NULL WHERE id = ?",
+                         (start, _restated(row["statement"], start, offset), fid))
     add("merge_candidates", stash_rows_by_ids(conn, op_id, STORE, "mergecandidate", "id", sel.merge_candidates))
     # what removed contact cards gave entities that stay (card_leftovers)
     add("aliases", stash_rows_by_ids(conn, op_id, STORE, "alias", "id", sc.card_aliases))

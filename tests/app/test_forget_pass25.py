@@ -1,0 +1,65 @@
+"""Forget, pass 25: a new user's mail and WhatsApp chats, one chat file forgotten.  Every test writes its own
+inputs; the right values come from them.
+
+Faults these tests pinned (each a kind):
+
+* a fact kept after forgetting some of its evidence kept the start the forgotten record gave it — Harriet's
+  'wrote to Nina' read "since 2023-05-01" (the day of the forgotten WhatsApp chat's first message) in her profile
+  and its statement; it now starts with the earliest record that stays, and a restore brings the old start back.
+"""
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+
+from app.operations.forget import forget, restore
+from app.operations.ingest import ingest
+from core.store.forgetting import Target
+from helpers.mboxes import write_mbox
+
+NINA = "Nina Brooks <nina@brooks.test>"
+HARRIET = "Harriet Cole <harriet.cole@gmail.test>"
+
+
+def _setup(c, tmp_path):
+    c.settings.owner_name, c.settings.owner_emails = "Nina Brooks", ["nina@brooks.test"]
+    box = write_mbox(tmp_path / "mail.mbox", [
+        (HARRIET, NINA, "New job!", "I started at Fernleaf Bakery last week as head baker."),
+        (HARRIET, NINA, "Birthday", "My birthday party is on 21 September at the Crown pub.")],
+        start=datetime(2023, 6, 4, 9, 0, tzinfo=timezone.utc), step=datetime(2023, 6, 13) - datetime(2023, 6, 4))
+    chat = tmp_path / "WhatsApp Chat with Harriet Cole.txt"
+    chat.write_text("01/05/2023, 10:00 - Harriet Cole: Fancy a walk on Sunday?\n"
+                    "01/05/2023, 10:02 - Nina Brooks: yes please, Ashton Court?\n"
+                    "10/08/2023, 19:00 - Harriet Cole: I got engaged!!! Tom proposed in Paris\n", encoding="utf-8")
+    assert ingest(c, [box, chat]).records_added == 5
+    return chat
+
+
+def _writes_to(c) -> tuple[str, str]:
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        return db.execute("SELECT f.valid_from, f.statement FROM fact f JOIN entity e ON e.id = f.subject_entity_id "
+                          "WHERE e.canonical_name = 'Harriet Cole' AND f.key LIKE 'writes_to:%' "
+                          "AND f.tombstoned_at IS NULL AND f.superseded_by IS NULL").fetchone()
+    finally:
+        db.close()
+
+
+def test_a_kept_fact_does_not_start_on_the_day_of_a_forgotten_record(container, tmp_path):
+    c = container
+    chat = _setup(c, tmp_path)
+    since, statement = _writes_to(c)
+    assert since.startswith("2023-05-01 10:00") and statement.startswith("As of 2023-05-01, ")
+
+    rep = forget(c, Target.source(str(chat)))
+    since, statement = _writes_to(c)
+    assert since.startswith("2023-06-04 09:00")  # her first mail, the earliest record that stays
+    assert statement == "As of 2023-06-04, Harriet Cole wrote to Nina Brooks by email."
+
+    restore(c, rep.forget_id)
+    since, statement = _writes_to(c)
+    assert since.startswith("2023-05-01 10:00") and statement.startswith("As of 2023-05-01, ")
+
+    forget(c, Target.source(str(chat)), purge=True)
+    since, statement = _writes_to(c)
+    assert since.startswith("2023-06-04 09:00") and statement.startswith("As of 2023-06-04, ")
