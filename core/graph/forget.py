@@ -106,8 +106,14 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
     ents = sorted(set(int(e) for e in entity_ids))
     rows = []
     for part in chunks(ents):
-        rows += [("name", n, None) for (n,) in conn.execute(
-            f"SELECT canonical_name FROM entity WHERE id IN ({marks(len(part))})", part)]
+        for n, kind in conn.execute(f"SELECT canonical_name, kind FROM entity WHERE id IN ({marks(len(part))})", part):
+            rows.append(("name", n, None))
+            first = (n or "").split()
+            # a person's first name alone ("Oliver said the ferry was cancelled" after forgetting Oliver Grant) is
+            # a mention too — a one-word name, so shared with a live Oliver it counts only where it can be him
+            if kind == "person" and len(first) > 1 and first[0].isalpha() and len(first[0]) >= 3 \
+                    and first[0][0].isupper() and "@" not in n:
+                rows.append(("name", first[0], None))
         rows += list(conn.execute(f"SELECT kind, value, normalized FROM alias WHERE entity_id IN ({marks(len(part))})",
                                   part))
     singles = sorted({v.strip().casefold() for kind, v, _ in rows

@@ -5,7 +5,10 @@ Faults these tests pinned (each a kind):
 
 * a fact kept after forgetting some of its evidence kept the start the forgotten record gave it — Harriet's
   'wrote to Nina' read "since 2023-05-01" (the day of the forgotten WhatsApp chat's first message) in her profile
-  and its statement; it now starts with the earliest record that stays, and a restore brings the old start back.
+  and its statement; it now starts with the earliest record that stays, and a restore brings the old start back;
+* a forgotten person's first name alone in others' messages stayed ("Oliver said the ferry was cancelled" after
+  forgetting Oliver Grant, in Harriet's record, the lexicon and the memory's concepts); it is a mention, redacted
+  like a one-word name — so where a live Oliver is a party it is his and stays.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from datetime import datetime, timezone
 from app.operations.forget import forget, restore
 from app.operations.ingest import ingest
 from core.store.forgetting import Target
+from helpers.files import scan
 from helpers.mboxes import write_mbox
 
 NINA = "Nina Brooks <nina@brooks.test>"
@@ -63,3 +67,31 @@ def test_a_kept_fact_does_not_start_on_the_day_of_a_forgotten_record(container, 
     forget(c, Target.source(str(chat)), purge=True)
     since, statement = _writes_to(c)
     assert since.startswith("2023-06-04 09:00") and statement.startswith("As of 2023-06-04, ")
+
+
+def test_a_forgotten_persons_first_name_alone_goes_from_others_messages(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Nina Brooks", ["nina@brooks.test"]
+    harriet = tmp_path / "WhatsApp Chat with Harriet Cole.txt"
+    harriet.write_text("01/05/2023, 10:00 - Harriet Cole: Oliver said the ferry was cancelled\n"
+                       "01/05/2023, 10:01 - Nina Brooks: typical, the ferry again\n", encoding="utf-8")
+    oliver = tmp_path / "WhatsApp Chat with Oliver Grant.txt"
+    oliver.write_text("02/05/2023, 10:00 - Oliver Grant: I booked the cabin in Glencoe\n"
+                      "02/05/2023, 10:01 - Nina Brooks: amazing\n", encoding="utf-8")
+    box = write_mbox(tmp_path / "stone.mbox", [("Oliver Stone <ostone@stone.test>", NINA, "Quiz",
+                                                "Oliver here, the pub quiz is on Friday.")])
+    assert ingest(c, [harriet, oliver, box]).records_added == 5
+
+    forget(c, "Oliver Grant", purge=True)
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        texts = sorted(t.strip() for (t,) in db.execute("SELECT text FROM record"))
+    finally:
+        db.close()
+    assert texts == ["Oliver here, the pub quiz is on Friday.", "[forgotten] said the ferry was cancelled",
+                     "amazing", "typical, the ferry again"]
+    assert scan(c.settings.home, ["Glencoe", "Oliver Grant"]) == {}
+    from app.operations.ask import ask
+
+    assert [r.text for r in ask(c, "ferry cancelled", k=3) if "cancelled" in r.text] == \
+        ["[forgotten] said the ferry was cancelled"]
