@@ -1590,6 +1590,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         callers turn it into a :class:`RecordError`).
     """
     raw, trimmed = _trim_parts(raw)
+    raw, refolded = refold_headers(raw)
     msg = BytesParser(policy=POLICY).parsebytes(raw)
     chat = gtalk_records(msg, path, index, mbox_from)
     if chat is not None:
@@ -1597,6 +1598,8 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     text, forwarded, notes = body_of(msg)
     if trimmed:
         notes.append(f"a part over {PARSE_BODY_BYTES // MIB} MiB: only its start was read")
+    if refolded:
+        notes.append("a header line wrapped without the space that marks a continuation: read as one")
     text = unarmor(text.replace("\r\n", "\n"), notes)
     if _is_encrypted(msg):
         notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
@@ -2025,6 +2028,37 @@ def _top_boundary(head: bytes) -> bytes | None:
     except Exception:  # a header the parser cannot read: no MIME structure to respect
         return None
     return boundary.encode("utf-8", "surrogateescape") if boundary else None
+
+
+def refold_headers(raw: bytes) -> tuple[bytes, bool]:
+    """``raw`` with header lines a broken mailer wrapped without the space or tab that marks a continuation
+    (``Subject: Budget for`` / ``Q2 plans`` / ``Date: …``) made continuations, and whether any was: up to three
+    such lines count when a well-known header (:func:`_message_header`) follows them in the header block.  (The
+    parser took the first of them for the start of the body: the Date and Message-ID under it became text and
+    the message had no time.)"""
+    end = _HEADER_END.search(raw)
+    if end is None or end.start() == 0:
+        return raw, False
+    lines = raw[:end.start()].split(b"\n")
+    changed = False
+    i = 1
+    while i < len(lines):
+        line = lines[i]
+        if line[:1] in (b" ", b"	") or _HEADER_LINE.match(line):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and not (lines[j][:1] in (b" ", b"	") or _HEADER_LINE.match(lines[j])):
+            j += 1
+        if j >= len(lines) or j - i > 3 or not _message_header(lines[j]) or not lines[i].strip():
+            break
+        for k in range(i, j):
+            lines[k] = b" " + lines[k]
+        changed = True
+        i = j
+    if not changed:
+        return raw, False
+    return b"\n".join(lines) + raw[end.start():], True
 
 
 def _message_header(line: bytes) -> bool:

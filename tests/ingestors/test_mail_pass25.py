@@ -179,3 +179,25 @@ def test_a_mail_programs_own_store_says_what_to_do_instead(tmp_path):
         assert ingestor_for(path) is None
         reason = unsupported_reason(path)
         assert reason.startswith(f"unsupported file type: {path.suffix} ({kind}") and "mbox" in reason
+
+
+# ----------------------------------------------------------------------------- a broken fold in the headers
+
+def test_a_header_wrapped_without_a_leading_space_keeps_the_headers_below_it(tmp_path):
+    # 'Subject: Budget for' / 'Q2 plans': a broken mailer wrapped the subject without the space of a
+    # continuation; the parser ended the headers there, so Date and Message-ID became body text and the mail had
+    # no time ('no Date header: time unknown')
+    [r] = _eml(tmp_path, "fold.eml", "Subject: Budget for\nQ2 plans\nMessage-ID: <b1@example.org>\n",
+               b"The body.\n")
+    assert (r.subject, r.text, r.external_id) == ("Budget for Q2 plans", "The body.\n", "<b1@example.org>")
+    assert r.sent_at.isoformat() == "2024-03-04T10:00:00+09:00"
+    assert "a header line wrapped without the space that marks a continuation: read as one" in r.notes
+
+
+def test_a_body_starting_right_under_the_headers_is_not_taken_for_a_header(tmp_path):
+    # no blank line between headers and body, and the body's second line looks like a label: nothing refolded
+    path = tmp_path / "nosep.eml"
+    path.write_bytes(b"From: Ann Lee <ann@example.org>\nSubject: hi\nDate: Mon, 04 Mar 2024 10:00:00 +0000\n"
+                     b"Hello Bob,\nNote: bring it\n\nSee you\n")
+    [r] = list(EmlIngestor().read(path))
+    assert r.subject == "hi" and r.text.startswith("Hello Bob,\nNote: bring it")
