@@ -416,6 +416,34 @@ def _first_person(m: re.Match) -> bool:
     return bool(g.get("we") or g.get("rel") or g.get("bare") or (g.get("subj") or "").lower() in ("i", "my"))
 
 
+_SITE = re.compile(r"^['’]s\b|^ (?:office|offices|branch|site|store|shop|depot|warehouse|campus|hub|plant|factory|"
+                   r"lab|HQ|headquarters|location|outlet)\b")
+_FOR_THE_DAY = re.compile(r"^[^,;.!?]*?\b(?:today|tonight|this (?:morning|afternoon|evening)|all day)\b")
+
+
+def _workplace(clause: str, m: re.Match) -> str | None:
+    """The employer an employer match names, or None when it names where someone works rather than for whom:
+    a branch of an unnamed employer ("at the Leeds office", "at the Berlin branch") or a place worked at for the day
+    in the present progressive ("I'm working at Starbucks today", "… at the library this morning").  A company's
+    site in the possessive is the company: "Initech's London office" → Initech (it was "Initech's London")."""
+    org = _value(m.group("org"))
+    after = clause[m.end("org"):]
+    if _SITE.match(after):
+        if after[0] in "'’":
+            return org
+        if clause[:m.start("org")].endswith("the "):
+            return None
+    poss = re.match(r"^(.+?)['’]s\b", org)
+    if poss and re.match(r"^(?: [A-Z][\w.'’-]*| head| main| regional| local| new| old)?(?=\s)", org[poss.end():] + after):
+        site = re.sub(r"^(?: [A-Z][\w.'’-]*| head| main| regional| local| new| old)?", "", org[poss.end():] + after)
+        if _SITE.match(site):
+            return poss.group(1)  # "Initech's London office", "Tesco's head office": the company
+    if re.search(r"(?:['’]m|\bam|['’]re|\bare|['’]s|\bis) (?:\w+ )?working (?:at|for)", m.group(0)) and \
+            _FOR_THE_DAY.match(after):
+        return None
+    return org
+
+
 _PREPOSITIONS = frozenset("""at in from for with to of near by into onto around outside inside across via about
 like than behind under over within without beside between among toward towards""".split())
 
@@ -463,7 +491,10 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
             if _negated(clause, m.start()):
                 continue  # "I never lived in Berlin", "I didn't move to Madrid"
             if what == "employer":
-                org = _TRAILING_WEEKDAY.sub("", _value(m.group("org")))
+                org = _workplace(clause, m)
+                if org is None:
+                    continue  # "I'm working at the Leeds office today", "… at Starbucks today": where, not for whom
+                org = _TRAILING_WEEKDAY.sub("", org)
                 found.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
                                            obj=org, obj_kind="thing", time_note=note))
             elif what == "home":

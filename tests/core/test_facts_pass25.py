@@ -198,3 +198,20 @@ def test_an_organisation_named_as_a_subject_is_no_person(texts, want):
 ])
 def test_an_initialisms_dots_end_no_sentence(text, want):
     assert [(f.key, f.value, f.valid_from) for f in extract_facts(text, JUL)] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: employer "Leeds", "Initech's London", "Starbucks", "Tesco's"
+    ("I'm working at the Leeds office today.", []),
+    ("I work at the Berlin office.", []),
+    ("I'm working at Starbucks today because the wifi is down.", []),
+    ("I work at Initech's London office.", ["Initech"]),
+    ("I work at Tesco's head office.", ["Tesco"]),
+    ("I work at Initech's office in Leeds.", ["Initech"]),
+    # still employers
+    ("I work at McDonald's.", ["McDonald's"]),
+    ("I'm working at Initech now.", ["Initech"]),
+    ("I started working at Globex today.", ["Globex"]),
+])
+def test_where_someone_works_for_the_day_or_a_branch_is_no_employer(text, want):
+    assert [f.value for f in extract_facts(text, JUL) if f.key == "employer"] == want
