@@ -41,7 +41,8 @@ NOTHING = "I found nothing about that."
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FILLER = re.compile(r"^(?:(?:hi|hey|hello|hiya|dear)\s+[^\W\d_]+\s*[,!]+\s*|"
-                     r"(?:yeah|yes|yep|wow|oh|ah|hey|hi|well(?!\s+done\b)|so|haha|lol|omg|"
+                     r"(?:(?:oh|ah|aw)\s+(?:no|dear|well|man|god|gosh)|oops|whoops|"
+                     r"yeah|yes|yep|wow|oh|ah|hey|hi|well(?!\s+done\b)|so|haha|lol|omg|"
                      r"(?:thanks|thank you|congrats|congratulations)(?!\s+(?:for|on|to|so|a lot|again)\b)|"
                      r"that's (?:great|awesome|cool|amazing))[,!.\s]+)+", re.IGNORECASE)
 """Words that open a sentence and say nothing of what it says ("So the wedding is …", "Hey Nina, the boat …",

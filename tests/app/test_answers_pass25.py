@@ -17,7 +17,9 @@ Faults these tests pinned (each a kind):
   and mistyped question words are read as meant;
 * "what time does the ferry leave?" over "The ferry leaves at 8am from Mallaig" answered "2 July 2023" (the day it
   was said): a what-time question, or a when-question over a sentence naming an hour but no day, is answered by
-  the hour and its day ("8am (said on 2 July 2023)", "10am on 3 August 2023").
+  the hour and its day ("8am (said on 2 July 2023)", "10am on 3 August 2023");
+* an interjection of two words kept its second as the answer's first ("oh no, I'll grab it on Friday" → "No, Sofia
+  Reyes will grab it on Friday", as if she refused).
 """
 from __future__ import annotations
 
@@ -150,3 +152,13 @@ def test_what_time_is_the_hour_said_with_its_day():
     assert memory_answer("when is my dentist appointment", [dentist]).text == "3 August 2023 [1]"
     dinner = _rec(3, "Dinner is at 19:30 tomorrow at Luca's", "Harriet Cole", "2023-07-02T11:00:00+00:00")
     assert memory_answer("what time is dinner", [dinner]).text == "19:30 on 3 July 2023 [1]"
+
+
+def test_oh_no_is_one_interjection_not_a_no():
+    reply = _rec(1, "oh no, I'll grab it on Friday", "Sofia Reyes", "2024-06-03T21:05:00+00:00")
+    assert memory_answer("what about my umbrella", [reply]).text == "Sofia Reyes will grab it on Friday [1]"
+    late = _rec(2, "Oh dear! The ferry is late again", "Oliver Grant", "2023-07-02T11:00:00+00:00")
+    assert memory_answer("what did oliver say about the ferry", [late]).text == "The ferry is late again [1]"
+    refusal = _rec(3, "No, I will not sell the boat", "Oliver Grant", "2023-07-02T11:00:00+00:00")
+    assert memory_answer("what did oliver say about the boat", [refusal]).text == \
+        "No, Oliver Grant will not sell the boat [1]"
