@@ -110,6 +110,9 @@ class Record:
             record's :attr:`content_hash` is that identity's, so the second format's copy is already known.
         former_identity: the identity an earlier version of its ingestor gave this record, or None: a record
             stored under it is this one (:attr:`known_hashes`), so a repeated import adds nothing.
+        former_sent_at: the time an earlier version of its ingestor gave this record when it was read wrongly
+            (the first of two instants of a wall time the zone had twice), or None: a record stored with it is
+            this one (:attr:`known_hashes`).
     """
 
     source_path: str
@@ -126,6 +129,7 @@ class Record:
     notes: list[str] = field(default_factory=list)
     identity: str | None = None
     former_identity: str | None = None
+    former_sent_at: datetime | None = None
 
     def __post_init__(self) -> None:
         # A lone UTF-16 surrogate (a JSON export's "\ud83d" of an emoji cut in half) is no character: the text
@@ -156,18 +160,22 @@ class Record:
         """Every hash this record may already be stored under: :attr:`content_hash`, and for a record with an
         :attr:`identity` the hash an import made before identities were kept (:attr:`file_hash`) and, with a
         :attr:`former_identity`, that identity's."""
+        before = [self._file_hash(self.former_sent_at)] if self.former_sent_at is not None else []
         if not self.identity:
-            return [self.content_hash]
+            return list(dict.fromkeys([self.content_hash, *before]))
         former = [self._identity_hash(self.former_identity)] if self.former_identity else []
-        return list(dict.fromkeys([self.content_hash, *former, self.file_hash]))
+        return list(dict.fromkeys([self.content_hash, *former, self.file_hash, *before]))
 
     @property
     def file_hash(self) -> str:
         """SHA-256 hex of (kind, id in its file, time, sender, subject, text): the same message of the same
         export format hashes the same."""
+        return self._file_hash(self.sent_at)
+
+    def _file_hash(self, sent_at: datetime | None) -> str:
         h = hashlib.sha256()
         sender = (self.sender.address or self.sender.name or "") if self.sender else ""
-        when = ensure_utc(self.sent_at).isoformat() if self.sent_at else ""  # the instant, whatever its offset
+        when = ensure_utc(sent_at).isoformat() if sent_at else ""  # the instant, whatever its offset
         for part in (self.kind, self.external_id, when,
                      sender.lower(), self.subject or "", self.text):
             h.update(part.encode("utf-8", "surrogatepass"))

@@ -1073,7 +1073,8 @@ class WhatsAppIngestor:
         def finish(h: _Header, upto: float) -> Record | None:
             """The block's Record, or None for a system line (kept for the next message)."""
             notes: list[str] = []
-            sent_at = order_of_times.place(self._when(h, order, notes), notes)
+            read_as = self._when(h, order, notes)
+            sent_at = order_of_times.place(read_as, notes)
             extra = h.extra
             while extra and not extra[-1].strip():  # blank lines before the next header (or the end of the
                 extra = extra[:-1]  # file) are none of the message: WhatsApp trims a message's end when it is sent
@@ -1120,7 +1121,8 @@ class WhatsAppIngestor:
             text = _body(said, notes, attrs)
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
-                          thread=thread, attrs=attrs, notes=notes)
+                          thread=thread, attrs=attrs, notes=notes,
+                          former_sent_at=read_as if sent_at is not read_as else None)
 
         lead: list[tuple[int, str]] = []  # the lines before the first message's header
 

@@ -49,6 +49,12 @@ def test_a_wall_time_that_happened_twice_keeps_the_files_order(tmp_path):
     assert [r.sent_at.utcoffset().total_seconds() for r in items] == [3600, 0, 0, 0]
     assert not any("twice" in n for n in items[0].notes + items[3].notes)
     assert any("happened twice" in n for n in items[1].notes)
+    # an import made before this was read stored 01:10 BST: that record is this one, not a new one
+    assert items[1].former_sent_at.astimezone(UTC) == datetime(2023, 10, 29, 0, 10, tzinfo=UTC)
+    was = Record(items[1].source_path, items[1].external_id, "chat", items[1].text, items[1].former_sent_at,
+                 items[1].sender)
+    assert was.content_hash in items[1].known_hashes and items[1].content_hash != was.content_hash
+    assert items[0].former_sent_at is None and items[0].known_hashes == [items[0].content_hash]
 
 
 def test_a_wall_time_in_the_repeated_hour_in_order_stays_the_first(tmp_path):
