@@ -668,8 +668,9 @@ class Survey:
                 votes[fits[0]] += 1
         return votes
 
-    def decide_order(self, dayfirst: bool) -> tuple[str, str]:
-        """``(order, basis)``: see the module docstring."""
+    def decide_order(self, dayfirst: bool, foreign: bool = True) -> tuple[str, str]:
+        """``(order, basis)``: see the module docstring (``foreign=False``: without :meth:`foreign_votes`, as
+        versions before them decided)."""
         if self.year_first:
             return "YMD", "dates"
         if self.short_year_first and not self.implausible["YMD"]:
@@ -686,7 +687,7 @@ class Survey:
                 return "YMD", "separator"  # "yy. M. d.": Korean (Slovenian writes "d. MM. yy", no final dot)
         if self.day_first_votes or self.month_first_votes:
             return ("DMY" if self.day_first_votes >= self.month_first_votes else "MDY"), "dates"
-        votes = self.foreign_votes()
+        votes = self.foreign_votes() if foreign else {o: 0 for o in ORDERS}
         if votes["DMY"] != votes["MDY"]:  # a real export line of another shape ('[13/01/2023, …]') settles it
             return ("DMY" if votes["DMY"] > votes["MDY"] else "MDY"), "dates"
         if self.backwards["DMY"] != self.backwards["MDY"]:
@@ -1038,6 +1039,7 @@ class WhatsAppIngestor:
         if survey.shape is None:
             return
         order, basis = survey.decide_order(self.dayfirst)
+        former_order = survey.decide_order(self.dayfirst, foreign=False)[0]  # how imports before foreign votes read it
         pasted, pasted_only = survey.pasted(order)  # lines of this shape pasted into a message: its text
         title = chat_title(path)
         not_people = system_senders(survey, title, pasted_only) | pasted_only
@@ -1122,7 +1124,8 @@ class WhatsAppIngestor:
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes,
-                          former_sent_at=read_as if sent_at is not read_as else None)
+                          former_sent_at=read_as if sent_at is not read_as else
+                          self._when(h, former_order, []) if former_order != order else None)
 
         lead: list[tuple[int, str]] = []  # the lines before the first message's header
 

@@ -307,6 +307,8 @@ def test_a_real_line_of_another_shape_settles_the_day_month_order(tmp_path):
         (datetime(2023, 2, 1, 9, 0, tzinfo=UTC), "Bob", "hi"), (datetime(2023, 2, 2, 10, 0, tzinfo=UTC), "Ann", "yo"),
         (datetime(2023, 2, 3, 11, 0, tzinfo=UTC), "Bob", "ok")]
     assert {(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in items} == {("DMY", "dates")}
+    # an import before this read Bob's 'hi' on 2 January: that record is this one
+    assert items[1].former_sent_at == datetime(2023, 1, 2, 9, 0, tzinfo=UTC) and items[0].former_sent_at is None
 
 
 def test_a_pasted_line_of_another_shape_by_someone_else_does_not_vote(tmp_path):
