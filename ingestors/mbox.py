@@ -1768,8 +1768,10 @@ def gtalk_records(msg: Message, path: Path, index: int, mbox_from: str | None = 
     """
     import xml.etree.ElementTree as ET
 
-    part = next((p for p in msg.walk() if p.get_content_type() == "text/xml"), None) \
-        if msg.is_multipart() or msg.get_content_type() == "text/xml" else None
+    # the message's own part (Gmail writes it top-level or under the top multipart/alternative), never one of a
+    # message forwarded inside it
+    own = [msg] if not msg.is_multipart() else [p for p in msg.get_payload() if isinstance(p, Message)]
+    part = next((p for p in own if p.get_content_type() == "text/xml"), None)
     if part is None:
         return None
     try:

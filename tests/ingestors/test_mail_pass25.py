@@ -201,3 +201,19 @@ def test_a_body_starting_right_under_the_headers_is_not_taken_for_a_header(tmp_p
                      b"Hello Bob,\nNote: bring it\n\nSee you\n")
     [r] = list(EmlIngestor().read(path))
     assert r.subject == "hi" and r.text.startswith("Hello Bob,\nNote: bring it")
+
+
+def test_a_google_talk_chat_forwarded_inside_a_mail_leaves_the_mail_its_writers(tmp_path):
+    from ingestors.mbox import MboxIngestor
+
+    inner = GTALK.split(b"\n", 1)[1]  # the chat mail without its envelope line
+    outer = (b"From carl@example.org Mon Mar  4 10:00:00 2024\nFrom: Carl Roe <carl@example.org>\n"
+             b"Date: Mon, 04 Mar 2024 10:00:00 +0000\nSubject: Fwd: our chat\nMessage-ID: <c1@example.org>\n"
+             b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="OUT"\n\n--OUT\n'
+             b"Content-Type: text/plain\n\nHere is the chat I mentioned.\n--OUT\nContent-Type: message/rfc822\n\n"
+             + inner + b"\n--OUT--\n")
+    path = tmp_path / "fwd.mbox"
+    path.write_bytes(outer)
+    items = list(MboxIngestor().read(path))
+    assert (items[0].kind, items[0].sender.name, items[0].text.strip()) == ("email", "Carl Roe",
+                                                                           "Here is the chat I mentioned.")
