@@ -328,7 +328,9 @@ class TelegramHtmlIngestor:
                 continue
             notes, attrs = list(common), {}
             sent_at = times.place(self._when(m.title, notes, attrs), notes)
-            wall = (parse_when(m.title) or (None,))[0]  # the time as written: where in its quarter hour it was sent
+            # the time as written: where in its quarter hour it was sent (only with its seconds, as JSON has them)
+            wall = (parse_when(m.title) or (None,))[0] if re.match(r"^\s*\S+\s+\d{1,2}:\d{2}:\d{2}", m.title or "") \
+                else None
             if m.service or m.call is not None:
                 events.append(self._event(m, sent_at))
                 continue
