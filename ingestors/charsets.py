@@ -1,16 +1,16 @@
 """Decoders for charset labels that mail programs write on text Python's own codecs of that name refuse.
 
 * ``iso-2022-jp`` (:func:`decode_iso2022jp`): Outlook, Thunderbird and Japanese webmail send Microsoft's
-  CP50220/CP50221 under that label — JIS X 0208 with NEC's row 13 (①, ㈱, ㌔, Ⅰ) and the NEC-selected IBM extensions
-  (髙, 﨑) — which Python's ``iso2022_jp`` codecs reject, so a whole body or subject was left as its escape
-  sequences (``$B-j (B``).  Each JIS X 0208 pair is read as its Shift_JIS twin in ``cp932``; JIS X 0201 kana
+  CP50220/CP50221 under that label — JIS X 0208 with NEC's row 13 (①, ㈱, ㌔, Ⅰ) and the NEC-selected IBM
+  extensions (髙, 﨑) — which Python's ``iso2022_jp`` codecs reject, so a whole body or subject was left as its
+  escape sequences (``$B-j (B``).  Each JIS X 0208 pair is read as its Shift_JIS twin in ``cp932``; JIS X 0201 kana
   (``ESC ( I`` and SO/SI), JIS X 0212 (``ESC $ ( D``) and JIS X 0213 (``ESC $ ( Q``/``O``) are read too.
 * ``euc-jp`` (:func:`decode_eucjp`): the same extensions in EUC-JP (① is 0xADA1), read the same way.
 * ``big5`` (:func:`decode_big5`): Hong Kong mail is Big5-HKSCS (恒, 埗) and Taiwanese mail Microsoft's CP950
   (碁, 銹, €), both labelled ``big5``; each pair is read in Big5-HKSCS, else CP950 (WHATWG's Big5 is both).
 
-They are registered as Python codecs (``kith-iso2022jp``, ``kith-eucjp``, ``kith-big5``: decode only) when this module is
-imported; an unreadable byte is an error (``strict``) or U+FFFD (any other ``errors``).
+They are registered as Python codecs (``kith-iso2022jp``, ``kith-eucjp``, ``kith-big5``: decode only) when this
+module is imported; an unreadable byte is an error (``strict``) or U+FFFD (any other ``errors``).
 """
 from __future__ import annotations
 

@@ -1322,7 +1322,8 @@ def _parties(values: list[str], role: str) -> list[Party]:
     unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
     values = [re.sub(r"<\s*mailto:", "<", v, flags=re.I) for v in values]  # "Ann <mailto:ann@…>" (web forms)
-    named = [v for v in values if "@" not in v and "<" not in v and ":" not in v]  # (a group: "undisclosed-recipients:;")
+    # (not a group: "undisclosed-recipients:;")
+    named = [v for v in values if "@" not in v and "<" not in v and ":" not in v]
     for value in named:  # names alone (Outlook's header block of a forward: "From: John Smith", "To: Doe, Jane;
         for name in value.split(";"):  # Bob Lee"; Notes' "John Smith/Acme"): each whole, split at semicolons only
             name = " ".join(decode_header_value(name).strip().strip('"').split())

@@ -39,7 +39,8 @@ Decisions on the ambiguous cases:
   ``"MDY"`` or ``"YMD"``; ``attrs["date_order_basis"]`` says how): a first field above 12
   means day-first and a second above 12 month-first, the more frequent winning
   (``"dates"``; with none, a real export line of another shape whose date exists, between the messages around
-  it, in one order only: :meth:`Survey.foreign_votes`) — but first, when every date could be a two-digit year first (Korean ``22. 12. 24.``),
+  it, in one order only: :meth:`Survey.foreign_votes`) — but first, when every date could be a two-digit
+  year first (Korean ``22. 12. 24.``),
   that order wins if the others give a year before WhatsApp (2009) or after next year (``"dates"``),
   if its dates alone run forwards (``"chronology"``) or if the clock marker's locales write the year
   first (``오후``, ``"locale"``) or the date is written ``22. 12. 24.`` (Korean's dots, ``"separator"``); else the order in which the dates run forwards in time (``"chronology"``);
@@ -721,11 +722,12 @@ _TILDE = re.compile(r"^~\s*")
 # "Чат WhatsApp с Ana", "Czat WhatsApp z Ana", "WhatsApp-chatt med Ana", "Obrolan WhatsApp dengan Ana",
 # "WhatsApp Chat - Family": up to two words, "WhatsApp", a word, then a joining word or a dash
 _CHAT_TITLE = re.compile(r"^(?:[^\W\d_]+\s+){0,2}?whatsapp(?:[\s-]*[^\W\d_]+)??\s*"
-                         r"(?:[-\u2013]|with|mit|con|avec|com|met|med|с|z|ze|ile|dengan|với|กับ)\s+(?P<title>.+)$", re.I)
+                         r"(?:[-\u2013]|with|mit|con|avec|com|met|med|с|z|ze|ile|dengan|với|กับ)\s+(?P<title>.+)$",
+                         re.I)
 # what a browser or a file manager adds to a file saved twice: "WhatsApp Chat with Ana (1).txt", "… - Copy",
 # "… - Kopie (2)", "… copy 2"
-_SAVED_TWICE = re.compile(r"(?:\s*\(\d{1,3}\)|\s+-\s+(?:copy|kopie|copie|copia|kopia|kopio|kopi|копия)(?:\s*\(\d{1,3}\))?|"
-                          r"\s+copy(?:\s+\d{1,3})?)$", re.I)
+_SAVED_TWICE = re.compile(r"(?:\s*\(\d{1,3}\)|\s+-\s+(?:copy|kopie|copie|copia|kopia|kopio|kopi|копия)"
+                          r"(?:\s*\(\d{1,3}\))?|\s+copy(?:\s+\d{1,3})?)$", re.I)
 
 
 def _chat_stem(path: Path) -> str:
