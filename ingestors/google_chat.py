@@ -31,7 +31,8 @@ Decisions:
 * **Thread**: ``"googlechat:"`` + the conversation's folder name (``"DM 8i2fRMAAAAE"``,
   ``"Space AAAA1bC2dE"``), lower-cased; a space's name is ``attrs["chat_name"]``.  ``external_id``: the
   ``message_id``, else ``"#<n>"``.
-* ``group_info.json`` and ``user_info.json`` give no records (they are read for the members and the owner).
+* ``group_info.json`` and ``user_info.json`` give no records (they are read for the members and the owner: beside
+  ``messages.json`` on disk, or read before it from the same archive, :func:`is_side_file`).
 * A file that is not JSON, too big (:data:`MAX_FILE_BYTES`) or holds no ``messages`` list raises
   :class:`~core.errors.InputError`; a message that is not an object is a :class:`~ingestors.base.RecordError`.
 """
@@ -96,12 +97,25 @@ def _when(value, notes: list[str], attrs: dict) -> datetime | None:
     return when
 
 
+def is_side_file(name: str) -> bool:
+    """Whether an archive member (``Takeout/Google Chat/Groups/DM …/group_info.json``, ``…/Users/User …/
+    user_info.json``) is a side file of Google Chat's export: read before the conversations of its archive, as in
+    a folder, so their members and owner are known (``app.operations.ingest``)."""
+    low = name.replace("\\", "/").lower()
+    return "google chat/" in low and low.rsplit("/", 1)[-1] in _SIDE_FILES
+
+
 class GoogleChatIngestor:
     """Reads a Google Takeout's Google Chat ``messages.json`` (and takes its ``group_info.json`` and
     ``user_info.json``, which give no records).  Claims no suffix; the registry picks it by :meth:`sniff`."""
 
     name = "googlechat"
     suffixes = frozenset()
+
+    def __init__(self) -> None:
+        # side files read from an archive, whose members are not on disk together: by the folder they lie in
+        self._groups: dict[str, dict] = {}  # conversation folder → group_info.json
+        self._users: dict[str, Party | None] = {}  # "Google Chat" folder → the account holder (user_info.json)
 
     def sniff(self, path: Path, head: bytes) -> float:
         """0.98 for a JSON object whose first 4 KiB hold ``"messages"`` with a ``"creator"`` and a
@@ -125,13 +139,17 @@ class GoogleChatIngestor:
         """
         path = Path(path)
         if path.name.lower() in _SIDE_FILES:
-            _load(path)
+            data = _load(path)
+            if path.name.lower() == "group_info.json":
+                self._groups[str(path.parent)] = data
+            else:
+                self._users[str(path.parent.parent.parent)] = _party(data.get("user"))
             return
         data = _load(path)
         messages = data.get("messages")
         if not isinstance(messages, list):
             raise InputError(str(path), "not a Google Chat export: no 'messages' list in it")
-        info = self._side(path.parent / "group_info.json")
+        info = self._side(path.parent / "group_info.json") or self._groups.get(str(path.parent), {})
         members = [p for p in (_party(m, "member") for m in info.get("members") or []) if p is not None] \
             if isinstance(info.get("members"), list) else []
         if not members:  # no group_info.json: the file's senders
@@ -203,7 +221,7 @@ class GoogleChatIngestor:
         try:
             infos = sorted((chat_root / "Users").glob("*/user_info.json"))
         except OSError:
-            return None
+            infos = []
         for info in infos[:1]:
             return _party(self._side(info).get("user"))
-        return None
+        return self._users.get(str(chat_root))  # read before, from the same archive

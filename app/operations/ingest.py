@@ -352,10 +352,12 @@ def _utf8_copy(path: Path, workdir: Path) -> Path | None:
 
 def _read_first(name: str) -> bool:
     """Whether a zip member is read before the others, as in a folder: an address book (its cards name the
-    people of the messages after it), or a Meta export's profile file (it names the export's owner)."""
+    people of the messages after it), a Meta export's profile file (it names the export's owner), or Google
+    Chat's group_info.json / user_info.json (its conversations' members and owner)."""
+    from ingestors.google_chat import is_side_file
     from ingestors.messenger import is_profile_file
 
-    return Path(name).suffix.lower() in ADDRESS_BOOK_SUFFIXES or is_profile_file(name)
+    return Path(name).suffix.lower() in ADDRESS_BOOK_SUFFIXES or is_profile_file(name) or is_side_file(name)
 
 
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,

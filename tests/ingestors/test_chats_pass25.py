@@ -274,7 +274,11 @@ def test_a_takeout_zip_holding_google_chat_imports_it(tmp_path, container):
     assert report.errors == [] and report.records_added == 3
     with container.db.session() as s:
         row = s.exec(select(Row).where(Row.text == "Lunch at the Harbour Hall on Friday?")).one()
+        bobs = s.exec(select(Row).where(Row.text == "Yes! Booked it")).one()
     assert row.sender_entity_id is not None
+    # in the zip the side files are not beside messages.json on disk: they are read first, so Bob, the account
+    # holder (user_info.json, listed after the conversation), is still the owner
+    assert bobs.attrs.get("is_from_me") is True and bobs.attrs.get("owner_name") == "Bob Roy"
 
 
 def test_another_programs_json_with_a_messages_list_is_no_telegram_export(tmp_path):
