@@ -64,7 +64,10 @@ _BDAY = rf"(?:{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)? (?:o
 _BARE = r"Mom|Mum|Mommy|Dad|Daddy|Mama|Papa|Grandma|Grandpa"  # kinship words used as names mean the speaker's relative
 _AUX = r"(?:['’](?:ve|m|s|re)| have| has| am| is| are| now have)?"  # "I've moved", "I'm living", "Ana has moved"
 _ADV = r"(?:just|recently|finally|now|also|actually|officially|permanently|currently|still)"
-_SUBJ = rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|(?P<name>{_NAME}))"
+# "Nina's sister", "Tom Hill's wife Ana": a relative of the person named (the name in the possessive, a relation word)
+_OF = rf"(?P<of>{_NOT_I}[A-Z][a-zA-Z\-]+(?: {_NOT_I}[A-Z][a-zA-Z\-]+){{0,2}})['’]s (?P<orel>{_REL})(?: (?P<orelname>{_NAME}))?"
+_SUBJ = (rf"(?P<subj>I|[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<bare>{_BARE})\b|{_OF}|"
+         rf"(?P<name>{_NAME}))")
 _WE = r"(?P<we>[Ww]e)"  # "we moved to Madrid": the speaker's household — a home of the speaker (homes only)
 _HOME_SUBJ = rf"(?:{_WE}|{_SUBJ})"
 # The speaker, their household or a relative — never a bare name: "Acme is based in Leeds" is a company's seat
@@ -77,11 +80,14 @@ _JOB = ("work", "employment", "employer")
 
 @dataclass(frozen=True)
 class Subject:
-    """Whom a fact is about: ``kind`` ∈ speaker | relation | name; ``relation`` (e.g. "mother"); ``name``."""
+    """Whom a fact is about: ``kind`` ∈ speaker | relation | name; ``relation`` (e.g. "mother"); ``name``; ``of``."""
 
     kind: str
     relation: str | None = None
     name: str | None = None
+    of: str | None = None
+    """For a ``relation``: the name of the person whose relative it is ("Nina's sister": Nina); None: the
+    speaker's."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,13 @@ def _relname(name: str | None) -> str | None:
     return name or None
 
 
+def _owner_name(name: str, before: str) -> str | None:
+    """The person a possessive names ("Nina's sister": Nina), as :func:`clean_subject_name` reads a name; None for a
+    kinship word ("Mum's friend": not a person called Mum) or nothing name-like ("Today's")."""
+    out = clean_subject_name(name, before)
+    return None if out is None or out.casefold() in KIN_NAMES else out
+
+
 def _subject(m: re.Match) -> Subject:
     if m.groupdict().get("we"):
         return Subject("speaker")
@@ -172,6 +185,12 @@ def _subject(m: re.Match) -> Subject:
         return Subject("speaker")
     if m.group("rel"):
         return Subject("relation", RELATIONS[m.group("rel").lower()], _relname(m.group("relname")))
+    if m.groupdict().get("orel"):
+        of = _owner_name(m.group("of"), m.string[max(0, m.start("of") - 20):m.start("of")])
+        name = _relname(m.group("orelname"))
+        if of is None and name:
+            return Subject("name", name=name)  # "Mum's friend Sue lives in Bath": about Sue
+        return Subject("relation", RELATIONS[m.group("orel").lower()], name, of=of)
     if m.groupdict().get("bare"):
         return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
                                             .replace("momm", "mom").replace("dadd", "dad")])
@@ -242,6 +261,7 @@ _AWHILE = re.compile(r"\bfor (?:the |a |an |my |our |one |two |three |four |a fe
 # left Initech to join Globex": an employer
 _THEN = re.compile(rf"^(?: (?:last|this|in|on) \w+| \w+ ago)?,? (?:for (?!good\b|Christmas|Easter|Thanksgiving|New "
                    rf"Year)(?:the )?(?P<then>{_PLACE})|to join (?:the )?(?P<join>{_ORG}))")
+_OF_MENTION = re.compile(rf"\b{_OF}\b")
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
 # joined Globex" — read again as "I moved to Rome", "Ana joined Globex".
@@ -448,16 +468,16 @@ _PREPOSITIONS = frozenset("""at in from for with to of near by into onto around 
 like than behind under over within without beside between among toward towards""".split())
 
 
-def _after_preposition(clause: str, m: re.Match) -> bool:
+def _after_preposition(clause: str, m: re.Match, group: str = "name") -> bool:
     """True when the name a match takes for its subject follows a preposition — it is the object of the words
     before it, not the one who lives or works somewhere: "My friend who works at Initech moved to Bath", "The guy
     who lives in York works at Globex", "Everyone at Hooli moved to Leeds" (each made a person named Initech, York,
     Hooli).  A month or weekday after the preposition is a date, as :func:`clean_subject_name` reads it: "In March
     Tom moved to Leeds" is about Tom."""
-    if m.groupdict().get("name") is None:
+    if m.groupdict().get(group) is None:
         return False
-    words = clause[:m.start("name")].split()
-    first = m.group("name").split()[0].casefold()
+    words = clause[:m.start(group)].split()
+    first = m.group(group).split()[0].casefold()
     return bool(words) and words[-1].casefold().strip(",") in _PREPOSITIONS and first not in _CALENDAR
 
 
@@ -484,7 +504,10 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
                 subj = _subject(m)
             if subj.kind == "name" and not subj.name:
                 continue  # "You moved…", "Congrats…": no one is named
-            if subj.kind == "name" and _after_preposition(clause, m):
+            if subj.kind == "relation" and subj.of is None and m.groupdict().get("orel"):
+                continue  # "Today's friend …": nothing named owns the relative
+            if (subj.kind == "name" and _after_preposition(clause, m)) or (subj.of and _after_preposition(clause, m,
+                                                                                                          "of")):
                 continue  # "My friend who works at Initech moved to Bath": Initech is where, not who
             if m.groupdict().get("we") and what != "home":
                 continue
@@ -570,6 +593,18 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                          time_note=note, ends=keys, then=then))
+        for m in _OF_MENTION.finditer(sentence):  # "Nina's sister lives in Oslo": Nina has a sister
+            of = _owner_name(m.group("of"), sentence[max(0, m.start() - 20):m.start()])
+            if not of or _after_preposition(sentence, m, "of") or _reported(opened, sentence[:m.start()]):
+                continue
+            rel = RELATIONS[m.group("orel").lower()]
+            name = _relname(m.group("orelname"))
+            if name and name.split()[0] in ("had", "has", "is", "was"):
+                name = None
+            out.append(FactCandidate(Subject("name", name=of), "relationships", "family" if rel in FAMILY else
+                                     "social", f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel,
+                                     cited, 0.6, _when(sentence, m.span(), anchors, sent_at)[0], obj=name,
+                                     obj_kind="person"))
         for m in _MENTION.finditer(sentence):
             if _reported(opened, sentence[:m.start()]):
                 continue  # 'Tom wrote: "my sister …"': Tom's sister

@@ -23,8 +23,10 @@ def _utc(day) -> datetime | None:
 
 
 def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, index: NameIndex | None,
-                when: datetime | None, record_id: int | None, sentence: str) -> Entity:
-    """The speaker's ``relation`` (e.g. mother): found through an existing relationship fact, by name, or created."""
+                when: datetime | None, record_id: int | None, sentence: str, told: bool = True) -> Entity:
+    """The speaker's ``relation`` (e.g. mother): found through an existing relationship fact, by name, or created.
+    ``speaker`` may be someone another writer names ("Nina's sister": Nina, ``told`` False — the statement then
+    says Nina has a sister, not that she mentioned one)."""
     key_prefix = f"relation:{relation}"
     if name:
         rel = named_relative(s, speaker.id, name, relation)
@@ -59,7 +61,8 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         subject_id=speaker.id, domain="relationships", category="family" if relation in _FAMILY else "social",
         key=key, value=rel.canonical_name, confidence=0.6, valid_from=when, record_id=record_id, excerpt=sentence,
         statement=as_of_statement(when, f"{speaker.canonical_name}'s {relation} is {rel.canonical_name}." if name
-                                  else f"{speaker.canonical_name} mentioned their {relation}."),
+                                  else f"{speaker.canonical_name} mentioned their {relation}." if told
+                                  else f"{speaker.canonical_name} has a {relation}."),
         links=[(rel.id, "object")]))
     return rel
 
@@ -189,21 +192,27 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         when = _utc(c.valid_from) or sent_at
         subject: Entity | None
         if c.domain == "relationships":
-            if speaker is not None:
+            if c.subject.kind == "name":  # "Nina's sister lives in Oslo": Nina's relative, told by someone else
+                anchor = _named(s, speaker, c.subject.name, thread, index)
+                if anchor is not None and (speaker is None or anchor.id != speaker.id):
+                    relative_of(s, anchor, c.key.split(":")[1], c.obj, index, when, record_id, c.sentence,
+                                told=False)
+            elif speaker is not None:
                 relative_of(s, speaker, c.key.split(":")[1], c.obj, index, when, record_id, c.sentence)
             continue
         if c.subject.kind == "speaker":
             subject = speaker
+        elif c.subject.kind == "relation" and c.subject.of:
+            anchor = _named(s, speaker, c.subject.of, thread, index)
+            subject = relative_of(s, anchor, c.subject.relation, c.subject.name, index, when, record_id, c.sentence,
+                                  told=speaker is not None and anchor is not None and anchor.id == speaker.id) \
+                if anchor is not None else None
         elif c.subject.kind == "relation":
             subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
                                   c.sentence) if speaker is not None else None
         else:  # a statement about whoever it names: the speaker's relative of that name ("Jane" after "my sister
             # Jane"), a participant of this thread, the one person of that name — never the last speaker
-            subject = (named_relative(s, speaker.id, c.subject.name) if speaker is not None and c.subject.name
-                       and not is_full_name(c.subject.name) else None)
-            if subject is None and _not_a_person(s, c.subject.name):
-                continue  # "Initech moved to Leeds" with Initech known as an employer: a company's move, no one's home
-            subject = subject or resolve_mention(s, c.subject.name, thread, index).entity
+            subject = _named(s, speaker, c.subject.name, thread, index)
         if subject is None:
             continue
         if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)
@@ -233,6 +242,19 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _named(s: Session, speaker: Entity | None, name: str | None, thread: str | None,
+           index: NameIndex | None) -> Entity | None:
+    """The person a text names as a subject: the speaker's relative of that name ("Jane" after "my sister Jane"), a
+    participant of the thread, the one person of that name, else a new one (:func:`resolve_mention`); None for a
+    name known only as an organisation (:func:`_not_a_person`) or no name."""
+    if not name:
+        return None
+    found = named_relative(s, speaker.id, name) if speaker is not None and not is_full_name(name) else None
+    if found is None and _not_a_person(s, name):
+        return None  # "Initech moved to Leeds" with Initech known as an employer: a company's move, no one's home
+    return found or resolve_mention(s, name, thread, index).entity
 
 
 def _not_a_person(s: Session, name: str | None) -> bool:

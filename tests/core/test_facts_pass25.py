@@ -84,7 +84,12 @@ def test_an_ex_is_no_relative():
     ("My sister Jane's moved to Leeds.", [("relation", "sister", "Jane", "home", "Leeds", date(2023, 7, 1), False),
                                           ("speaker", None, None, "relation:sister:jane", "Jane", date(2023, 7, 1),
                                            False)]),
-    ("My sister Jane's boyfriend lives in Leeds.", [("speaker", None, None, "relation:sister:jane", "Jane",
+    # and Jane's boyfriend lives in Leeds (a relative of the sister, told by the writer)
+    ("My sister Jane's boyfriend lives in Leeds.", [("relation", "boyfriend", None, "home", "Leeds", date(2023, 7, 1),
+                                                     False),
+                                                    ("name", None, "Jane", "relation:boyfriend", "boyfriend",
+                                                     date(2023, 7, 1), False),
+                                                    ("speaker", None, None, "relation:sister:jane", "Jane",
                                                      date(2023, 7, 1), False)]),
 ])
 def test_a_relatives_name_in_the_possessive_is_the_name(text, want):

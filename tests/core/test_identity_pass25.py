@@ -198,3 +198,58 @@ def test_kin_names():
 
     assert [kin_name(n) for n in ("Mum", "mom", "Dad ❤️", "Nan", "Hubby", "Mum Smith", "Tom", "Ma", None)] == [
         "mother", "mother", "father", "grandmother", "husband", None, None, None, None]
+
+
+def _facts_of(s, name: str) -> list[tuple[str, str]]:
+    [e] = [e for e in _live(s, "person") if e.canonical_name == name]
+    return sorted((f.key, f.value) for f in s.exec(select(Fact).where(Fact.subject_entity_id == e.id,
+                                                                      Fact.domain != "identity",
+                                                                      Fact.superseded_by.is_(None))).all())
+
+
+def test_someone_elses_named_relative_is_their_relative(s):
+    """Was: "Nina's sister lives in Oslo" and "Tom Hill's wife Ana works at Globex" stated nothing (no relative, no
+    home, no job).  Now Nina has a sister who lives in Oslo, and Tom Hill's wife is Ana, who works at Globex; the
+    writer, Rosa, gains no relatives."""
+    index = NameIndex()
+    rosa = P("Rosa Vidal", "rosa@vidal.example")
+    _say(s, index, R(rosa), "Nina's sister lives in Oslo.", T0)
+    _say(s, index, R(rosa), "Tom Hill's wife Ana works at Globex.", T0 + timedelta(days=1))
+    _say(s, index, R(rosa), "Mum's friend Sue lives in Bath.", T0 + timedelta(days=2))
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["Ana", "Nina", "Nina's sister", "Rosa Vidal",
+                                                                    "Sue", "Tom Hill"]
+    assert _facts_of(s, "Nina") == [("relation:sister", "Nina's sister")]
+    assert _facts_of(s, "Nina's sister") == [("home", "Oslo")]
+    assert _facts_of(s, "Tom Hill") == [("relation:wife:ana", "Ana")]
+    assert _facts_of(s, "Ana") == [("employer", "Globex")]
+    assert _facts_of(s, "Rosa Vidal") == [] and _facts_of(s, "Sue") == [("home", "Bath")]
+    st = s.exec(select(Fact).where(Fact.key == "relation:sister")).one().statement
+    assert st.endswith("Nina has a sister.")
+
+
+def test_the_relative_of_someone_who_writes_is_the_one_they_speak_of(s):
+    index = NameIndex()
+    nina = P("Nina Keller", "nina@keller.example")
+    _say(s, index, R(nina), "My sister works at Initech.", T0)
+    _say(s, index, R(P("Rosa Vidal", "rosa@vidal.example"), thread="t1"), "Nina Keller's sister moved to Bergen.",
+         T0 + timedelta(days=1))
+    assert _facts_of(s, "Nina Keller's sister") == [("employer", "Initech"), ("home", "Bergen")]
+    assert len([e for e in _live(s, "person") if "sister" in e.canonical_name]) == 1
+
+
+def test_an_organisations_boss_is_no_ones_relative(s):
+    index = NameIndex()
+    rosa = P("Rosa Vidal", "rosa@vidal.example")
+    _say(s, index, R(rosa), "I work at Initech.", T0)
+    _say(s, index, R(rosa), "Initech's boss moved to Leeds.", T0 + timedelta(days=1))
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["Rosa Vidal"]
+
+
+def test_the_named_relative_of_a_relative_is_theirs(s):
+    index = NameIndex()
+    rosa = P("Rosa Vidal", "rosa@vidal.example")
+    _say(s, index, R(rosa), "My sister Jane's boyfriend lives in Leeds.", T0)
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["Jane", "Jane's boyfriend", "Rosa Vidal"]
+    assert _facts_of(s, "Jane") == [("relation:boyfriend", "Jane's boyfriend")]
+    assert _facts_of(s, "Jane's boyfriend") == [("home", "Leeds")]
+    assert _facts_of(s, "Rosa Vidal") == [("relation:sister:jane", "Jane")]
