@@ -423,20 +423,35 @@ _SAID_Q = (
                r"e-?mail|text|note)\s*[?!.]*\s*$", re.IGNORECASE))
 
 
+_SAID_TO_Q = re.compile(
+    r"^\s*what\s+(?:did|have)\s+(?:i|we)\s+(?:last\s+|just\s+)?(?:say|said|write|wrote|written|send|sent|tell|told|"
+    r"text(?:ed)?|message[d]?|e-?mail(?:ed)?)\s+(?:to\s+)?(?P<name>.+?)(?:\s+(?:last|recently|lately))?\s*[?!.]*\s*$",
+    re.IGNORECASE)
+""""what did I say to Marco?" / "what did I tell Marco?" / "what did I last write to Marco?" (no topic)."""
+
+
 @dataclass
 class Said:
     """A "what did Noor say?" / "what was Noor's last message?" question — no topic named — answered with the
     latest record the person sent in their own words (:func:`_own_record`): their ``name`` and that record
-    (``result``, an ``AskResult``, or None)."""
+    (``result``, an ``AskResult``, or None).  ``to``: asked what the owner said *to* them ("what did I tell
+    Marco?"), answered with the owner's latest message to them in their own words."""
 
     name: str
     result: object = None
+    to: bool = False
 
 
 def said_question(c, question: str):
     """A :class:`Said` when ``question`` asks what a known person said, with no topic ("what did Noor say?"; "what
     did Noor say about Lisbon?" is recall's); the list of ``(id, name, kind, hint)`` when the name fits several;
     else None.  Reads only."""
+    m = _SAID_TO_Q.match(question or "")
+    if m:
+        e = _entity_or_choices(c, m.group("name").strip())
+        if e is None or isinstance(e, list):
+            return e
+        return Said(e.canonical_name, _own_record_to(c, e.id), to=True)
     m = next((m for rx in _SAID_Q if (m := rx.match(question or ""))), None)
     if not m:
         return None
@@ -451,7 +466,8 @@ def said_answer(q: Said, results: Sequence[Any]) -> MemoryAnswer:
     cited — or that they sent nothing."""
     r = q.result
     if r is None:
-        return MemoryAnswer(f"I have no message from {q.name} in their own words.", [], "what")
+        return MemoryAnswer(f"I have no message of yours to {q.name}." if q.to else
+                            f"I have no message from {q.name} in their own words.", [], "what")
     cited = _citing(results, r.record_id)
     body = r.text[len(r.subject):] if r.subject and r.record_kind not in ("photo", "voice") and \
         r.text.startswith(r.subject) else r.text
@@ -459,6 +475,9 @@ def said_answer(q: Said, results: Sequence[Any]) -> MemoryAnswer:
     words = " ".join(said[:30]) + (" …" if len(said) > 30 else "")
     when = datetime.fromisoformat(r.when) if r.when else None
     on = f"On {day_text(when)}, " if when else ""
+    if q.to:
+        return MemoryAnswer(f"{on}{'you' if on else 'You'} wrote to {q.name}: “{words}” {_cite(cited)}".strip(), cited,
+                            "what")
     return MemoryAnswer(f"{on}{q.name} wrote: “{words}” {_cite(cited)}".strip(), cited, "what")
 
 
@@ -1170,6 +1189,26 @@ def _own_record(c, entity_id: int):
     with c.db.session() as s:
         rows = s.exec(select(Record.id, Record.text).where(Record.sender_entity_id == entity_id,
                                                             Record.tombstoned_at.is_(None))
+                      .order_by(Record.sent_at.desc(), Record.id.desc()).limit(20)).all()
+    rid = next((i for i, text in rows if _says_something(text)), None)
+    return _as_result(c, rid) if rid is not None else None
+
+
+def _own_record_to(c, entity_id: int):
+    """The latest of the last 20 live records the owner sent to ``entity_id`` (a recipient or a member of the chat)
+    that says something in the owner's own words, as an ``AskResult``, or None (no owner known, or none)."""
+    from sqlmodel import select
+
+    from app.memory import owner_entity
+    from core.store.schema import Record, RecordEntity
+
+    me = owner_entity(c)
+    if not me or me[0] == entity_id:
+        return None
+    with c.db.session() as s:
+        rows = s.exec(select(Record.id, Record.text).join(RecordEntity, RecordEntity.record_id == Record.id)
+                      .where(Record.sender_entity_id == me[0], RecordEntity.entity_id == entity_id,
+                             RecordEntity.role.in_(("to", "cc", "member")), Record.tombstoned_at.is_(None))
                       .order_by(Record.sent_at.desc(), Record.id.desc()).limit(20)).all()
     rid = next((i for i, text in rows if _says_something(text)), None)
     return _as_result(c, rid) if rid is not None else None

@@ -19,7 +19,10 @@ Faults these tests pinned (each a kind):
   was said): a what-time question, or a when-question over a sentence naming an hour but no day, is answered by
   the hour and its day ("8am (said on 2 July 2023)", "10am on 3 August 2023");
 * an interjection of two words kept its second as the answer's first ("oh no, I'll grab it on Friday" → "No, Sofia
-  Reyes will grab it on Friday", as if she refused).
+  Reyes will grab it on Friday", as if she refused);
+* "what did I say to Oliver?" / "what did I tell Oliver?" answered with any of the owner's messages the owner's
+  name ranked first ("Nina Brooks will grab it on Friday", to someone else); it is the owner's latest message to
+  him in her own words, cited.
 """
 from __future__ import annotations
 
@@ -162,3 +165,17 @@ def test_oh_no_is_one_interjection_not_a_no():
     refusal = _rec(3, "No, I will not sell the boat", "Oliver Grant", "2023-07-02T11:00:00+00:00")
     assert memory_answer("what did oliver say about the boat", [refusal]).text == \
         "No, Oliver Grant will not sell the boat [1]"
+
+
+def test_what_did_i_say_to_someone_is_my_latest_message_to_them(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")
+
+    said, sources = answer("what did i say to oliver")
+    n = said.rsplit("[", 1)[1].rstrip("]")
+    assert said == f"On 12 June 2023, you wrote to Oliver Grant: “Yes! The lighthouse was amazing” [{n}]"
+    assert sources.startswith(f"[{n}]") and "The lighthouse was amazing" in sources and "\n" not in sources
+    for typed in ("what did I tell Oliver?", "what did i last write to oliver", "what did I send Oliver"):
+        assert answer(typed)[0].startswith("On 12 June 2023, you wrote to Oliver Grant: “Yes! The lighthouse"), typed
+    # what Oliver said is still his own latest message
+    assert answer("what did oliver say")[0].startswith("On 15 July 2023, Oliver Grant wrote: “Thanks for the lovely")
