@@ -485,6 +485,45 @@ _TRAILING_WEEKDAY = re.compile(r"\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|
 """A weekday after a place or an employer ("I moved to Leeds Monday"): when it happened, not part of the name."""
 
 
+_AND_BEFORE = re.compile(rf"(?:^|(?<=[\s,(\"“]))(?:[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<name>{_NAME}))"
+                         rf"(?:,? and| &) $")
+
+
+def _with_partner(clause: str, m: re.Match, fact: FactCandidate) -> list[FactCandidate]:
+    """``fact`` again for the one named with its subject before "and": "Tom and Ana moved to Leeds" (Tom too),
+    "Sarah and I work at Initech" (Sarah too), "My sister and I live in York" (the sister too) — the first of the
+    two was left out.  Empty when nothing name-like opens the clause there ("Congrats and …", "with Tom and Ana":
+    after a preposition; "I've left Initech and I'm …": the end of a verb phrase)."""
+    hit = _AND_BEFORE.search(clause[:m.start()] if clause[m.start():m.start() + 1] != " " else clause[:m.start() + 1])
+    if hit is None:
+        return []
+    lead = clause[:hit.start()].strip()
+    if lead and not lead.endswith((",", ";", ":", "(", '"', "“")) and any(
+            w.casefold().strip(",.") not in _NOT_NAMES | _TEMPORAL | _CALENDAR and not w.strip(",.").isdigit()
+            for w in lead.split()):
+        return []  # "I've left Initech and I'm now working for Globex": Initech ends a verb phrase, it is no subject
+    bare = re.fullmatch(rf"(?:{_BARE})", hit.group("name") or "")
+    if hit.group("rel"):
+        subj = Subject("relation", RELATIONS[hit.group("rel").lower()], _relname(hit.group("relname")))
+    elif hit.group("name") in ("Me", "me"):
+        subj = Subject("speaker")  # "Me and Tom moved to Leeds"
+    elif bare:  # "Mum and Dad moved to Spain"
+        word = bare.group(0).lower()
+        subj = Subject("relation", RELATIONS.get(word) or RELATIONS[{"mommy": "mom", "mummy": "mum",
+                                                                     "daddy": "dad"}[word]])
+    else:
+        before = clause[:hit.start("name")]
+        name = clean_subject_name(hit.group("name"), before[-20:])
+        words = before.split()
+        if not name or (words and words[-1].casefold() in _PREPOSITIONS) or name.casefold() in KIN_NAMES:
+            return []
+        subj = Subject("name", name=name)
+    if subj == fact.subject:
+        return []
+    from dataclasses import replace
+    return [replace(fact, subject=subj)]
+
+
 def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
             opened: bool | tuple[bool, str] = False) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
@@ -520,10 +559,12 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
                 org = _TRAILING_WEEKDAY.sub("", org)
                 found.append(FactCandidate(subj, "work", "employment", "employer", org, sentence, 0.7, start,
                                            obj=org, obj_kind="thing", time_note=note))
+                found += _with_partner(clause, m, found[-1])
             elif what == "home":
                 place = _TRAILING_WEEKDAY.sub("", _value(m.group("place")))
                 found.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
                                            obj=place, obj_kind="place", time_note=note))
+                found += _with_partner(clause, m, found[-1])
             elif what == "birthday":
                 found.append(FactCandidate(subj, "identity", "birthday", "birthday",
                                            _birthday_value(m.group("bday")), sentence, 0.8, None))

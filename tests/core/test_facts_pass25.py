@@ -220,3 +220,27 @@ def test_an_initialisms_dots_end_no_sentence(text, want):
 ])
 def test_where_someone_works_for_the_day_or_a_branch_is_no_employer(text, want):
     assert [f.value for f in extract_facts(text, JUL) if f.key == "employer"] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: only the second of the two (Ana; the writer; the writer; Dad; Tom)
+    ("Tom and Ana moved to Leeds.", [("name", None, "Ana", "home", "Leeds"), ("name", None, "Tom", "home", "Leeds")]),
+    ("Sarah and I work at Initech.", [("speaker", None, None, "employer", "Initech"),
+                                      ("name", None, "Sarah", "employer", "Initech")]),
+    ("My sister and I live in York.", [("speaker", None, None, "home", "York"),
+                                       ("relation", "sister", None, "home", "York"),
+                                       ("speaker", None, None, "relation:sister", "sister")]),
+    ("Mum and Dad moved to Spain.", [("relation", "father", None, "home", "Spain"),
+                                     ("relation", "mother", None, "home", "Spain")]),
+    ("Me and Tom moved to Leeds.", [("name", None, "Tom", "home", "Leeds"), ("speaker", None, None, "home", "Leeds")]),
+    # not a subject: after a preposition, or no name
+    ("I went with Tom and Ana moved to Leeds.", [("name", None, "Ana", "home", "Leeds")]),
+    ("Congrats and Ana moved to Leeds.", [("name", None, "Ana", "home", "Leeds")]),
+])
+def test_two_named_together_both_move_or_work_there(text, want):
+    assert [row[:5] for row in facts(text)] == want
+
+
+def test_a_name_ending_a_verb_phrase_before_and_is_no_subject():
+    assert [row[:5] for row in facts("I've left Initech and I'm now working for Globex.")] == [
+        ("speaker", None, None, "employer", "Globex"), ("speaker", None, None, "employer", "Initech")]
