@@ -43,6 +43,9 @@ _ORIGINAL_MARK = re.compile(
     r"^[ \t]*-{2,}[ \t]*(?:Original Message|Ursprüngliche Nachricht|Message d'origine|Mensaje original|"
     r"Messaggio originale|Oorspronkelijk bericht|Mensagem original|Originalmeddelande|Oprindelig meddelelse|"
     r"Opprinnelig melding|Wiadomość oryginalna|Alkuperäinen viesti|Исходное сообщение)[ \t]*-{2,}[ \t]*$", re.I)
+# Lotus Notes' reply separator: "-----John Smith/Acme wrote: -----" (its quoted header block follows, To: first)
+_NOTES_REPLY = re.compile(r"^[ \t]*-{3,}[ \t]*\S[^\n]{0,80}?\s(?:wrote|schrieb|a [ée]crit|escribi[óo]|ha scritto|"
+                          r"schreef|escreveu|skrev|napisa[łl]a?):?[ \t]*-{3,}[ \t]*$", re.I)
 _LEAD = (r"On\s.+\swrote|Am\s.+\sschrieb.*|Le\s.+\sa\s[ée]crit\s?|El\s.+\sescribi[óo]|Il\s.+\sha\sscritto|"
          r"Op\s.+\sschreef.*|Em\s.+\sescreveu|\S.*\d.*\sskrev\s.+|(?:W\sdniu|Dnia)\s.+\snapisał(?:a|\(a\))?.*|"
          r".*\d.*\skirjoitti.*|.*\d.*\sнаписал(?:а|\(а\))?.*|.*\d.*\snapsal(?:a|\(a\))?.*|"
@@ -141,8 +144,8 @@ def quote_start(lines: list[str]) -> int | None:
     """Index of the first line of quoted history that runs to the end (a separator, an Outlook header block,
     or an attribution line whose quote is not marked with ``>``), or None."""
     for i, line in enumerate(lines):
-        if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _outlook_block(lines, i) or \
-                _dashed_forward(lines, i):
+        if FORWARD_MARK.match(line) or _ORIGINAL_MARK.match(line) or _NOTES_REPLY.match(line) or \
+                _outlook_block(lines, i) or _dashed_forward(lines, i):
             return i - 1 if i and _RULE.match(lines[i - 1]) else i
         if _ATTRIBUTION.match(line) or _loose_attribution(line):
             width = 1

@@ -217,3 +217,14 @@ def test_a_google_talk_chat_forwarded_inside_a_mail_leaves_the_mail_its_writers(
     items = list(MboxIngestor().read(path))
     assert (items[0].kind, items[0].sender.name, items[0].text.strip()) == ("email", "Carl Roe",
                                                                            "Here is the chat I mentioned.")
+
+
+def test_a_lotus_notes_reply_separator_starts_the_quoted_history():
+    # Notes 8 writes '-----John Smith/Acme wrote: -----' above the quoted mail's To/From/Date/Subject block: the
+    # writer's own words kept the separator and the 'To:' line above the 'From:' that was taken for the block
+    from core.extraction.quoted import own_words
+
+    text = ("Thanks John, agreed.\n\n-----John Smith/Acme wrote: -----\nTo: Ann Lee/Acme@Acme\n"
+            "From: John Smith/Acme\nDate: 01/03/2024 17:15\nSubject: Budget\n\nWe can spend 40k.\n")
+    assert own_words(text).strip() == "Thanks John, agreed."
+    assert own_words("Hi\n\n----- I wrote this -----\nok") == "Hi\n\n----- I wrote this -----\nok"
