@@ -19,7 +19,9 @@ Decisions:
   conversation's next record.
 * **Time**: ``timestamp`` (µs, UTC; ``attrs["time_basis"] = "utc"``); unreadable: ``sent_at`` None, noted.
 * **Who**: ``Party(fallback_name, "gaia:<gaia_id>", "handle", "from")`` from the conversation's
-  ``participant_data`` (a participant with no name: the id alone); the recipients are the other participants
+  ``participant_data`` (a participant with no name: the id alone; an SMS participant with a
+  ``phone_number.e164``: ``Party(fallback_name, "+15551234567", "phone", "from")``, so the number is the same
+  person's as in other chats and messages); the recipients are the other participants
   (``"member"``).  The account holder (``self_read_state``'s participant) is the owner: ``attrs["owner_name"]``,
   and on their own messages ``attrs["is_from_me"]``.
 * **Thread**: ``"hangouts:<conversation id>"``; a group's ``name`` is ``attrs["chat_name"]``; ``external_id``
@@ -131,7 +133,10 @@ class HangoutsIngestor:
             gaia = _get(p, "id", "gaia_id")
             if isinstance(gaia, str) and gaia:
                 name = p.get("fallback_name") if isinstance(p.get("fallback_name"), str) else None
-                people[gaia] = Party(name.strip() or None if name else None, f"gaia:{gaia}", "handle", "member")
+                name = name.strip() or None if name else None
+                phone = _get(p, "phone_number", "e164")  # an SMS participant (Hangouts' SMS, Google Voice)
+                people[gaia] = Party(name if name != phone else None, phone, "phone", "member") \
+                    if isinstance(phone, str) and phone.strip() else Party(name, f"gaia:{gaia}", "handle", "member")
         owner_id = _get(conv, "self_conversation_state", "self_read_state", "participant_id", "gaia_id")
         owner = people.get(owner_id) if isinstance(owner_id, str) else None
         chat_name = conv.get("name") if isinstance(conv, dict) and isinstance(conv.get("name"), str) else None
@@ -171,7 +176,7 @@ class HangoutsIngestor:
             sender = people.get(gaia) if isinstance(gaia, str) else None
             if sender is None and isinstance(gaia, str) and gaia:
                 sender = Party(None, f"gaia:{gaia}", "handle", "member")
-            sender = Party(sender.name, sender.address, "handle", "from") if sender else None
+            sender = Party(sender.name, sender.address, sender.address_kind, "from") if sender else None
             if sender is None:
                 notes.append("sender unknown")
             if owner is not None:

@@ -411,3 +411,20 @@ def test_a_hangouts_file_cut_short_keeps_the_conversations_before_the_cut(tmp_pa
     path.write_text("{\"conversations\": [", encoding="utf-8")
     with pytest.raises(InputError, match="not valid JSON|not a Hangouts export"):
         list(HangoutsIngestor().read(path))
+
+
+def test_a_hangouts_sms_participant_is_their_phone_number(tmp_path):
+    from ingestors.hangouts import HangoutsIngestor
+
+    conv, events = _hangouts_conversation()
+    # Hangouts' SMS (Google Voice) conversations name the other side by number: the e164 number is the address,
+    # so it is the same person as that number's iMessage or WhatsApp contact (it was the gaia id only)
+    conv["participant_data"][1] = {"id": {"gaia_id": "222", "chat_id": "222"}, "fallback_name": "+15555550100",
+                                   "phone_number": {"e164": "+15555550100", "i18n_data": {"country_code": 1}}}
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps({"conversations": [{"conversation": {"conversation_id": {"id": "UgxAAA"},
+                                                                    "conversation": conv}, "events": events}]}),
+                    encoding="utf-8")
+    items = list(HangoutsIngestor().read(path))
+    assert items[0].sender == Party(None, "+15555550100", "phone", "from")
+    assert items[1].recipients == [Party(None, "+15555550100", "phone", "member")]
