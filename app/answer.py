@@ -942,6 +942,11 @@ _HOW_MANY = (
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:(?:do|did)\s+(?:i|we|you)\s+have|(?:are|were)\s+there|"
                r"(?:have|did)\s+(?:i|we)\s+(?:got|import(?:ed)?|kept|saved))\b(?P<rest>.*?)\s*[?!.]*\s*$",
                re.IGNORECASE))
+_HOW_MANY_TO = re.compile(
+    r"^\s*how\s+(?:many\s+(?P<what>[\w\s-]+?)|often)\s+(?:did|have|do)\s+(?:i|we)\s+(?P<verb>e-?mail(?:ed)?|"
+    r"wr(?:ite|ote|itten)(?:\s+to)?|message[d]?|text(?:ed)?|sen[dt](?:\s+to)?)\s+(?P<name>.+?)"
+    r"(?P<rest>\s+(?:in|during)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE)
+""""how many times did I email Marco?", "how often do I text Lena?", "how many emails did I send to Marco in 2024?"."""
 _PLACE_IN = re.compile(r"\b(?:in|at)\s+(?P<place>(?!(?:19|20)\d\d\b)[A-Z][\w' -]*?)(?=\s+(?:in|during|on)\b|$)")
 
 
@@ -957,6 +962,7 @@ class Count:
     year: int | None
     found: object = None
     have: bool = False  # "how many photos do I have?": what is held, not what the owner took
+    to: str | None = None  # "how many times did I email Marco?": the owner's records to them
 
 
 @dataclass
@@ -994,6 +1000,26 @@ def count_question(c, question: str):
         year = int(y.group(1)) if y else None
         since, until = _year_span(year)
         return Places(year, tally(c, kinds=("photo",), since=since, until=until).places[:5])
+    m = _HOW_MANY_TO.match(question or "")
+    if m:
+        what = (m.group("what") or "").strip()
+        kind = _kind_of(what) if what and not re.fullmatch(r"times?", what, re.I) else None
+        if kind is None and re.match(r"e-?mail|text", m.group("verb"), re.I):
+            kind = "chat" if m.group("verb").lower().startswith("text") else "email"
+        if what and kind is None and not re.fullmatch(r"times?", what, re.I):
+            return None
+        from app.memory import owner_entity
+
+        me = owner_entity(c)
+        e = _entity_or_choices(c, m.group("name"))
+        if not me or e is None or isinstance(e, list):
+            return e if isinstance(e, list) else None
+        y = _YEAR.search(m.group("rest") or "")
+        year = int(y.group(1)) if y else None
+        since, until = _year_span(year)
+        kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
+        return Count(kind or "message", None, None, year, tally(c, kinds=kinds, sender_id=me[0], recipient_id=e.id,
+                                                                since=since, until=until), to=e.canonical_name)
     for i, pattern in enumerate(_HOW_MANY):
         m = pattern.match(question or "")
         if not m:
@@ -1056,6 +1082,8 @@ def count_answer(q) -> MemoryAnswer:
         places = " (" + _and([name for name, _n, _first in t.places[:3]]) + ")"
     if q.sender:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
+    if q.to:
+        return MemoryAnswer(f"You sent {q.to} {what}{when}{span}.", [], "other")
     verb = "have" if q.have or q.kind != "photo" else "took"
     return MemoryAnswer(f"You {verb} {what}{where}{when}{span}{places}.", [], "other")
 

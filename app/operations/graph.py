@@ -227,9 +227,11 @@ def _offsets(c: Container) -> list[int | None]:
 
 
 def _live(*, since: datetime | None = None, until: datetime | None = None, channels: tuple[str, ...] = (),
-          kinds: tuple[str, ...] = (), sender_id: int | None = None, offsets: list[int | None] | None = None):
+          kinds: tuple[str, ...] = (), sender_id: int | None = None, offsets: list[int | None] | None = None,
+          recipient_id: int | None = None):
     """``SELECT record.id`` of the live records sent in ``[since, until)``, from sources of ``channels``
-    (source kinds), of record ``kinds``, sent by ``sender_id`` (each: any when not given).
+    (source kinds), of record ``kinds``, sent by ``sender_id``, to ``recipient_id`` (a recipient or a member of
+    the chat) (each: any when not given).
 
     ``since``/``until`` are a calendar's bounds (midnight of a day, a month, a year, written as UTC).  With
     ``offsets`` (:func:`_offsets`) a record is in them when its time **where it was sent or taken** (``sent_at`` at
@@ -242,6 +244,9 @@ def _live(*, since: datetime | None = None, until: datetime | None = None, chann
         q = q.where(Record.kind.in_(kinds))
     if sender_id is not None:
         q = q.where(Record.sender_entity_id == sender_id)
+    if recipient_id is not None:
+        q = q.where(Record.id.in_(select(RecordEntity.record_id).where(
+            RecordEntity.entity_id == recipient_id, RecordEntity.role.in_(("to", "cc", "member")))))
     if since is None and until is None:
         return q
     parts = []
@@ -405,13 +410,13 @@ class Tally:
 
 
 def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = None, place: str | None = None,
-          since: datetime | None = None, until: datetime | None = None) -> Tally:
+          since: datetime | None = None, until: datetime | None = None, recipient_id: int | None = None) -> Tally:
     """Count the live records of ``kinds`` (record kinds: ``email``, ``chat``, ``photo``, ``voice``; empty: all)
-    sent by entity ``sender_id`` (None: anyone), taken at a place whose name holds ``place`` (case-insensitive:
+    sent by entity ``sender_id`` (None: anyone) to ``recipient_id`` (None: anyone), taken at a place whose name holds ``place`` (case-insensitive:
     "Italy" matches "Arezzo, Tuscany, Italy"), sent in ``[since, until)`` (each at its own offset: :func:`_live`) —
     "how many emails did Cristy send me?", "how many photos did I take in Italy?", "where have I been?".  ``first``
     and ``last`` are at their records' own offsets.  Reads only."""
-    live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id,
+    live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id, recipient_id=recipient_id,
                  offsets=_offsets(c) if since or until else None)
     with c.db.session() as s:
         places = _places(s, live)

@@ -22,7 +22,9 @@ Faults these tests pinned (each a kind):
   Reyes will grab it on Friday", as if she refused);
 * "what did I say to Oliver?" / "what did I tell Oliver?" answered with any of the owner's messages the owner's
   name ranked first ("Nina Brooks will grab it on Friday", to someone else); it is the owner's latest message to
-  him in her own words, cited.
+  him in her own words, cited;
+* "how many times did I email Oliver?" answered with a message of the owner's to someone else (no count question
+  read it); it counts the owner's records to him ("You sent Oliver Grant 1 email, on 2 June 2023.").
 """
 from __future__ import annotations
 
@@ -179,3 +181,14 @@ def test_what_did_i_say_to_someone_is_my_latest_message_to_them(loop):
         assert answer(typed)[0].startswith("On 12 June 2023, you wrote to Oliver Grant: “Yes! The lighthouse"), typed
     # what Oliver said is still his own latest message
     assert answer("what did oliver say")[0].startswith("On 15 July 2023, Oliver Grant wrote: “Thanks for the lovely")
+
+
+def test_how_many_times_did_i_email_someone_counts_my_records_to_them(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    assert answer("how many times did i email oliver") == "You sent Oliver Grant 1 email, on 2 June 2023."
+    assert answer("how often do I text Oliver?") == "You sent Oliver Grant 1 chat message, on 12 June 2023."
+    assert answer("how many messages did I send oliver") == "You sent Oliver Grant 2 messages, in June 2023."
+    assert answer("how many emails did i send to oliver in 2022") == "You sent Oliver Grant 0 emails in 2022."
+    assert answer("how many emails did oliver send me") == "Oliver Grant sent you 2 emails, in June 2023."
