@@ -1333,6 +1333,10 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         seen += ", most often with " + " and ".join(n for n, _k in about.together[:2])
     facts = "".join(f"{body[:1].upper()}{body[1:]}. " for body in (_fact_body(st) for st, _ev in shown[:2]))
     text = f"{facts}{head} — {seen}"
+    if facts and not about.records and not about.photos and not about.is_owner:
+        # only named in messages, and a fact says who they are ("Oliver Grant's sister is Beth."): that is the
+        # answer — "Beth — Oliver Grant mentioned them: “My sister Beth is …”" after it only said it again
+        text = facts.strip()
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
 
 

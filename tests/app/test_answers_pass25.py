@@ -24,7 +24,10 @@ Faults these tests pinned (each a kind):
   name ranked first ("Nina Brooks will grab it on Friday", to someone else); it is the owner's latest message to
   him in her own words, cited;
 * "how many times did I email Oliver?" answered with a message of the owner's to someone else (no count question
-  read it); it counts the owner's records to him ("You sent Oliver Grant 1 email, on 2 June 2023.").
+  read it); it counts the owner's records to him ("You sent Oliver Grant 1 email, on 2 June 2023.");
+* "who is Beth?" (only named, in Oliver's "My sister Beth is visiting next week") read "Oliver Grant's sister is
+  Beth. Beth — Oliver Grant mentioned them: “My sister Beth is visiting next week”", saying it twice; the fact
+  alone answers.
 """
 from __future__ import annotations
 
@@ -192,3 +195,18 @@ def test_how_many_times_did_i_email_someone_counts_my_records_to_them(loop):
     assert answer("how many messages did I send oliver") == "You sent Oliver Grant 2 messages, in June 2023."
     assert answer("how many emails did i send to oliver in 2022") == "You sent Oliver Grant 0 emails in 2022."
     assert answer("how many emails did oliver send me") == "Oliver Grant sent you 2 emails, in June 2023."
+
+
+def test_who_is_someone_only_named_says_the_fact_once():
+    from app.answer import about_answer
+    from app.operations.graph import About
+
+    beth = About(id=6, kind="person", name="Beth", is_owner=False, addresses=[], records=0, first=None, last=None,
+                 together=[], facts=[("As of 2023-06-13, Oliver Grant's sister is Beth.", [8])])
+    other = _rec(7, "Did you see the lighthouse photos?", "Oliver Grant", "2023-06-12T14:05:00+00:00")
+    sister = _rec(8, "My sister Beth is visiting next week", "Oliver Grant", "2023-06-13T09:10:00+00:00")
+    assert about_answer(beth, [other, sister]).text == "Oliver Grant's sister is Beth. [2]"
+    # with no fact about her, who named her and how, as before
+    beth.facts = []
+    assert about_answer(beth, [other, sister]).text == \
+        "Beth — Oliver Grant mentioned them: “My sister Beth is visiting next week” [2]"
