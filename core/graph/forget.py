@@ -89,6 +89,13 @@ def _relatives(conn, entity_ids) -> list[int]:
     return out
 
 
+_WORD_NAMES = frozenset("""will may june april august mark bill frank pat sue rich chase drew miles ray guy don dean
+hope grace faith joy dawn art sky win rob jack max sandy summer autumn penny rose ruby holly ivy amber iris daisy lily
+river bob carol sunny august""".split())
+"""First names that open sentences as words ("Will you come?", "May I …", "Mark the date", "Hope you're well"): a
+forgotten Will Smith's first name alone is not redacted (his full name, addresses and numbers are)."""
+
+
 def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
     """The :class:`Redactor` of the entities' canonical names and aliases, with what tells where a one-word
     name of theirs is someone else's (:meth:`Redactor.within`).
@@ -112,7 +119,7 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
             # a person's first name alone ("Oliver said the ferry was cancelled" after forgetting Oliver Grant) is
             # a mention too — a one-word name, so shared with a live Oliver it counts only where it can be him
             if kind == "person" and len(first) > 1 and first[0].isalpha() and len(first[0]) >= 3 \
-                    and first[0][0].isupper() and "@" not in n:
+                    and first[0][0].isupper() and "@" not in n and first[0].casefold() not in _WORD_NAMES:
                 rows.append(("name", first[0], None))
         rows += list(conn.execute(f"SELECT kind, value, normalized FROM alias WHERE entity_id IN ({marks(len(part))})",
                                   part))
