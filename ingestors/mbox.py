@@ -1503,10 +1503,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
         attrs["sent_via"] = f"{senders[0].name or ''} <{senders[0].address}>".strip()
         senders[0] = author
 
+    labels = {x.strip().casefold() for x in (attrs.get("gmail_labels") or "").split(",")}
     return Record(
         source_path=str(path.absolute()),
         external_id=message_id or f"#{index}",
-        kind="email",
+        kind="chat" if labels & {"chat", "chats"} else "email",  # Gmail kept Hangouts' chat messages as mail
         text=text,
         sent_at=sent_at,
         sender=senders[0] if senders else None,

@@ -228,3 +228,20 @@ def test_a_lotus_notes_reply_separator_starts_the_quoted_history():
             "From: John Smith/Acme\nDate: 01/03/2024 17:15\nSubject: Budget\n\nWe can spend 40k.\n")
     assert own_words(text).strip() == "Thanks John, agreed."
     assert own_words("Hi\n\n----- I wrote this -----\nok") == "Hi\n\n----- I wrote this -----\nok"
+
+
+def test_a_hangouts_message_gmail_kept_under_its_chat_label_is_a_chat_message(tmp_path):
+    from ingestors.mbox import MboxIngestor
+
+    # from 2013 Gmail kept each Hangouts message as a mail of its own, labelled Chat, no subject: it was counted
+    # as an email ('how many emails did Bob send me?')
+    path = tmp_path / "All mail Including Spam and Trash.mbox"
+    path.write_bytes(b"From 1500000000000000001@xxx Mon Mar 04 10:00:00 +0000 2019\nX-GM-THRID: 1500000000000000001\n"
+                     b"X-Gmail-Labels: Archived,Chat\nFrom: Bob Smith <bob@gmail.com>\nTo: alice@gmail.com\n"
+                     b"Date: Mon, 04 Mar 2019 10:00:00 +0000\n\nHey! How are you?\n\n"
+                     b"From 1500000000000000002@xxx Mon Mar 04 11:00:00 +0000 2019\nX-Gmail-Labels: Inbox\n"
+                     b"From: Bob Smith <bob@gmail.com>\nTo: alice@gmail.com\nSubject: Invoice\n"
+                     b"Date: Mon, 04 Mar 2019 11:00:00 +0000\n\nAttached.\n")
+    items = list(MboxIngestor().read(path))
+    assert [(r.kind, r.sender.name, r.text.strip()) for r in items] == [
+        ("chat", "Bob Smith", "Hey! How are you?"), ("email", "Bob Smith", "Attached.")]
