@@ -214,6 +214,12 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
                 rf"(?:at|with|from) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:was|were|got|have been|has been|['’]ve been|['’]s been) (?:{_ADV} )?"
                 rf"(?:hired|taken on|recruited) (?:by|at) (?:the )?(?P<org>{_ORG})"), "employer"),
+    # "I've been at Initech for three years", "Ana has been with Globex since 2019": a job held up to now (not "had
+    # been": a job that was; not "I'm at Initech", nor weeks: where one is may be a visit, a hospital stay)
+    (re.compile(rf"\b{_SUBJ}(?:['’]ve| have| has|['’]s)(?: {_ADV})? been (?:at|with) (?:the )?(?P<org>{_ORG}),? "
+                rf"(?:for (?:(?:about|almost|nearly|over|around) )?(?P<n>\d+|an?|one|two|three|four|five|six|seven|"
+                rf"eight|nine|ten|eleven|twelve|a few|a couple of|several) (?P<unit>year|month)s?\b|since\b)"),
+     "tenure"),
     # "I moved to Leeds", "we moved back home to Cork", "I moved from Berlin to Rome", "we moved into a flat in Leeds"
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})?(?: been)? (?:live|lives|living|moved|move|moves|moving|relocated|"
                 rf"relocating)"
@@ -485,6 +491,18 @@ _TRAILING_WEEKDAY = re.compile(r"\s+(?:Monday|Tuesday|Wednesday|Thursday|Friday|
 """A weekday after a place or an employer ("I moved to Leeds Monday"): when it happened, not part of the name."""
 
 
+_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a few": 3, "a couple of": 2, "several": 3}
+
+
+def _since(day: date, n: str, unit: str) -> date:
+    """The day ``n`` ``unit``s (year, month) before ``day``: "for three years" written on 2023-07-01 →
+    2020-07-01 (the 28th at most in a month that is shorter)."""
+    k = int(n) if n.isdigit() else _COUNT[n.lower()]
+    months = day.year * 12 + day.month - 1 - (k * 12 if unit == "year" else k)
+    return date(months // 12, months % 12 + 1, min(day.day, 28))
+
+
 _AND_BEFORE = re.compile(rf"(?:^|(?<=[\s,(\"“]))(?:[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<name>{_NAME}))"
                          rf"(?:,? and| &) $")
 
@@ -552,6 +570,11 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
                 continue
             if _negated(clause, m.start()):
                 continue  # "I never lived in Berlin", "I didn't move to Madrid"
+            if what == "tenure":  # "for three years": since that long before the message ("since …": its anchor)
+                if m.group("n") and sent_at is not None:
+                    start, note = _since(sent_at.date(), m.group("n"), m.group("unit")), (
+                        f'"{m.group("n")} {m.group("unit")}(s)" before the message ({sent_at.date().isoformat()})')
+                what = "employer"
             if what == "employer":
                 org = _workplace(clause, m)
                 if org is None:

@@ -244,3 +244,20 @@ def test_two_named_together_both_move_or_work_there(text, want):
 def test_a_name_ending_a_verb_phrase_before_and_is_no_subject():
     assert [row[:5] for row in facts("I've left Initech and I'm now working for Globex.")] == [
         ("speaker", None, None, "employer", "Globex"), ("speaker", None, None, "employer", "Initech")]
+
+
+@pytest.mark.parametrize("text, want", [
+    # was: nothing
+    ("I've been at Initech for three years.", [("speaker", None, None, "employer", "Initech", date(2020, 7, 1), False)]),
+    ("I've been with Globex since 2019.", [("speaker", None, None, "employer", "Globex", date(2019, 1, 1), False)]),
+    ("Ana has been at Initech for 18 months now.", [("name", None, "Ana", "employer", "Initech", date(2022, 1, 1),
+                                                     False)]),
+    ("Tom's been at Hooli for a year.", [("name", None, "Tom", "employer", "Hooli", date(2022, 7, 1), False)]),
+    # a job that was, a stay, a visit
+    ("I had been at Initech for three years.", []),
+    ("I've been at the airport for two hours.", []),
+    ("I've been at St Mary's for two weeks.", []),
+    ("I'm still at Globex.", []),
+])
+def test_time_spent_at_an_organisation_is_a_job_since_then(text, want):
+    assert facts(text) == want
