@@ -88,6 +88,8 @@ class Subject:
     of: str | None = None
     """For a ``relation``: the name of the person whose relative it is ("Nina's sister": Nina); None: the
     speaker's."""
+    word: str | None = None
+    """For a ``relation`` named by a kinship word used as a name ("Dad moved to Spain"): the word as written."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ def _subject(m: re.Match) -> Subject:
         return Subject("relation", RELATIONS[m.group("orel").lower()], name, of=of)
     if m.groupdict().get("bare"):
         return Subject("relation", RELATIONS[m.group("bare").lower().rstrip("y").replace("mumm", "mum")
-                                            .replace("momm", "mom").replace("dadd", "dad")])
+                                            .replace("momm", "mom").replace("dadd", "dad")], word=m.group("bare"))
     return Subject("name", name=clean_subject_name(m.group("name"), m.string[max(0, m.start("name") - 20):
                                                                            m.start("name")]))
 
@@ -528,7 +530,7 @@ def _with_partner(clause: str, m: re.Match, fact: FactCandidate) -> list[FactCan
     elif bare:  # "Mum and Dad moved to Spain"
         word = bare.group(0).lower()
         subj = Subject("relation", RELATIONS.get(word) or RELATIONS[{"mommy": "mom", "mummy": "mum",
-                                                                     "daddy": "dad"}[word]])
+                                                                     "daddy": "dad"}[word]], word=bare.group(0))
     else:
         before = clause[:hit.start("name")]
         name = clean_subject_name(hit.group("name"), before[-20:])

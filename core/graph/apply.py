@@ -208,8 +208,10 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
                                   told=speaker is not None and anchor is not None and anchor.id == speaker.id) \
                 if anchor is not None else None
         elif c.subject.kind == "relation":
-            subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
-                                  c.sentence) if speaker is not None else None
+            subject = _kin_in_thread(s, c.subject.word, thread, index, speaker)
+            if subject is None:
+                subject = relative_of(s, speaker, c.subject.relation, c.subject.name, index, when, record_id,
+                                      c.sentence) if speaker is not None else None
         else:  # a statement about whoever it names: the speaker's relative of that name ("Jane" after "my sister
             # Jane"), a participant of this thread, the one person of that name — never the last speaker
             subject = _named(s, speaker, c.subject.name, thread, index)
@@ -242,6 +244,22 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _kin_in_thread(s: Session, word: str | None, thread: str | None, index: NameIndex | None,
+                   speaker: Entity | None) -> Entity | None:
+    """The one other participant of ``thread`` whose name is the kinship word ``word`` a writer used as a name, or
+    None.  In a family's group chat the phone shows the parents as "Mum" and "Dad": Mum's "Dad and I moved to Spain"
+    is about the member called Dad, not Mum's own father (it made a person "Mum's father" living in Spain)."""
+    if not word or not thread:
+        return None
+    from core.graph.entities import normalize_name as _norm
+
+    index = index or NameIndex()
+    ids = {i for n, ids in index.thread_members(s, thread).items() if kin_name(n) and _norm(strip_decorations(n))
+           == _norm(word) for i in ids} - ({speaker.id} if speaker is not None else set())
+    e = s.get(Entity, ids.pop()) if len(ids) == 1 else None
+    return e if e is not None and e.tombstoned_at is None and e.kind == "person" else None
 
 
 def _named(s: Session, speaker: Entity | None, name: str | None, thread: str | None,

@@ -253,3 +253,25 @@ def test_the_named_relative_of_a_relative_is_theirs(s):
     assert _facts_of(s, "Jane") == [("relation:boyfriend", "Jane's boyfriend")]
     assert _facts_of(s, "Jane's boyfriend") == [("home", "Leeds")]
     assert _facts_of(s, "Rosa Vidal") == [("relation:sister:jane", "Jane")]
+
+
+def test_a_kinship_word_naming_a_member_of_the_chat_is_that_member(s):
+    """A family's group chat, as the owner's phone shows it: "Mum" and "Dad" are members.  Mum writes "Dad and I
+    moved to Spain last week".  Was: Mum and a new person "Mum's father" lived in Spain.  Now Dad (the member) does.
+    Outside such a chat, Tom's "Dad moved to York" is still Tom's own father."""
+    index = NameIndex()
+    names = ("Mum", "Dad", "Alex Morgan")
+
+    def others(me):  # the chat's other members (a record's parties never include its sender twice)
+        return [P(n, None, "phone", "member") for n in names if n != me]
+
+    sun = datetime(2023, 3, 12, 9, 3, tzinfo=timezone.utc)
+    _say(s, index, R(P("Dad", None, "phone"), others("Dad"), kind="chat", thread="family"), "Morning all!", sun)
+    _say(s, index, R(P("Mum", None, "phone"), others("Mum"), kind="chat", thread="family"),
+         "Dad and I moved to Spain last week 🌞", sun + timedelta(minutes=2))
+    _say(s, index, R(P("Tom Hill", "tom@hill.example")), "Dad moved to York.", sun + timedelta(days=1))
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["Alex Morgan", "Dad", "Mum", "Tom Hill",
+                                                                    "Tom Hill's father"]
+    assert _facts_of(s, "Dad") == [("home", "Spain")]  # since Mon 27 Feb 2023, the week before
+    assert _facts_of(s, "Mum") == [("home", "Spain")]
+    assert _facts_of(s, "Tom Hill's father") == [("home", "York")]
