@@ -1463,6 +1463,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     sent_at = _sent_at(first("date"), mbox_from, notes, attrs, headers.get("received"))
     senders = _parties(undecoded("from") or undecoded("sender"), "from")
     recipients = _parties(undecoded("to"), "to") + _parties(undecoded("cc"), "cc")
+    if len(senders) > 1:  # several authors (RFC 5322 3.6.2): the one Sender names sent it; the others are kept
+        agent = {p.address.lower() for p in _parties(undecoded("sender"), "from") if p.address}
+        senders.sort(key=lambda p: not (p.address and p.address.lower() in agent))
+        attrs["other_authors"] = [{"name": p.name, "address": p.address} for p in senders[1:]]
+        notes.append("written by several: " + ", ".join(p.name or p.address or "" for p in senders))
 
     references, in_reply_to = _msg_ids(first("references")), _msg_ids(first("in-reply-to"))
     thread_subject = normalise_subject(subject)

@@ -245,3 +245,16 @@ def test_a_hangouts_message_gmail_kept_under_its_chat_label_is_a_chat_message(tm
     items = list(MboxIngestor().read(path))
     assert [(r.kind, r.sender.name, r.text.strip()) for r in items] == [
         ("chat", "Bob Smith", "Hey! How are you?"), ("email", "Bob Smith", "Attached.")]
+
+
+def test_a_mail_of_several_authors_keeps_them_all(tmp_path):
+    # 'From: Ann Lee <ann@…>, Bob Roy <bob@…>' with 'Sender: Bob Roy <bob@…>' (RFC 5322: several authors, the
+    # Sender sent it): the sender was Ann and Bob was in no field at all
+    path = tmp_path / "two.eml"
+    path.write_bytes(b"From: Ann Lee <ann@example.org>, Bob Roy <bob@example.org>\nSender: Bob Roy <bob@example.org>\n"
+                     b"To: Team <team@example.org>\nSubject: Our proposal\nDate: Mon, 04 Mar 2024 10:00:00 +0000\n\n"
+                     b"Here it is.\n")
+    [r] = list(EmlIngestor().read(path))
+    assert (r.sender.name, r.sender.address) == ("Bob Roy", "bob@example.org")
+    assert r.attrs["other_authors"] == [{"name": "Ann Lee", "address": "ann@example.org"}]
+    assert "written by several: Bob Roy, Ann Lee" in r.notes
