@@ -641,14 +641,18 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
                 record_id=record_id, excerpt=(rec.subject or rec.text)[:200], links=[(other.id, "object")],
                 statement=as_of_statement(rec.sent_at, f"{speaker.canonical_name} wrote to {other.canonical_name}"
                                           f"{' by ' + rec.kind if rec.kind == 'email' else ''}.")))
-    if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email":
+    from core.graph.entities import is_role_address
+
+    if sender_id and rec.sender and rec.sender.address and rec.sender.address_kind == "email" and not (
+            speaker is not None and speaker.kind == "person" and rec.sender.name
+            and is_role_address(rec.sender.address)):  # "Ann Lee (via Google Docs)" <comments-noreply@…>: not hers
         from core.graph.entities import person_display_name
 
         who = rec.sender.name or rec.sender.address
         later(FactDraft(
             subject_id=sender_id, domain="identity", category="contact", key=f"email:{rec.sender.address.lower()}",
             value=rec.sender.address.lower(), confidence=0.6, valid_from=rec.sent_at, record_id=record_id,
-            statement=as_of_statement(rec.sent_at, f"{person_display_name(who)} writes from "
+            statement=as_of_statement(rec.sent_at, f"{person_display_name(who, mail=True)} writes from "
                                                    f"{rec.sender.address.lower()}."),  # "Lee, Ann" → "Ann Lee"
             excerpt=f"From: {who} <{rec.sender.address}>"))
     if place_id and rec.place is not None:

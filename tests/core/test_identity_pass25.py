@@ -275,3 +275,23 @@ def test_a_kinship_word_naming_a_member_of_the_chat_is_that_member(s):
     assert _facts_of(s, "Dad") == [("home", "Spain")]  # since Mon 27 Feb 2023, the week before
     assert _facts_of(s, "Mum") == [("home", "Spain")]
     assert _facts_of(s, "Tom Hill's father") == [("home", "York")]
+
+
+def test_a_notification_address_a_person_writes_through_is_not_theirs(container, tmp_path):
+    """'Ann Lee (Google Calendar)' <calendar-notification@google.com> and 'Ann Lee (via Google Docs)'
+    <comments-noreply@docs.google.com> are Ann sending through a robot mailbox.  Was: her profile read 'Ann Lee
+    (Google Calendar) writes from calendar-notification@google.com.' (and 'Ann Lee | Acme writes from …' with her
+    mail's directory qualifier); now only her own address, under her name."""
+    from app.operations.graph import profile
+    from app.operations.ingest import ingest
+    from helpers.mboxes import write_mbox
+
+    ingest(container, [write_mbox(tmp_path / "ann.mbox", [
+        ('"Ann Lee | Acme" <ann@acme.example>', "Hi", "I work at Acme."),
+        ('"Ann Lee (Google Calendar)" <calendar-notification@google.com>', "Invitation: lunch", "Ann Lee invited you."),
+        ('"Ann Lee (via Google Docs)" <comments-noreply@docs.google.com>', "Doc", "Ann Lee commented."),
+    ])])
+    p = profile(container, "Ann Lee")
+    assert [f.statement.split(", ", 1)[-1] for f in p.current if f.key.startswith("email:")] == [
+        "Ann Lee writes from ann@acme.example."]
+    assert p.records == 3
