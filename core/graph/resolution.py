@@ -878,6 +878,19 @@ def _identifier_note(s: Session, entity_id: int, mine: dict[str, set[str]]) -> s
     return f"different identifiers ({a} vs {b})"
 
 
+def _named_in(short: list[str], full: list[str]) -> bool:
+    """True when every word of the name ``short`` is a word of ``full`` — its first word may be a nickname form of
+    ``full``'s first (``["jon"]`` in ``["jonathan", "miller"]``, ``["bob"]`` in ``["robert", "smith"]``) — and
+    ``full`` has more words."""
+    if not short or len(short) >= len(full):
+        return False
+    rest = set(full)
+    if short[0] not in rest and full and nickname_forms(short[0], full[0]):
+        rest.discard(full[0])
+        short = short[1:]
+    return set(short) <= rest
+
+
 def _attach(s: Session, found: Entity, signal: str, score: float, name: str | None, address: str | None,
             address_kind: str, contact_id: str | None, region: str, index: NameIndex, ctx: Context,
             matched_alias: Alias | None = None, reason: str = "", name_known: bool = False) -> Resolution:
@@ -887,8 +900,9 @@ def _attach(s: Session, found: Entity, signal: str, score: float, name: str | No
         s.add(found)
     elif name and signal in DEFINITIVE and found.kind == "person" and not found.is_owner and is_full_name(name) \
             and not is_full_name(found.canonical_name) \
-            and set(name_tokens(found.canonical_name)) < set(name_tokens(name)):
-        found.canonical_name = name  # "Ben" (first seen in a To: line) → "Ben Carter", by the same address
+            and _named_in(name_tokens(found.canonical_name), name_tokens(name)):
+        found.canonical_name = name  # "Ben" (first seen in a To: line) → "Ben Carter", by the same address; "Jon"
+        # → "Jonathan Miller" (a nickname form of the first name: it stayed "Jon", the full name a mere alias)
         s.add(found)
     added = None
     if name and not name_known and add_alias(s, found, "name", name, region):

@@ -295,3 +295,19 @@ def test_a_notification_address_a_person_writes_through_is_not_theirs(container,
     assert [f.statement.split(", ", 1)[-1] for f in p.current if f.key.startswith("email:")] == [
         "Ann Lee writes from ann@acme.example."]
     assert p.records == 3
+
+
+def test_a_full_name_learnt_later_under_a_nickname_becomes_the_name(s):
+    """'Jon' <jon.m@outlook.example>, then 'Jonathan Miller' from the same address: was still called 'Jon' (the full
+    name only an alias, since 'Jon' is no word of it); now 'Jonathan Miller'.  'Bob' → 'Robert Smith' likewise."""
+    from core.graph.resolution import resolve
+
+    jon = resolve(s, "person", "Jon", "jon.m@outlook.example").entity
+    assert resolve(s, "person", "Jonathan Miller", "jon.m@outlook.example").entity.id == jon.id
+    assert jon.canonical_name == "Jonathan Miller"
+    bob = resolve(s, "person", "Bob", "bob@smith.example").entity
+    resolve(s, "person", "Robert Smith", "bob@smith.example")
+    assert bob.canonical_name == "Robert Smith"
+    ann = resolve(s, "person", "Ann", "ann@lee.example").entity
+    resolve(s, "person", "Ann Lee", "ann@lee.example")
+    assert ann.canonical_name == "Ann Lee"  # as before
