@@ -278,6 +278,14 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
                     rf"and (?:then |now |have |has |'ve )?(?P<rest>(?:moved|relocated|started|joined|now live|live|now work|work|"
                     rf"got a (?:new )?job)\b"
                     rf"[^,;.!?]*)")
+# A question written without its question mark, as chats do: an auxiliary opening the sentence, then its subject,
+# then the verb ("Did Tom move to Leeds", "Has Ana started at Globex yet", "Is your sister living in Leeds now") —
+# it made people named "Did Tom", "Has Ana".  "Will moved to Leeds" (a name, then a verb) is no question.
+_ASKED = re.compile(r"^\s*(?:Did|Does|Do|Has|Have|Had|Is|Are|Was|Were|Will|Would|Can|Could|Should|Shall|Didn['’]t|"
+                    r"Hasn['’]t|Haven['’]t|Isn['’]t|Doesn['’]t)\s+(?:I|you|he|she|we|they|it|[Mm]y \w+|[Yy]our \w+|"
+                    r"[Tt]he \w+|[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\s+(?:\w+\s+)?(?:move|moved|moving|live|living|lived|"
+                    r"work|working|worked|start|started|starting|join|joined|joining|get|got|leave|left|quit|been|"
+                    r"go|gone|find|found|land|landed)\b")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 # The pronoun as chats write it: "i moved", "im living", "ive moved", "i'm", "Im" / "Ive" opening a sentence ("Jony
@@ -628,8 +636,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                                                            _reported(opened, sentence[:cm.start()])):
                 sentences.append((f"{cm.group('head')} {cm.group('rest')}.", cited, False, False))
     for clause, cited, whole, opened in sentences:
-        if len(cited) < 6 or cited.endswith("?"):
-            continue  # a question states nothing ("Tom works at Initech?")
+        if len(cited) < 6 or cited.endswith("?") or _ASKED.match(cited):
+            continue  # a question states nothing ("Tom works at Initech?", "Did Tom move to Leeds")
         anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
         if not whole:  # a clause read again with its subject: only what it states (no endings, mentions)
             out += _stated(clause, cited, sent_at, anchors)

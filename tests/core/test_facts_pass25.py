@@ -261,3 +261,17 @@ def test_a_name_ending_a_verb_phrase_before_and_is_no_subject():
 ])
 def test_time_spent_at_an_organisation_is_a_job_since_then(text, want):
     assert facts(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    # was: people named "Did Tom" (home Leeds) and "Has Ana" (employer Globex)
+    "Did Tom move to Leeds.", "Has Ana started at Globex yet", "Is your sister living in Leeds now",
+    "Have you moved to Leeds yet lol",
+])
+def test_a_question_without_its_mark_states_nothing(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, who", [("Will moved to Leeds.", "Will"), ("Will Smith moved to Leeds.", "Will Smith")])
+def test_a_name_like_an_auxiliary_is_still_a_name(text, who):
+    assert [(f.subject.name, f.value) for f in extract_facts(text, JUL)] == [(who, "Leeds")]
