@@ -810,6 +810,8 @@ _PERIOD_Q = re.compile(r"^\s*(?:what|anything)\s+(?:happened|(?:did|do)\s+(?:i|w
 _MONTH_NAMES = {name.casefold(): i for i in range(1, 13)
                 for name in (calendar.month_name[i], calendar.month_abbr[i], calendar.month_abbr[i] + ".")}
 _MONTH_YEAR = re.compile(r"^(?:in|during)?\s*(?P<month>[a-z]+\.?)\s*,?\s+(?P<year>\d{4})$", re.IGNORECASE)
+_SEASON_YEAR = re.compile(r"^(?:in|during)?\s*(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\s*(?:of\s+)?"
+                          r"(?P<year>(?:19|20)\d\d)$", re.IGNORECASE)
 _YEAR_ONLY = re.compile(r"^(?:in|during)?\s*(?P<year>(?:19|20)\d\d)$", re.IGNORECASE)
 _RELATIVE = re.compile(r"^(?P<rel>yesterday|today|(?:last|this)\s+(?:week|month|year))$", re.IGNORECASE)
 _ON_DAY = re.compile(r"^on\s+(?P<day>.+)$", re.IGNORECASE)
@@ -840,6 +842,13 @@ def period_of(when: str, now: datetime | None = None) -> tuple[datetime, datetim
     if m:
         year = int(m.group("year"))
         return (*_year_span(year), f"In {year}")
+    m = _SEASON_YEAR.match(text)
+    if m:  # the northern hemisphere's meteorological seasons; winter 2023 runs from December 2023 to February 2024
+        season, year = m.group("season").casefold().replace("fall", "autumn"), int(m.group("year"))
+        first = {"spring": 3, "summer": 6, "autumn": 9, "winter": 12}[season]
+        since = _month_span(year, first)[0]
+        until = _month_span(year + (first + 3 > 12), (first + 2) % 12 + 1)[0]
+        return since, until, f"In {season} {year}"
     m = _RELATIVE.match(text)
     if m:
         rel = " ".join(m.group("rel").casefold().split())

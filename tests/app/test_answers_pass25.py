@@ -27,7 +27,8 @@ Faults these tests pinned (each a kind):
   read it); it counts the owner's records to him ("You sent Oliver Grant 1 email, on 2 June 2023.");
 * "who is Beth?" (only named, in Oliver's "My sister Beth is visiting next week") read "Oliver Grant's sister is
   Beth. Beth — Oliver Grant mentioned them: “My sister Beth is visiting next week”", saying it twice; the fact
-  alone answers.
+  alone answers;
+* "what did I do in summer 2023?" answered with one line of a mail (no season was a period).
 """
 from __future__ import annotations
 
@@ -210,3 +211,14 @@ def test_who_is_someone_only_named_says_the_fact_once():
     beth.facts = []
     assert about_answer(beth, [other, sister]).text == \
         "Beth — Oliver Grant mentioned them: “My sister Beth is visiting next week” [2]"
+
+
+def test_a_season_is_a_period():
+    from app.answer import period_of
+
+    utc = timezone.utc
+    assert period_of("summer 2023") == (datetime(2023, 6, 1, tzinfo=utc), datetime(2023, 9, 1, tzinfo=utc),
+                                        "In summer 2023")
+    assert period_of("in the winter of 2023") == (datetime(2023, 12, 1, tzinfo=utc), datetime(2024, 3, 1, tzinfo=utc),
+                                                  "In winter 2023")
+    assert period_of("fall 2022")[2] == "In autumn 2022"
