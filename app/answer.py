@@ -420,7 +420,12 @@ _SAID_Q = (
                r"tell\s+me|told\s+me|text(?:ed)?|message[d]?)(?:\s+(?:to\s+)?(?:me|us))?(?:\s+(?:last|recently|lately))?"
                r"\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*what\s+(?:was|is)\s+(?P<name>.+?)(?:'s|’s|')\s+(?:last|latest|most\s+recent)\s+(?:message|mail|"
-               r"e-?mail|text|note)\s*[?!.]*\s*$", re.IGNORECASE))
+               r"e-?mail|text|note)\s*[?!.]*\s*$", re.IGNORECASE),
+    # "what was the last thing Oliver said?", "any news from Harriet?", "what's the latest from Harriet?"
+    re.compile(r"^\s*what(?:'s|’s|s|\s+is|\s+was)\s+the\s+(?:last|latest|most\s+recent)\s+(?:thing\s+|message\s+|"
+               r"news\s+)?(?:from\s+(?P<name2>.+?)|(?P<name>.+?)\s+(?:said|wrote|sent|texted|messaged|told\s+me))"
+               r"(?:\s+(?:to\s+)?(?:me|us))?\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*(?:any\s+(?:news|word)|anything\s+new)\s+from\s+(?P<name>.+?)\s*[?!.]*\s*$", re.IGNORECASE))
 
 
 _SAID_TO_Q = re.compile(
@@ -455,7 +460,7 @@ def said_question(c, question: str):
     m = next((m for rx in _SAID_Q if (m := rx.match(question or ""))), None)
     if not m:
         return None
-    e = _entity_or_choices(c, m.group("name").strip())
+    e = _entity_or_choices(c, (m.group("name") or m.groupdict().get("name2") or "").strip())
     if e is None or isinstance(e, list):
         return e
     return Said(e.canonical_name, _own_record(c, e.id))

@@ -28,7 +28,10 @@ Faults these tests pinned (each a kind):
 * "who is Beth?" (only named, in Oliver's "My sister Beth is visiting next week") read "Oliver Grant's sister is
   Beth. Beth — Oliver Grant mentioned them: “My sister Beth is visiting next week”", saying it twice; the fact
   alone answers;
-* "what did I do in summer 2023?" answered with one line of a mail (no season was a period).
+* "what did I do in summer 2023?" answered with one line of a mail (no season was a period);
+* "what was the last thing Oliver said?" found nothing and "any news from Harriet?" / "whats the latest from
+  harriet" answered with her oldest message ("Fancy a walk on Sunday?"); each is her latest message in her own
+  words, as "what did Harriet say?" is.
 """
 from __future__ import annotations
 
@@ -222,3 +225,14 @@ def test_a_season_is_a_period():
     assert period_of("in the winter of 2023") == (datetime(2023, 12, 1, tzinfo=utc), datetime(2024, 3, 1, tzinfo=utc),
                                                   "In winter 2023")
     assert period_of("fall 2022")[2] == "In autumn 2022"
+
+
+def test_the_last_thing_someone_said_and_any_news_from_them(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    latest = "On 15 July 2023, Oliver Grant wrote: “Thanks for the lovely dinner, the risotto was perfect” ["
+    for q in ("what was the last thing oliver said", "whats the latest from oliver", "any news from Oliver?",
+              "what's the last message from oliver", "what did oliver say"):
+        assert answer(q).startswith(latest), q
+    assert answer("what did I do in summer 2023").startswith("In summer 2023: 7 records — ")
