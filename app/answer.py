@@ -989,6 +989,19 @@ class Places:
     label: str | None = None  # the period asked about, as an answer starts ("On 1 October 2022"), when not a year
 
 
+@dataclass
+class PhotoWhen:
+    """A "when was my last photo?" / "when did I first take a photo?" question: ``which`` (``last`` or ``first``)
+    and the ``app.operations.graph.Tally`` of the owner's photos."""
+
+    which: str
+    found: object = None
+
+
+_PHOTO_WHEN = re.compile(
+    r"^\s*when\s+(?:(?:was|is)\s+my\s+(?P<which>last|latest|most\s+recent|first|earliest)\s+(?:photo|picture|pic)"
+    r"|did\s+(?:i|we)\s+(?P<which2>last|first)\s+take\s+(?:a\s+)?(?:photo|picture|pic)s?)\s*[?!.]*\s*$",
+    re.IGNORECASE)
 _WHERE_WAS = re.compile(r"^\s*where\s+(?:was|were)\s+(?:i|we)\s+(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
 """'where was I on 1 October 2022?', '… in May 2023?', '… last week?': the places of the photos of that period."""
 
@@ -1003,6 +1016,10 @@ def count_question(c, question: str):
     kind)`` when the name fits several entities; else None.  Reads only."""
     from app.operations.graph import tally
 
+    m = _PHOTO_WHEN.match(question or "")
+    if m:  # "when was my last photo?": the day of the latest (earliest) photo held, not a message naming photos
+        which = (m.group("which") or m.group("which2")).casefold()
+        return PhotoWhen("first" if which in ("first", "earliest") else "last", tally(c, kinds=("photo",)))
     m = _WHERE_WAS.match(question or "")
     span = period_of(m.group("when")) if m else None
     if span is not None:  # each photo on its own calendar (where it was taken): app.operations.graph._live
@@ -1070,6 +1087,14 @@ def count_answer(q) -> MemoryAnswer:
     """"Cristy sent you 7 emails, from June 2000 to October 2000." / "You took 2 photos in Italy, on 22 October
     2008 (Arezzo, Tuscany, Italy)." / "From your photos, you've been to Arezzo, Tuscany, Italy (2 photos, first on
     22 October 2008) and …"."""
+    if isinstance(q, PhotoWhen):
+        t = q.found
+        when = t.last if q.which == "last" else t.first
+        if not t.records or when is None:
+            return MemoryAnswer("I have no photo with a known time." if t.records else "You have no photos.", [],
+                                "when")
+        return MemoryAnswer(f"Your {q.which} photo was taken on {day_text(when)} ({_count(t.records, 'photo')} in "
+                            f"all).", [], "when")
     if isinstance(q, Places) and q.label:
         if not q.places:
             then = q.label[3:] if q.label.startswith(("In ", "On ")) else q.label[:1].lower() + q.label[1:]
@@ -1293,7 +1318,7 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return said_answer(about, results)
     if isinstance(about, PeriodQuestion):
         return period_answer(about)
-    if isinstance(about, (Count, Places)):
+    if isinstance(about, (Count, Places, PhotoWhen)):
         return count_answer(about)
     if isinstance(about, SmallTalk):
         return small_talk_answer(about)
@@ -1622,7 +1647,7 @@ def cited_only(about) -> bool:
     their address, their last message — so the sources listed under it are only those it cites: what recall
     found for the words of "who do I email most?" ("Friday at 7 works", "As of …, Alex wrote to Sam") is not
     where the answer came from."""
-    return isinstance(about, (InTouch, PeriodQuestion, Count, Places, LastContact, Reach, Said))
+    return isinstance(about, (InTouch, PeriodQuestion, Count, Places, PhotoWhen, LastContact, Reach, Said))
 
 
 def _cite(numbers: Sequence[int]) -> str:

@@ -31,7 +31,9 @@ Faults these tests pinned (each a kind):
 * "what did I do in summer 2023?" answered with one line of a mail (no season was a period);
 * "what was the last thing Oliver said?" found nothing and "any news from Harriet?" / "whats the latest from
   harriet" answered with her oldest message ("Fancy a walk on Sunday?"); each is her latest message in her own
-  words, as "what did Harriet say?" is.
+  words, as "what did Harriet say?" is;
+* "when was my last photo?" answered "12 June 2023", the day of Oliver's "Did you see the lighthouse photos?"; it is
+  the day the latest (or, asked so, the first) photo held was taken.
 """
 from __future__ import annotations
 
@@ -236,3 +238,25 @@ def test_the_last_thing_someone_said_and_any_news_from_them(loop):
               "what's the last message from oliver", "what did oliver say"):
         assert answer(q).startswith(latest), q
     assert answer("what did I do in summer 2023").startswith("In summer 2023: 7 records — ")
+
+
+def test_when_was_my_last_photo_is_the_photos_own_day(tmp_path):
+    from helpers.photos import write_photo
+
+    c = Container(Settings.load(tmp_path / "home"))
+    try:
+        c.settings.owner_emails, c.settings.owner_name = ["nina@brooks.test"], "Nina Brooks"
+        chat = tmp_path / "WhatsApp Chat with Oliver Grant.txt"
+        chat.write_text("12/06/2023, 14:05 - Oliver Grant: Did you see the lighthouse photos?\n"
+                        "12/06/2023, 14:06 - Nina Brooks: Yes! The lighthouse was amazing\n", encoding="utf-8")
+        first = write_photo(tmp_path / "p" / "IMG_0001.jpg", datetime(2023, 7, 9, 10, 15, tzinfo=timezone.utc),
+                            56.9, -6.0)
+        last = write_photo(tmp_path / "p" / "IMG_0002.jpg", datetime(2023, 8, 15, 12, 0, tzinfo=timezone.utc),
+                           55.95, -3.19, colours=((200, 100, 50), (10, 20, 30)))
+        assert ingest(c, [chat, first, last]).records_added == 4
+        loop = ConversationLoop.for_container(c, model=NoModel())
+        assert loop.turn("when was my last photo?").reply == "Your last photo was taken on 15 August 2023 (2 photos in all)."
+        assert loop.turn("when did I first take a photo").reply == \
+            "Your first photo was taken on 9 July 2023 (2 photos in all)."
+    finally:
+        c.close()
