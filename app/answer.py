@@ -362,15 +362,27 @@ class InTouch:
     label: str
     senders: bool = False
     people: list = field(default_factory=list)
+    span: tuple | None = None  # "who did I talk to in June 2023?": (since, until) of the period, when not a year
+
+
+_WHO_THEN = re.compile(rf"^\s*who\s+(?:did|do|have)\s+(?:i|we)\s+{_TOUCH_VERB}(?:\s+(?:to|with|from))?\s+"
+                       r"(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+""""who did I talk to in June 2023?", "who did I email last week?": who the owner was in touch with then."""
 
 
 def in_touch_question(question: str) -> InTouch | None:
     """:class:`InTouch` (no people yet) when ``question`` asks who the owner is most in touch with — "who do I talk
-    to most?", "who emails me the most?", "who are my top contacts on WhatsApp?", "… in 2021?" — else None.
-    English only.  A verb of mail ("email", "mailed") asks about mail."""
+    to most?", "who emails me the most?", "who are my top contacts on WhatsApp?", "… in 2021?", "who did I talk to
+    in June 2023?" — else None.  English only.  A verb of mail ("email", "mailed") asks about mail."""
     m = _IN_TOUCH.match(question or "")
     if not m:
-        return None
+        w = _WHO_THEN.match(question or "")
+        span = period_of(re.sub(r"^(?:on\s+)?(?:whats\s?app|telegram|e-?mail|messenger)\s+", "", w.group("when"),
+                                flags=re.I)) if w else None
+        if span is None:
+            return None
+        channels = next((kinds for pattern, kinds, _label in _CHANNELS if pattern.search(question)), ())
+        return InTouch(channels, None, span[2], span=(span[0], span[1]))
     channels: tuple[str, ...] = ()
     labels = []
     for pattern, kinds, label in _CHANNELS:
@@ -393,6 +405,8 @@ def in_touch_answer(q: InTouch) -> MemoryAnswer:
     top, rest = q.people[0], q.people[1:]
     if q.senders:
         head = f"{top.name} wrote to you most ({_count(top.records, 'message')}{_span(top.first, top.last)})"
+    elif q.span is not None:  # "who did I talk to in June 2023?": who, then
+        head = f"you were in touch with {top.name} ({_count(top.records, 'record')})"
     else:
         head = f"you're most in touch with {top.name} ({_count(top.records, 'record')}{_span(top.first, top.last)})"
     if rest:
@@ -1225,7 +1239,7 @@ def about_question(c, question: str, as_of: datetime | None = None):
     if touch is not None:
         from app.operations.graph import most_in_touch
 
-        since, until = _year_span(touch.year)
+        since, until = touch.span or _year_span(touch.year)
         touch.people = most_in_touch(c, channels=touch.channels, since=since, until=until,
                                      roles=("from",) if touch.senders else None)
         return touch

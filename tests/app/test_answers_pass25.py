@@ -33,7 +33,9 @@ Faults these tests pinned (each a kind):
   harriet" answered with her oldest message ("Fancy a walk on Sunday?"); each is her latest message in her own
   words, as "what did Harriet say?" is;
 * "when was my last photo?" answered "12 June 2023", the day of Oliver's "Did you see the lighthouse photos?"; it is
-  the day the latest (or, asked so, the first) photo held was taken.
+  the day the latest (or, asked so, the first) photo held was taken;
+* "who did I talk to in June 2023?" answered "Oliver Grant's sister is Beth" (a family fact, as for "who is …");
+  it is who the owner was in touch with then, most first.
 """
 from __future__ import annotations
 
@@ -260,3 +262,12 @@ def test_when_was_my_last_photo_is_the_photos_own_day(tmp_path):
             "Your first photo was taken on 9 July 2023 (2 photos in all)."
     finally:
         c.close()
+
+
+def test_who_did_i_talk_to_in_a_month(loop):
+    def answer(q):
+        return loop.turn(q).reply.split("\n\nSources:\n")[0]
+
+    assert answer("who did i talk to in june 2023") == "In June 2023, you were in touch with Oliver Grant (6 records)."
+    assert answer("who did I email in July 2023?") == "I found nobody you're in touch with in July 2023."
+    assert answer("who did i talk to in summer 2023") == "In summer 2023, you were in touch with Oliver Grant (7 records)."
