@@ -281,11 +281,14 @@ _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME})
 # A question written without its question mark, as chats do: an auxiliary opening the sentence, then its subject,
 # then the verb ("Did Tom move to Leeds", "Has Ana started at Globex yet", "Is your sister living in Leeds now") —
 # it made people named "Did Tom", "Has Ana".  "Will moved to Leeds" (a name, then a verb) is no question.
-_ASKED = re.compile(r"^\s*(?:Did|Does|Do|Has|Have|Had|Is|Are|Was|Were|Will|Would|Can|Could|Should|Shall|Didn['’]t|"
-                    r"Hasn['’]t|Haven['’]t|Isn['’]t|Doesn['’]t)\s+(?:I|you|he|she|we|they|it|[Mm]y \w+|[Yy]our \w+|"
-                    r"[Tt]he \w+|[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\s+(?:\w+\s+)?(?:move|moved|moving|live|living|lived|"
-                    r"work|working|worked|start|started|starting|join|joined|joining|get|got|leave|left|quit|been|"
-                    r"go|gone|find|found|land|landed)\b")
+_ASK_SUBJ = r"(?:I|you|he|she|we|they|it|[Mm]y \w+|[Yy]our \w+|[Tt]he \w+|[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)\s+(?:\w+\s+)?"
+_ASKED = re.compile(
+    r"^\s*(?:(?:Did|Does|Do|Will|Would|Can|Could|Should|Shall|Didn['’]t|Doesn['’]t|Won['’]t)\s+" + _ASK_SUBJ +
+    r"(?:move|live|work|start|join|get|leave|quit|go|find|land)|"
+    r"(?:Has|Have|Had|Hasn['’]t|Haven['’]t)\s+" + _ASK_SUBJ + r"(?:moved|lived|worked|started|joined|got|left|quit|"
+    r"been|gone|found|landed)|"
+    r"(?:Is|Are|Was|Were|Isn['’]t|Aren['’]t)\s+" + _ASK_SUBJ + r"(?:moving|living|working|starting|joining|"
+    r"leaving|based))\b")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 # The pronoun as chats write it: "i moved", "im living", "ive moved", "i'm", "Im" / "Ive" opening a sentence ("Jony
