@@ -402,7 +402,7 @@ def _birthday_value(text: str) -> str:
     return f"{year.group(0)}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|(?-i:may|^\s*May(?=\s+$))|could|should|if)\b[^,;]*$",
+_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|(?-i:may|^\s*May(?=\s+$))|could|should|if|unless|whether|in case)\b[^,;]*$",
                        re.I)
 """Words that hedge or negate what follows them in their clause; "may" in lower case only, or opening the sentence
 right before its subject ("May I move to Leeds") — "In May I moved to Leeds", "Since May I've lived in Rome" name
@@ -516,6 +516,13 @@ def _since(day: date, n: str, unit: str) -> date:
     return date(months // 12, months % 12 + 1, min(day.day, 28))
 
 
+# A clause of time to come: "once", "when", "as soon as", "after", "before", "until" before a verb in the present
+# ("Once I move to Leeds I'll call you", "When Tom starts at Globex …") — it stated the move as made; in the past
+# ("Once I moved to Leeds, …") it is one
+_WHEN_BEFORE = re.compile(r"\b(?:once|when|whenever|as soon as|after|before|until|till)\s+$", re.I)
+_PRESENT = re.compile(r"\b(?:move|moves|start|starts|join|joins|live|lives|work|works|relocate|relocates)\b")
+
+
 _AND_BEFORE = re.compile(rf"(?:^|(?<=[\s,(\"“]))(?:[Mm]y (?P<rel>{_REL})(?: (?P<relname>{_NAME}))?|(?P<name>{_NAME}))"
                          rf"(?:,? and| &) $")
 
@@ -582,7 +589,10 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
             if m.groupdict().get("we") and what != "home":
                 continue
             if _negated(clause, m.start()):
-                continue  # "I never lived in Berlin", "I didn't move to Madrid"
+                continue  # "I never lived in Berlin", "I didn't move to Madrid", "Unless I move to Leeds"
+            if (_WHEN_BEFORE.search(clause[:m.start()]) or _WHEN_BEFORE.search(m.group(0)[:7].split()[0] + " ")) \
+                    and _PRESENT.search(m.group(0)):
+                continue  # "Once I move to Leeds I'll call you": a time to come, not a move made
             if what == "tenure":  # "for three years": since that long before the message ("since …": its anchor)
                 if m.group("n") and sent_at is not None:
                     start, note = _since(sent_at.date(), m.group("n"), m.group("unit")), (

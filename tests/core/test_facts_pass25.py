@@ -275,3 +275,20 @@ def test_a_question_without_its_mark_states_nothing(text):
 @pytest.mark.parametrize("text, who", [("Will moved to Leeds.", "Will"), ("Will Smith moved to Leeds.", "Will Smith")])
 def test_a_name_like_an_auxiliary_is_still_a_name(text, who):
     assert [(f.subject.name, f.value) for f in extract_facts(text, JUL)] == [(who, "Leeds")]
+
+
+@pytest.mark.parametrize("text", [
+    # was: each a move or a job as of the message's day
+    "Once I move to Leeds I'll call you.", "Unless I move to Leeds.", "When Tom starts at Globex we'll celebrate.",
+    "As soon as I start at Globex I'll tell you.", "Not sure whether Tom works at Initech.",
+])
+def test_a_time_to_come_or_a_condition_states_no_move(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Once I moved to Leeds, everything changed.", [("home", "Leeds")]),
+    ("When I moved to Leeds last year I joined Globex.", [("employer", "Globex"), ("home", "Leeds")]),
+])
+def test_the_same_clauses_in_the_past_still_state_it(text, want):
+    assert [(f.key, f.value) for f in extract_facts(text, JUL)] == want
