@@ -15,6 +15,7 @@ every reference to it rewritten).
 from __future__ import annotations
 
 import json
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -105,13 +106,27 @@ QUOTE_PREFIX_CHARS = 80
 each memory (``app.loop.Memory.line``: 200 characters with its date and file), so its start is what a copy holds."""
 
 
+def fact_quotes(conn, fact_ids: Sequence[int]) -> list[str]:
+    """The sentences of facts ``fact_ids`` as a reply says them (their statement without its "As of …," lead and
+    its full stop, whitespace collapsed, case-folded; at least :data:`QUOTE_MIN_CHARS` long): what a kept chat
+    turn copied of a fact a forget takes ("who is Oliver?" → "… Oliver Grant's sister is Beth. …")."""
+    out = []
+    for part in chunks(list(fact_ids)):
+        for (statement,) in conn.execute(f"SELECT statement FROM fact WHERE id IN ({marks(len(part))})", part):
+            said = re.sub(r"^As of [^,]+, ", "", " ".join((statement or "").split())).rstrip(".")
+            if len(said) >= QUOTE_MIN_CHARS:
+                out.append(said[:QUOTE_PREFIX_CHARS].casefold())
+    return out
+
+
 def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
     """Ids of the ledger's chat-with-Kith ``message`` rows (no ``record_ref``: the owner's questions and Kith's
     replies, other than the rows of people ``pids``) that hold a copy of a forgotten record's words — a reply
     keeps its sources listing, which quotes each memory it rests on.  Their text becomes ``[forgotten]``, as
     the kept conversation's reply does (``core.store.conversations``)."""
     records = list(getattr(sc, "records", None) or [])
-    if not records or not _exists(conn, "message"):
+    facts = list(getattr(sc, "facts", None) or [])
+    if not (records or facts) or not _exists(conn, "message"):
         return []
     quotes = set()
     for part in chunks(records):
@@ -119,6 +134,7 @@ def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
             words = " ".join((text or "").split())[:QUOTE_PREFIX_CHARS]
             if len(words) >= QUOTE_MIN_CHARS:
                 quotes.add(words.casefold())
+    quotes |= set(fact_quotes(conn, facts))  # a reply that said a forgotten fact ("Oliver Grant's sister is Beth.")
     if not quotes:
         return []
     heads: dict[str, list[str]] = {}  # a quote's first characters → the quotes: one look-up per position of a turn

@@ -146,6 +146,11 @@ def _selection(conn, sc, red) -> dict:
                 if new:
                     changes[tid] = new
     gone_records, gone_facts, gone_eps = set(sc.records), set(sc.facts), set(sc.episodes)
+    if gone_facts:  # a reply that said a forgotten fact in its own words (a "who is Oliver?" answer from the graph)
+        said = _fact_quotes(conn, sorted(gone_facts))
+        for tid, text, _cites in turns:
+            if tid not in remove and said and any(q in " ".join(text.split()).casefold() for q in said):
+                changes.setdefault(tid, {})["text"] = REPLACEMENT
     if gone_records or gone_facts or gone_eps:
         for tid, _text, cites in turns:
             if tid in remove or not cites:
@@ -190,6 +195,19 @@ def _selection(conn, sc, red) -> dict:
         for cid in touched - set(out["drop"]):
             convs.setdefault(cid, {})["turns"] = left[cid]
     out["conversations"] = {k: v for k, v in convs.items() if k not in out["drop"]}
+    return out
+
+
+def _fact_quotes(conn, fact_ids: Sequence[int]) -> list[str]:
+    """The sentences of facts ``fact_ids`` as a reply says them: the statement without its "As of …," lead and its
+    full stop, whitespace collapsed, case-folded, 12 characters or more (``core.personal.forget.fact_quotes``)."""
+    import re
+
+    out = []
+    for (statement,) in _chunked(conn, "SELECT statement FROM fact WHERE id IN ({})", fact_ids):
+        said = re.sub(r"^As of [^,]+, ", "", " ".join((statement or "").split())).rstrip(".")
+        if len(said) >= 12:
+            out.append(said[:80].casefold())
     return out
 
 

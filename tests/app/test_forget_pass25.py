@@ -9,7 +9,11 @@ Faults these tests pinned (each a kind):
 * a forgotten person's first name alone in others' messages stayed ("Oliver said the ferry was cancelled" after
   forgetting Oliver Grant, in Harriet's record, the lexicon and the memory's concepts); it is a mention, redacted
   like a one-word name — so where a live Oliver is a party it is his and stays; a first name that opens sentences
-  as a word (Will, May, Mark, Hope …) is not taken alone.
+  as a word (Will, May, Mark, Hope …) is not taken alone;
+* a kept chat reply that said a forgotten fact in its own words — "who is Oliver?" answered from the graph
+  "Oliver Grant lives in Edinburgh. Oliver Grant's sister is Beth. …" — kept it after the message it came from was
+  forgotten (by record, file or time range: no name is forgotten, so no redaction found it), in the conversation
+  and the personalization ledger; such a turn now reads [forgotten], as one citing a forgotten record does.
 """
 from __future__ import annotations
 
@@ -115,3 +119,40 @@ def test_a_first_name_that_is_a_word_is_not_redacted_alone(container, tmp_path):
     finally:
         db.close()
     assert texts == ["Will you come to the quiz? [forgotten] is hosting", "great"]
+
+
+def test_a_kept_reply_that_said_a_forgotten_fact_keeps_none_of_it(container, tmp_path):
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Nina Brooks", ["nina@brooks.test"]
+    oliver = "Oliver Grant <oliver@grantco.test>"
+    box = write_mbox(tmp_path / "mail.mbox", [
+        (oliver, NINA, "Boat trip", "Hi Nina,\n\nThe boat trip to Skye is booked for 9 July. Bring your wetsuit."),
+        (NINA, oliver, "Re: Boat trip", "Great, I'll bring the wetsuit and some sandwiches."),
+        (oliver, NINA, "Dentist", "Your dentist appointment was moved to 3 August at 10am.")],
+        start=datetime(2023, 6, 1, 9, 0, tzinfo=timezone.utc))
+    chat = tmp_path / "WhatsApp Chat with Oliver Grant.txt"
+    chat.write_text("12/06/2023, 14:05 - Oliver Grant: Did you see the lighthouse photos?\n"
+                    "12/06/2023, 14:06 - Nina Brooks: Yes! The lighthouse was amazing\n"
+                    "13/06/2023, 09:10 - Oliver Grant: My sister Beth is visiting next week\n"
+                    "20/06/2023, 18:30 - Oliver Grant: I'm moving to Edinburgh in September\n"
+                    "15/07/2023, 20:00 - Oliver Grant: Thanks for the lovely dinner, the risotto was perfect\n",
+                    encoding="utf-8")
+    assert ingest(c, [box, chat]).records_added == 8
+    reply = ConversationLoop.for_container(c, model=NoModel()).turn("who is oliver").reply
+    assert reply.startswith("Oliver Grant lives in Edinburgh. Oliver Grant's sister is Beth. ")
+
+    # a time range holds her message: no name is forgotten, so no redaction finds the reply's words
+    forget(c, Target.range(datetime(2023, 6, 12, tzinfo=timezone.utc), datetime(2023, 6, 14, tzinfo=timezone.utc)),
+           purge=True)
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        turns = [t for (t,) in db.execute("SELECT text FROM chat_turn")]
+        ledger = [t for (t,) in db.execute("SELECT text FROM message WHERE record_ref IS NULL")]
+    finally:
+        db.close()
+    assert turns == ["who is oliver", "[forgotten]"]
+    assert "who is oliver" in ledger and not any("Beth" in t for t in ledger)
+    assert scan(c.settings.home, ["sister is Beth", "sister Beth"]) == {}
