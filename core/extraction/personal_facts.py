@@ -13,7 +13,7 @@ An LLM extractor in ``app/`` may replace this; its output has the same shape.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from core.extraction.time_anchors import find_time_anchors
@@ -24,8 +24,10 @@ RELATIONS = {
     "partner": "partner", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "son": "son", "daughter": "daughter",
     "boss": "boss", "manager": "manager", "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
-    "roommate": "roommate", "best friend": "best friend", "friend": "friend",
+    "roommate": "roommate", "best friend": "best friend", "friend": "friend", "parents": "parents",
 }
+# "my parents": the mother and the father, each (a fact of "my parents live in Cork" is one of each)
+_BOTH = {"parents": ("mother", "father")}
 KIN_NAMES = {"mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "mama": "mother",
              "mam": "mother", "mother": "mother", "dad": "father", "daddy": "father", "papa": "father",
              "father": "father", "grandma": "grandmother", "granny": "grandmother",
@@ -558,7 +560,6 @@ def _with_partner(clause: str, m: re.Match, fact: FactCandidate) -> list[FactCan
         subj = Subject("name", name=name)
     if subj == fact.subject:
         return []
-    from dataclasses import replace
     return [replace(fact, subject=subj)]
 
 
@@ -566,7 +567,20 @@ def _stated(clause: str, sentence: str, sent_at: datetime | None, anchors,
             opened: bool | tuple[bool, str] = False) -> list[FactCandidate]:
     """The facts :data:`_PATTERNS` find in ``clause`` (a sentence, or a clause of it read with its subject), each
     citing ``sentence`` and dated as :func:`_when` reads its own part of ``clause`` (``anchors``: its time
-    expressions).  ``opened``: ``clause`` starts inside quotation marks (:func:`_reported`)."""
+    expressions).  ``opened``: ``clause`` starts inside quotation marks (:func:`_reported`).  "My parents …" is a
+    fact of the mother and one of the father."""
+    found: list[FactCandidate] = []
+    for c in _stated_as_written(clause, sentence, sent_at, anchors, opened):
+        if c.subject.kind == "relation" and c.subject.relation in _BOTH:  # "My parents live in Cork"
+            found += [replace(c, subject=replace(c.subject, relation=r, name=None)) for r in _BOTH[c.subject.relation]]
+        else:
+            found.append(c)
+    return found
+
+
+def _stated_as_written(clause: str, sentence: str, sent_at: datetime | None, anchors,
+                       opened: bool | tuple[bool, str] = False) -> list[FactCandidate]:
+    """:func:`_stated`'s facts, a relation word standing for two relatives ("my parents") kept as written."""
     found: list[FactCandidate] = []
     for rx, what in _PATTERNS:
         for m in rx.finditer(clause):
@@ -688,6 +702,11 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
             name = _relname(m.group("orelname"))
             if name and name.split()[0] in ("had", "has", "is", "was"):
                 name = None
+            if rel in _BOTH:  # "Nina's parents": a mention of each
+                out += [FactCandidate(Subject("name", name=of), "relationships", "family", f"relation:{r}", r, cited,
+                                      0.6, _when(sentence, m.span(), anchors, sent_at)[0], obj_kind="person")
+                        for r in _BOTH[rel]]
+                continue
             out.append(FactCandidate(Subject("name", name=of), "relationships", "family" if rel in FAMILY else
                                      "social", f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel,
                                      cited, 0.6, _when(sentence, m.span(), anchors, sent_at)[0], obj=name,
@@ -700,6 +719,10 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
             name = _relname(m.group("relname"))
             if name and name.split()[0] in ("had", "has", "is", "was"):
                 name = None
+            if rel in _BOTH:  # "my parents": a mention of each
+                out += [FactCandidate(Subject("speaker"), "relationships", "family", f"relation:{r}", r, cited, 0.6,
+                                      start, obj_kind="person") for r in _BOTH[rel]]
+                continue
             out.append(FactCandidate(Subject("speaker"), "relationships", "family" if rel in FAMILY else "social",
                                      f"relation:{rel}" + (f":{name.lower()}" if name else ""), name or rel, cited,
                                      0.6, start, obj=name, obj_kind="person"))

@@ -292,3 +292,14 @@ def test_a_time_to_come_or_a_condition_states_no_move(text):
 ])
 def test_the_same_clauses_in_the_past_still_state_it(text, want):
     assert [(f.key, f.value) for f in extract_facts(text, JUL)] == want
+
+
+def test_my_parents_are_the_mother_and_the_father():
+    # was: nothing ("parents" was no relation word)
+    assert facts("My parents moved to Spain last year.") == [
+        ("relation", "mother", None, "home", "Spain", date(2022, 1, 1), False),
+        ("relation", "father", None, "home", "Spain", date(2022, 1, 1), False),
+        ("speaker", None, None, "relation:mother", "mother", date(2022, 1, 1), False),
+        ("speaker", None, None, "relation:father", "father", date(2022, 1, 1), False)]
+    assert [(f.subject.of, f.subject.relation, f.value) for f in extract_facts("Nina's parents live in Cork.", JUL)
+            if f.key == "home"] == [("Nina", "mother", "Cork"), ("Nina", "father", "Cork")]

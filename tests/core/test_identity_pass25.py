@@ -311,3 +311,14 @@ def test_a_full_name_learnt_later_under_a_nickname_becomes_the_name(s):
     ann = resolve(s, "person", "Ann", "ann@lee.example").entity
     resolve(s, "person", "Ann Lee", "ann@lee.example")
     assert ann.canonical_name == "Ann Lee"  # as before
+
+
+def test_my_parents_are_the_same_mother_and_father_as_my_mum_and_dad(s):
+    index = NameIndex()
+    rosa = P("Rosa Vidal", "rosa@vidal.example")
+    _say(s, index, R(rosa), "My mum works at Initech.", T0)
+    _say(s, index, R(rosa), "My parents moved to Spain.", T0 + timedelta(days=1))
+    assert sorted(e.canonical_name for e in _live(s, "person")) == ["Rosa Vidal", "Rosa Vidal's father",
+                                                                    "Rosa Vidal's mother"]
+    assert _facts_of(s, "Rosa Vidal's mother") == [("employer", "Initech"), ("home", "Spain")]
+    assert _facts_of(s, "Rosa Vidal's father") == [("home", "Spain")]
