@@ -1016,6 +1016,8 @@ _PHOTO_WHEN = re.compile(
     r"^\s*when\s+(?:(?:was|is)\s+my\s+(?P<which>last|latest|most\s+recent|first|earliest)\s+(?:photo|picture|pic)"
     r"|did\s+(?:i|we)\s+(?P<which2>last|first)\s+take\s+(?:a\s+)?(?:photo|picture|pic)s?)\s*[?!.]*\s*$",
     re.IGNORECASE)
+_PHOTOS_WHEN = re.compile(r"^\s*when\s+(?:did|do)\s+(?:i|we)\s+take\s+(?:(?:my|the|any|all)\s+)?(?:photos|pictures|pics)"
+                          r"\s*[?!.]*\s*$", re.IGNORECASE)
 _WHERE_WAS = re.compile(r"^\s*where\s+(?:was|were)\s+(?:i|we)\s+(?P<when>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
 """'where was I on 1 October 2022?', '… in May 2023?', '… last week?': the places of the photos of that period."""
 
@@ -1030,6 +1032,8 @@ def count_question(c, question: str):
     kind)`` when the name fits several entities; else None.  Reads only."""
     from app.operations.graph import tally
 
+    if _PHOTOS_WHEN.match(question or ""):  # "when did I take photos?": when the photos held were taken
+        return Count("photo", None, None, None, tally(c, kinds=("photo",)))
     m = _PHOTO_WHEN.match(question or "")
     if m:  # "when was my last photo?": the day of the latest (earliest) photo held, not a message naming photos
         which = (m.group("which") or m.group("which2")).casefold()

@@ -33,7 +33,7 @@ Faults these tests pinned (each a kind):
   harriet" answered with her oldest message ("Fancy a walk on Sunday?"); each is her latest message in her own
   words, as "what did Harriet say?" is;
 * "when was my last photo?" answered "12 June 2023", the day of Oliver's "Did you see the lighthouse photos?"; it is
-  the day the latest (or, asked so, the first) photo held was taken;
+  the day the latest (or, asked so, the first) photo held was taken, and "when did I take photos?" when they were;
 * "who did I talk to in June 2023?" answered "Oliver Grant's sister is Beth" (a family fact, as for "who is …");
   it is who the owner was in touch with then, most first.
 """
@@ -260,6 +260,7 @@ def test_when_was_my_last_photo_is_the_photos_own_day(tmp_path):
         assert loop.turn("when was my last photo?").reply == "Your last photo was taken on 15 August 2023 (2 photos in all)."
         assert loop.turn("when did I first take a photo").reply == \
             "Your first photo was taken on 9 July 2023 (2 photos in all)."
+        assert loop.turn("when did i take photos").reply == "You took 2 photos, from July 2023 to August 2023."
     finally:
         c.close()
 
