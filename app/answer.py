@@ -401,7 +401,8 @@ def in_touch_answer(q: InTouch) -> MemoryAnswer:
     from March 2000 to August 2000), then Cristy (11) and Carl (9)." — or that nobody was found."""
     if not q.people:
         scope = f" {q.label[0].lower()}{q.label[1:]}" if q.label else ""
-        return MemoryAnswer(f"I found nobody you're in touch with{scope}.", [], "who")
+        verb = "were" if q.span is not None else "'re"  # "who did I talk to in July 2023?": then, not now
+        return MemoryAnswer(f"I found nobody you{' ' if verb == 'were' else ''}{verb} in touch with{scope}.", [], "who")
     top, rest = q.people[0], q.people[1:]
     if q.senders:
         head = f"{top.name} wrote to you most ({_count(top.records, 'message')}{_span(top.first, top.last)})"

@@ -270,5 +270,5 @@ def test_who_did_i_talk_to_in_a_month(loop):
         return loop.turn(q).reply.split("\n\nSources:\n")[0]
 
     assert answer("who did i talk to in june 2023") == "In June 2023, you were in touch with Oliver Grant (6 records)."
-    assert answer("who did I email in July 2023?") == "I found nobody you're in touch with in July 2023."
+    assert answer("who did I email in July 2023?") == "I found nobody you were in touch with in July 2023."
     assert answer("who did i talk to in summer 2023") == "In summer 2023, you were in touch with Oliver Grant (7 records)."
