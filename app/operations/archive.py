@@ -432,15 +432,41 @@ def _take_back_signatures(c: Container, mem) -> None:
 
 
 def _import_table(conn, r: ArchiveReader, member: str, table) -> int:
+    """Insert the rows of ``member`` into ``table``; returns how many.  A row referring to a row of the same table
+    not yet inserted (a fact's ``superseded_by``: the later fact that replaced it, a higher id) waits until that
+    row is in, so every row's references hold when it is inserted (foreign keys are checked per row; the row is
+    inserted whole, so a superseded fact is never briefly an active one beside its successor)."""
     types = {col.name: col.type for col in table.columns}
+    pk = _int_pk(table)
+    own = [fk.parent.name for fk in table.foreign_keys if fk.column.table.name == table.name] if pk else []
+    seen: set = set()
+    waiting: dict = {}  # referenced id → rows waiting for it
     n = 0
     batch: list[dict] = []
+
+    def add(row: dict) -> None:
+        ready = [row]
+        while ready:
+            row = ready.pop()
+            missing = next((row[c] for c in own if row.get(c) is not None and row[c] not in seen
+                            and row[c] != row[pk]), None)
+            if missing is not None:
+                waiting.setdefault(missing, []).append(row)
+                continue
+            batch.append(row)
+            if own:
+                seen.add(row[pk])
+                ready.extend(waiting.pop(row[pk], ()))
+
     for obj in r.lines(member):
-        batch.append({k: decode_value(v, types[k]) for k, v in obj.items() if k in types})
+        add({k: decode_value(v, types[k]) for k, v in obj.items() if k in types})
         if len(batch) >= 2000:
             conn.execute(table.insert(), batch)
             n += len(batch)
             batch = []
+    for rows in list(waiting.values()):  # referring to a row the archive does not hold: kept, the link cut
+        for row in rows:
+            batch.append({**row, **{c: None for c in own if row.get(c) is not None and row[c] not in seen}})
     if batch:
         conn.execute(table.insert(), batch)
         n += len(batch)

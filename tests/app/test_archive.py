@@ -242,3 +242,33 @@ def test_an_import_that_fails_midway_leaves_the_target_empty(source, tmp_path):
         assert diagnose(target).ok
     finally:
         target.close()
+
+
+def test_a_superseded_fact_comes_back_superseded_by_its_later_fact(tmp_path):
+    """A fact points at the later fact that replaced it (``superseded_by``: a higher id).  Imported in id order
+    the first row referred to one not yet there ('FOREIGN KEY constraint failed': no archive with a move, a job
+    change or a merge could be imported); it waits for its successor."""
+    from core.store.schema import Fact
+
+    src = _container(tmp_path / "src")
+    try:
+        box = write_mbox(tmp_path / "rosa.mbox", [
+            ("Rosa Vidal <rosa@example.org>", "Hello", "I live in Berlin these days."),
+            ("Rosa Vidal <rosa@example.org>", "News", "I moved to Madrid last week!")], step=timedelta(days=60))
+        assert not ingest(src, [box]).errors
+        with src.db.session() as s:
+            homes = [(f.value, f.superseded_by is not None) for f in s.exec(select(Fact).where(
+                Fact.category == "residence")).scalars()]
+        assert sorted(homes) == [("Berlin", True), ("Madrid", False)]
+        export_archive(src, tmp_path / "m.zip")
+    finally:
+        src.close()
+    target = _container(tmp_path / "target")
+    try:
+        import_archive(target, tmp_path / "m.zip")
+        with target.db.session() as s:
+            facts = {f.id: f for f in s.exec(select(Fact).where(Fact.category == "residence")).scalars()}
+        berlin = next(f for f in facts.values() if f.value == "Berlin")
+        assert facts[berlin.superseded_by].value == "Madrid"
+    finally:
+        target.close()
