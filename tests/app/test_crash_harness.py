@@ -14,8 +14,8 @@ from crash_harness import run_harness  # noqa: E402
 @pytest.mark.slow
 def test_killed_imports_are_completed_by_the_next_import(tmp_path):
     lines: list[str] = []
-    results = run_harness(n=100, runs=5, seed=7, work=tmp_path, echo=lines.append, in_process=True)
+    results = run_harness(n=100, runs=3, seed=7, work=tmp_path, echo=lines.append, in_process=True)
     print("\n".join(lines))
-    assert len(results) == 5
-    assert sum(r.killed for r in results) >= 3, lines  # the kills must land mid-import to test anything
-    assert [r.problems for r in results] == [[]] * 5, lines
+    assert len(results) == 3  # three kills at random points (tests/crash_harness.py --runs 20 runs more)
+    assert sum(r.killed for r in results) >= 2, lines  # the kills must land mid-import to test anything
+    assert [r.problems for r in results] == [[]] * 3, lines
