@@ -165,20 +165,31 @@ def zip_members(path: Path, cite: str | None = None, limits: ZipLimits = ZipLimi
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _TooLarge(ValueError):
+    """A stream ran past the bytes allowed for it (:func:`_copy_capped`)."""
+
+
+def _copy_capped(src, target: Path, cap: int, why: str) -> None:
+    """Copy the binary stream ``src`` into a new private file ``target`` (mode 0600), 1 MiB at a time.
+
+    Raises:
+        _TooLarge: (with ``why``) the stream holds more than ``cap`` bytes; what was copied stays for the caller.
+    """
+    written = 0
+    with open(target, "wb") as dst:
+        os.chmod(target, 0o600)
+        while chunk := src.read(1 << 20):
+            written += len(chunk)
+            if written > cap:
+                raise _TooLarge(why)
+            dst.write(chunk)
+
+
 def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, errors: list, where: str) -> bool:
     """Copy one member to ``target``, never past its declared size.  False (and an error) on failure."""
-    written = 0
     try:
-        with zf.open(info) as src, open(target, "wb") as dst:
-            os.chmod(target, 0o600)
-            while True:
-                chunk = src.read(1 << 20)
-                if not chunk:
-                    break
-                written += len(chunk)
-                if written > info.file_size:
-                    raise ValueError("member is larger than its header says")
-                dst.write(chunk)
+        with zf.open(info) as src:
+            _copy_capped(src, target, info.file_size, "member is larger than its header says")
     except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError) as exc:
         target.unlink(missing_ok=True)
         errors.append((where, f"member could not be extracted ({exc})"))
@@ -246,19 +257,12 @@ def compressed_members(path: Path, cite: str | None = None, limits: ZipLimits = 
             packed = path.stat().st_size
             cap = min(max(limits.ratio_floor, int(limits.max_ratio * max(1, packed))),
                       shutil.disk_usage(tmp).free - limits.disk_margin)
-            written = 0
-            with opener(path, "rb") as src, open(target, "wb") as dst:
-                os.chmod(target, 0o600)
-                while True:
-                    chunk = src.read(1 << 20)
-                    if not chunk:
-                        break
-                    written += len(chunk)
-                    if written > cap:
-                        errors.append((where, f"expands past {cap >> 20} MiB ({limits.max_ratio:.0f}× its size or "
-                                              "the free disk space): not opened (a zip bomb guard)"))
-                        return
-                    dst.write(chunk)
+            with opener(path, "rb") as src:
+                _copy_capped(src, target, cap, f"expands past {cap >> 20} MiB ({limits.max_ratio:.0f}× its size "
+                                               "or the free disk space): not opened (a zip bomb guard)")
+        except _TooLarge as exc:
+            errors.append((where, str(exc)))
+            return
         except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
             errors.append((cite, f"not a readable {path.suffix.lower()} file, or it is damaged or cut short "
                                  f"({exc}): nothing in it was read"))
