@@ -1111,6 +1111,7 @@ def _windows_zone(value: str) -> str:
     return f"{bare} {sign}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
 
 
+_END_OF_DAY = re.compile(r"(?<=\s)24:00(?::00)?(?=\s|$)")
 _STD_ZONES = {"UT", "GMT", "Z", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT"}
 _TIME_TOKEN = re.compile(r"^\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$")
 
@@ -1251,6 +1252,9 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
     ``attrs["date_source"] = "date-header-no-zone"``.
     """
     value = _numeric_gmt(value)
+    end_of_day = _END_OF_DAY.search(value)  # "24:00" (ISO 8601's end of the day): 00:00 of the next day
+    if end_of_day is not None:
+        value = f"{value[:end_of_day.start()]}00:00:00{value[end_of_day.end():]}"
     zone = _zone_of(value)
     if zone and zone[0] in "+-" and (int(zone[1:3]) > 14 or int(zone[3:5]) > 59):  # no zone is that far off
         if notes is not None:
@@ -1286,6 +1290,8 @@ def _parse_date(value: str, notes: list[str] | None = None, attrs: dict | None =
             if attrs is not None:
                 attrs["date_source"] = "date-header-no-zone"
     try:
+        if end_of_day is not None:
+            dt += timedelta(days=1)
         dt.astimezone(timezone.utc)  # out of range at UTC: unusable
     except (OverflowError, ValueError):
         return None

@@ -199,6 +199,15 @@ def test_windows_zone_names_are_read_at_that_zones_offset_on_that_date(tmp_path)
         assert rec.sent_at.utcoffset() != timedelta(0), value  # the sender's own offset is kept
 
 
+def test_midnight_written_as_24_00_is_the_start_of_the_next_day(tmp_path):
+    """ISO 8601's end of the day, '24:00', as some mailers write midnight: 'Thu, 29 Feb 2024 24:00:00 +0000' is
+    00:00 on 1 March 2024 (it gave no time at all: the standard library refuses hour 24)."""
+    (rec,) = _read(tmp_path, "m.mbox", _msg("m", "Hi.", date="Thu, 29 Feb 2024 24:00:00 +0000", envelope=None))
+    assert rec.sent_at == datetime(2024, 3, 1, 0, 0, tzinfo=UTC)
+    (rec,) = _read(tmp_path, "n.mbox", _msg("n", "Hi.", date="Sat, 30 Mar 2024 24:00 +0100", envelope=None))
+    assert rec.sent_at == datetime(2024, 3, 30, 23, 0, tzinfo=UTC)
+
+
 def test_forwarded_date_lines_written_in_other_languages_are_read(tmp_path):
     """Gmail and Outlook write a forward's Date line in the user's language, without a zone (read at the
     forwarder's +01:00): each is 4 May 2024, 10:00 local (22:00 for the Greek μ.μ., p.m.), 09:00 or 21:00 UTC —
