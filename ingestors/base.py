@@ -113,6 +113,8 @@ class Record:
         former_sent_at: the time an earlier version of its ingestor gave this record when it was read wrongly
             (the first of two instants of a wall time the zone had twice), or None: a record stored with it is
             this one (:attr:`known_hashes`).
+        former_text: the text an earlier version of its ingestor stored for this record (with marks since
+            dropped), or None: a record stored with it is this one (:attr:`known_hashes`).
     """
 
     source_path: str
@@ -130,6 +132,7 @@ class Record:
     identity: str | None = None
     former_identity: str | None = None
     former_sent_at: datetime | None = None
+    former_text: str | None = None
 
     def __post_init__(self) -> None:
         # A lone UTF-16 surrogate (a JSON export's "\ud83d" of an emoji cut in half) is no character: the text
@@ -161,6 +164,8 @@ class Record:
         :attr:`identity` the hash an import made before identities were kept (:attr:`file_hash`) and, with a
         :attr:`former_identity`, that identity's."""
         before = [self._file_hash(self.former_sent_at)] if self.former_sent_at is not None else []
+        if self.former_text is not None:
+            before.append(self._file_hash(self.sent_at, self.former_text))
         if not self.identity:
             return list(dict.fromkeys([self.content_hash, *before]))
         former = [self._identity_hash(self.former_identity)] if self.former_identity else []
@@ -172,12 +177,12 @@ class Record:
         export format hashes the same."""
         return self._file_hash(self.sent_at)
 
-    def _file_hash(self, sent_at: datetime | None) -> str:
+    def _file_hash(self, sent_at: datetime | None, text: str | None = None) -> str:
         h = hashlib.sha256()
         sender = (self.sender.address or self.sender.name or "") if self.sender else ""
         when = ensure_utc(sent_at).isoformat() if sent_at else ""  # the instant, whatever its offset
         for part in (self.kind, self.external_id, when,
-                     sender.lower(), self.subject or "", self.text):
+                     sender.lower(), self.subject or "", self.text if text is None else text):
             h.update(part.encode("utf-8", "surrogatepass"))
             h.update(b"\x00")
         return h.hexdigest()

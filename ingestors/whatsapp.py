@@ -128,6 +128,7 @@ MAX_LEAD_LINES = 20  # lines of text a file may start with before its first head
 NOT_AN_EXPORT = "not a WhatsApp chat export: the first line is not a 'date, time - name: text' header"
 # the lines a file starts with before its first header: the end of a message whose header is not in the file
 LEAD_NOTE = "the file starts inside a message: who wrote these lines, and when, is not in the file"
+_LINE_MARKS = "\u200e\u200f"  # what iOS writes at the start of a poll's or a contact card's lines
 _MARKS = "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _SPACES = "\u00a0\u202f\u2009\u2007\u3000"
 _HEADER_SPAN = 96  # characters of a line looked at for a header
@@ -1082,6 +1083,10 @@ class WhatsAppIngestor:
             extra = h.extra
             while extra and not extra[-1].strip():  # blank lines before the next header (or the end of the
                 extra = extra[:-1]  # file) are none of the message: WhatsApp trims a message's end when it is sent
+            marked = [x for x in extra if x[:1] in _LINE_MARKS]
+            if marked:  # iOS opens a poll's or a card's lines with a direction mark: no part of the words
+                raw_body = "\n".join([h.rest] + extra)
+                extra = [x.lstrip(_LINE_MARKS) for x in extra]
             body = "\n".join([h.rest] + extra)
             m = _AUTHOR.match(body)
             key = _sender_key(m["name"]) if m else None
@@ -1123,9 +1128,18 @@ class WhatsAppIngestor:
                 attrs["system_events"] = list(pending_events)
                 pending_events.clear()
             text = _body(said, notes, attrs)
+            former_text = None
+            if marked:  # the text as imports before the marks were dropped stored it: that record is this one
+                raw = _AUTHOR.match(raw_body)
+                raw_said = raw["text"] if raw else said
+                raw_tail = _NAME_TAIL.match(raw_said) if tail else None
+                if raw_tail:
+                    raw_said = raw_said[raw_tail.end():]
+                former_text = _body(raw_said, [], dict(attrs))
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
                           thread=thread, attrs=attrs, notes=notes,
+                          former_text=former_text if former_text != text else None,
                           former_sent_at=read_as if sent_at is not read_as else
                           self._when(h, former_order, []) if former_order != order else None)
 

@@ -428,3 +428,29 @@ def test_a_hangouts_sms_participant_is_their_phone_number(tmp_path):
     items = list(HangoutsIngestor().read(path))
     assert items[0].sender == Party(None, "+15555550100", "phone", "from")
     assert items[1].recipients == [Party(None, "+15555550100", "phone", "member")]
+
+
+def test_an_ios_polls_lines_keep_no_invisible_direction_marks(tmp_path):
+    """iOS writes a poll with a left-to-right mark (U+200E) opening each of its lines; the text kept them
+    ('POLL:\\n\\u200eDinner?\\n\\u200eOPTION: Pizza (1 vote)'), so the words could not be matched as typed."""
+    from ingestors.whatsapp import WhatsAppIngestor
+
+    p = tmp_path / "_chat.txt"
+    p.write_text("[12/03/2023, 14:05:00] Ana Lopez: \u200ePOLL:\n\u200eDinner?\n\u200eOPTION: Pizza (1 vote)\n"
+                 "\u200eOPTION: Sushi (0 votes)\n[12/03/2023, 14:06:00] Ben Ode: Pizza!\n", encoding="utf-8")
+    first = list(WhatsAppIngestor().read(p))[0]
+    assert "\u200e" not in first.text
+    assert first.text.endswith("Dinner?\nOPTION: Pizza (1 vote)\nOPTION: Sushi (0 votes)")
+
+
+def test_a_poll_imported_with_its_marks_before_is_known_again(tmp_path):
+    """Imports before the marks were dropped stored the poll's text with them: the record still knows that
+    text's hash (former_text), so importing the chat again adds nothing."""
+    from ingestors.whatsapp import WhatsAppIngestor
+
+    p = tmp_path / "_chat.txt"
+    p.write_text("[12/03/2023, 14:05:00] Ana Lopez: \u200ePOLL:\n\u200eDinner?\n\u200eOPTION: Pizza (1 vote)\n",
+                 encoding="utf-8")
+    (r,) = list(WhatsAppIngestor().read(p))
+    assert r.former_text == "POLL:\n\u200eDinner?\n\u200eOPTION: Pizza (1 vote)"
+    assert r._file_hash(r.sent_at, r.former_text) in r.known_hashes and r.content_hash in r.known_hashes

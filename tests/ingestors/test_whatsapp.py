@@ -356,7 +356,7 @@ def test_ios_system_lines_under_a_sender_are_not_messages(tmp_path):
         ("21:02", "Boris", "Hi all"),
         ("21:04", "Carla", "Hey!"),
         ("21:05", "Carla", "Location: https://maps.google.com/?q=38.7,-9.1"),
-        ("21:06", "Boris", f"POLL:\n{LRM}Dinner where?\n{LRM}OPTION: Tasca (1 vote)"),
+        ("21:06", "Boris", "POLL:\nDinner where?\nOPTION: Tasca (1 vote)"),
     ]
     assert {p.name for p in items[0].recipients} == {"Carla"}  # the group's name is nobody
     assert [e["text"] for e in items[0].attrs["system_events"]] == [
