@@ -50,8 +50,13 @@ class Memory:
     item: Any = None  # what recall returned (an AskResult): the memory answerer reads its kind, sender, ...
 
     def line(self, limit: int = MEMORY_CHARS) -> str:
-        """``[n] (when; source) text`` with the text clipped to ``limit`` characters."""
+        """``[n] (when; source) text`` with the text clipped to ``limit`` characters (a fact as its sentence: the
+        line says when)."""
         text = " ".join(self.text.split())
+        if getattr(self.item, "kind", None) in ("fact", "history"):
+            from core.graph.facts import statement_sentence
+
+            text = statement_sentence(text)
         if len(text) > limit:
             text = text[:limit].rstrip() + " …"
         meta = "; ".join(x for x in (self.when[:10] if self.when else "", f"source: {self.source}" if self.source
