@@ -93,6 +93,54 @@ def decode_iso2022jp(data: bytes, errors: str = "strict") -> str:
     return "".join(out)
 
 
+def _decode_chars(data: bytes, errors: str, label: str, char_at) -> str:
+    """``data`` decoded one character at a time: ASCII bytes stand for themselves; ``char_at(data, i)`` gives the
+    multi-byte character at ``i`` as ``(text, bytes used)`` or raises UnicodeDecodeError, whose ``start``–``end``
+    span is what a replacement character stands for (``errors="replace"``: U+FFFD, then go on after it).
+
+    Raises:
+        UnicodeDecodeError: with ``errors="strict"``, named ``label``, at the first byte that is no character.
+    """
+    out: list[str] = []
+    i, n = 0, len(data)
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            out.append(chr(b))
+            i += 1
+            continue
+        try:
+            text, size = char_at(data, i)
+        except UnicodeDecodeError as exc:
+            if errors == "strict":
+                raise UnicodeDecodeError(label, data, exc.start, exc.end, exc.reason) from None
+            out.append("\ufffd")
+            i = max(exc.end, i + 1)
+            continue
+        out.append(text)
+        i += size
+    return "".join(out)
+
+
+def _eucjp_char(data: bytes, i: int) -> tuple[str, int]:
+    """The EUC-JP character at ``data[i]`` (a byte from 0x80) and its length (:func:`decode_eucjp`)."""
+    b = data[i]
+    size = 3 if b == 0x8F else 2
+    chunk = data[i:i + size]
+    try:
+        if len(chunk) < size or any(x < 0xA1 for x in chunk[1:]):
+            raise ValueError("not an EUC-JP character")
+        if b == 0x8E:
+            return bytes([chunk[1]]).decode("cp932"), size
+        if b == 0x8F:
+            return chunk.decode("euc_jp"), size
+        if b >= 0xA1:
+            return _jis_pair(b & 0x7F, chunk[1] & 0x7F, "jis0208"), size
+        raise ValueError("not an EUC-JP lead byte")
+    except (UnicodeDecodeError, ValueError):
+        raise UnicodeDecodeError("euc-jp", data, i, i + 1, "not an EUC-JP character") from None
+
+
 def decode_eucjp(data: bytes, errors: str = "strict") -> str:
     """EUC-JP as Japanese mail programs write it: JIS X 0208 pairs with NEC's row 13 and the IBM extensions
     (read through cp932, as :func:`decode_iso2022jp` reads them), 0x8E kana, 0x8F JIS X 0212.
@@ -104,35 +152,20 @@ def decode_eucjp(data: bytes, errors: str = "strict") -> str:
     try:
         return data.decode("euc_jp")
     except UnicodeDecodeError:
-        pass
-    out: list[str] = []
-    i, n = 0, len(data)
-    while i < n:
-        b = data[i]
-        if b < 0x80:
-            out.append(chr(b))
-            i += 1
-            continue
-        size = 3 if b == 0x8F else 2
-        chunk = data[i:i + size]
+        return _decode_chars(data, errors, "euc-jp", _eucjp_char)
+
+
+def _big5_char(data: bytes, i: int) -> tuple[str, int]:
+    """The Big5 pair at ``data[i]`` read as Big5-HKSCS, else CP950 (:func:`decode_big5`); a bad pair whose
+    second byte is ASCII spans its lead byte alone (that byte is itself)."""
+    pair = data[i:i + 2]
+    for codec in ("big5hkscs", "cp950"):
         try:
-            if len(chunk) < size or any(x < 0xA1 for x in chunk[1:]):
-                raise UnicodeDecodeError("euc-jp", data, i, i + len(chunk), "not an EUC-JP character")
-            if b == 0x8E:
-                out.append(bytes([chunk[1]]).decode("cp932"))
-            elif b == 0x8F:
-                out.append(chunk.decode("euc_jp"))
-            elif b >= 0xA1:
-                out.append(_jis_pair(b & 0x7F, chunk[1] & 0x7F, "jis0208"))
-            else:
-                raise UnicodeDecodeError("euc-jp", data, i, i + 1, "not an EUC-JP lead byte")
-            i += size
+            return pair.decode(codec), len(pair)
         except UnicodeDecodeError:
-            if errors == "strict":
-                raise UnicodeDecodeError("euc-jp", data, i, i + 1, "not an EUC-JP character") from None
-            out.append("\ufffd")
-            i += 1
-    return "".join(out)
+            continue
+    end = i + 1 if len(pair) == 2 and pair[1] < 0x80 else i + len(pair)
+    raise UnicodeDecodeError("big5", data, i, end, "not a Big5 character")
 
 
 def decode_big5(data: bytes, errors: str = "strict") -> str:
@@ -147,30 +180,7 @@ def decode_big5(data: bytes, errors: str = "strict") -> str:
             return data.decode(whole)
         except UnicodeDecodeError:
             pass
-    out: list[str] = []
-    i, n = 0, len(data)
-    while i < n:
-        b = data[i]
-        if b < 0x80:
-            out.append(chr(b))
-            i += 1
-            continue
-        pair = data[i:i + 2]
-        for codec in ("big5hkscs", "cp950"):
-            try:
-                out.append(pair.decode(codec))
-                break
-            except UnicodeDecodeError:
-                continue
-        else:
-            if errors == "strict":
-                raise UnicodeDecodeError("big5", data, i, i + len(pair), "not a Big5 character")
-            out.append("\ufffd")
-            if len(pair) == 2 and pair[1] < 0x80:  # an ASCII byte after a bad lead byte is itself
-                i += 1
-                continue
-        i += len(pair)
-    return "".join(out)
+    return _decode_chars(data, errors, "big5", _big5_char)
 
 
 def _codec_info(name: str, decode) -> codecs.CodecInfo:
