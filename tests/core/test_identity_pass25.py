@@ -3,7 +3,6 @@ the same people under other names, addresses and relations.  Inputs written by t
 value worked out by hand."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from sqlmodel import select
@@ -13,25 +12,7 @@ from core.graph.apply import apply_candidates
 from core.graph.parties import resolve_parties
 from core.graph.resolution import NameIndex
 from core.store.schema import Entity, Fact, MergeCandidate, Record, Source
-
-
-@dataclass(frozen=True)
-class P:  # an ingestors.base.Party look-alike (core never imports ingestors)
-    name: str | None
-    address: str | None = None
-    address_kind: str = "email"
-    role: str = "from"
-
-
-@dataclass
-class R:  # an ingestors.base.Record look-alike
-    sender: P | None
-    recipients: list = field(default_factory=list)
-    kind: str = "email"
-    thread: str | None = None
-    attrs: dict = field(default_factory=dict)
-    place: object = None
-
+from tests.core.test_identity import P, R  # the Party and Record look-alikes
 
 T0 = datetime(2023, 3, 6, 9, 0, tzinfo=timezone.utc)
 
