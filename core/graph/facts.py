@@ -267,7 +267,7 @@ def _split_after(s: Session, fact: Fact, said: datetime | None, t: datetime) -> 
         _point(s, fact, fact.id)  # leave the partial unique index: the later spell is the active one now
         s.flush()
     spell = Fact(subject_entity_id=fact.subject_entity_id, domain=fact.domain, category=fact.category, key=fact.key,
-                 value=fact.value, statement=_restate(fact.statement, start), confidence=fact.confidence,
+                 value=fact.value, statement=restate(fact.statement, start), confidence=fact.confidence,
                  valid_from=start, valid_to=fact.valid_to, recorded_at=clock.now(), evidence_count=len(moved),
                  superseded_by=None if was_active else fact.superseded_by)
     s.add(spell)
@@ -289,12 +289,13 @@ def _start_at(fact: Fact, when: datetime) -> None:
     statement says ("As of …": it kept the later day, so a profile read "As of 2023-06-05, … lives in Berlin" for
     a spell from January), and its vector is made again (``indexed_at`` cleared)."""
     fact.valid_from = when
-    fact.statement = _restate(fact.statement, when)
+    fact.statement = restate(fact.statement, when)
     fact.indexed_at = None
 
 
-def _restate(statement: str, when: datetime) -> str:
-    """The statement with its "As of DATE" date replaced by ``when``'s."""
+def restate(statement: str, when: datetime) -> str:
+    """The statement with its "As of DATE" date replaced by ``when``'s own calendar date (a statement without
+    that lead is returned as it is)."""
     head, sep, rest = statement.partition(", ")
     return as_of_statement(when, rest) if sep and head.startswith("As of ") else statement
 

@@ -91,7 +91,7 @@ def _relatives(conn, entity_ids) -> list[int]:
 
 _WORD_NAMES = frozenset("""will may june april august mark bill frank pat sue rich chase drew miles ray guy don dean
 hope grace faith joy dawn art sky win rob jack max sandy summer autumn penny rose ruby holly ivy amber iris daisy lily
-river bob carol sunny august""".split())
+river bob carol sunny""".split())
 """First names that open sentences as words ("Will you come?", "May I …", "Mark the date", "Hope you're well"): a
 forgotten Will Smith's first name alone is not redacted (his full name, addresses and numbers are)."""
 
@@ -673,13 +673,12 @@ def _restated(statement: str | None, sent, offset) -> str | None:
     (``offset``: minutes east of UTC, or None)."""
     from datetime import datetime, timedelta
 
-    from core.graph.facts import as_of_statement
+    from core.graph.facts import restate
 
-    head, sep, rest = (statement or "").partition(", ")
-    if not (sep and head.startswith("As of ")):
-        return statement
+    if statement is None:
+        return None
     when = sent if isinstance(sent, datetime) else datetime.fromisoformat(str(sent))
-    return as_of_statement(when + timedelta(minutes=offset or 0), rest)
+    return restate(statement, when + timedelta(minutes=offset or 0))
 
 
 def plan(conn, sc: Scope, red: Redactor | None) -> dict[str, int]:

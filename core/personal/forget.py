@@ -15,7 +15,6 @@ every reference to it rewritten).
 from __future__ import annotations
 
 import json
-import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -110,10 +109,12 @@ def fact_quotes(conn, fact_ids: Sequence[int]) -> list[str]:
     """The sentences of facts ``fact_ids`` as a reply says them (their statement without its "As of …," lead and
     its full stop, whitespace collapsed, case-folded; at least :data:`QUOTE_MIN_CHARS` long): what a kept chat
     turn copied of a fact a forget takes ("who is Oliver?" → "… Oliver Grant's sister is Beth. …")."""
+    from core.graph.facts import statement_sentence
+
     out = []
     for part in chunks(list(fact_ids)):
         for (statement,) in conn.execute(f"SELECT statement FROM fact WHERE id IN ({marks(len(part))})", part):
-            said = re.sub(r"^As of [^,]+, ", "", " ".join((statement or "").split())).rstrip(".")
+            said = statement_sentence(" ".join((statement or "").split())).rstrip(".")
             if len(said) >= QUOTE_MIN_CHARS:
                 out.append(said[:QUOTE_PREFIX_CHARS].casefold())
     return out
