@@ -9,7 +9,6 @@ share of the remaining doubt, so confidence rises toward 1 but never past it.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta, timezone
 
@@ -17,7 +16,7 @@ from sqlmodel import Session, select
 
 from core import clock
 from core.graph.summaries import mark_stale
-from core.store.schema import Evidence, Fact, FactEntity
+from core.store.schema import Evidence, Fact, FactEntity, statement_sentence  # noqa: F401  (re-exported)
 
 # The eight domains facts are filed under (seed 002 names eight without listing them here).
 DOMAINS = ("identity", "relationships", "work", "health", "preferences", "places", "activities", "events")
@@ -63,16 +62,6 @@ def as_of_statement(when: datetime | None, sentence: str) -> str:
     ingestor gave it) so the statement names the day where it was written."""
     date = when.date().isoformat() if when else "an unknown date"
     return f"As of {date}, {sentence}"
-
-
-_AS_OF_LEAD = re.compile(r"^As of [^,]+, ")
-
-
-def statement_sentence(statement: str | None) -> str:
-    """A fact's statement without its ``"As of 2008-10-22, "`` lead (seed 002's temporal context), for a line that
-    says the time in its own column: "As of 2000-02-09, Ann wrote to Bo by email." → "Ann wrote to Bo by email."
-    (the trailing full stop kept; a statement without the lead, or None → "" , is returned stripped)."""
-    return _AS_OF_LEAD.sub("", (statement or "").strip(), count=1)
 
 
 def _link(s: Session, fact_id: int, entity_id: int, role: str) -> None:

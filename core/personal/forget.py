@@ -19,7 +19,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from core.store.forgetting import (chunks, decode, encode, marks, put_back, stash_rows, stash_rows_by_ids,
+from core.store.forgetting import (chunks, decode, encode, fact_quotes, marks, put_back, stash_rows,
+                                   stash_rows_by_ids,
                                    stash_values, stashed,
                                    _insert_stash)
 
@@ -105,21 +106,6 @@ QUOTE_PREFIX_CHARS = 80
 each memory (``app.loop.Memory.line``: 200 characters with its date and file), so its start is what a copy holds."""
 
 
-def fact_quotes(conn, fact_ids: Sequence[int]) -> list[str]:
-    """The sentences of facts ``fact_ids`` as a reply says them (their statement without its "As of …," lead and
-    its full stop, whitespace collapsed, case-folded; at least :data:`QUOTE_MIN_CHARS` long): what a kept chat
-    turn copied of a fact a forget takes ("who is Oliver?" → "… Oliver Grant's sister is Beth. …")."""
-    from core.graph.facts import statement_sentence
-
-    out = []
-    for part in chunks(list(fact_ids)):
-        for (statement,) in conn.execute(f"SELECT statement FROM fact WHERE id IN ({marks(len(part))})", part):
-            said = statement_sentence(" ".join((statement or "").split())).rstrip(".")
-            if len(said) >= QUOTE_MIN_CHARS:
-                out.append(said[:QUOTE_PREFIX_CHARS].casefold())
-    return out
-
-
 def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
     """Ids of the ledger's chat-with-Kith ``message`` rows (no ``record_ref``: the owner's questions and Kith's
     replies, other than the rows of people ``pids``) that hold a copy of a forgotten record's words — a reply
@@ -135,7 +121,7 @@ def _chat_quotes(conn, sc, pids: Sequence[int]) -> list[int]:
             words = " ".join((text or "").split())[:QUOTE_PREFIX_CHARS]
             if len(words) >= QUOTE_MIN_CHARS:
                 quotes.add(words.casefold())
-    quotes |= set(fact_quotes(conn, facts))  # a reply that said a forgotten fact ("Oliver Grant's sister is Beth.")
+    quotes |= set(fact_quotes(conn, facts, QUOTE_MIN_CHARS, QUOTE_PREFIX_CHARS))  # a reply that said a forgotten fact ("Oliver Grant's sister is Beth.")
     if not quotes:
         return []
     heads: dict[str, list[str]] = {}  # a quote's first characters → the quotes: one look-up per position of a turn

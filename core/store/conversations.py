@@ -118,7 +118,7 @@ def _selection(conn, sc, red) -> dict:
     """What a forget of ``sc`` changes here: ``{"remove": [turn ids], "turns": {turn id: {column: new}},
     "conversations": {conversation id: {column: new}}, "drop": [conversation ids left without turns]}``."""
     from core.graph.forget import redacted_values
-    from core.store.forgetting import REPLACEMENT
+    from core.store.forgetting import REPLACEMENT, fact_quotes
 
     out: dict = {"remove": [], "turns": {}, "conversations": {}, "drop": []}
     if not _exists(conn):
@@ -147,7 +147,7 @@ def _selection(conn, sc, red) -> dict:
                     changes[tid] = new
     gone_records, gone_facts, gone_eps = set(sc.records), set(sc.facts), set(sc.episodes)
     if gone_facts:  # a reply that said a forgotten fact in its own words (a "who is Oliver?" answer from the graph)
-        said = _fact_quotes(conn, sorted(gone_facts))
+        said = fact_quotes(conn, sorted(gone_facts))
         for tid, text, _cites in turns:
             if tid not in remove and said and any(q in " ".join(text.split()).casefold() for q in said):
                 changes.setdefault(tid, {})["text"] = REPLACEMENT
@@ -195,19 +195,6 @@ def _selection(conn, sc, red) -> dict:
         for cid in touched - set(out["drop"]):
             convs.setdefault(cid, {})["turns"] = left[cid]
     out["conversations"] = {k: v for k, v in convs.items() if k not in out["drop"]}
-    return out
-
-
-def _fact_quotes(conn, fact_ids: Sequence[int]) -> list[str]:
-    """The sentences of facts ``fact_ids`` as a reply says them: the statement without its "As of …," lead and its
-    full stop, whitespace collapsed, case-folded, 12 characters or more (``core.personal.forget.fact_quotes``)."""
-    import re
-
-    out = []
-    for (statement,) in _chunked(conn, "SELECT statement FROM fact WHERE id IN ({})", fact_ids):
-        said = re.sub(r"^As of [^,]+, ", "", " ".join((statement or "").split())).rstrip(".")
-        if len(said) >= 12:
-            out.append(said[:80].casefold())
     return out
 
 

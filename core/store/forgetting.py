@@ -210,6 +210,22 @@ def chunks(ids: Sequence, n: int = CHUNK) -> Iterable[list]:
         yield ids[i:i + n]
 
 
+def fact_quotes(conn, fact_ids: Sequence[int], min_chars: int = 12, prefix: int = 80) -> list[str]:
+    """The sentences of facts ``fact_ids`` as a chat reply says them: the statement without its "As of …," lead
+    and its full stop, whitespace collapsed, case-folded, cut to ``prefix`` characters; those shorter than
+    ``min_chars`` are left out (what a kept chat turn copied of a fact a forget takes: "who is Oliver?" →
+    "… Oliver Grant's sister is Beth. …")."""
+    from core.store.schema import statement_sentence
+
+    out = []
+    for part in chunks(list(fact_ids)):
+        for (statement,) in conn.execute(f"SELECT statement FROM fact WHERE id IN ({marks(len(part))})", part):
+            said = statement_sentence(" ".join((statement or "").split())).rstrip(".")
+            if len(said) >= min_chars:
+                out.append(said[:prefix].casefold())
+    return out
+
+
 def marks(n: int) -> str:
     return ",".join("?" * n)
 

@@ -8,6 +8,8 @@ issues add memory and personalization tables beside these.
 """
 from __future__ import annotations
 
+import re
+
 from datetime import datetime
 from typing import Optional, Sequence
 
@@ -127,6 +129,17 @@ class RecordEntity(SQLModel, table=True):
     signal: str = ""      # how the party was resolved (seed 002's cascade row: email, phone, exact_name, fuzzy_high, new …)
     score: float = 1.0    # that row's score (1.0 for definitive rows)
     alias_id: Optional[int] = None  # the alias that matched or was added (which address/name), for undo and display
+
+
+_AS_OF_LEAD = re.compile(r"^As of [^,]+, ")
+
+
+def statement_sentence(statement: str | None) -> str:
+    """A fact's statement without its ``"As of 2008-10-22, "`` lead (seed 002's temporal context: every
+    :class:`Fact` statement has it), for a line that says the time in its own column: "As of 2000-02-09, Ann
+    wrote to Bo by email." → "Ann wrote to Bo by email." (the trailing full stop kept; a statement without the
+    lead, or None → "", is returned stripped)."""
+    return _AS_OF_LEAD.sub("", (statement or "").strip(), count=1)
 
 
 class Fact(SQLModel, table=True):
