@@ -121,6 +121,12 @@ class FactCandidate:
     then: str | None = None
     """With ``ends``: the value that holds from that day, under the key of the fact that ended ("I left Berlin for
     Madrid": Madrid, a home if Berlin was one, a job if Berlin was the employer)."""
+    held: bool = False
+    """With ``ends``: the text says the ended value held before — a spell in the past ("I used to live in Rome",
+    "I lived in Paris from 2010 to 2015", "… for five years before moving to Lyon"): when no fact of it is in
+    effect to end, it is written as history (from ``held_from``, else an unknown day, to ``valid_from``)."""
+    held_from: date | None = None
+    """With ``held``: the spell's first day when the text gives it ("from 2010": 2010-01-01)."""
 
 
 # Capitalised words that start sentences but are not names ("Today Ana moved…", "Congrats Tom…", "You moved…").
@@ -259,6 +265,30 @@ _ENDINGS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_SUBJ}{_AUX}(?: {_ADV})? (?:resigned from|retired from|(?:was |were |got |been )?(?:laid off|"
                 rf"let go|fired|made redundant) (?:from|by|at)) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
 ]
+# A spell that was: "I used to live in Rome", "I lived in Paris for five years", "Ana worked at Initech from 2015 to
+# 2019", "I lived in Leeds until 2020", "… before moving to Lyon" — the simple past with how long, until when or what
+# came next (a bare "I lived in Paris" may be a holiday's tale; "I've lived in …" is a home that still is).
+_SPAN = (r"(?:for (?:about |almost |nearly |over |around |more than |just over |just under )?(?:\d+|an?|one|two|three|"
+         r"four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a few|a couple of|several|many) "
+         r"(?:year|month|decade)s?)")
+_RANGE = (rf"(?:from|between) (?:(?P<m1>{_MONTHS}) )?(?P<y1>(?:19|20)\d\d) (?:to|and|until|till|through|-|–) "
+          rf"(?:(?P<m2>{_MONTHS}) )?(?P<y2>(?:19|20)\d\d)\b")
+_UNTIL = rf"(?:until|till) (?:(?P<mu>{_MONTHS}) )?(?P<yu>(?:19|20)\d\d)\b"
+_SPELL_TAIL = (rf"(?=,? (?:{_SPAN}|(?:from|between) (?:{_MONTHS} )?(?:19|20)\d\d|(?:until|till) (?:{_MONTHS} )?(?:19|20)"
+               rf"\d\d|before (?:moving|I moved|we moved|relocating|joining|I joined|starting)\b|(?:and )?then (?:moved|"
+               rf"relocated|joined|started)\b))")
+_SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
+    (re.compile(rf"\b{_HOME_SUBJ}(?: {_ADV})? used to live (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_SUBJ}(?: {_ADV})? used to work (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_HOME_SUBJ} lived (?:in|at) (?:the )?(?P<val>{_PLACE}){_SPELL_TAIL}"), (_HOME,)),
+    (re.compile(rf"\b{_SUBJ} worked (?:at|for) (?:the )?(?P<val>{_ORG}){_SPELL_TAIL}"), (_JOB,)),
+]
+_SPELL_RANGE = re.compile(rf"^,? (?:{_SPAN},? )?{_RANGE}")
+_SPELL_UNTIL = re.compile(rf"^,? (?:{_SPAN},? )?{_UNTIL}")
+_SPELL_THEN = re.compile(rf"\b(?:before (?:moving|I moved|we moved|relocating|I relocated)|(?:and )?then (?:moved|"
+                         rf"relocated)|until (?:I|we) moved) (?:back )?(?:to|in) (?:the )?(?P<then>{_PLACE})|"
+                         rf"\b(?:before (?:joining|I joined|starting at|moving to)|(?:and )?then (?:joined|started at)) "
+                         rf"(?:the )?(?P<join>{_ORG})")
 # "I left Berlin for the weekend", "We left Paris for a week in Spain", "I left Initech at 6", "Left London early
 # this morning": a trip or a day's leaving, not a home or a job ending — words of its clause after "left X"
 _AWHILE = re.compile(r"\bfor (?:the |a |an |my |our |one |two |three |four |a few |a couple of |several )?"
@@ -518,6 +548,12 @@ def _since(day: date, n: str, unit: str) -> date:
     return date(months // 12, months % 12 + 1, min(day.day, 28))
 
 
+# "… for five years", "… for about 18 months" right after a home's place: how long it has held (with a perfect:
+# "I've lived", "we have been living")
+_HELD_FOR = re.compile(r"^,? for (?:(?:about|almost|nearly|over|around|more than|just over) )?(?P<n>\d+|an?|one|two|"
+                       r"three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|several) "
+                       r"(?P<unit>year|month)s?\b")
+_PERFECT = re.compile(r"(?:['’]ve|\bhave|\bhas) (?:\w+ )?(?:lived|been living)\b")
 # A clause of time to come: "once", "when", "as soon as", "after", "before", "until" before a verb in the present
 # ("Once I move to Leeds I'll call you", "When Tom starts at Globex …") — it stated the move as made; in the past
 # ("Once I moved to Leeds, …") it is one
@@ -622,6 +658,11 @@ def _stated_as_written(clause: str, sentence: str, sent_at: datetime | None, anc
                 found += _with_partner(clause, m, found[-1])
             elif what == "home":
                 place = _TRAILING_WEEKDAY.sub("", _value(m.group("place")))
+                held = _HELD_FOR.match(clause[m.end():])
+                if held and sent_at is not None and _PERFECT.search(m.group(0)):
+                    # "I've lived in Paris for five years": since five years before the message, as a job's tenure
+                    start, note = _since(sent_at.date(), held.group("n"), held.group("unit")), (
+                        f'"{held.group("n")} {held.group("unit")}(s)" before the message ({sent_at.date().isoformat()})')
                 found.append(FactCandidate(subj, "places", "residence", "home", place, sentence, 0.7, start,
                                            obj=place, obj_kind="place", time_note=note))
                 found += _with_partner(clause, m, found[-1])
@@ -634,6 +675,53 @@ def _stated_as_written(clause: str, sentence: str, sent_at: datetime | None, anc
                 found.append(FactCandidate(subj, "health", "event", f"{event}:{day}", event, sentence, 0.7,
                                            start, end, time_note=note))
     return found
+
+
+def _month_no(name: str | None, default: int) -> int:
+    return _MONTH_NAMES.index(name.casefold()) + 1 if name else default
+
+
+_MONTH_NAMES = [m.casefold() for m in _MONTHS.strip("(?:)").split("|")]
+
+
+def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened) -> list[FactCandidate]:
+    """The past spells of :data:`_SPELLS` in ``sentence``: endings of a home or a job that held (``held``), dated
+    by their range ("from 2010 to 2015": held from 2010-01-01, ended 2015-01-01 — a year is its first day, as
+    "in 2015" is), their "until" ("until 2020": ended 2020-01-01), else by the sentence's time anchor or the
+    message's day; what came next ("before moving to Lyon") is ``then``."""
+    out: list[FactCandidate] = []
+    for rx, keys in _SPELLS:
+        for m in rx.finditer(sentence):
+            if (_first_person(m) and _reported(opened, sentence[:m.start()])) or _negated(sentence, m.start()):
+                continue
+            subj = _subject(m)
+            value = _TRAILING_WEEKDAY.sub("", _value(m.group("val")))
+            if (subj.kind == "name" and (not subj.name or _after_preposition(sentence, m))) or \
+                    value.split()[0].casefold() in _NOT_NAMES:
+                continue
+            rest = sentence[m.end():]
+            held_from = None
+            start, _end, note = _when(sentence, m.span(), anchors, sent_at)
+            if (r := _SPELL_RANGE.match(rest)) is not None:
+                held_from = date(int(r.group("y1")), _month_no(r.group("m1"), 1), 1)
+                start = date(int(r.group("y2")), _month_no(r.group("m2"), 1), 1)
+                note = f'"{r.group(0).strip(", ")}" as written'
+            elif (u := _SPELL_UNTIL.match(rest)) is not None:
+                start = date(int(u.group("yu")), _month_no(u.group("mu"), 1), 1)
+                note = f'"{u.group(0).strip(", ")}" as written'
+            if held_from is not None and start is not None and held_from > start:
+                continue  # "from 2015 to 2010": no spell
+            nxt = _SPELL_THEN.search(rest)
+            then = None
+            if nxt is not None and nxt.group("then") and keys == (_HOME,):
+                then = _TRAILING_WEEKDAY.sub("", _value(nxt.group("then")))
+            elif nxt is not None and nxt.group("join") and keys == (_JOB,):
+                then = _value(nxt.group("join"))
+            if m.groupdict().get("we"):
+                keys = (_HOME,)
+            out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
+                                     time_note=note, ends=keys, then=then, held=True, held_from=held_from))
+    return out
 
 
 def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
@@ -694,6 +782,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                          time_note=note, ends=keys, then=then))
+        out += _spells(sentence, cited, sent_at, anchors, opened)
         for m in _OF_MENTION.finditer(sentence):  # "Nina's sister lives in Oslo": Nina has a sister
             of = _owner_name(m.group("of"), sentence[max(0, m.start() - 20):m.start()])
             if not of or _after_preposition(sentence, m, "of") or _reported(opened, sentence[:m.start()]):

@@ -21,7 +21,10 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
   such day up to the message in a sentence in the past tense, else the next one
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
   and the day is still to come (the month after when it is not, and the day has passed)
-* ``in|since|during|back in <year>``: the year's first day
+* ``in|since|during|back in <year>``: the year's first day; ``early|mid|late <year>``, ``the start|middle|end of
+  <year>``: 1 January, 1 July, 1 September, 1 December
+* seasons: ``last|this|next summer``, ``in (the) spring [of] [<year>]``, ``winter 2021``: the first day of that
+  season (northern meteorological: 1 March, 1 June, 1 September, 1 December; ``winter <year>`` from 1 January)
 * ``at the end|beginning|start|middle of <Month> [<year>]``, ``mid-|late <Month>``: its last day, 1st, 15th, 21st
 * ``the week|weekend before last``: the Monday (Saturday) two weeks back
 * ``last|this|next <Month>``: the 1st of the latest such month before the message's month, of this year's, of
@@ -70,6 +73,18 @@ _PATTERNS = [
     ("month", re.compile(r"\b(?:[Ii]n|[Ss]ince|[Dd]uring|[Ee]arly|[Ll]ate|mid-|[Uu]ntil) (?:early |late |mid-)?"
                          r"(January|February|March|April|May|June|July|August|September|October|November|December)"
                          r"(?:,? (\d{4})|,? (?i:(last|this|next) year))?\b")),
+    # "early 2021", "in late 2019", "mid-2018", "the end of 2020": a part of a year (early/start → its 1st of
+    # January, mid/middle → 1 July, late → 1 September — its last third —, end → 1 December)
+    ("year_part", re.compile(r"\b(?:(?i:in|since|during|by|until|from|back in|around) )?(?:(?i:the (?:very )?"
+                             r"(start|beginning|middle|end) of)|(?i:(early|late|mid))[- ]?) ?((?:19|20)\d\d)\b"
+                             r"(?![-/.:]\d)")),
+    # "last summer", "in the spring of 2019", "winter 2021", "during the summer", "this autumn": a season (the
+    # northern hemisphere's meteorological seasons: spring from 1 March, summer 1 June, autumn/fall 1 September,
+    # winter 1 December; "winter 2021" is its part in 2021, from 1 January).  A season word alone ("summer
+    # dress") is no date: a preposition, last/this/next or a year must come with it.
+    ("season", re.compile(r"\b(?:(?i:(last|this|next|past) )|(?i:(?:in|during|since|over|by|until) (?:the )?)"
+                          r"(?:(?i:(early|late|mid)[- ]?))?)?(?i:(spring|summer|autumn|fall|winter))"
+                          r"(?:(?i: of)? ((?:19|20)\d\d))?\b(?![-/.:]\d)")),
     ("year", re.compile(r"\b(?:in|since|during|back in|from) ((?:19|20)\d{2})\b(?![-/.:]\d)", re.I)),
     ("nth", re.compile(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b", re.I)),
     ("two", re.compile(r"\b(?:the )?day (before yesterday|after tomorrow)\b", re.I)),
@@ -240,6 +255,11 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
         part = (g[0] or g[1]).lower()
         day = {"end": 31, "middle": 15, "mid": 15, "late": 21}.get(part, 1)
         return _month_day(g[2], g[3], day, ref, past or "since" in m.group(0).lower())
+    if kind == "year_part":
+        part = (g[0] or g[1]).lower()
+        return date(int(g[2]), {"mid": 7, "middle": 7, "late": 9, "end": 12}.get(part, 1), 1)
+    if kind == "season":
+        return _season(m, g, ref, past)
     if kind == "before_last":  # "the week before last": the Monday two weeks back; the weekend: its Saturday
         monday = ref - timedelta(days=ref.weekday())
         return monday - timedelta(weeks=2) + timedelta(days=5 if g[0].lower() == "weekend" else 0)
@@ -286,6 +306,39 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | Non
     word = g[0].lower()
     return {"yesterday": ref - timedelta(days=1), "last night": ref - timedelta(days=1),
             "tomorrow": ref + timedelta(days=1)}.get(word, ref)
+
+
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def _season(m: re.Match, g: tuple, ref: date, past: bool) -> date | None:
+    """The first day of the season a "season" match names (see :data:`_PATTERNS`), or None for a season word
+    with nothing that makes it a date.  Relative to the message's day: "last summer" is the latest summer that
+    has started and is not the one the message is in; "this summer" the one it is in, else this year's coming
+    one; "next summer" the first that starts after it; "in the summer" the latest up to the message in a
+    sentence in the past tense, else the next one."""
+    which, part, name, year = (g[0] or "").lower(), (g[1] or "").lower(), g[2].lower(), g[3]
+    month = _SEASON_START[name]
+    if year:
+        start = date(int(year), 1 if name == "winter" else month, 1)
+    else:
+        if not which and not m.group(0)[:1].isalpha():
+            return None
+        if not which and m.group(0).split()[0].lower() not in ("in", "during", "since", "over", "by", "until"):
+            return None
+        starts = [date(y, month, 1) for y in range(ref.year - 2, ref.year + 2)]
+        current = next((d for d in reversed(starts) if d <= ref and ref < _add_months(d, 3)), None)
+        if which in ("last", "past"):
+            start = max(d for d in starts if d <= ref and d != current)
+        elif which == "next":
+            start = min(d for d in starts if d > ref)
+        elif which == "this":
+            start = current or min(d for d in starts if d > ref)
+        elif past or m.group(0).lower().startswith("since"):
+            start = current or max(d for d in starts if d <= ref)
+        else:
+            start = current or min(d for d in starts if d > ref)
+    return _add_months(start, {"mid": 1, "late": 2}.get(part, 0))
 
 
 def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]:

@@ -7,12 +7,13 @@ speaker's mother — an entity of her own, linked to the speaker by a
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime, time, timezone
 
 from sqlmodel import Session, select
 
 from core.extraction.personal_facts import FAMILY as _FAMILY, KIN_NAMES, FactCandidate, Subject
-from core.graph.facts import FactDraft, FactOutcome, as_of_statement, end_fact, write_fact
+from core.graph.facts import FactDraft, FactOutcome, as_of_statement, close_fact, end_fact, write_fact
 from core.graph.entities import is_full_name, normalize_name, strip_decorations
 from core.graph.resolution import NameIndex, add_alias, identity_of, resolve, resolve_mention
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
@@ -217,13 +218,20 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
             subject = _named(s, speaker, c.subject.name, thread, index)
         if subject is None:
             continue
+        if not c.ends and _works_for_person(s, c, thread, index):  # "I work for Tom": Tom is a boss, no employer
+            relative_of(s, subject, "boss", c.value, index, when, record_id, c.sentence,
+                        told=speaker is not None and subject.id == speaker.id)
+            continue
         if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)
             ended = end_fact(s, subject.id, c.ends, c.value, when, record_id)
             if ended is not None:
                 outcomes.append(FactOutcome("ended", ended))
             elif when is not None:  # the fact it ends may come later, from an older message imported after it
                 _keep_ending(s, subject, c.ends, c.value, when, record_id)
-            triple = (ended.domain, ended.category, ended.key) if ended is not None else _kind_of(s, c.ends, c.value)
+            triple = (ended.domain, ended.category, ended.key) if ended is not None else _kind_of(s, c.ends, c.value,
+                                                                                                    c.then)
+            if ended is None and c.held and triple is not None and when is not None:
+                outcomes.append(_past_spell(s, subject, c, triple, when, record_id, index))
             if c.then and triple is not None:  # "I left Berlin for Madrid": Madrid is the home from then
                 c = FactCandidate(c.subject, *triple, c.then, c.sentence, c.confidence, c.valid_from, obj=c.then,
                                   obj_kind="place" if triple[1] == "residence" else "thing", time_note=c.time_note)
@@ -244,6 +252,27 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _past_spell(s: Session, subject: Entity, c: FactCandidate, triple: tuple[str, str, str], until: datetime,
+                record_id: int | None, index: NameIndex | None) -> FactOutcome:
+    """Write a spell that is over and ended nothing in effect ("I used to live in Rome", "I lived in Paris from 2010
+    to 2015") as history of ``subject``: from ``c.held_from`` (UTC midnight; None — an unknown day — when the text
+    gives no start) to ``until``, ended (:func:`close_fact`).  A statement "As of <start>, … lives in Paris."
+    (an unknown date without a start), as every fact of its key says it; being ended, it is read in the past."""
+    start = _utc(c.held_from)
+    spell = FactCandidate(c.subject, *triple, c.value, c.sentence, c.confidence, c.held_from, obj=c.value,
+                          obj_kind="place" if triple[1] == "residence" else "thing", time_note=c.time_note)
+    links: list[tuple[int, str]] = []
+    obj = resolve(s, spell.obj_kind, c.value, index=index).entity
+    links.append((obj.id, "location" if spell.obj_kind == "place" else "object"))
+    outcome = write_fact(s, FactDraft(subject_id=subject.id, domain=triple[0], category=triple[1], key=triple[2],
+                                      value=c.value, statement=_statement(spell, subject.canonical_name, start),
+                                      confidence=c.confidence, valid_from=start, record_id=record_id, links=links,
+                                      excerpt=c.sentence + (f" [{c.time_note}]" if c.time_note else "")))
+    if outcome.action != "reinforced":
+        close_fact(s, outcome.fact, until)
+    return outcome
 
 
 def _kin_in_thread(s: Session, word: str | None, thread: str | None, index: NameIndex | None,
@@ -288,18 +317,55 @@ def _not_a_person(s: Session, name: str | None) -> bool:
     return "thing" in kinds and "person" not in kinds
 
 
-def _kind_of(s: Session, keys, value: str) -> tuple[str, str, str] | None:
+def _kinds(s: Session, name: str) -> set[str]:
+    """The kinds of the live entities that have ``name`` as a name or nickname alias (normalised)."""
+    return set(s.exec(select(Entity.kind).join(Alias, Alias.entity_id == Entity.id).where(
+        Alias.kind.in_(("name", "nickname")), Alias.normalized == normalize_name(name),
+        Entity.tombstoned_at.is_(None))).all())
+
+
+def _kind_of(s: Session, keys, value: str, then: str | None = None) -> tuple[str, str, str] | None:
     """Which of ``keys`` (an ending's home-or-job triples) ``value`` is under when no fact of it was in effect to
-    end: a home when a place of that name is known and nothing else is, a job when an organisation (thing) is;
-    None when neither or both are (nothing is stated then)."""
+    end: a home when a place of that name is known and nothing else is, a job when an organisation (thing) is.
+    When the graph knows neither ``value`` nor ``then`` (the value that follows: "I left Initech for Globex",
+    both new), the offline gazetteer decides: a home when either is a town, city or country (GeoNames
+    cities1000, :mod:`core.extraction.gazetteer`), else a job.  None when the graph's entities disagree."""
     if len(keys) == 1:
         return tuple(keys[0])
-    kinds = set(s.exec(select(Entity.kind).join(Alias, Alias.entity_id == Entity.id).where(
-        Alias.kind == "name", Alias.normalized == normalize_name(value),
-        Entity.tombstoned_at.is_(None))).all())
     want = {"place": "residence", "thing": "employment"}
-    hits = [k for k in keys if any(want.get(kind) == k[1] for kind in kinds)]
+    for name in (value, then):
+        if not name:
+            continue
+        hits = [k for k in keys if any(want.get(kind) == k[1] for kind in _kinds(s, name))]
+        if hits:
+            return tuple(hits[0]) if len(hits) == 1 else None
+    from core.extraction.gazetteer import is_place_name
+
+    wanted = "residence" if any(is_place_name(n) for n in (value, then) if n) else "employment"
+    hits = [k for k in keys if k[1] == wanted]
     return tuple(hits[0]) if len(hits) == 1 else None
+
+
+_TITLED = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame|Lady|Lord)\.?\s+[A-Z]")
+
+
+def _works_for_person(s: Session, c: FactCandidate, thread: str | None, index: NameIndex | None) -> bool:
+    """True when an employer candidate names a person worked for, not an organisation: "I work for Tom" in a chat
+    with Tom, "Ana works for Dr. Patel" (it made an employer "Tom").  The sentence must say "for <value>" (not
+    "at"), and the value is a titled name, or a person's name and no organisation's in the graph, or the first name
+    of one of the thread's participants.  "I work for Morgan Stanley" with no person of that name stays a job."""
+    if c.key != "employer" or c.ends or not re.search(rf"\bfor {re.escape(c.value)}\b", c.sentence):
+        return False
+    if _TITLED.match(c.value):
+        return True
+    kinds = _kinds(s, c.value)
+    if kinds:
+        return "person" in kinds and "thing" not in kinds
+    if thread is None or len(c.value.split()) != 1:
+        return False
+    first = normalize_name(c.value)
+    members = (index or NameIndex()).thread_members(s, thread)
+    return any(n.split()[0] == first for n in members if n and " " in n)
 
 
 PENDING_ENDINGS = "pending_endings"

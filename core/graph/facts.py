@@ -311,6 +311,21 @@ def _write_as_recorded(s: Session, draft: FactDraft, active: Fact | None) -> Fac
     return FactOutcome("added", fact)
 
 
+def close_fact(s: Session, fact: Fact, at: datetime) -> Fact:
+    """End a fact just written as a spell that is over ("I lived in Paris from 2010 to 2015"): ``valid_to`` =
+    ``at`` (UTC) unless it already ends earlier, and an active fact is marked superseded by itself (ended, nothing
+    replaced it), as :func:`end_fact` marks one.  Returns the fact."""
+    at = clock.ensure_utc(at)
+    if fact.valid_to is None or clock.ensure_utc(fact.valid_to) > at:
+        fact.valid_to = at
+    if fact.superseded_by is None:
+        _point(s, fact, fact.id)
+    s.add(fact)
+    mark_stale(s, [fact.subject_entity_id], fact.domain)
+    s.flush()
+    return fact
+
+
 def end_fact(s: Session, subject_id: int, keys: tuple[tuple[str, str, str], ...], value: str, at: datetime,
              record_id: int | None = None) -> Fact | None:
     """A statement that a fact stopped holding ("I don't live in Berlin anymore", "I left Initech").

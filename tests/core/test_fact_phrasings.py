@@ -60,7 +60,12 @@ def test_more_ways_of_saying_a_home_or_a_job(text, want):
     "Joined the call late.",
 ])
 def test_what_states_no_current_home_or_job(text):
-    assert facts(text) == []
+    assert [f for f in facts(text) if not f[-1]] == []  # a job that was is an ending (a past spell), nothing current
+
+
+def test_a_job_that_was_is_a_past_spell():
+    assert facts("I worked at Initech for five years.") == [("speaker", "employer", "Initech", date(2023, 6, 10),
+                                                             True)]
 
 
 def test_chat_pronouns_never_become_a_person_and_names_stay_names():
@@ -120,7 +125,9 @@ def test_parts_of_months_and_the_week_before_last_in_the_senders_calendar(text, 
     ("Since March I've been living in Porto.", [("speaker", "home", "Porto", date(2023, 3, 1), False)]),
     # was nothing: "used to" before "but now" hedged the new job too
     ("I used to work at Initech but now I work at Globex.", [("speaker", "employer", "Globex", date(2023, 6, 10),
-                                                              False)]),
+                                                              False),
+                                                             ("speaker", "employer", "Initech", date(2023, 6, 10),
+                                                              True)]),  # stop 25: the job that was, ended
     # the ended employer was "Initech and I'm"
     ("I've left Initech and I'm now working for Globex.", [("speaker", "employer", "Globex", date(2023, 6, 10), False),
                                                           ("speaker", "employer", "Initech", date(2023, 6, 10), True)]),

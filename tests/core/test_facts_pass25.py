@@ -160,8 +160,9 @@ def _timeline(texts, start=datetime(2023, 1, 10, 9, 0, tzinfo=timezone.utc)):
     # Berlin known only as a place (her sister's home): the writer's home follows
     (["My sister lives in Berlin.", "I left Berlin for Madrid."],
      [("home", "Berlin", date(2023, 1, 10), None), ("home", "Madrid", date(2023, 2, 9), None)]),
-    # neither name known: what Globex is cannot be told, nothing is stated
-    (["I left Initech for Globex."], []),
+    # neither name known: the gazetteer tells a town from an organisation (stop 25; was: nothing stated)
+    (["I left Initech for Globex."], [("employer", "Globex", date(2023, 1, 10), None)]),
+    (["I left Lyon for Madrid."], [("home", "Madrid", date(2023, 1, 10), None)]),
 ])
 def test_what_follows_a_leaving_takes_the_kind_of_what_ended(texts, want):
     assert _timeline(texts) == want
