@@ -121,12 +121,19 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
             if kind == "person" and len(first) > 1 and first[0].isalpha() and len(first[0]) >= 3 \
                     and first[0][0].isupper() and "@" not in n and first[0].casefold() not in _WORD_NAMES:
                 rows.append(("name", first[0], None))
+            # the surname alone after a title or as a family ("Mrs Sapovits", "the Sapovitses"): Redactor.surnames
+            if kind == "person" and len(first) > 1 and first[-1].isalpha() and len(first[-1]) >= 3 \
+                    and first[-1][0].isupper() and "@" not in n and first[-1] != first[0]:
+                rows.append(("surname", first[-1], None))
         rows += list(conn.execute(f"SELECT kind, value, normalized FROM alias WHERE entity_id IN ({marks(len(part))})",
                                   part))
     singles = sorted({v.strip().casefold() for kind, v, _ in rows
                       if kind in ("name", "nickname") and v and len(v.split()) == 1 and "@" not in v})
+    surnames = {v.casefold() for kind, v, _ in rows if kind == "surname"}
+    singles = sorted(set(singles) | surnames)
     own = set(ents)
     skip = own | {int(e) for e in exclude}
+    rows += [("domain", d, None) for d in _own_domains(conn, rows, skip)]
     others: set[str] = set()
     shared: dict[str, set[int]] = {}
     for word in singles:
@@ -142,8 +149,8 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
                 continue
             if len(words) > 1:
                 others.add(" ".join(value.split()))
-            if words[0] == word:
-                shared.setdefault(word, set()).add(int(eid))
+            if words[0] == word or (word in surnames and words[-1] == word):
+                shared.setdefault(word, set()).add(int(eid))  # a live Alex Morgan bears the forgotten Jane's "Morgan"
     record_parties: dict[int, frozenset[int]] = {}
     thread_parties: dict[str, frozenset[int]] = {}
     if shared:
@@ -167,6 +174,27 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
             record_parties.setdefault(rid, frozenset(v))
     return Redactor.from_aliases(rows, region, others=sorted(others), shared=shared, own=own,
                                  record_parties=record_parties, thread_parties=thread_parties)
+
+
+def _own_domains(conn, rows, skip: set[int]) -> list[str]:
+    """The registrable mail domains of the forgotten entities' addresses (``rows``: their alias rows) that are
+    theirs alone: an organisation's or a family's (not webmail, :func:`core.graph.entities.is_org_domain`) at
+    which no live entity outside ``skip`` has an address — their own company's domain names them; a colleague's
+    stays."""
+    from core.graph.entities import email_domain, is_org_domain
+
+    out: list[str] = []
+    for d in sorted({email_domain(norm or value) for kind, value, norm in rows
+                     if kind == "email" and "@" in (norm or value or "")} - {None}):
+        if not is_org_domain(d) or "." not in d:
+            continue
+        pat = "%" + d.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        holders = {int(e) for e, v in conn.execute(
+            "SELECT a.entity_id, a.value FROM alias a JOIN entity e ON e.id = a.entity_id WHERE e.tombstoned_at IS "
+            "NULL AND a.kind = 'email' AND lower(a.value) LIKE ? ESCAPE '\\'", (pat,)) if email_domain(v) == d}
+        if not holders - skip:
+            out.append(d)
+    return out
 
 
 def _record_words(row) -> str:

@@ -16,7 +16,10 @@ names, nicknames, e-mail addresses, phone numbers, handles):
   ``phonenumbers.PhoneNumberMatcher`` recognises (compared in E.164), read in the settings' region and in
   the number's own country's ("07700 900123" is +44 7700 900123 in a US setting too);
 * in machine-written fields the local part of an e-mail address (≥ 5 letters) counts too: concept
-  extraction turns ``sapovitss@…`` into the label ``sapovitss``.
+  extraction turns ``sapovitss@…`` into the label ``sapovitss``;
+* a person's surname alone after a title or as a family ("Mrs Sapovits", "the Sapovitses", "the Sapovits
+  family"), and a mail domain that is theirs alone (not webmail, no other live entity's address):
+  ``sapovits-design.example`` in a link or a host name.
 
 A one-word name another live entity bears too (the forgotten Ben Carter's "Ben" and a live Ben Okafor) is
 *shared*: it is redacted only where it can be the forgotten person (:meth:`Redactor.within`) — in a row whose
@@ -73,6 +76,10 @@ class Redactor:
         record_parties: record id → the ids among ``own`` and ``shared``'s entities that are parties to it
             or to its thread (sender, from/to/cc/member links), worked out before a forget changes anything.
         thread_parties: conversation (a record's thread, else ``"source:<id>"``) → those ids, likewise.
+        surnames: last names of the forgotten people, a mention only after a title or as a family ("Mrs
+            Sapovits", "the Sapovitses"); shared with live bearers as one-word names are (``shared``).
+        domains: mail domains of the forgotten entities' own (no webmail, no other live entity's address at
+            them): a mention anywhere, case-insensitive ("www.sapovits-design.example").
     """
 
     names: list[str] = field(default_factory=list)
@@ -85,9 +92,24 @@ class Redactor:
     own: set[int] = field(default_factory=set)
     record_parties: dict[int, frozenset[int]] = field(default_factory=dict)
     thread_parties: dict[str, frozenset[int]] = field(default_factory=dict)
+    surnames: list[str] = field(default_factory=list)
+    domains: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._given = (list(self.names), list(self.emails), list(self.phones), list(self.handles))
+        self._given = (list(self.names), list(self.emails), list(self.phones), list(self.handles),
+                       list(self.surnames), list(self.domains))
+        # a surname alone is a mention where it is written as one: after a title ("Mrs Sapovits", "Dr. Sapovits")
+        # or as a family ("the Sapovitses", "the Sapovits family") — a bare capitalised word may be a word ("Young
+        # people …", "Green Park"); a domain of the person's own (their company's or family's, no other live
+        # entity's address is at it) in any case, in a URL or a host name too ("www.sapovits-design.example")
+        self.surnames = list(dict.fromkeys(w.strip() for w in self.surnames if w and len(w.strip()) >= 3))
+        self.domains = list(dict.fromkeys(d.strip().casefold() for d in self.domains if d and "." in d))
+        sur = "|".join(re.escape(w) for w in sorted(self.surnames, key=len, reverse=True))
+        self._surname = re.compile(
+            rf"(?<![\w@.+-])(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame)\.?\s+(?:{sur})(?:['’]s)?|"
+            rf"(?:[Tt]he)\s+(?:{sur})(?:e?s\b|\s+(?:family|household|kids|twins)\b))(?![\w@-])") if sur else None
+        dom = "|".join(re.escape(d) for d in sorted(self.domains, key=len, reverse=True))
+        self._domain = re.compile(rf"(?<![\w-])(?:{dom})(?![\w-])", re.IGNORECASE) if dom else None
         self._narrowed: dict[frozenset[str], "Redactor"] = {}
         self._by_record: dict[int, "Redactor"] = {}
         multi, single = [], []
@@ -119,7 +141,8 @@ class Redactor:
         self._joined = (re.compile(r"(?<![^\W_])(?:" + "|".join(joined) + r")(?![^\W_])", re.IGNORECASE)
                         if joined else None)
         self._like = sorted({max(ws, key=len) for ws in multi + single} | set(self.emails) | set(self.handles)
-                            | set(locals_) | {p[-4:] for p in self.phones if len(p) >= 4}, key=str.casefold)
+                            | set(locals_) | {p[-4:] for p in self.phones if len(p) >= 4} | set(self.surnames)
+                            | set(self.domains), key=str.casefold)
         # other people's full names that hold one of these one-word names: masked before matching
         own_multi = {" ".join(ws).casefold() for ws in multi}
         words = {ws[0].casefold() for ws in single}
@@ -129,16 +152,20 @@ class Redactor:
         self._protect = (re.compile(r"(?<![\w@.+-])(?:" + "|".join(sorted(
             (r"\s+".join(re.escape(w) for w in ws) for ws in protect), key=len, reverse=True)) + r")(?![\w@-])",
             re.IGNORECASE) if protect else None)
-        self._single = words
-        self.shared = {k.casefold(): set(v) for k, v in self.shared.items() if k.casefold() in words and v}
+        self._single = words | {w.casefold() for w in self.surnames}
+        self.shared = {k.casefold(): set(v) for k, v in self.shared.items() if k.casefold() in self._single and v}
 
     @classmethod
     def from_aliases(cls, aliases: Iterable[tuple[str, str, str]], region: str = "US", **context) -> "Redactor":
         """From ``(kind, value, normalized)`` alias rows (and canonical names given as kind ``"name"``);
         ``context``: ``others``, ``shared``, ``own``, ``record_parties``, ``thread_parties`` (see the class)."""
-        names, emails, phones, handles = [], [], [], []
+        names, emails, phones, handles, surnames, domains = [], [], [], [], [], []
         for kind, value, norm in aliases:
-            if kind in ("name", "nickname"):
+            if kind == "surname":
+                surnames.append(value)
+            elif kind == "domain":
+                domains.append(value)
+            elif kind in ("name", "nickname"):
                 names.append(value)
             elif kind == "email":
                 emails.append(norm or value)
@@ -146,11 +173,11 @@ class Redactor:
                 phones.append(norm or value)
             elif kind in ("handle", "contact"):
                 handles.append(value)
-        return cls(names, emails, phones, handles, region, **context)
+        return cls(names, emails, phones, handles, region, surnames=surnames, domains=domains, **context)
 
     @property
     def empty(self) -> bool:
-        return not (self._ci or self._cs or self.phones)
+        return not (self._ci or self._cs or self.phones or self._surname or self._domain)
 
     # ---- where a shared one-word name is the forgotten person ------------------------------------------
     def without(self, words: Iterable[str]) -> "Redactor":
@@ -160,10 +187,11 @@ class Redactor:
         if not drop:
             return self
         if drop not in self._narrowed:
-            names, emails, phones, handles = self._given
+            names, emails, phones, handles, surnames, domains = self._given
             self._narrowed[drop] = Redactor([n for n in names if n.strip().casefold() not in drop], list(emails),
                                             list(phones), list(handles), self.region, others=list(self.others),
-                                            own=set(self.own))
+                                            own=set(self.own), domains=list(domains),
+                                            surnames=[w for w in surnames if w.strip().casefold() not in drop])
         return self._narrowed[drop]
 
     def within(self, parties: Iterable[int] = (), text: str | None = None) -> "Redactor":
@@ -267,6 +295,8 @@ class Redactor:
         text, _kept = self._mask(text)
         if self._joined is not None and self._joined.search(text):
             return True
+        if (self._surname and self._surname.search(text)) or (self._domain and self._domain.search(text)):
+            return True
         if loose:
             return bool(self._loose and self._loose.search(text)) or bool(self._phone_spans(text))
         return bool((self._ci and self._ci.search(text)) or (self._cs and self._cs.search(text))
@@ -281,7 +311,8 @@ class Redactor:
         spans = self._phone_spans(text)
         for s, e in sorted(spans, reverse=True):
             text = text[:s] + REPLACEMENT + text[e:]
-        for rx in ((self._loose, self._joined) if loose else (self._ci, self._cs, self._joined)):
+        for rx in ((self._loose, self._joined, self._surname, self._domain) if loose else
+                   (self._ci, self._cs, self._joined, self._surname, self._domain)):
             if rx is not None:
                 text = rx.sub(REPLACEMENT, text)
         if quotes and REPLACEMENT in text and ("\n" in text):
