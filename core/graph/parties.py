@@ -49,7 +49,7 @@ from core.graph.entities import (is_role_address, looks_like_group_name, looks_l
                                  normalize_alias, normalize_email)
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
-                                   bigram_similarity, resolve)
+                                   bigram_similarity, resolve, short_name_fits)
 from core.store.schema import Alias, Entity, MergeCandidate, RecordEntity
 
 # a chat sender that is a group, not a person: the record's ``attrs["sender_group"]`` (set by the chat readers)
@@ -169,6 +169,12 @@ def is_bulk_mail(attrs: dict) -> bool:
 
 
 def _unrelated(a: str, b: str) -> bool:
+    """True when display names ``a`` and ``b`` cannot be one person's: no word in common and not alike — and, when
+    one is a single word, not a word, initial, nickname form or start of the other (``short_name_fits``: "Jo" and
+    "Jordan Park" are one writer, "Kim" and "Jordan Park" two)."""
+    if len(name_tokens(a)) == 1 or len(name_tokens(b)) == 1:
+        short, other = (a, b) if len(name_tokens(a)) == 1 else (b, a)
+        return not short_name_fits(short, other)
     return not (set(name_tokens(a)) & set(name_tokens(b))) and bigram_similarity(a, b) < FUZZY_REVIEW
 
 

@@ -26,6 +26,10 @@
 | Same surname, different first name | 0.45 | kept apart (family members), decision recorded       |
 | … at one address  | never       | "Bob Smith" from the address "Jane Smith" wrote from: a family's  |
 |                   |             | shared address; he is resolved by name, the pair kept apart       |
+| Unrelated names at one address | suggestion | "Jordan Park" from the address "Kim Lee" — or just "Kim" — wrote|
+|                   |             | from (mail): resolved by name + a suggestion (other_name); a word, |
+|                   |             | initial, nickname form or start of the full name ("Park", "J.",    |
+|                   |             | "Bob", "Jo"), a kinship word or the address's local part joins     |
 | Household name    | —           | "The Smiths", "Mr & Mrs Jones" <addr>: the address is a household |
 |                   |             | (a group thing); its writers are resolved by their own names      |
 | Other party of the same record/chat | — | never merged by name (two senders of one chat are two) |
@@ -534,7 +538,8 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                     f"{name!r} and {kin!r} both write from {address}: same surname, different "
                                     "first names (a family's shared address)")
                 return res
-            known = _other_name(s, found, name) if kind == "person" else None
+            known = _other_name(s, found, name, address if address_kind == "email" else None) \
+                if kind == "person" else None
             if known is not None:
                 # "Jordan Park" writing from the address "Kim Lee" writes from: no word of their names in common —
                 # someone else using it (an assistant, a shared mailbox) or one person renamed; not merged silently:
@@ -809,22 +814,107 @@ OTHER_WRITERS = "other_writers"
 theirs (:func:`_other_name`), each resolved by their own name with a merge suggestion."""
 
 
-def _other_name(s: Session, found: Entity, name: str | None) -> str | None:
-    """A full name of person ``found`` when ``name`` is a full name sharing no word with any full name ``found``
-    goes by and not like any of them (bigram similarity below :data:`FUZZY_REVIEW`): "Jordan Park" for "Kim Lee"
-    (they were merged silently, the second one's home superseding the first one's); None otherwise — the same name,
-    a relative's (:func:`_family_member`), a name change keeping a word ("Kim Lee" → "Kim Park"), a bare first name,
-    the owner, or no full names known."""
-    if not name or found.kind != "person" or found.is_owner or not is_full_name(name) or looks_like_household(name):
+def _other_name(s: Session, found: Entity, name: str | None, email: str | None = None) -> str | None:
+    """A name of person ``found`` that ``name``, written from one of ``found``'s addresses, is unrelated to — the
+    mention is someone else using the address (or one person renamed): resolved by its own name, with a suggestion.
+
+    Args:
+        s: an open session.
+        found: the entity holding the address the mention came from.
+        name: the mention's display name, or None.
+        email: the mail address the mention came from; None for a phone number or a handle (a chat's one-word
+            push name is often no name at all: there only two full names are compared).
+
+    Returns:
+        A full name of ``found`` when ``name`` is a full name sharing no word with any full name ``found`` goes by
+        and not like any of them (bigram similarity below :data:`FUZZY_REVIEW`): "Jordan Park" for "Kim Lee".  At a
+        mail address, also a one-word name against the full names (and the other way round, when ``found`` goes by
+        one-word names only) that :func:`short_name_fits` none of: "Jordan Park" for "Kim", "Kim" for "Jordan Park"
+        (both were merged silently).  None otherwise — the same name, a relative's (:func:`_family_member`), a name
+        change keeping a word ("Kim Lee" → "Kim Park"), a word, initial, nickname form or start of the full name
+        ("Park", "J.", "Bob" for "Robert Smith", "Jo" for "Jordan Park"), the address's local part ("kim.p"), a
+        kinship word ("Mom"), two one-word names, the owner, or no names known.
+    """
+    if not name or found.kind != "person" or found.is_owner or looks_like_household(name):
         return None
-    names = [v for v in s.exec(select(Alias.value).where(Alias.entity_id == found.id, Alias.kind == "name")).all()
-             if is_full_name(v) and not looks_like_household(v)]
-    if not names:
+    values = [v for v in s.exec(select(Alias.value).where(Alias.entity_id == found.id, Alias.kind == "name")).all()
+              if not looks_like_household(v)]
+    names = [v for v in values if is_full_name(v)]
+    if is_full_name(name) and names:
+        mine = set(name_tokens(name))
+        if all(not (mine & set(name_tokens(v))) and bigram_similarity(name, v) < FUZZY_REVIEW for v in names):
+            return names[0]
         return None
-    mine = set(name_tokens(name))
-    if all(not (mine & set(name_tokens(v))) and bigram_similarity(name, v) < FUZZY_REVIEW for v in names):
-        return names[0]
-    return None
+    if email is None:
+        return None
+    locals_ = {_plain(address.split("@", 1)[0].split("+", 1)[0]) for address in
+               [email, *_addresses(s, found.id).get("email", ())]}
+    if is_full_name(name):  # found goes by no full name: its one-word names, when it has any that say who
+        words = [v for v in values if _name_word(v, locals_)]
+        if not words or any(len(name_tokens(v)) > 1 for v in values):
+            return None  # none, or "J. Park"-like names besides: left as before
+        return words[0] if not any(short_name_fits(w, name) for w in words) else None
+    if not names or not _name_word(name, locals_):
+        return None
+    norm = normalize_name(name)
+    if s.exec(select(Alias.id).where(Alias.entity_id == found.id, Alias.kind.in_(("name", "nickname")),
+                                     Alias.normalized == norm)).first() is not None:
+        return None
+    if any(short_name_fits(name, v) for v in values if len(name_tokens(v)) > 1 or _name_word(v, locals_)):
+        return None
+    return names[0]
+
+
+def _plain(text: str) -> str:
+    """``text`` case-folded, letters and digits only ("Kim.P" → "kimp")."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _name_word(name: str, locals_: set[str]) -> bool:
+    """True when ``name`` is one word that says who someone is: not a kinship word ("Mom"), not the local part of
+    one of the addresses ``locals_`` (:func:`_plain` forms; "kim.p" for kim.p@…, what some mail clients show for
+    a sender without a name), and with a letter."""
+    from core.extraction.personal_facts import KIN_NAMES
+
+    words = name_tokens(name)
+    if len(words) != 1 or not any(ch.isalpha() for ch in words[0]):
+        return False
+    return words[0].strip(".") not in KIN_NAMES and _plain(name) not in locals_
+
+
+def _fold_word(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold().strip("."))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _word_fits(w: str, t: str) -> bool:
+    """True when name words ``w`` and ``t`` (folded, no trailing period) may name one person: equal, an initial of
+    the other, a nickname form of the other (nicknames dataset), the start of the other ("jo" / "jordan"), or alike
+    (bigram similarity ≥ :data:`FIRST_NAME_DIFFERENT`: "jordy" / "jordan", "jon" / "john")."""
+    if not w or not t:
+        return False
+    if w == t or t.startswith(w) or w.startswith(t):  # "j" / "jordan", "jo" / "jordan"
+        return True
+    return nickname_forms(w, t) or bigram_similarity(w, t) >= FIRST_NAME_DIFFERENT
+
+
+def short_name_fits(word: str, name: str) -> bool:
+    """True when the one-word name ``word`` may be what the person called ``name`` goes by; case and accents aside.
+
+    It fits when it is a word of ``name`` ("Jordan", "Park" for "Jordan Park"), an initial of one ("J", "J."),
+    the initials of all ("JP"), a nickname form of one (the ``nicknames`` dataset: "Bob" for "Robert Smith",
+    "Kim" for "Kimberly Park"), the start of one ("Jo") or like one (bigram similarity ≥
+    :data:`FIRST_NAME_DIFFERENT`: "Jordy").  ``name`` may be one word too ("Jo" fits "Jordan").  False when it is
+    none of these ("Kim" for "Jordan Park"), or when either has no word.
+    """
+    mine = [_fold_word(w) for w in name_tokens(word)]
+    theirs = [w for w in (_fold_word(t) for t in name_tokens(name)) if w]
+    if len(mine) != 1 or not mine[0] or not theirs:
+        return False
+    w = mine[0].replace(".", "")
+    if len(theirs) >= 2 and w == "".join(t[0] for t in theirs):  # "jp" / "j.p." for "Jordan Park"
+        return True
+    return any(_word_fits(w, t) for t in theirs)
 
 
 def _family_member(s: Session, found: Entity, name: str | None) -> str | None:

@@ -45,7 +45,7 @@ def test_alias_match_nickname_and_email(s):
     s.flush()
     b = resolve(s, "person", "AT", None)
     assert (b.signal, b.entity.id) == ("alias", a.entity.id)
-    c = resolve(s, "person", "Someone", "ALEX@example.com")
+    c = resolve(s, "person", "Alex", "ALEX@example.com")  # (an unrelated one-word name there is someone else)
     assert (c.signal, c.entity.id) == ("email", a.entity.id)
 
 
