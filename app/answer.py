@@ -70,6 +70,72 @@ def as_typed(question: str) -> str:
     return question
 
 
+_WHATS = re.compile(r"\bwhats\b(?!\s?app\b)", re.I)
+_NAME_OF = re.compile(r"\b(?:the\s+)?(?:(?:first|last|full|real|middle)\s+)?name\s+of\s+", re.I)
+_NAME_AFTER = re.compile(r"\b(?P<word>[^\W\d_]+?)(?:['’]s|(?<=[^\W\d_])s)?\s+name\b", re.I)
+_CALLED = re.compile(r"\s+called(?=\s*[?!.]*\s*$)", re.I)
+_NOT_POSSESSED = frozenset({"hi", "it", "thi", "wa", "i", "doe", "ha", "the", "a", "an", "my", "your", "her",
+                            "their", "our", "what", "whi", "first", "last", "full", "real", "middle", "user"})
+"""Words before "name" that are no possessor put in its place: "his name", "your name", "what name", "the first
+name", "its name" ("hi", "thi", "doe", … are those words less a final s)."""
+
+
+def _without_name_slot(question: str) -> str:
+    """``question`` without the words that ask for a name: the answer is a name, which no message calls one —
+    "what is the name of the restaurant in Rome" → "what is the restaurant in Rome"; "what is harriets dogs name" →
+    "what is harriets dog"; "what is her dog called" → "what is her dog".  Unchanged when it asks no name."""
+    q = _NAME_OF.sub("", question)
+
+    def put(m: re.Match) -> str:
+        word = m.group("word")
+        return m.group(0) if word.casefold() in _NOT_POSSESSED else word
+    q = _NAME_AFTER.sub(put, q)
+    q = _CALLED.sub("", q) if re.match(r"^\s*(?:what|how)\b", q, re.I) else q
+    return q if lexicon.tokens(q) else question
+
+
+_ASKS_WHERE_WORK = re.compile(r"^\s*(?:where|who|what\s+(?:company|firm)|which\s+(?:company|firm))\b", re.I)
+_REWORDINGS: tuple[tuple[re.Pattern | None, re.Pattern, tuple[str, ...]], ...] = (
+    (_ASKS_WHERE_WORK, re.compile(r"\b(?:work|works|worked|working)\b", re.I), ("job",)),
+    (_ASKS_WHERE_WORK, re.compile(r"\b(?:jobs?|employer)\b", re.I), ("work",)),
+    (None, re.compile(r"\b(?:restaurants?|bistros?|trattorias?)\b", re.I), ("dinner", "lunch")),
+)
+"""``(question form or None for any, word asked, the words messages say it with)``: where someone works is "a new job
+at Airbus" as often as "I work at Airbus"; a restaurant is where one had dinner or lunch ("dinner at Da Enzo")."""
+MAX_REWORDINGS = 2
+"""Rewordings recalled beside the question itself (each is one more recall)."""
+
+
+def recall_questions(question: str) -> list[str]:
+    """What recall is asked for ``question`` (as typed by a person): first the question read as meant, then any
+    rewording that says the same in the words messages use; the caller recalls each and keeps every turn at its best
+    relevance (``app.operations.ask``).
+
+    * mistyped question words put right (:func:`as_typed`) and "whats" read as "what is";
+    * a name asked for is the answer, not a word to find (:func:`_without_name_slot`): "whats the name of the
+      restaurant in rome" → "what is the restaurant in rome";
+    * a word asked that messages say otherwise (:data:`_REWORDINGS`), at most :data:`MAX_REWORDINGS` rewordings:
+      "where does Lena work" is also asked as "where does Lena job", "what is the restaurant in rome" as "what is
+      the dinner in rome" and "what is the lunch in rome".
+
+    Args:
+        question: the person's text.
+
+    Returns:
+        One or more distinct non-empty questions, the first the question itself read as meant (an empty list for an
+        empty question).
+    """
+    q = as_typed((question or "").strip())
+    if not q:
+        return []
+    q = _without_name_slot(_WHATS.sub("what is", q))
+    out = [q]
+    for form, word, said in _REWORDINGS:
+        if (form is None or form.match(q)) and word.search(q):
+            out += [word.sub(w, q) for w in said]
+    return list(dict.fromkeys(out))[:1 + MAX_REWORDINGS]
+
+
 def question_kind(question: str) -> str:
     """``when`` | ``where`` | ``who`` | ``what`` (everything else) from the question's first wh-word."""
     q = question.strip().lower()

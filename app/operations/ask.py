@@ -26,7 +26,9 @@ def ask(c: Container, question: str, k: int | None = None, *, as_of: datetime | 
 
     Args:
         c: the container.
-        question: the person's text (non-empty).
+        question: the person's text (non-empty), recalled as meant and as reworded in the words messages use
+            (``app.answer.recall_questions``: "whats the name of …", "where does Lena work" / "… job"), each turn
+            at its best relevance.
         k: how many turns at most (facts come on top of them, each beside its evidence).
         as_of: answer as of this UTC time (later turns are left out; facts true then are current).
         min_relevance: the least calibrated relevance shown (default: the configured threshold, chosen on
@@ -55,15 +57,46 @@ def ask_all(c: Container, question: str, k: int | None = None, *, as_of: datetim
 
 
 def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, trace: bool):
-    from app.answer import as_typed
+    from app.answer import recall_questions
     from app.memory import recall
 
-    question = as_typed((question or "").strip())  # "wher does …", "whn is …": the question word as meant
-    if not question:
+    # "wher does …": the question word as meant; "whats the name of …": the name is the answer, not a word to find;
+    # "where does Lena work": also asked with "job"
+    asked = recall_questions(question)
+    if not asked:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
+    typed = (question or "").strip()
     # refresh: pick up what another Kith process wrote (reloads in-memory indexes; writes nothing)
-    return recall(c, question, k=max(k, 10), as_of=as_of, trace=trace, exclude_text=question, refresh=True), k
+    res = recall(c, asked[0], k=max(k, 10), as_of=as_of, trace=trace, exclude_text=typed, refresh=True)
+    for other in asked[1:]:
+        res = merged(res, recall(c, other, k=max(k, 10), as_of=as_of, exclude_text=typed))
+    return res, k
+
+
+def merged(first, second):
+    """Two ``core.retrieval.retriever.Retrieval`` of the same question worded two ways as one: each turn once, as
+    the recall that shows it (``is_shown`` at the configured threshold) found it, else as the one with the better
+    relevance (its features and tier with it), best relevance first (ties: the first recall's order); each fact once,
+    at its better relevance.  Keeps ``first``'s question, rankings, trace and timings."""
+    from dataclasses import replace
+
+    from core.retrieval.retriever import is_shown
+
+    def rank(h) -> tuple[bool, float]:
+        return is_shown(h, CONFIG.relevance.threshold), h.relevance
+
+    best: dict[int, object] = {}
+    for h in [*first.hits, *second.hits]:
+        if h.episode_id not in best or rank(h) > rank(best[h.episode_id]):
+            best[h.episode_id] = h
+    order = {e: i for i, e in enumerate(best)}
+    hits = sorted(best.values(), key=lambda h: (-h.relevance, order[h.episode_id]))
+    facts: dict[int, object] = {}
+    for f in [*first.facts, *second.facts]:
+        if f.fact_id not in facts or f.relevance > facts[f.fact_id].relevance:
+            facts[f.fact_id] = f
+    return replace(first, hits=hits, facts=sorted(facts.values(), key=lambda f: not f.current))
 
 
 def results_from(c: Container, res, k: int, min_relevance: float | None = None, facts: bool = True) -> list[AskResult]:

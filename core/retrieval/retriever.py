@@ -466,10 +466,13 @@ def retrieve(db, vectors, mem, question: str, vector: np.ndarray, *, k: int = 10
             ex = exclude_text.strip().casefold()
             rows = {e: r for e, r in rows.items() if r["record_id"] is not None or r["text"].strip().casefold() != ex}
         scores = {e: s for e, s in fused if e in rows}
-        # the first sender the question names: their own messages answer "what does Melanie do …"
+        # the first sender the question names: their own messages answer "what does Melanie do …" — not the owner
+        # named only as "I" (``implied``): a party to every message, whose own unrelated lines would outrank what
+        # others wrote to them ("where did I leave my umbrella?" ← "you left it at the Crown")
         boosted = None
-        if config.speaker_boost and scores and lex.named and lex.several:
-            boosted = lex.named[0]
+        named = [n for n in lex.named if not implied or not set(lexicon.tokens(n)) <= set(implied)]
+        if config.speaker_boost and scores and named and lex.several:
+            boosted = named[0]
             for e in scores:
                 if rows[e]["speaker"] == boosted:
                     scores[e] *= 1.0 + config.speaker_boost
