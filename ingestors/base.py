@@ -133,6 +133,10 @@ class Record:
     former_identity: str | None = None
     former_sent_at: datetime | None = None
     former_text: str | None = None
+    read_hash: str | None = None
+    """The :attr:`content_hash` the record had as its own file gave it, kept when an import completes it from
+    another file (a WhatsApp photo timed and attributed by the chat line that sent it): the same file imported
+    alone later is then known.  None for a record as read."""
 
     def __post_init__(self) -> None:
         # A lone UTF-16 surrogate (a JSON export's "\ud83d" of an emoji cut in half) is no character: the text
@@ -151,6 +155,8 @@ class Record:
         The same message imported twice (even from a copy of the file elsewhere, or from the other export
         format of its service) hashes the same, so a repeated import adds nothing.
         """
+        if self.read_hash:
+            return self.read_hash
         if self.identity:
             return self._identity_hash(self.identity)
         return self.file_hash

@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -38,6 +39,10 @@ from ingestors.registry import expand_inputs, ingestor_for, read_head, unsupport
 ProgressFn = Callable[[IngestProgress], None]
 GMAIL_FILTERED = frozenset({"spam", "trash", "category promotions"})
 ADDRESS_BOOK_SUFFIXES = frozenset({".vcf", ".vcard"})  # read first (ingestors/contacts.py)
+MEDIA_SUFFIXES = frozenset({".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".heic", ".heif", ".png", ".webp", ".m4a",
+                            ".mp3", ".wav", ".flac", ".ogg", ".opus", ".aac", ".amr", ".caf", ".webm", ".mp4", ".mov",
+                            ".m4v", ".3gp"})  # read last, after the chats that sent them
+CHAT_SUFFIXES = frozenset({".txt"})  # then chat exports (WhatsApp's), before the media they sent
 
 
 def _file_hash(path: Path) -> str:
@@ -160,13 +165,57 @@ def _photos_known_by_shot(c: Container, records: list[Record]) -> set[str]:
     return found
 
 
+_MEDIA_KINDS = frozenset({"photo", "voice", "video"})
+
+
+def _sent_files(rec: Record, name: str) -> list[str]:
+    """The files a chat line says it sent (WhatsApp's ``IMG-20230512-WA0003.jpg (file attached)``, Telegram's
+    ``{"photo": "photos/photo_1@….jpg"}``), as paths beside the chat file ``name`` (normalised)."""
+    media = rec.attrs.get("media")
+    names = [media] if isinstance(media, str) else [v for k, v in media.items() if k in ("photo", "file") and
+                                                    isinstance(v, str)] if isinstance(media, dict) else []
+    return [os.path.normpath(os.path.join(os.path.dirname(name), n.strip())) for n in names
+            if n and n.strip() != "omitted" and "." in n]
+
+
+def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
+    """Complete a photo, voice note or video from the chat line that sent it (``sent``: sent file path → chat
+    record, this import's): its time when the file gave only a day or none (WhatsApp's ``IMG-20230512-WA0003.jpg``
+    has no EXIF and a day alone in its name), and its sender.  The record keeps its hash as read
+    (:attr:`ingestors.base.Record.read_hash`), so the file imported alone later is the same record."""
+    line = sent.get(os.path.normpath(name))
+    if line is None or rec.kind not in _MEDIA_KINDS:
+        return
+    weak = rec.sent_at is None or rec.attrs.get("date_only") or rec.attrs.get("time_basis") in (None, "file-mtime")
+    if not weak and rec.sender is not None:
+        return
+    rec.read_hash = rec.content_hash
+    who = line.sender.name or line.sender.address if line.sender else None
+    if weak and line.sent_at is not None:
+        rec.sent_at = line.sent_at
+        rec.attrs.update(time_basis="chat-line", date_only=False, time_zone=line.attrs.get("time_zone"))
+        rec.attrs.pop("local_date", None)
+        if rec.kind == "photo":  # "Photo from 2023-05-12 (time of day unknown) at …" → "Photo sent 2023-05-12 09:01 by …"
+            rec.text = re.sub(r"^Photo(?: from \d{4}-\d{2}-\d{2} \(time of day unknown\))?",
+                              f"Photo sent {line.sent_at:%Y-%m-%d %H:%M}" + (f" by {who}" if who else ""), rec.text,
+                              count=1)
+        rec.notes.append(f"time from the chat line that sent it ({line.sent_at:%Y-%m-%d %H:%M}, "
+                         f"{os.path.basename(line.source_path)})")
+    if rec.sender is None and line.sender is not None:
+        rec.sender = line.sender
+        rec.recipients = list(line.recipients)
+        rec.thread = rec.thread or line.thread
+
+
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
                  batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
-                 defer: bool = False, cite: str | None = None) -> None:
+                 defer: bool = False, cite: str | None = None, sent: dict[str, Record] | None = None) -> None:
     """Stream one file's items in batches: dedupe by hash, encode the new ones once, hand each batch to
     the writer and read the next one meanwhile (at most one batch waiting on the writer).
 
-    ``cite``: how the file is named in sources and errors when that is not its path (a zip member)."""
+    ``cite``: how the file is named in sources and errors when that is not its path (a zip member).
+    ``sent``: this import's chat lines by the file each sent (:func:`_sent_files`): a chat's lines are
+    added, a photo, voice note or video is completed from its line (:func:`_time_from_chat`)."""
     name = cite or str(path)
     try:
         file_hash = _file_hash(path)
@@ -216,6 +265,11 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                 continue
             if "sent" in labels:
                 item.attrs["is_from_me"] = True  # Gmail's own "Sent" label: the mailbox owner wrote it
+            if sent is not None:
+                if item.kind == "chat" and item.attrs.get("media"):
+                    sent.update((f, item) for f in _sent_files(item, name))
+                elif item.kind in _MEDIA_KINDS and sent:
+                    _time_from_chat(item, name, sent)
             pending.append(item)
             if len(pending) >= batch_size:
                 flush()
@@ -257,7 +311,9 @@ def ingest(c: Container, paths: Iterable[str | Path], progress: ProgressFn | Non
     files, problems = expand_inputs(paths)  # absolute: sources are cited by absolute path
     # Address books first: every message after them resolves against the person's own contact cards
     # (a card read later still joins what came before: core.graph.contacts).
-    files.sort(key=lambda p: p.suffix.lower() not in ADDRESS_BOOK_SUFFIXES)
+    # Photos, voice notes and videos last: a WhatsApp folder's chat before its IMG-…-WA0003.jpg (the line that sent
+    # a photo times it).
+    files.sort(key=lambda p: (p.suffix.lower() not in ADDRESS_BOOK_SUFFIXES, p.suffix.lower() in MEDIA_SUFFIXES))
     report.errors += [IngestError(given, reason) for given, reason in problems]
     _quarantine(c, report.errors)
     total = [len(files)]
@@ -357,7 +413,8 @@ def _read_first(name: str) -> bool:
     from ingestors.google_chat import is_side_file
     from ingestors.messenger import is_profile_file
 
-    return Path(name).suffix.lower() in ADDRESS_BOOK_SUFFIXES or is_profile_file(name) or is_side_file(name)
+    return Path(name).suffix.lower() in ADDRESS_BOOK_SUFFIXES | CHAT_SUFFIXES or is_profile_file(name) \
+        or is_side_file(name)
 
 
 def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_size: int, pool,
@@ -389,12 +446,13 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
         if ing is None and not file_errors:
             file_errors.append(IngestError(name, unsupported_reason(path)))
         elif ing is not None:
-            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer, cite)
+            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer, cite, sent)
         report.errors += file_errors
         report.files_ok += not file_errors
         _quarantine(c, file_errors)
         report.files += 1
 
+    sent: dict[str, Record] = {}  # chat lines by the file each sent: its photo is timed by the line
     workdir = c.settings.home / "tmp"  # extracted zip members live here only while they are read
     for path in files:
         if cancel is not None and cancel.is_set():
