@@ -224,6 +224,12 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
                 rf"(?:at|with|from) (?:the )?(?P<org>{_ORG})"), "employer"),
     (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:was|were|got|have been|has been|['’]ve been|['’]s been) (?:{_ADV} )?"
                 rf"(?:hired|taken on|recruited) (?:by|at) (?:the )?(?P<org>{_ORG})"), "employer"),
+    # "I'm moving to Hamburg next month for a new job at Airbus", "Ana relocated to Leeds for a job with Arup": the
+    # job a move is for (the move's own home is read by the home pattern)
+    (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moving|moved|move|moves|relocating|relocated|relocate|"
+                rf"heading|going) (?:back )?(?:to|out to|over to) [^,;.!?]{{1,60}}? for (?:a |an |the |my |her |his |"
+                rf"their )?(?:new |first |full-time |permanent )?(?:job|position|role|post) (?:at|with) "
+                rf"(?:the )?(?P<org>{_ORG})"), "employer"),
     # "I've been at Initech for three years", "Ana has been with Globex since 2019": a job held up to now (not "had
     # been": a job that was; not "I'm at Initech", nor weeks: where one is may be a visit, a hospital stay)
     (re.compile(rf"\b{_SUBJ}(?:['’]ve| have| has|['’]s)(?: {_ADV})? been (?:at|with) (?:the )?(?P<org>{_ORG}),? "

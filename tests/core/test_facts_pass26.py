@@ -134,3 +134,20 @@ def test_a_company_named_like_a_person_stays_an_employer_when_no_such_person_is_
 ])
 def test_a_leaving_with_two_new_names_is_told_by_the_gazetteer(text, want):
     assert timeline([text])[0] == want
+
+
+# ----------------------------------------------------------------------------- the job a move is for
+
+@pytest.mark.parametrize("text, subject, employer, day", [
+    # was: a home in Hamburg only ("for a new job at" had no verb of getting before it)
+    ("I'm moving to Hamburg next month for a new job at Airbus!", None, "Airbus", date(2023, 2, 1)),
+    ("Ana relocated to Leeds for a job with Arup.", "Ana", "Arup", date(2023, 1, 10)),
+    ("Tom is moving to Rome for his new role at FAO.", "Tom", "FAO", date(2023, 1, 10)),
+])
+def test_the_job_a_move_is_for_is_an_employer(text, subject, employer, day):
+    jobs = [(f.subject.name, f.value, f.valid_from) for f in extract_facts(text, T0) if f.key == "employer"]
+    assert jobs == [(subject, employer, day)]
+
+
+def test_a_trip_for_an_interview_is_no_job():
+    assert extract_facts("I'm going to Paris for a job interview at Airbus.", T0) == []
