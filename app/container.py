@@ -109,10 +109,11 @@ class Container:
         return self._transcriber.transcribe(path, initial_prompt=prompt_for(known_names(self)))
 
     def ingestors(self) -> list:
-        """Every ingestor, with the voice ingestor wired to this container's speech-to-text, and every built-in
-        ingestor that reads zone-less times (photos, voice memos, WhatsApp and Telegram exports) reading them in
-        the settings' ``local_timezone`` (UTC when it is not a zone)."""
+        """Every ingestor, with the voice and video ingestors wired to this container's speech-to-text, and every
+        built-in ingestor that reads zone-less times (photos, videos, voice memos, WhatsApp and Telegram exports)
+        reading them in the settings' ``local_timezone`` (UTC when it is not a zone)."""
         from ingestors.registry import all_ingestors
+        from ingestors.video import VideoIngestor
         from ingestors.voice import VoiceIngestor
 
         zone = self.settings.local_timezone or "UTC"
@@ -120,6 +121,8 @@ class Container:
             found = all_ingestors(zone)
         except ValueError:
             zone, found = "UTC", all_ingestors()
+        found = [VideoIngestor(self.transcribe, local_timezone=zone) if type(i) is VideoIngestor else i
+                 for i in found]
         return found + [VoiceIngestor(self.transcribe, local_timezone=zone)]
 
     @property

@@ -317,6 +317,35 @@ def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return 6371.0 * math.acos(max(-1.0, min(1.0, c)))
 
 
+def named_place(lat: float, lon: float, attrs: dict, notes: list[str]) -> GeoPoint:
+    """A GPS position (WGS84 decimal degrees) as a :class:`~ingestors.base.GeoPoint` named offline
+    (:func:`reverse_geocode`): the nearest locality within :data:`FAR_KM`, further away only its region and
+    country, and at sea (the position's time zone is an ``Etc/`` one) no name at all.
+
+    Writes ``attrs["lat"]``, ``["lon"]``, ``["locality_km"]`` (km to the locality named) and ``["at_sea"]``;
+    a name that cannot be looked up, or a locality too far away, is noted in ``notes``."""
+    attrs["lat"], attrs["lon"] = lat, lon
+    try:
+        hit = reverse_geocode(lat, lon)
+    except Exception as exc:  # names are a nicety; the coordinates are the evidence
+        notes.append(f"place name unavailable ({type(exc).__name__}: {exc})")
+        return GeoPoint(lat, lon)
+    cc = hit.get("cc") or None
+    country = countries().get(cc or "", {}).get("name", cc)
+    distance = _km(lat, lon, float(hit["lat"]), float(hit["lon"]))
+    attrs["locality_km"] = round(distance, 1)
+    locality, region = hit.get("name") or None, hit.get("admin1") or None
+    if distance > FAR_KM:
+        notes.append(f"nearest named place ({locality}) is {distance:.0f} km away; not used")
+        locality = None
+        zone = zone_at(lat, lon)
+        if zone is None or zone.key.startswith("Etc/"):  # open sea: the nearest land is not where it was
+            notes.append("position is at sea: no region or country named")
+            region = country = cc = None
+            attrs["at_sea"] = True
+    return GeoPoint(lat, lon, locality, region, country, cc)
+
+
 def _value(tags: dict, name: str) -> str | None:
     """A tag's printable value, stripped (NULs too), or None when absent or blank."""
     tag = tags.get(name)
@@ -774,27 +803,7 @@ class PhotoIngestor:
         position = gps_position(tags, notes)
         if position is None:
             return None
-        lat, lon = position
-        attrs["lat"], attrs["lon"] = lat, lon
-        try:
-            hit = reverse_geocode(lat, lon)
-        except Exception as exc:  # names are a nicety; the coordinates are the evidence
-            notes.append(f"place name unavailable ({type(exc).__name__}: {exc})")
-            return GeoPoint(lat, lon)
-        cc = hit.get("cc") or None
-        country = countries().get(cc or "", {}).get("name", cc)
-        distance = _km(lat, lon, float(hit["lat"]), float(hit["lon"]))
-        attrs["locality_km"] = round(distance, 1)
-        locality, region = hit.get("name") or None, hit.get("admin1") or None
-        if distance > FAR_KM:
-            notes.append(f"nearest named place ({locality}) is {distance:.0f} km away; not used")
-            locality = None
-            zone = zone_at(lat, lon)
-            if zone is None or zone.key.startswith("Etc/"):  # open sea: the nearest land is not where it was
-                notes.append("position is at sea: no region or country named")
-                region = country = cc = None
-                attrs["at_sea"] = True
-        return GeoPoint(lat, lon, locality, region, country, cc)
+        return named_place(*position, attrs, notes)
 
     def _name_zone(self, place: GeoPoint | None):
         """The zone a file name's wall time is read in: the GPS position's (the phone named the file by its clock

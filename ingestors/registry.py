@@ -77,6 +77,7 @@ _BUILTIN = (  # (module, class): made with no arguments, in this order (ties go 
     ("ingestors.hangouts", "HangoutsIngestor"),
     ("ingestors.imessage", "IMessageIngestor"),
     ("ingestors.contacts", "VCardIngestor"),
+    ("ingestors.video", "VideoIngestor"),
 )
 _ingestors: list[Ingestor] | None = None
 
@@ -86,7 +87,7 @@ def all_ingestors(local_timezone: str | None = None) -> list[Ingestor]:
 
     Args:
         local_timezone: an IANA zone: the built-in ingestors that read zone-less times (their constructor takes
-            ``local_timezone``: photos, WhatsApp, Telegram) are made anew with it; None or ``"UTC"``: as made.
+            ``local_timezone``: photos, videos, WhatsApp, Telegram) are made anew with it; None or ``"UTC"``: as made.
 
     Raises:
         ValueError: ``local_timezone`` is not a known zone.

@@ -872,8 +872,8 @@ class ChatWidget(QWidget):
         return super().eventFilter(obj, event)
 
     def open_source(self, result: AskResult):
-        """Open what a citation rests on: a photo in the system's viewer; a message or a memo's transcript in a
-        window of its own (with its sender, time and file).  Returns the window (None for a photo)."""
+        """Open what a citation rests on: a photo or a video in the system's viewer; a message or a memo's transcript
+        in a window of its own (with its sender, time and file).  Returns the window (None for a photo or video)."""
         from PySide6.QtWidgets import QDialog
 
         from app.operations.ask import record_source
@@ -889,7 +889,7 @@ class ChatWidget(QWidget):
         else:
             src = {"kind": result.kind, "path": result.source, "subject": result.subject, "sender": result.sender,
                    "when": result.when, "text": result.text}
-        if src["kind"] == "photo" and open_path(src["path"]):
+        if src["kind"] in ("photo", "video") and open_path(src["path"]):  # shown by the system's own viewer
             self.last_opened = src
             return None
         dlg = QDialog(self)

@@ -95,7 +95,8 @@ class SourcePanel(QFrame):
         if gen != self._gen:
             return
         self.detail = d
-        title = d.subject or {"photo": "Photo", "voice": "Voice memo", "chat": "Chat message"}.get(d.kind, d.kind)
+        title = d.subject or {"photo": "Photo", "video": "Video", "voice": "Voice memo",
+                              "chat": "Chat message"}.get(d.kind, d.kind)
         self.title.setText(title)
         bits = [when_text(d.when)]
         if d.sender:

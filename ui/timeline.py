@@ -35,8 +35,9 @@ def _load(container, entity_id):
 
 
 def lane_of(kind: str) -> str:
-    """Which lane a record kind goes in: message (email, chat, sms…), photo, or other (voice memos…)."""
-    if kind == "photo":
+    """Which lane a record kind goes in: message (email, chat, sms…), photo (photos and videos), or other (voice
+    memos…)."""
+    if kind in ("photo", "video"):
         return "photo"
     if kind in ("voice", "memo", "transcript"):
         return "other"
