@@ -624,6 +624,10 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
         return
     # a mail's facts come from its writer's own lines, never the message it quotes or forwards
     text = own_words(rec.text) if rec.text and rec.kind == "email" else rec.text
+    if speaker is not None and rec.kind == "chat" and not rec.attrs.get("is_from_me"):
+        from core.graph.introductions import introduce
+
+        introduce(s, speaker, text, rec.sent_at, record_id, names)  # "Hi, it's Jane, new number!"
     if text and text.strip() and rec.kind != "photo":
         candidates = (extractor(text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(text[:20000], rec.sent_at))

@@ -104,6 +104,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "full_name": "suggestion (same full name, each with addresses of their own)",
     "shared_address": "never (family members writing from one shared address)",
     "other_name": "suggestion (unrelated names writing from one address)",
+    "self_introduction": "suggestion (a number not in the phone said who it is)",
 }
 CARD_NAMES = "card_names"
 """``Entity.attrs[CARD_NAMES]``: the normalised display names (``FN``) of the contact cards joined to an entity —

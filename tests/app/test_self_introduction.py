@@ -1,0 +1,64 @@
+"""A number not in the phone that says who it is ("Hi it's Jane, new number!") is named so and put beside the Jane
+already known as a merge suggestion (stop 25) — before, "+44 7700 900123" stayed a person named by the number, with
+no suggestion.  Inputs written here; the right values are the names the chats give."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from app.operations.ingest import ingest
+from core.graph.introductions import introduced_name
+
+
+def _chats(tmp_path):
+    known = tmp_path / "WhatsApp Chat with Jane Morgan.txt"
+    known.write_text("12/05/2023, 09:00 - Jane Morgan: see you at the kiln\n"
+                     "12/05/2023, 09:01 - Owner Person: great\n", encoding="utf-8")
+    number = tmp_path / "WhatsApp Chat with +44 7700 900123.txt"
+    number.write_text("20/06/2023, 10:00 - +44 7700 900123: Hi it's Jane, new number!\n"
+                      "20/06/2023, 10:01 - Owner Person: saved!\n"
+                      "20/06/2023, 10:02 - +44 7700 900123: it's Tom's birthday on Friday\n", encoding="utf-8")
+    return known, number
+
+
+def _state(c):
+    db = sqlite3.connect(str(c.settings.db_path))
+    try:
+        people = sorted(n for (n,) in db.execute("SELECT canonical_name FROM entity WHERE kind = 'person' AND "
+                                                 "tombstoned_at IS NULL"))
+        pending = db.execute("SELECT a.canonical_name, b.canonical_name, m.signal FROM mergecandidate m JOIN entity a "
+                             "ON a.id = m.a_id JOIN entity b ON b.id = m.b_id WHERE m.status = 'pending'").fetchall()
+        phone = db.execute("SELECT e.canonical_name FROM alias a JOIN entity e ON e.id = a.entity_id "
+                           "WHERE a.kind = 'phone'").fetchall()
+    finally:
+        db.close()
+    return people, pending, phone
+
+
+def test_a_new_number_saying_its_jane_is_suggested_as_the_known_jane(container, tmp_path):
+    known, number = _chats(tmp_path)
+    ingest(container, [known])
+    ingest(container, [number])
+    people, pending, phone = _state(container)
+    assert people == ["Jane", "Jane Morgan", "Owner Person"]
+    assert pending == [("Jane Morgan", "Jane", "self_introduction")]
+    assert phone == [("Jane",)]
+
+
+def test_the_other_order_is_suggested_too(container, tmp_path):
+    known, number = _chats(tmp_path)
+    ingest(container, [number])
+    ingest(container, [known])
+    people, pending, _ = _state(container)
+    assert people == ["Jane", "Jane Morgan", "Owner Person"] and len(pending) == 1
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Hi it's Jane, new number!", "Jane"), ("Hey, this is Tom Baker from the gym", "Tom Baker"),
+    ("Jane here!", "Jane"), ("Morning! Jane Morgan here, new phone", "Jane Morgan"), ("its Jane", "Jane"),
+    ("it's me", None), ("This is great", None), ("it's Tom's birthday", None), ("I think it's Jane", None),
+    ("It's Monday already", None),
+])
+def test_an_introduction_is_the_messages_opening_words(text, name):
+    assert introduced_name(text) == name
