@@ -1024,6 +1024,7 @@ _PLACES_Q = re.compile(r"^\s*(?:where\s+have\s+(?:i|we)\s+(?:been|travell?ed|gon
                        r"(?:\s+to)?|(?:list\s+)?(?:my|the)\s+places)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
 _KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compile(r"photos?|pictures?|pics?", re.I)),
             ("voice", re.compile(r"(?:voice\s+)?memos?|recordings?", re.I)),
+            ("video", re.compile(r"videos?|clips?|movies?", re.I)),
             ("chat", re.compile(r"chat\s+messages?|texts?", re.I)), ("message", re.compile(r"messages?|notes?", re.I)))
 _KINDS_OF = {"message": ("email", "chat")}  # a "message" is a mail or a chat message
 _HOW_MANY = (

@@ -302,3 +302,10 @@ def test_importing_a_folder_with_a_video_adds_one_record(container, tmp_path):
                         "Here we are at the Pantheon.")
     again = ingest(container, [folder])
     assert (again.records_added, again.records_skipped) == (0, 1)
+    # asked in the chat: counted as a video, and found by what was said in it
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    assert loop.turn("how many videos do I have?").reply.startswith("You have 1 video, on 4 May 2023.")
+    assert "Pantheon" in loop.turn("where was I at the Pantheon?").reply
