@@ -13,7 +13,6 @@ reply is the memory answer and a banner says how to choose a model (the Settings
 from __future__ import annotations
 
 import html
-import re
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -419,10 +418,6 @@ class ChatSession:
 # ------------------------------------------------------------------------------------------- widgets
 
 
-_AS_OF = re.compile(r"^As of (\d{4}-\d\d-\d\d|[^,]+), ")
-"""The "As of DATE, " every fact's statement starts with (seed 002): a card says the date under *When*."""
-
-
 class ResultCard(QFrame):
     """One memory: title line (subject / sender), the first lines of text, then source, time and score.
 
@@ -457,15 +452,10 @@ class ResultCard(QFrame):
         if result.date_only and result.when:  # the day alone is known: its stored noon is no time to show
             day = datetime.fromisoformat(result.local_when()[:10])
             when_text = f"{day.day} {day:%b %Y}"
-        as_of = _AS_OF.match(body_text) if result.kind in ("fact", "history") else None
-        if as_of:  # "As of 2021-06-30, Alex lives in Glasgow." → "Alex lives in Glasgow.", When 30 Jun 2021
-            body_text = body_text[as_of.end():]
-            body_text = body_text[:1].upper() + body_text[1:]
-            try:
-                day = datetime.strptime(as_of.group(1), "%Y-%m-%d")
+        if result.kind in ("fact", "history"):  # "As of 2021-06-30, Alex lives in Glasgow." → "Alex lives in
+            body_text, day = result.statement()  # Glasgow.", When 30 Jun 2021 (the date under *When*)
+            if day is not None:
                 when_text = f"{day.day} {day:%b %Y}"
-            except ValueError:
-                pass
 
         top = QHBoxLayout()
         title = QLabel(_clip_words(f"[{index}] {title_text}" if compact else f"{index}. {title_text}", 40))

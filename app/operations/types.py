@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import date
 
 
 @dataclass
@@ -155,6 +156,17 @@ class AskResult:
         except ValueError:
             return self.when
         return local.date().isoformat() if self.date_only else local.isoformat()
+
+    def statement(self) -> tuple[str, date | None]:
+        """For a fact or history result: its statement without the ``"As of 2021-06-30, "`` lead every fact's
+        statement starts with (seed 002), first letter capitalised, and the day the lead names (None for "an
+        unknown date").  Any other result: ``(text, None)``."""
+        from core.store.schema import statement_day, statement_sentence
+
+        if self.kind not in ("fact", "history"):
+            return self.text, None
+        sentence = statement_sentence(self.text)
+        return sentence[:1].upper() + sentence[1:], statement_day(self.text)
 
     def to_json(self) -> dict:
         d = {"text": self.text, "source": self.source, "when": self.when, "score": self.score, "kind": self.kind,

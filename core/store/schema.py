@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Optional, Sequence
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
@@ -140,6 +140,16 @@ def statement_sentence(statement: str | None) -> str:
     wrote to Bo by email." → "Ann wrote to Bo by email." (the trailing full stop kept; a statement without the
     lead, or None → "", is returned stripped)."""
     return _AS_OF_LEAD.sub("", (statement or "").strip(), count=1)
+
+
+def statement_day(statement: str | None) -> date | None:
+    """The day a fact's statement's ``"As of 2008-10-22, "`` lead names, or None (no lead, or "As of an unknown
+    date, …")."""
+    m = re.match(r"^As of (\d{4}-\d\d-\d\d), ", (statement or "").strip())
+    try:
+        return date.fromisoformat(m.group(1)) if m else None
+    except ValueError:
+        return None
 
 
 class Fact(SQLModel, table=True):
