@@ -356,6 +356,52 @@ def poll_subject(media: dict | None) -> str | None:
     return question.strip() + (f" ({' / '.join(answers)})" if answers else "")
 
 
+def shared_text(media: dict | None) -> str:
+    """What a message that only shares a contact or a place says, as its text, so it is found by the words
+    (a shared card was an empty message with the note "media: contact"): ``"[shared a contact: Marco Rossi,
+    +44 7700 900555]"``, ``"[shared a location: Trattoria Da Enzo, Via dei Vascellari 29 (41.88862, 12.47540)]"``.
+    Reads result.json's ``contact_information`` (``first_name``, ``last_name``, ``phone_number``) and
+    ``location_information`` (``latitude``, ``longitude``) with a venue's ``place_name``/``address``, and the HTML
+    export's (``name``, ``phone_number``; ``name``, ``coordinates``).  ``""`` for other media."""
+    if not isinstance(media, dict):
+        return ""
+
+    def words(*values) -> list[str]:
+        return [" ".join(str(v).split()) for v in values if isinstance(v, (str, int, float)) and str(v).strip()]
+    card = media.get("contact_information")
+    if isinstance(card, dict):
+        name = " ".join(words(card.get("first_name"), card.get("last_name"))) or " ".join(words(card.get("name")))
+        parts = [x for x in (name, *words(card.get("phone_number"))) if x]
+        return f"[shared a contact: {', '.join(parts)}]" if parts else ""
+    place = media.get("location_information")
+    if isinstance(place, dict):
+        lat, lon = place.get("latitude"), place.get("longitude")
+        at = f"({float(lat):.5f}, {float(lon):.5f})" if isinstance(lat, (int, float)) and isinstance(lon, (int, float)) \
+            else " ".join(words(place.get("coordinates")))
+        named = ", ".join(words(media.get("place_name"), media.get("address"), place.get("name")))
+        if not named and isinstance(lat, (int, float)) and isinstance(lon, (int, float)):
+            named = _near(float(lat), float(lon))
+        text = " ".join(x for x in (named, at) if x)
+        return f"[shared a location: {text}]" if text else ""
+    return ""
+
+
+def _near(lat: float, lon: float) -> str:
+    """"near Rome, Latium, Italy": the nearest GeoNames town to a shared position, in its own country
+    (:func:`ingestors.photos.reverse_geocode`, offline), or ``""``."""
+    try:
+        from core.extraction.gazetteer import countries
+        from ingestors.photos import reverse_geocode  # in the position's own country, as a photo's place
+
+        hit = reverse_geocode(lat, lon)
+    except Exception:  # noqa: BLE001 — a name is a nicety; the coordinates are kept
+        return ""
+    if hit is None:
+        return ""
+    country = countries().get(hit.get("cc") or "", {}).get("name", hit.get("cc"))
+    return "near " + ", ".join(x for x in (hit.get("name"), hit.get("admin1"), country) if x)
+
+
 def quarter_seconds(value) -> int | None:
     """Where in its quarter hour a message was sent, in seconds (0–899): the same in both export formats
     whatever zone either was written in — every zone's offset is whole quarter hours — from result.json's
@@ -698,6 +744,7 @@ class TelegramIngestor:
         if media:
             attrs["media"] = media
             notes.append(_media_note(media))
+            text = text or shared_text({**media, **{k: msg[k] for k in ("place_name", "address") if msg.get(k)}})
         if msg.get("edited") or msg.get("edited_unixtime"):
             notes.append("edited")
             attrs["edited"] = msg.get("edited_unixtime") or msg.get("edited")

@@ -82,7 +82,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from core.errors import InputError
 from ingestors.base import FileOrder, Item, Party, Record, RecordError, other_members, time_zone
 from ingestors.telegram import (SAVED_MESSAGES, _CONTROL_TEXT, _media_note, message_identity, poll_subject,
-                                quarter_seconds)
+                                quarter_seconds, shared_text)
 
 MAX_BYTES = 64 << 20  # a Telegram page holds 1000 messages (a few MB); a bigger .html is something else
 _TITLE_TAG = re.compile(rb"<title>\s*Exported Data\s*</title>", re.I)
@@ -371,7 +371,8 @@ class TelegramHtmlIngestor:
                     attrs["is_from_me"] = True
             if events:
                 attrs["system_events"], events = events, []
-            last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat", text=m.text,
+            last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat",
+                          text=m.text or shared_text(m.media),
                           subject=poll_subject(m.media), sent_at=sent_at, sender=sender,
                           recipients=other_members(members, poster),
                           thread=thread, attrs=attrs, notes=notes,
