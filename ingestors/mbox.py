@@ -1412,6 +1412,39 @@ def _form_author(sender: Party, reply_to: list[Party], attrs: dict) -> Party | N
     return Party(author.name, author.address, "email", "from") if base[0] != base[1] else None
 
 
+_SERVICE_SUFFIX = re.compile(r"\s*\((?:[^()]{1,40})\)\s*$")
+
+
+def calendar_author(msg: Message, sender: Party) -> Party | None:
+    """The organizer a calendar service's invitation is sent for: From is a role address (``"Ann Lee (Google
+    Calendar)" <calendar-notification@google.com>``, Outlook's and Zoom's likewise) and the mail's
+    ``text/calendar`` part (RFC 5545, read with ``vobject``) names an ``ORGANIZER;CN=Ann Lee:mailto:ann@…`` whose
+    name is the From's (its "(Google Calendar)" left off) at an address of another domain.  None otherwise
+    (a reminder from "Google Calendar" itself names no one; a calendar part that cannot be read is no author)."""
+    from core.graph.entities import is_role_address
+
+    if not sender.address or not sender.name or not is_role_address(sender.address):
+        return None
+    who = " ".join(_SERVICE_SUFFIX.sub("", sender.name).split()).casefold()
+    for part in msg.walk():
+        if part.get_content_type() not in ("text/calendar", "application/ics"):
+            continue
+        try:
+            import vobject
+
+            payload = part.get_payload(decode=True) or b""
+            cal = vobject.readOne(payload.decode(part.get_content_charset() or "utf-8", "replace"))
+            org = cal.vevent.organizer
+        except Exception:  # noqa: BLE001 — a calendar part that cannot be read names no author
+            continue
+        address = str(org.value or "").split(":", 1)[-1].strip()
+        name = " ".join(str((org.params.get("CN") or [""])[0]).strip('"').split())
+        if "@" in address and name and name.casefold() == who and \
+                address.rpartition("@")[2].casefold() != sender.address.rpartition("@")[2].casefold():
+            return Party(name, address, "email", "from")
+    return None
+
+
 def normalise_subject(subject: str | None) -> str | None:
     """A thread key from a subject: reply/forward prefixes (in many languages) and list tags dropped, spaces
     collapsed, case folded (:func:`core.extraction.quoted.bare_subject`).
@@ -1511,6 +1544,11 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
         senders[0] = Party(service.group(1).strip(), None, "email", "from")
     elif senders and (author := _form_author(senders[0], _parties(undecoded("reply-to"), "from"), attrs)):
         # "Website <noreply@site.example>" with "Reply-To: Ann Lee <ann@…>": a web form's mail, written by Ann
+        attrs["sent_via"] = f"{senders[0].name or ''} <{senders[0].address}>".strip()
+        senders[0] = author
+    elif senders and (author := calendar_author(msg, senders[0])):
+        # "Ann Lee (Google Calendar)" <calendar-notification@google.com> inviting for Ann <ann.lee@acme.example>,
+        # the organizer its calendar part names: two Ann Lees' invitations were one person's
         attrs["sent_via"] = f"{senders[0].name or ''} <{senders[0].address}>".strip()
         senders[0] = author
 
