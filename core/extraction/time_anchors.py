@@ -57,13 +57,15 @@ _WEEKDAY_RE = (r"((?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|" \
             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 
+# "the end of", "the very beginning of", "early", "mid-", "late ": a part of a month or a year (two groups: the
+# part written with "the … of", or the adjective)
+_PART_OF = r"(?i:the (?:very )?(end|beginning|start|middle) of|(early|late|mid)[- ]?)"
 _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("num", re.compile(r"(?<![\d.:/])(\d{1,2})([./-])(\d{1,2})\2((?:19|20)\d\d)(?![\d]|[./-]\d)")),
     ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r"\b(?:,? (\d{4})\b)?", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
-    ("part", re.compile(r"\b(?:(?i:in|at|by|towards?|from|since|until|around|back in) )?(?i:the (?:very )?"
-                        r"(end|beginning|start|middle) of|(early|late|mid)[- ]?) ?"
+    ("part", re.compile(r"\b(?:(?i:in|at|by|towards?|from|since|until|around|back in) )?" + _PART_OF + r" ?"
                         r"(January|February|March|April|May|June|July|August|September|October|November|December)"
                         r"(?:,? (\d{4}))?\b")),
     # "last March", "this March", "next March", "since last May": a month named by its place from the message
@@ -75,9 +77,8 @@ _PATTERNS = [
                          r"(?:,? (\d{4})|,? (?i:(last|this|next) year))?\b")),
     # "early 2021", "in late 2019", "mid-2018", "the end of 2020": a part of a year (early/start → its 1st of
     # January, mid/middle → 1 July, late → 1 September — its last third —, end → 1 December)
-    ("year_part", re.compile(r"\b(?:(?i:in|since|during|by|until|from|back in|around) )?(?:(?i:the (?:very )?"
-                             r"(start|beginning|middle|end) of)|(?i:(early|late|mid))[- ]?) ?((?:19|20)\d\d)\b"
-                             r"(?![-/.:]\d)")),
+    ("year_part", re.compile(r"\b(?:(?i:in|since|during|by|until|from|back in|around) )?" + _PART_OF +
+                             r" ?((?:19|20)\d\d)\b(?![-/.:]\d)")),
     # "last summer", "in the spring of 2019", "winter 2021", "during the summer", "this autumn": a season (the
     # northern hemisphere's meteorological seasons: spring from 1 March, summer 1 June, autumn/fall 1 September,
     # winter 1 December; "winter 2021" is its part in 2021, from 1 January).  A season word alone ("summer

@@ -5,13 +5,13 @@ attached)": 09:01 that day (the export's local time, read as the chat's lines ar
 here; the right values are the chat's lines."""
 from __future__ import annotations
 
-import sqlite3
 import zipfile
 from pathlib import Path
 
 from PIL import Image
 
 from app.operations.ingest import ingest
+from helpers.files import rows
 
 CHAT = ("12/05/2023, 09:00 - Teddy Q: look at the kiln\n"
         "12/05/2023, 09:01 - Teddy Q: IMG-20230512-WA0003.jpg (file attached)\n"
@@ -29,13 +29,9 @@ def _export(folder: Path) -> Path:
 
 
 def _photos(c) -> list[tuple]:
-    db = sqlite3.connect(str(c.settings.db_path))
-    try:
-        return db.execute("SELECT r.external_id, substr(r.sent_at, 1, 16), r.text, json_extract(r.attrs, '$.time_basis'),"
-                          " e.canonical_name FROM record r LEFT JOIN entity e ON e.id = r.sender_entity_id "
-                          "WHERE r.kind = 'photo' ORDER BY r.external_id").fetchall()
-    finally:
-        db.close()
+    return rows(c.settings.db_path, "SELECT r.external_id, substr(r.sent_at, 1, 16), r.text, json_extract(r.attrs, "
+                "'$.time_basis'), e.canonical_name FROM record r LEFT JOIN entity e ON e.id = r.sender_entity_id "
+                "WHERE r.kind = 'photo' ORDER BY r.external_id")
 
 
 WANT = [("IMG-20230512-WA0003.jpg", "2023-05-12 09:01", "Photo sent 2023-05-12 09:01 by Teddy Q", "chat-line", "Teddy Q"),

@@ -4,21 +4,17 @@ others wrote; a common-word surname written as a word, another live person's sur
 and webmail stay.  Inputs written here; the right values are the texts as written, with the mentions replaced."""
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from app.operations.forget import forget
 from app.operations.ingest import ingest
-from helpers.files import scan
+from helpers.files import rows, scan
 from helpers.mboxes import write_mbox
 
 
 def _texts(c) -> list[str]:
-    db = sqlite3.connect(str(c.settings.db_path))
-    try:
-        return [t.strip() for (t,) in db.execute("SELECT text FROM record WHERE tombstoned_at IS NULL ORDER BY id")]
-    finally:
-        db.close()
+    return [t.strip() for (t,) in rows(c.settings.db_path, "SELECT text FROM record WHERE tombstoned_at IS NULL "
+                                                           "ORDER BY id")]
 
 
 def _setup(c, tmp_path: Path):

@@ -3,12 +3,11 @@ already known as a merge suggestion (stop 25) — before, "+44 7700 900123" stay
 no suggestion.  Inputs written here; the right values are the names the chats give."""
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from app.operations.ingest import ingest
 from core.graph.introductions import introduced_name
+from helpers.files import rows
 
 
 def _chats(tmp_path):
@@ -23,16 +22,12 @@ def _chats(tmp_path):
 
 
 def _state(c):
-    db = sqlite3.connect(str(c.settings.db_path))
-    try:
-        people = sorted(n for (n,) in db.execute("SELECT canonical_name FROM entity WHERE kind = 'person' AND "
-                                                 "tombstoned_at IS NULL"))
-        pending = db.execute("SELECT a.canonical_name, b.canonical_name, m.signal FROM mergecandidate m JOIN entity a "
-                             "ON a.id = m.a_id JOIN entity b ON b.id = m.b_id WHERE m.status = 'pending'").fetchall()
-        phone = db.execute("SELECT e.canonical_name FROM alias a JOIN entity e ON e.id = a.entity_id "
-                           "WHERE a.kind = 'phone'").fetchall()
-    finally:
-        db.close()
+    db = c.settings.db_path
+    people = sorted(n for (n,) in rows(db, "SELECT canonical_name FROM entity WHERE kind = 'person' AND "
+                                           "tombstoned_at IS NULL"))
+    pending = rows(db, "SELECT a.canonical_name, b.canonical_name, m.signal FROM mergecandidate m JOIN entity a "
+                       "ON a.id = m.a_id JOIN entity b ON b.id = m.b_id WHERE m.status = 'pending'")
+    phone = rows(db, "SELECT e.canonical_name FROM alias a JOIN entity e ON e.id = a.entity_id WHERE a.kind = 'phone'")
     return people, pending, phone
 
 

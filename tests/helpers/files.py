@@ -15,3 +15,14 @@ def scan(home: Path, words) -> dict[str, list[str]]:
                 if any(w.lower().encode(enc) in data for enc in ("utf-8", "utf-16-le", "utf-16-be")):
                     out.setdefault(w, []).append(str((Path(root) / f).relative_to(home)))
     return out
+
+
+def rows(db_path, sql: str, params=()) -> list[tuple]:
+    """The rows a read-only SQL query gives on a data folder's SQLite file (the connection closed after)."""
+    import sqlite3
+
+    db = sqlite3.connect(str(db_path))
+    try:
+        return db.execute(sql, params).fetchall()
+    finally:
+        db.close()

@@ -4,11 +4,11 @@ with an RFC 5545 part naming ``ORGANIZER;CN=Ann Lee:mailto:ann.lee@acme.example`
 senders are the organizers the calendar parts name."""
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from helpers.files import rows
 from ingestors.base import Party
 from ingestors.mbox import MboxIngestor
 
@@ -56,10 +56,6 @@ def test_two_ann_lees_inviting_are_two_people_with_a_suggestion(container, tmp_p
     box = mbox(tmp_path / "cal.mbox", [invite(0, "Ann Lee", "ann.lee@acme.example"),
                                        invite(1, "Ann Lee", "annlee77@gmail.com")])
     assert ingest(container, [box]).records_added == 2
-    db = sqlite3.connect(str(container.settings.db_path))
-    try:
-        anns = db.execute("SELECT count(*) FROM entity WHERE canonical_name = 'Ann Lee' AND tombstoned_at IS NULL")
-        pending = db.execute("SELECT count(*) FROM mergecandidate WHERE status = 'pending'").fetchone()[0]
-        assert anns.fetchone()[0] == 2 and pending == 1
-    finally:
-        db.close()
+    db = container.settings.db_path
+    anns = rows(db, "SELECT count(*) FROM entity WHERE canonical_name = 'Ann Lee' AND tombstoned_at IS NULL")
+    assert anns == [(2,)] and rows(db, "SELECT count(*) FROM mergecandidate WHERE status = 'pending'") == [(1,)]
