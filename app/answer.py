@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from core import clock
 from core.extraction.quoted import own_words
-from core.extraction.text import third_person
+from core.extraction.text import reported, second_person
 from core.graph.facts import statement_sentence
 from core.extraction.time_anchors import find_time_anchors
 from core.retrieval import lexicon
@@ -328,12 +328,13 @@ Jonas Berg: " — where another person's words begin."""
 
 
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
-                  subject: str | None = None) -> str:
+                  subject: str | None = None, owner: str | None = None) -> str:
     """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
     filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
     own name does not count as a shared word (it matches their signature); a mail's ``subject``, written before
     its text, is what the message is about, not what it says: a sentence of the text is chosen while it has one.
-    A sentence that ends with ":" ("I am trying to do the following:") comes with the one after it."""
+    A sentence that ends with ":" ("I am trying to do the following:") comes with the one after it.  The owner's
+    own message (``speaker`` is ``owner``) is told back in the second person ("You left your umbrella …")."""
     q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
     body = text or ""
     if subject and body.startswith(subject) and own_sentences(body[len(subject):]):
@@ -354,7 +355,8 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
         own, pasted = (best[:cut.start()], best[cut.start():]) if cut else (best, "")
         for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
             own = pat.sub(rep, own)
-        best = _agree(third_person(own, speaker), speaker) + pasted
+        best = (second_person(own) if owner and speaker == owner else _agree(reported(own, speaker), speaker)) \
+            + pasted
     words = best.split()
     if len(words) > limit:
         best = " ".join(words[:limit]) + " …"
@@ -1594,7 +1596,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             body = text[len(subject):] if subject and text.startswith(subject) else text
             said = next((x for x in own_sentences(body) if _TALKS_OF_WORK.search(x)), None)
             if said:
-                return MemoryAnswer(f"{best_sentence(question, said, _get(t0, 'sender'))} {_cite([n0])}", [n0], kind)
+                return MemoryAnswer(f"{best_sentence(question, said, _get(t0, 'sender'), owner=owner)} "
+                                    f"{_cite([n0])}", [n0], kind)
 
     if kind == "who" and facts:
         rel = [(n, r) for n, r in facts if str(_get(r, "subject") or "").startswith(("relationships:", "family:"))
@@ -1659,8 +1662,8 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 continue
             if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
-    return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'))} {_cite([n0])}",
-                        [n0], kind)
+    return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'), owner=owner)} "
+                        f"{_cite([n0])}", [n0], kind)
 
 
 _WHO_DID = re.compile(r"^\s*who\s+(?P<verb>[a-z]+ed|got\s+[a-z]+|made|took|gave|sent|won|lost|found|broke|paid|"

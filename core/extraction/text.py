@@ -81,6 +81,53 @@ def third_person(text: str, name: str) -> str:
     return text
 
 
+_THEY = (  # after the first "I" has become the speaker's name: the rest of the sentence says "they"
+    (re.compile(r"\b[Ii][’']m\b"), "they're"), (re.compile(r"\b[Ii][’']ve\b"), "they've"),
+    (re.compile(r"\b[Ii][’']d\b"), "they'd"), (re.compile(r"\b[Ii][’']ll\b"), "they'll"),
+    (re.compile(r"\b[Ii] am\b"), "they are"), (re.compile(r"\b[Ii] was\b"), "they were"),
+    (re.compile(r"\b[Ii]\b"), "they"), (re.compile(r"\b[Mm]y\b"), "their"), (re.compile(r"\b[Mm]ine\b"), "theirs"),
+    (re.compile(r"\b[Mm]yself\b"), "themselves"), (re.compile(r"\b[Mm]e\b"), "them"),
+)
+_FIRST_I = re.compile(r"\b(?:[Ii](?:[’'](?:m|ve|d|ll))?|[Mm]y|[Mm]ine|[Mm]e|[Mm]yself)\b")
+
+
+def reported(text: str, name: str) -> str:
+    """``text`` retold about its speaker for a reader: the first "I" (or "my", "me" …) becomes ``name``
+    (:func:`third_person`), the later ones "they/their/them" — "Tom Weller thinks they left their umbrella at the
+    Crown", not "Tom Weller thinks Tom Weller left Tom Weller's umbrella …".  (Record vectors keep
+    :func:`third_person`'s every-mention form: it is what the encoder was measured with.)"""
+    if not name:
+        return text
+    m = _FIRST_I.search(text)
+    if m is None:
+        return third_person(text, name)
+    head, rest = text[:m.end()], text[m.end():]
+    for pat, rep in _THEY:
+        rest = pat.sub(rep, rest)
+    return third_person(head, name) + third_person(rest, name)  # the rest's "we/us/our": "… and others"
+
+
+_SECOND_PERSON = (  # the person asking reads their own message: "I" → "you" (verbs need no change but am/was)
+    (re.compile(r"\b[Ii][’']m\b"), "you're"), (re.compile(r"\b[Ii][’']ve\b"), "you've"),
+    (re.compile(r"\b[Ii][’']d\b"), "you'd"), (re.compile(r"\b[Ii][’']ll\b"), "you'll"),
+    (re.compile(r"\b[Ii] am\b"), "you are"), (re.compile(r"\b[Ii] was\b"), "you were"),
+    (re.compile(r"\b[Ii]\b"), "you"), (re.compile(r"\b[Mm]y\b"), "your"), (re.compile(r"\b[Mm]ine\b"), "yours"),
+    (re.compile(r"\b[Mm]yself\b"), "yourself"), (re.compile(r"\b[Mm]e\b"), "you"),
+    (re.compile(r"\b[Ww]e\b"), "you"), (re.compile(r"\b[Oo]ur\b"), "your"), (re.compile(r"\b[Oo]urs\b"), "yours"),
+    (re.compile(r"\bus\b"), "you"),
+)
+
+
+def second_person(text: str) -> str:
+    """``text`` told back to its own writer: "I/me" → "you", "my/mine" → "your/yours", "I'm/I've/I'd/I'll" →
+    "you're/you've/you'd/you'll", "I am/was" → "you are/were", "we/us/our" → "you/your" — the owner's own message
+    quoted in an answer to the owner ("You think you left your umbrella at the Crown", not "Alex Morgan thinks
+    Alex Morgan left Alex Morgan's umbrella …").  Plain regex, English only."""
+    for pat, rep in _SECOND_PERSON:
+        text = pat.sub(rep, text)
+    return text
+
+
 def speaker_view(name: str | None, text: str) -> str:
     """``"name: <text in the third person>"`` (:func:`third_person`), or ``text`` when there is no name:
     the form a message is embedded in (record vectors, episode gists)."""

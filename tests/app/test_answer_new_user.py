@@ -40,7 +40,7 @@ def test_a_plan_that_works_is_not_where_someone_works():
     assert memory_answer("where do i work now?", [friday], owner="Alex Morgan").text == \
         "Nothing in your records says where you work."
     assert memory_answer("where do I work?", [friday, contract], owner="Alex Morgan").text == \
-        "Alex Morgan is looking forward to starting at Brightwave as a product designer on 2 August. [2]"
+        "You're looking forward to starting at Brightwave as a product designer on 2 August. [2]"  # the owner's own
 
 
 @pytest.fixture

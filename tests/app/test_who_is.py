@@ -96,7 +96,12 @@ def test_a_message_in_the_first_person_is_told_with_the_verb_agreeing():
         "From what Alice Wren remembers, Alice Wren and others stayed at the Hotel Azul."
     assert best_sentence("what does Sam watch?", "I really watch a lot of films", "Sam") == \
         "Sam really watches a lot of films"
-    assert best_sentence("where did Sam go?", "I went home and I can swim.", "Sam") == "Sam went home and Sam can swim."
+    # the name once, then "they" (stop 25; was "Sam went home and Sam can swim.")
+    assert best_sentence("where did Sam go?", "I went home and I can swim.", "Sam") == "Sam went home and they can swim."
+    assert best_sentence("where is the umbrella?", "I think I left my umbrella at the Crown.", "Tom Weller") == \
+        "Tom Weller thinks they left their umbrella at the Crown."
+    assert best_sentence("where is the umbrella?", "I think I left my umbrella at the Crown.", "Alex", owner="Alex") == \
+        "You think you left your umbrella at the Crown."  # the owner's own message, told back to them
     # a chat line pasted into the message is another person's "I" (regression whatsapp_pasted_lines' kind)
     pasted = ("Look what Jonas wrote: [11/03/2023, 21:15:03] Jonas Berg: I'm selling my bike "
               "[11/03/2023, 21:16:40] Priya Nair: I'll take it!")
@@ -537,7 +542,7 @@ def test_who_wrote_to_me_is_not_answered_by_my_own_messages(tmp_path):
         loop = ConversationLoop.for_container(c, model=NoModel())
         assert re.fullmatch(r"Bob Stone \[\d\]", loop.turn("who emailed me about PGP?").reply.split("\n\nSources:")[0])
         said = loop.turn("what did I say about the boat?").reply.split("\n\nSources:")[0]
-        assert said.startswith("Perfect, Owner Person will bring the boat."), said
+        assert said.startswith("Perfect, you'll bring the boat."), said  # the owner's own words, told back to them
     finally:
         c.close()
 
