@@ -826,6 +826,99 @@ def held_question(c, question: str, as_of: datetime | None = None):
     return q
 
 
+@dataclass
+class RelativeQuestion:
+    """"who is Ana's boss?" / "who is my sister?" / "what is Tom's wife's name?": whose relative (``name``; ``you``:
+    the owner), the relation (``core.extraction.personal_facts.RELATIONS``' word: mother, boss …), and the people the
+    graph's current ``relationships`` facts name (``people``: ``(name, evidence record id or None)``)."""
+
+    name: str
+    relation: str
+    people: list = field(default_factory=list)
+    result: object = None  # the first fact's evidence record as an ``AskResult``: the answer cites it
+
+
+_RELATIVE_Q = re.compile(r"^\s*(?:who(?:['’]s|\s+is|\s+was|\s+are|\s+were)|what(?:['’]s|\s+is)(?:\s+the\s+name\s+of)?)\s+"
+                         r"(?:(?P<my>my)|(?P<name>[^?]+?)(?:['’]s?|(?<=[^\W\d_])s))\s+(?P<rel>[a-z][a-z -]*?)"
+                         r"(?:['’]s\s+name)?\s*[?!.]*\s*$", re.IGNORECASE)
+
+
+def relative_question(c, question: str):
+    """A :class:`RelativeQuestion` when ``question`` asks who a known person's relative is ("who is Ana's boss?",
+    "who is my sister?", "whats toms wifes name": the name asked for) — with the relatives the graph holds, none
+    when it holds none (the answer then says so, never another relative's fact); the list of ``(id, name, kind,
+    hint)`` when the name fits several; None otherwise (recall answers).  Reads only."""
+    from core.extraction.personal_facts import RELATIONS
+
+    typed = _WHATS.sub("what is", question or "")
+    m = _RELATIVE_Q.match(_without_name_slot(typed)) or _RELATIVE_Q.match(typed)
+    if not m:
+        return None
+    word = " ".join(m.group("rel").casefold().split())
+    rel = RELATIONS.get(word) or RELATIONS.get(word.rstrip("s"))
+    if rel is None:
+        return None
+    if m.group("my"):
+        from app.memory import owner_entity
+
+        me = owner_entity(c)
+        if not me:
+            return None
+        eid, name = me[0], "you"
+    else:
+        asked = m.group("name").strip()
+        typed_s = typed[m.end("name"):m.end("name") + 1] == "s"  # "anas boss": Ana's, or a name ending in s
+        e = _entity_or_choices(c, asked)
+        if e is None and typed_s:
+            e = _entity_or_choices(c, asked + "s")  # "James boss" (no apostrophe): James
+        if e is None or isinstance(e, list):
+            return e
+        eid, name = e.id, e.canonical_name
+    from sqlmodel import select
+
+    from core.store.schema import Entity, Evidence, Fact, FactEntity
+
+    people: list[tuple[str, int | None]] = []
+    with c.db.session() as s:
+        for f in s.exec(select(Fact).where(Fact.subject_entity_id == eid, Fact.domain == "relationships",
+                                           Fact.key.startswith(f"relation:{rel}"), Fact.superseded_by.is_(None),
+                                           Fact.tombstoned_at.is_(None)).order_by(Fact.id)).all():
+            if f.key != f"relation:{rel}" and not f.key.startswith(f"relation:{rel}:"):
+                continue  # "relation:brother-in-law" is no brother
+            obj = s.exec(select(Entity.canonical_name).join(FactEntity, FactEntity.entity_id == Entity.id).where(
+                FactEntity.fact_id == f.id, FactEntity.role == "object", Entity.tombstoned_at.is_(None))).first()
+            who = obj or f.value
+            if not who or who.casefold() == rel or who.endswith(f"'s {rel}"):
+                continue  # "Ana Lima's sister": a relative known to exist, by no name
+            rid = s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)
+                         .order_by(Evidence.record_id)).first()
+            if all(who != p for p, _r in people):
+                people.append((who, rid))
+    people.sort(key=lambda p: p[0].casefold())
+    q = RelativeQuestion(name, rel, people)
+    if people and people[0][1] is not None:
+        q.result = _as_result(c, people[0][1])
+    return q
+
+
+def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer:
+    """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." — citing the first fact's evidence."""
+    whose = "your" if q.name == "you" else f"{q.name}'s"
+    if not q.people:  # no such fact: a message that says the word may still tell (never another relative's fact)
+        word = re.compile(rf"\b{re.escape(q.relation)}s?\b", re.IGNORECASE)
+        for n, r in enumerate(results, 1):
+            if _get(r, "kind") == "record" and word.search(_get(r, "text") or ""):
+                return MemoryAnswer(f"{best_sentence(q.relation, _get(r, 'text') or '', _get(r, 'sender'))} "
+                                    f"{_cite([n])}", [n], "who")
+        return MemoryAnswer(f"Nothing in your records says who {whose} {q.relation} is.", [], "who", True)
+    rid = q.result.record_id if q.result is not None else None
+    cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
+    names = [p for p, _r in q.people]
+    text = f"{_and(names)} is {whose} {q.relation}." if len(names) == 1 else \
+        f"{_and(names)} are {whose} {q.relation}s."
+    return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
+
+
 def _held_target(q: HeldQuestion):
     """The fact that answers ``q`` (``app.operations.graph.Held``), or None."""
     h = q.held
@@ -1296,6 +1389,7 @@ def about_question(c, question: str, as_of: datetime | None = None):
       (:func:`contact_question`);
     * "what did X say?" (no topic): a :class:`Said`;
     * "where does X live / work (in 2022, before Madrid)?": a :class:`HeldQuestion` (``as_of``: asked as of then);
+    * "who is X's boss?", "who is my sister?": a :class:`RelativeQuestion`;
     * "what happened in June 2000?": a :class:`PeriodQuestion`;
     * "how many emails did X send me?", "where have I been?": a :class:`Count` / :class:`Places`;
     * "who do I talk to most?": an :class:`InTouch` with the people found (``graph.most_in_touch``);
@@ -1305,7 +1399,8 @@ def about_question(c, question: str, as_of: datetime | None = None):
     from app.operations.graph import about
 
     question = as_typed(question)
-    for read in (small_talk, contact_question, said_question, held_question, period_question, count_question):
+    for read in (small_talk, contact_question, said_question, held_question, relative_question, period_question,
+                 count_question):
         got = read(c, question) if read is not held_question else read(c, question, as_of)
         if got is not None:
             return got
@@ -1402,6 +1497,8 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return contact_answer(about, results)
     if isinstance(about, HeldQuestion):
         return held_answer(about, results)
+    if isinstance(about, RelativeQuestion):
+        return relative_answer(about, results)
     if isinstance(about, Said):
         return said_answer(about, results)
     if isinstance(about, PeriodQuestion):
@@ -1736,7 +1833,8 @@ def cited_only(about) -> bool:
     their address, their last message — so the sources listed under it are only those it cites: what recall
     found for the words of "who do I email most?" ("Friday at 7 works", "As of …, Alex wrote to Sam") is not
     where the answer came from."""
-    return isinstance(about, (InTouch, PeriodQuestion, Count, Places, PhotoWhen, LastContact, Reach, Said))
+    return isinstance(about, (InTouch, PeriodQuestion, Count, Places, PhotoWhen, LastContact, Reach, Said,
+                              RelativeQuestion))
 
 
 def _cite(numbers: Sequence[int]) -> str:

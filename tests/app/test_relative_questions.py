@@ -1,0 +1,46 @@
+"""'who is Ana's boss?', 'who is my sister?', 'whats toms wifes name': answered from the graph's relationship
+facts (stop 25; they were left to recall, whose relevance put the fact under the threshold: "I found nothing about
+that").  Mail written here; the right answers are the relatives the mails name."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from app.loop import ConversationLoop
+from app.models.llm import NoModel
+from app.operations.ingest import ingest
+from helpers.mboxes import write_mbox
+
+
+@pytest.fixture
+def loop(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+    box = write_mbox(tmp_path / "m.mbox", [
+        ("Ana Lima <ana@lima.example>", "alex@morgan.example", "news", "I now work for Dr. Patel at the clinic."),
+        ("Ben Carter <ben@carter.example>", "alex@morgan.example", "Lisbon", "My sister Clara moved to Lisbon."),
+        ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "re: Lisbon",
+         "Lovely! My sister Jane visited Lisbon last year, and my sister Beth lives in Porto."),
+        ("Tom Hill <tom@hill.example>", "alex@morgan.example", "us", "My wife Nora says hi."),
+    ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 4
+    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("who is Ana's boss?", "Dr. Patel is Ana Lima's boss. [1]"),
+    ("who is anas boss", "Dr. Patel is Ana Lima's boss. [1]"),
+    ("who is Ben's sister?", "Clara is Ben Carter's sister. [1]"),
+    ("whats toms wifes name", "Nora is Tom Hill's wife. [1]"),
+    ("who are my sisters?", "Beth and Jane are your sisters. [1]"),  # in the order of their names
+])
+def test_a_relative_is_answered_from_the_graph(loop, question, answer):
+    reply = loop.turn(question).reply
+    assert reply.split("\n\nSources:")[0] == answer, reply
+    assert "Sources:\n[1]" in reply  # the message that said so
+
+
+def test_no_such_relative_is_no_one_elses(loop):
+    # was: "Ben Carter's sister is Clara", recall's best fact about Ben
+    assert loop.turn("who is Ben's wife?").reply == "Nothing in your records says who Ben Carter's wife is."
