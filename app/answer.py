@@ -632,7 +632,7 @@ def _by_first_name(c, name: str):
     with c.db.session() as s:
         found = [e for e in s.exec(select(Entity).where(Entity.tombstoned_at.is_(None), Entity.kind == "person",
                                                         Entity.canonical_name.ilike(f"{name.strip()} %"))).all()
-                 if normalize_name(e.canonical_name).split(" ")[0] == word]
+                 if normalize_name(e.canonical_name).split(" ")[0] == word and not _unnamed_relative(e)]
         if len(found) > 1:
             for e in found:
                 s.expunge(e)
@@ -644,6 +644,13 @@ def _by_first_name(c, name: str):
         return found[0]
     return _entity_or_choices(c, found[0].canonical_name) if len({e.canonical_name for e in found}) == 1 \
         else [(e.id, e.canonical_name, e.kind, _hint(c, e.id)) for e in found[:5]]
+
+
+def _unnamed_relative(e) -> bool:
+    """True for a relative known by no name of their own ("Rosa Blanco's brother", made from "my brother lives in
+    Madrid"): "Rosa" is not their first name — "where does Rosa work?" asked which of the two was meant."""
+    attrs = e.attrs or {}
+    return bool(attrs.get("relation_of")) and e.canonical_name.endswith(f"'s {attrs.get('relation', '')}")
 
 
 def _one_typo(a: str, b: str) -> bool:

@@ -218,9 +218,10 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
             subject = _named(s, speaker, c.subject.name, thread, index)
         if subject is None:
             continue
-        if not c.ends and _works_for_person(s, c, thread, index):  # "I work for Tom": Tom is a boss, no employer
-            relative_of(s, subject, "boss", c.value, index, when, record_id, c.sentence,
-                        told=speaker is not None and subject.id == speaker.id)
+        if _works_for_person(s, c, thread, index):  # "I work for Tom": Tom is a boss, no employer
+            if not c.ends:  # "I used to work for Tom": no job that was, nor a boss now
+                relative_of(s, subject, "boss", c.value, index, when, record_id, c.sentence,
+                            told=speaker is not None and subject.id == speaker.id)
             continue
         if c.ends:  # "I don't live in Berlin anymore": the fact in effect then ends (nothing new is stated)
             ended = end_fact(s, subject.id, c.ends, c.value, when, record_id)
@@ -354,18 +355,24 @@ def _works_for_person(s: Session, c: FactCandidate, thread: str | None, index: N
     with Tom, "Ana works for Dr. Patel" (it made an employer "Tom").  The sentence must say "for <value>" (not
     "at"), and the value is a titled name, or a person's name and no organisation's in the graph, or the first name
     of one of the thread's participants.  "I work for Morgan Stanley" with no person of that name stays a job."""
-    if c.key != "employer" or c.ends or not re.search(rf"\bfor {re.escape(c.value)}\b", c.sentence):
+    if c.key != "employer" or (c.ends and not c.held) or \
+            not re.search(rf"\bfor {re.escape(c.value)}\b", c.sentence):
         return False
     if _TITLED.match(c.value):
         return True
     kinds = _kinds(s, c.value)
     if kinds:
         return "person" in kinds and "thing" not in kinds
-    if thread is None or len(c.value.split()) != 1:
+    if len(c.value.split()) != 1:
         return False
     first = normalize_name(c.value)
-    members = (index or NameIndex()).thread_members(s, thread)
-    return any(n.split()[0] == first for n in members if n and " " in n)
+    members = (index or NameIndex()).thread_members(s, thread) if thread is not None else {}
+    if any(n.split()[0] == first for n in members if n and " " in n):
+        return True
+    # the first name of a person known from elsewhere ("I work for Tom", Tom Baker's own chat imported before)
+    # and of no organisation
+    return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
+                                          Entity.canonical_name.ilike(f"{c.value} %"))).first() is not None
 
 
 PENDING_ENDINGS = "pending_endings"

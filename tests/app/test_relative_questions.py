@@ -44,3 +44,13 @@ def test_a_relative_is_answered_from_the_graph(loop, question, answer):
 def test_no_such_relative_is_no_one_elses(loop):
     # was: "Ben Carter's sister is Clara", recall's best fact about Ben
     assert loop.turn("who is Ben's wife?").reply == "Nothing in your records says who Ben Carter's wife is."
+
+
+def test_an_unnamed_relative_does_not_share_the_persons_first_name(container, tmp_path):
+    # "Rosa Blanco's brother" (from "My brother lives in Madrid") made "Rosa" ambiguous: "2 people go by that name"
+    box = write_mbox(tmp_path / "r.mbox", [
+        ("Rosa Blanco <rosa@blanco.example>", "me@example.net", "news", "I work at Globex now."),
+        ("Rosa Blanco <rosa@blanco.example>", "me@example.net", "family", "My brother lives in Madrid.")])
+    assert ingest(container, [box]).records_added == 2
+    reply = ConversationLoop.for_container(container, model=NoModel()).turn("where does Rosa work?").reply
+    assert reply.startswith("Rosa Blanco works at Globex"), reply

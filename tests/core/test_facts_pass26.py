@@ -151,3 +151,20 @@ def test_the_job_a_move_is_for_is_an_employer(text, subject, employer, day):
 
 def test_a_trip_for_an_interview_is_no_job():
     assert extract_facts("I'm going to Paris for a job interview at Airbus.", T0) == []
+
+
+def test_working_for_a_person_known_from_another_chat_is_a_boss():
+    # Tom Baker wrote in another thread; "I work for Tom" was an employer "Tom" (a thing)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(Path(tmp) / "k.sqlite3")
+        with db.session() as s:
+            index = NameIndex()
+            _say(s, index, R(P("Tom Baker", "tom@baker.example"), thread="other"), "Morning!", T0)
+            _say(s, index, R(P("Rosa Vidal", "rosa@vidal.example"), thread="t1"), "I work for Tom now.", T0)
+            _say(s, index, R(P("Rosa Vidal", "rosa@vidal.example"), thread="t1"), "I used to work for Tom.", T0)
+            keys = sorted((f.key, f.value) for f in s.exec(select(Fact)).all() if f.domain != "identity")
+            things = [e.canonical_name for e in s.exec(select(Entity).where(Entity.kind == "thing")).all()]
+        db.close()
+    assert ("employer", "Tom") not in keys and [k[0] for k in keys if k[0].startswith("relation:boss")] == [
+        "relation:boss:tom"]
+    assert "Tom" not in things  # a person worked for, not an organisation
