@@ -30,9 +30,13 @@ real official over here there home work the a an my your our their this that wha
 def introduced_name(text: str | None) -> str | None:
     """The name a message's opening words give its writer ("Hi, it's Jane Morgan — new number", "Jane here!",
     "this is Tom"), or None.  Only the message's start counts: "… it's Tom's birthday" further on is no
-    introduction; a word that is no name there ("it's me", "it's Monday", "this is great") is none."""
+    introduction; a word that is no name there ("it's me", "it's Monday", "this is great") is none, nor a question
+    ("Jane here?") or a sender's label ("This is Amazon: your parcel is delayed")."""
     m = _INTRO.match(text or "")
     if m is None:
+        return None
+    after = (text or "")[m.end():].lstrip()
+    if after.startswith(("?", ":")):
         return None
     name = (m.group("a") or m.group("b")).strip()
     words = name.split()
@@ -55,6 +59,25 @@ def _address_only(entity: Entity, s: Session) -> bool:
                                   entity.canonical_name.strip().startswith(("+", "@")))
 
 
+_NEW_NUMBER = re.compile(r"\bnew\s+(?:number|phone|mobile|cell|no\.?)\b|\bchanged\s+(?:my\s+)?(?:number|phone)\b",
+                         re.IGNORECASE)
+
+
+def _a_persons_name(s: Session, name: str, text: str) -> bool:
+    """Whether an introduced name is a person's: a given name the ``nicknames`` dataset knows (Jane, Tom), the first
+    name of a person already known, or any name when the message says the number is new ("new number!").  "This is
+    Amazon, your parcel …" names no person."""
+    first = name.split()[0]
+    if _NEW_NUMBER.search(text):
+        return True
+    from core.graph.resolution import name_forms
+
+    if name_forms(first):
+        return True
+    return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
+                                          Entity.canonical_name.ilike(f"{first} %"))).first() is not None
+
+
 def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: datetime | None,
               record_id: int | None, index: NameIndex | None = None) -> list[int]:
     """Name a writer known only by a number or handle from the introduction their message opens with
@@ -72,7 +95,7 @@ def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: date
     if writer is None or writer.kind != "person" or writer.is_owner or not _address_only(writer, s):
         return []
     name = introduced_name(text)
-    if name is None:
+    if name is None or not _a_persons_name(s, name, text or ""):
         return []
     number = writer.canonical_name
     add_alias(s, writer, "name", name)
@@ -95,7 +118,8 @@ def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: date
     day = f" on {sent_at:%Y-%m-%d}" if sent_at is not None else ""
     out = []
     for e in found.values():
+        said = " ".join((text or "").split())[:60]
         if record_decision(s, e.id, writer.id, "pending", "self_introduction", 0.7,
-                           f'{number} wrote "it\'s {name}"{day}: is this {e.canonical_name} with a new number?'):
+                           f'{number} wrote "{said}"{day}: is this {e.canonical_name} with a new number?'):
             out.append(e.id)
     return out

@@ -191,6 +191,18 @@ def nickname_forms(a: str, b: str) -> bool:
     return a != b and (b in _NICKNAMES.nicknames_of(a) or a in _NICKNAMES.nicknames_of(b))
 
 
+def name_forms(name: str) -> set[str]:
+    """The other forms the ``nicknames`` dataset knows of a given name ("jane" → {"jenny", "janet", …}); empty for a
+    word it does not know as a name (case-insensitive)."""
+    global _NICKNAMES
+    if _NICKNAMES is None:
+        from nicknames import NickNamer
+
+        _NICKNAMES = NickNamer()
+    key = name.casefold().strip(".")
+    return set(_NICKNAMES.nicknames_of(key)) | set(_NICKNAMES.canonicals_of(key))
+
+
 def name_score(a: str, b: str) -> tuple[float, str]:
     """Score two person names by the seed's rules: (score, signal).
 
@@ -610,6 +622,12 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                             f"({', '.join(e.canonical_name for e in cards)}); "
                                             f"{_identifier_note(s, cards[0].id, mine)}"))
             best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
+            if signal == "exact_name" and (best.attrs or {}).get("named_by") == "self-introduction":
+                # a number that said "this is Jane Doe" is not known to be the Jane Doe of the address book: the
+                # person says (core.graph.introductions), whichever of the two was read first
+                return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                               suggest=(best.id, "self_introduction", 0.7,
+                                        f"{best.canonical_name} is what a number not in the phone called itself"))
             if signal == "exact_name" and not best.is_owner and _strangers(s, best.id, mine):
                 return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
                                suggest=(best.id, "full_name", FULL_NAME, f"same full name {name!r} only, "

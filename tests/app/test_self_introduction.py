@@ -53,7 +53,29 @@ def test_the_other_order_is_suggested_too(container, tmp_path):
     ("Hi it's Jane, new number!", "Jane"), ("Hey, this is Tom Baker from the gym", "Tom Baker"),
     ("Jane here!", "Jane"), ("Morning! Jane Morgan here, new phone", "Jane Morgan"), ("its Jane", "Jane"),
     ("it's me", None), ("This is great", None), ("it's Tom's birthday", None), ("I think it's Jane", None),
-    ("It's Monday already", None),
+    ("It's Monday already", None), ("Jane here?", None), ("This is Amazon: your parcel is delayed", None),
 ])
 def test_an_introduction_is_the_messages_opening_words(text, name):
     assert introduced_name(text) == name
+
+
+def test_a_full_name_said_by_a_number_read_before_the_contact_is_still_only_a_suggestion(container, tmp_path):
+    known = tmp_path / "WhatsApp Chat with Jane Doe.txt"
+    known.write_text("12/05/2023, 09:00 - Jane Doe: see you at the kiln\n", encoding="utf-8")
+    number = tmp_path / "WhatsApp Chat with +44 7700 900129.txt"
+    number.write_text("20/06/2023, 10:00 - +44 7700 900129: Hey! This is Jane Doe, I changed my number\n",
+                      encoding="utf-8")
+    ingest(container, [number])  # was: the contact's chat, read second, joined the number silently
+    ingest(container, [known])
+    people, pending, _ = _state(container)
+    assert people == ["Jane Doe", "Jane Doe"]  # the number, named by itself, and the contact
+    assert [p[2] for p in pending] == ["self_introduction"]
+
+
+def test_a_sender_that_is_no_person_introduces_no_one(container, tmp_path):
+    chat = tmp_path / "WhatsApp Chat with +44 7700 900307.txt"
+    chat.write_text("20/06/2023, 10:00 - +44 7700 900307: This is Amazon, your parcel is delayed\n",
+                    encoding="utf-8")
+    ingest(container, [chat])
+    people, pending, _ = _state(container)
+    assert "Amazon" not in people and pending == []
