@@ -68,7 +68,7 @@ def test_a_full_name_said_by_a_number_read_before_the_contact_is_still_only_a_su
     ingest(container, [number])  # was: the contact's chat, read second, joined the number silently
     ingest(container, [known])
     people, pending, _ = _state(container)
-    assert people == ["Jane Doe", "Jane Doe"]  # the number, named by itself, and the contact
+    assert people == ["Jane Doe", "Jane Doe", "Me"]  # the number, named by itself, the contact; "Me": the chat's owner
     assert [p[2] for p in pending] == ["self_introduction"]
 
 
