@@ -786,8 +786,10 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                         then = _TRAILING_WEEKDAY.sub("", _value(nxt.group("then")))
                 if m.groupdict().get("we"):
                     keys = (_HOME,)  # "we left Berlin": a household's home; a team leaving says nothing of a job
+                # "I left Initech for Globex": Initech held until then (history, when no fact of it is known); a
+                # bare "I left Paris" may be a trip's end, so it only ends what is known
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
-                                         time_note=note, ends=keys, then=then))
+                                         time_note=note, ends=keys, then=then, held=then is not None))
         out += _spells(sentence, cited, sent_at, anchors, opened)
         for m in _OF_MENTION.finditer(sentence):  # "Nina's sister lives in Oslo": Nina has a sister
             of = _owner_name(m.group("of"), sentence[max(0, m.start() - 20):m.start()])

@@ -315,8 +315,8 @@ _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 def _season(m: re.Match, g: tuple, ref: date, past: bool) -> date | None:
     """The first day of the season a "season" match names (see :data:`_PATTERNS`), or None for a season word
     with nothing that makes it a date.  Relative to the message's day: "last summer" is the latest summer that
-    has started and is not the one the message is in; "this summer" the one it is in, else this year's coming
-    one; "next summer" the first that starts after it; "in the summer" the latest up to the message in a
+    has started and is not the one the message is in; "this summer" the one it is in, else (the past tense) the
+    latest one or (otherwise) the coming one; "next summer" the first that starts after it; "in the summer" the latest up to the message in a
     sentence in the past tense, else the next one."""
     which, part, name, year = (g[0] or "").lower(), (g[1] or "").lower(), g[2].lower(), g[3]
     month = _SEASON_START[name]
@@ -333,8 +333,8 @@ def _season(m: re.Match, g: tuple, ref: date, past: bool) -> date | None:
             start = max(d for d in starts if d <= ref and d != current)
         elif which == "next":
             start = min(d for d in starts if d > ref)
-        elif which == "this":
-            start = current or min(d for d in starts if d > ref)
+        elif which == "this":  # the one the message is in; else, told in the past tense, the latest one
+            start = current or (max(d for d in starts if d <= ref) if past else min(d for d in starts if d > ref))
         elif past or m.group(0).lower().startswith("since"):
             start = current or max(d for d in starts if d <= ref)
         else:

@@ -231,7 +231,8 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
                 _keep_ending(s, subject, c.ends, c.value, when, record_id)
             triple = (ended.domain, ended.category, ended.key) if ended is not None else _kind_of(s, c.ends, c.value,
                                                                                                     c.then)
-            if ended is None and c.held and triple is not None and when is not None:
+            if ended is None and c.held and triple is not None and when is not None and \
+                    _fits(s, c.value, triple, c.then):
                 outcomes.append(_past_spell(s, subject, c, triple, when, record_id, index))
             if c.then and triple is not None:  # "I left Berlin for Madrid": Madrid is the home from then
                 c = FactCandidate(c.subject, *triple, c.then, c.sentence, c.confidence, c.valid_from, obj=c.then,
@@ -253,6 +254,22 @@ def apply_candidates(s: Session, candidates: list[FactCandidate], speaker: Entit
         _apply_endings(s, subject, outcome.fact)
         outcomes.append(outcome)
     return outcomes
+
+
+def _fits(s: Session, value: str, triple: tuple[str, str, str], then: str | None) -> bool:
+    """Whether a spell that was can be written as ``triple``'s kind (a home, a job) by its own value, when what
+    follows it decided the kind ("I left Hooli for Italy": Italy is a home, Hooli is no home that was): a known
+    entity of that kind, or — a leaving with both names new — a town or country for a home and no place for a job
+    (:mod:`core.extraction.gazetteer`).  Always when nothing follows ("I used to live in Rome")."""
+    if then is None:
+        return True
+    kinds = _kinds(s, value)
+    want = "place" if triple[1] == "residence" else "thing"
+    if kinds:
+        return want in kinds
+    from core.extraction.gazetteer import is_place_name
+
+    return is_place_name(value) == (want == "place")
 
 
 def _past_spell(s: Session, subject: Entity, c: FactCandidate, triple: tuple[str, str, str], until: datetime,

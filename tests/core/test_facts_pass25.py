@@ -143,8 +143,9 @@ def _timeline(texts, start=datetime(2023, 1, 10, 9, 0, tzinfo=timezone.utc)):
             index = NameIndex()
             for i, text in enumerate(texts):
                 _say(s, index, R(P("Rosa Vidal", "rosa@vidal.example")), text, start + timedelta(days=30 * i))
-            out = sorted((f.key, f.value, f.valid_from.date(), f.valid_to and f.valid_to.date())
-                         for f in s.exec(select(Fact).where(Fact.key.in_(("home", "employer")))).all())
+            out = sorted(((f.key, f.value, f.valid_from and f.valid_from.date(), f.valid_to and f.valid_to.date())
+                          for f in s.exec(select(Fact).where(Fact.key.in_(("home", "employer")))).all()),
+                         key=lambda x: (x[0], x[1], x[2] or date.min))
         db.close()
     return out
 
@@ -158,11 +159,14 @@ def _timeline(texts, start=datetime(2023, 1, 10, 9, 0, tzinfo=timezone.utc)):
     # was: Berlin ended on 9 February by a weekend away
     (["I live in Berlin.", "I left Berlin for the weekend."], [("home", "Berlin", date(2023, 1, 10), None)]),
     # Berlin known only as a place (her sister's home): the writer's home follows
-    (["My sister lives in Berlin.", "I left Berlin for Madrid."],
-     [("home", "Berlin", date(2023, 1, 10), None), ("home", "Madrid", date(2023, 2, 9), None)]),
-    # neither name known: the gazetteer tells a town from an organisation (stop 25; was: nothing stated)
-    (["I left Initech for Globex."], [("employer", "Globex", date(2023, 1, 10), None)]),
-    (["I left Lyon for Madrid."], [("home", "Madrid", date(2023, 1, 10), None)]),
+    (["My sister lives in Berlin.", "I left Berlin for Madrid."],  # and Rosa's own Berlin, history (stop 25)
+     [("home", "Berlin", None, date(2023, 2, 9)), ("home", "Berlin", date(2023, 1, 10), None),
+      ("home", "Madrid", date(2023, 2, 9), None)]),
+    # neither name known: the gazetteer tells a town from an organisation, and what was left is history (stop 25;
+    # was: nothing stated)
+    (["I left Initech for Globex."], [("employer", "Globex", date(2023, 1, 10), None),
+                                      ("employer", "Initech", None, date(2023, 1, 10))]),
+    (["I left Lyon for Madrid."], [("home", "Lyon", None, date(2023, 1, 10)), ("home", "Madrid", date(2023, 1, 10), None)]),
 ])
 def test_what_follows_a_leaving_takes_the_kind_of_what_ended(texts, want):
     assert _timeline(texts) == want

@@ -90,6 +90,8 @@ def test_a_spell_that_was_is_history(texts, want):
     ("I moved to Leeds in winter 2021.", date(2021, 1, 1)),
     ("I moved to Leeds last winter.", date(2021, 12, 1)),     # January is in the winter from 1 Dec 2022: the one before
     ("I moved to Leeds this winter.", date(2022, 12, 1)),     # the winter the message is in
+    ("I moved to Oslo this summer, love it here.", date(2022, 6, 1)),  # past tense in January: the last one
+    ("I'm moving to Oslo this summer.", date(2023, 6, 1)),
     ("I'm moving to Leeds next spring.", date(2023, 3, 1)),
     ("I moved to Leeds in the autumn.", date(2022, 9, 1)),    # past tense: the latest autumn up to the message
 ])
@@ -128,9 +130,11 @@ def test_a_company_named_like_a_person_stays_an_employer_when_no_such_person_is_
 
 @pytest.mark.parametrize("text, want", [
     # was: nothing — neither name known, what followed could not be told
-    ("I left Initech for Globex.", [("employer", "Globex", date(2023, 1, 10), None, False)]),
-    ("I left Lyon for Madrid.", [("home", "Madrid", date(2023, 1, 10), None, False)]),
-    ("I left Hooli for Italy.", [("home", "Italy", date(2023, 1, 10), None, False)]),
+    ("I left Initech for Globex.", [("employer", "Initech", None, date(2023, 1, 10), True),
+                                    ("employer", "Globex", date(2023, 1, 10), None, False)]),
+    ("I left Lyon for Madrid.", [("home", "Lyon", None, date(2023, 1, 10), True),
+                                 ("home", "Madrid", date(2023, 1, 10), None, False)]),
+    ("I left Hooli for Italy.", [("home", "Italy", date(2023, 1, 10), None, False)]),  # Hooli was no home
 ])
 def test_a_leaving_with_two_new_names_is_told_by_the_gazetteer(text, want):
     assert timeline([text])[0] == want
