@@ -388,16 +388,17 @@ def shared_text(media: dict | None) -> str:
 
 def _near(lat: float, lon: float) -> str:
     """"near Rome, Latium, Italy": the nearest GeoNames town to a shared position, in its own country
-    (:func:`ingestors.photos.reverse_geocode`, offline), or ``""``."""
+    (:func:`ingestors.photos.reverse_geocode`, offline), or ``""`` — also when it is further than a photo's place may
+    be (``FAR_KM``)."""
     try:
         from core.extraction.gazetteer import countries
-        from ingestors.photos import reverse_geocode  # in the position's own country, as a photo's place
+        from ingestors.photos import FAR_KM, _km, reverse_geocode  # in the position's own country, as a photo's
 
         hit = reverse_geocode(lat, lon)
     except Exception:  # noqa: BLE001 — a name is a nicety; the coordinates are kept
         return ""
-    if hit is None:
-        return ""
+    if hit is None or _km(lat, lon, float(hit["lat"]), float(hit["lon"])) > FAR_KM:
+        return ""  # the nearest town is too far to be where it was (at sea: 0, 0 is no Ghanaian town)
     country = countries().get(hit.get("cc") or "", {}).get("name", hit.get("cc"))
     return "near " + ", ".join(x for x in (hit.get("name"), hit.get("admin1"), country) if x)
 
@@ -744,7 +745,8 @@ class TelegramIngestor:
         if media:
             attrs["media"] = media
             notes.append(_media_note(media))
-            text = text or shared_text({**media, **{k: msg[k] for k in ("place_name", "address") if msg.get(k)}})
+            shared = shared_text({**media, **{k: msg[k] for k in ("place_name", "address") if msg.get(k)}})
+            text = "\n".join(x for x in (text, shared) if x)  # "here's Ola" with the card: both
         if msg.get("edited") or msg.get("edited_unixtime"):
             notes.append("edited")
             attrs["edited"] = msg.get("edited_unixtime") or msg.get("edited")

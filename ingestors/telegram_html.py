@@ -372,7 +372,7 @@ class TelegramHtmlIngestor:
             if events:
                 attrs["system_events"], events = events, []
             last = Record(source_path=str(path.absolute()), external_id=locator, kind="chat",
-                          text=m.text or shared_text(m.media),
+                          text="\n".join(x for x in (m.text, shared_text(m.media)) if x),
                           subject=poll_subject(m.media), sent_at=sent_at, sender=sender,
                           recipients=other_members(members, poster),
                           thread=thread, attrs=attrs, notes=notes,
