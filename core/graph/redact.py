@@ -133,7 +133,13 @@ class Redactor:
             alts = sorted(set(alts), key=len, reverse=True)  # longest first: the full name before a part
             return re.compile(r"(?<![\w@.+-])(?:" + "|".join(alts) + r")(?![\w@-])", flags)
         self._ci = rx(alts_ci, re.IGNORECASE)
-        self._cs = rx(alts_cs)
+        # in free text a one-word name followed by another capitalised word that is none of theirs is someone
+        # else's full name ("Greta Thunberg", "Greta Garbo" after forgetting Greta Sapovits)
+        theirs = sorted({w for ws in multi for w in ws[1:]} | set(self.surnames), key=len, reverse=True)
+        not_theirs = (r"(?!\s+" + (rf"(?!(?:{'|'.join(re.escape(w) for w in theirs)})\b)" if theirs else "")
+                      + r"[A-Z][a-z][\w'’-]*)")
+        self._cs = rx([a + not_theirs for a in (re.escape(ws[0]) for ws in single)]
+                      + [re.escape(h) for h in self.handles])
         self._loose = rx(alts_ci + alts_cs + [re.escape(x) for x in locals_], re.IGNORECASE)
         # a name of two or more words written as one token: a file name ("Xavier_Quint_cv.pdf",
         # "XavierQuint-portfolio.pdf"), a handle ("xavier.quint"); any letter or digit ends it
@@ -152,7 +158,8 @@ class Redactor:
         self._protect = (re.compile(r"(?<![\w@.+-])(?:" + "|".join(sorted(
             (r"\s+".join(re.escape(w) for w in ws) for ws in protect), key=len, reverse=True)) + r")(?![\w@-])",
             re.IGNORECASE) if protect else None)
-        self._single = words | {w.casefold() for w in self.surnames}
+        self._surname_words = {w.casefold() for w in self.surnames}
+        self._single = words | self._surname_words
         self.shared = {k.casefold(): set(v) for k, v in self.shared.items() if k.casefold() in self._single and v}
 
     @classmethod
@@ -216,7 +223,9 @@ class Redactor:
                 named |= {w.casefold() for w in m.group(0).split()}
             if named and self.without(self.shared).mentions(text):
                 named = set()  # it names him plainly too: a bare first name may be either
-        drop = [w for w, bearers in self.shared.items() if ps & bearers or w in named]
+        # a surname another live person bears stays wherever the forgotten one is no party: "Mrs Sapovits" may be
+        # Karl Sapovits's wife as well as the forgotten Greta
+        drop = [w for w, bearers in self.shared.items() if ps & bearers or w in named or w in self._surname_words]
         return self.without(drop)
 
     def for_record(self, record_id: int | None, text: str | None = None) -> "Redactor":

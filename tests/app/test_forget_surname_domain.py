@@ -60,7 +60,7 @@ def test_what_is_not_hers_stays(container, tmp_path):
     assert not any("gmail.com" in t or "Castellane" in t for t in _texts(c))  # his own mail is gone entirely
 
 
-def test_a_surname_a_live_party_bears_too_stays_where_it_can_be_them(container, tmp_path):
+def test_a_surname_a_live_person_bears_too_stays_where_she_is_no_party(container, tmp_path):
     c = container
     c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@example.net"]
     box = write_mbox(tmp_path / "mail.mbox", [
@@ -70,5 +70,22 @@ def test_a_surname_a_live_party_bears_too_stays_where_it_can_be_them(container, 
     assert ingest(c, [box]).records_added == 3
     forget(c, "Jane Morgan", purge=True)
     texts = _texts(c)
-    # to the owner, Alex Morgan: "Mr Morgan" may be him — kept; between Bruno and Pia, no live Morgan is a party
-    assert "Mr Morgan, the lease is signed." in texts and "[forgotten] bought the mill." in texts
+    # a live Morgan (the owner) bears the surname: "Mr Morgan" and "Mrs Morgan" may be his family, wherever Jane is
+    # no party — kept; her own mail is gone
+    assert "Mr Morgan, the lease is signed." in texts and "Mrs Morgan bought the mill." in texts
+    assert not any("Lunch on Sunday" in t for t in texts)
+
+
+def test_a_surname_a_live_person_bears_and_another_persons_full_name_stay(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Owner Person", ["owner@example.net"]
+    box = write_mbox(tmp_path / "mail.mbox", [
+        ("Greta Sapovits <greta@sapovits-design.test>", "Tiles", "The quince tiles are glazed."),
+        ("Karl Sapovits <karl@sapovits.test>", "Hello", "Hello from Karl."),
+        ("Sam Reed <sam@reed.test>", "pia@reed.test", "Gossip",
+         "Mrs Sapovits and the Sapovitses came. Greta Thunberg spoke; Greta said hi; Greta Garbo films later.")])
+    assert ingest(c, [box]).records_added == 3
+    forget(c, "Greta Sapovits", purge=True)
+    # Karl Sapovits is live: "Mrs Sapovits" may be his; Greta Thunberg and Greta Garbo are not her; "Greta said" is
+    assert ("Mrs Sapovits and the Sapovitses came. Greta Thunberg spoke; [forgotten] said hi; Greta Garbo films "
+            "later.") in _texts(c)
