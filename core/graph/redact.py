@@ -106,8 +106,10 @@ class Redactor:
         self.domains = list(dict.fromkeys(d.strip().casefold() for d in self.domains if d and "." in d))
         sur = "|".join(re.escape(w) for w in sorted(self.surnames, key=len, reverse=True))
         self._surname = re.compile(
-            rf"(?<![\w@.+-])(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame)\.?\s+(?:{sur})(?:['’]s)?|"
-            rf"(?:[Tt]he)\s+(?:{sur})(?:e?s\b|\s+(?:family|household|kids|twins)\b))(?![\w@-])") if sur else None
+            rf"(?<![\w@.+-])(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Frau|Herr|Mme|Mlle|Madame|Monsieur|"
+            rf"Sra|Sr|Señora|Señor|Signora|Signor|Sig|Dott|Dña)\.?\s+(?i:{sur})(?:['’]s?)?|"
+            rf"(?:[Tt]he)\s+(?:{sur})(?:e?s\b['’]?|['’]s?|\s+(?:family|household|kids|twins)\b)|"
+            rf"(?:{sur})['’]s?(?=\s))(?![\w@-])") if sur else None
         dom = "|".join(re.escape(d) for d in sorted(self.domains, key=len, reverse=True))
         self._domain = re.compile(rf"(?<![\w-])(?:{dom})(?![\w-])", re.IGNORECASE) if dom else None
         self._narrowed: dict[frozenset[str], "Redactor"] = {}

@@ -89,3 +89,16 @@ def test_a_surname_a_live_person_bears_and_another_persons_full_name_stay(contai
     # Karl Sapovits is live: "Mrs Sapovits" may be his; Greta Thunberg and Greta Garbo are not her; "Greta said" is
     assert ("Mrs Sapovits and the Sapovitses came. Greta Thunberg spoke; [forgotten] said hi; Greta Garbo films "
             "later.") in _texts(c)
+
+
+def test_a_surname_in_other_languages_titles_in_capitals_and_possessives_goes(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Owner Person", ["owner@example.net"]
+    box = write_mbox(tmp_path / "mail.mbox", [
+        ("Greta Sapovits <greta@sapovits-design.test>", "Tiles", "The quince tiles are glazed."),
+        ("Sam Reed <sam@reed.test>", "pia@reed.test", "Gossip",
+         "Frau Sapovits and Mme Sapovits met Ms. SAPOVITS at the Sapovits' house; Sapovits's dog barked.")])
+    assert ingest(c, [box]).records_added == 2
+    forget(c, "Greta Sapovits", purge=True)
+    assert "[forgotten] and [forgotten] met [forgotten] at [forgotten] house; [forgotten] dog barked." in _texts(c)
+    assert scan(c.settings.home, ["Sapovits", "SAPOVITS"]) == {}
