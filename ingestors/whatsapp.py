@@ -178,8 +178,15 @@ _OMITTED_NAMED = re.compile(rf"^(?P<name>[^\n•]+?\.\w{{1,5}})(?:\s*•[^\n]*?)
 # Android writes "null" for a view-once photo or video (its content never exported)
 _VIEW_ONCE = "null"
 # "<attached: 00000012-PHOTO.jpg>" in any locale (a label, a colon, a file name), or "NAME (file attached)"
-_ATTACHED = re.compile(r"^(?:<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>|(?P<b>.+?) \(file attached\))"
-                       r"(?:\n(?P<caption>.*))?$", re.S | re.I)
+# "(file attached)" as Android writes it in the common locales: "(Datei angehängt)", "(archivo adjunto)", "(fichier
+# joint)", "(file allegato)", "(arquivo anexado)", "(bestand bijgevoegd)", "(plik załączony)", "(файл прикреплен)",
+# "(dosya ekli)", "(fil bifogad)", "(fil vedhæftet)", "(fil vedlagt)", "(tiedosto liitetty)", "(file terlampir)"
+_FILE_ATTACHED = (r"file attached|datei angehängt|archivo adjunto|fichier joint|file allegato|arquivo anexado|"
+                  r"ficheiro anexado|bestand bijgevoegd|plik załączony|файл прикреплен|файл прикреплён|dosya ekli|"
+                  r"fil bifogad|fil vedhæftet|fil vedlagt|tiedosto liitetty|file terlampir|fitxer adjunt|"
+                  r"soubor připojen|fájl csatolva|fișier atașat|συνημμένο αρχείο|קובץ מצורף|ملف مرفق")
+_ATTACHED = re.compile(r"^(?:<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>|(?P<b>.+?) \((?:" + _FILE_ATTACHED +
+                       r")\))(?:\n(?P<caption>.*))?$", re.S | re.I)
 # iOS writes a caption before the file it came with, on the same line (and any lines above it):
 # "Look at this \u200e<attached: 00000005-PHOTO-2025-09-24-17-50-12.jpg>"
 _ATTACHED_AFTER = re.compile(r"^(?P<caption>.*?)\s*<[^<>:\n]{1,30}\s?:\s?(?P<a>[^<>\n]+?\.\w{1,5})>$", re.S)

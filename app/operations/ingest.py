@@ -183,7 +183,12 @@ def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
     record, this import's): its time when the file gave only a day or none (WhatsApp's ``IMG-20230512-WA0003.jpg``
     has no EXIF and a day alone in its name), and its sender.  The record keeps its hash as read
     (:attr:`ingestors.base.Record.read_hash`), so the file imported alone later is the same record."""
-    line = sent.get(os.path.normpath(name))
+    path = os.path.normpath(name)
+    line = sent.get(path)
+    folder = os.path.dirname(path)
+    while line is None and os.path.dirname(folder) != folder and folder:  # a Media/ folder beside the chat file
+        folder = os.path.dirname(folder)
+        line = sent.get(os.path.join(folder, os.path.basename(path)))
     if line is None or rec.kind not in _MEDIA_KINDS:
         return
     weak = rec.sent_at is None or rec.attrs.get("date_only") or rec.attrs.get("time_basis") in (None, "file-mtime")

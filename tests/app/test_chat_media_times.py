@@ -62,3 +62,16 @@ def test_the_same_in_a_zip_export(container, tmp_path):
     rep = ingest(c, [z])
     assert rep.records_added == 7 and not rep.errors
     assert _photos(c) == WANT
+
+
+def test_german_markers_and_a_media_folder_beside_the_chat(container, tmp_path):
+    folder = tmp_path / "export"
+    (folder / "Media").mkdir(parents=True)
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(folder / "Media" / "IMG-20230512-WA0003.jpg")
+    (folder / "WhatsApp Chat mit Teddy Q.txt").write_text(
+        "12.05.23, 09:00 - Teddy Q: schau mal\n12.05.23, 09:01 - Teddy Q: IMG-20230512-WA0003.jpg (Datei angehängt)\n",
+        encoding="utf-8")
+    assert ingest(container, [folder]).records_added == 3
+    [(name, when, text, basis, sender)] = _photos(container)
+    assert (when, text, basis, sender) == ("2023-05-12 09:01", "Photo sent 2023-05-12 09:01 by Teddy Q", "chat-line",
+                                           "Teddy Q")
