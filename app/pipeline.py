@@ -386,6 +386,29 @@ def claim_vector_store(c) -> str:
 
 # ------------------------------------------------------------------------------------------- rows
 
+def stored_already(s, records: Sequence) -> list[bool]:
+    """For each of ``records`` (``ingestors.base.Record``), whether it is stored already: under its content hash,
+    or under a hash an earlier version gave it (``known_hashes``) — for a ``scoped`` record (a WhatsApp line) only
+    a stored record of the same thread, since that hash did not name the chat (the same first line of two chats was
+    one record); or it repeats an earlier one of ``records`` (the same file read twice in one import)."""
+    hashes = sorted({h for r in records for h in r.known_hashes})
+    threads: dict[str, set] = {}
+    for i in range(0, len(hashes), 500):
+        for h, th in s.exec(select(RecordRow.content_hash, RecordRow.thread).where(
+                RecordRow.content_hash.in_(hashes[i:i + 500]))).all():
+            threads.setdefault(h, set()).add(th)
+    out: list[bool] = []
+    seen: set[str] = set()
+    for r in records:
+        olds = [h for h in r.known_hashes[1:] if h in threads and (
+            not r.scoped or r.thread in threads[h] or None in threads[h])]
+        out.append(r.content_hash in threads or bool(olds) or bool(seen.intersection(r.known_hashes)))
+        seen.add(r.content_hash)
+        if not r.scoped:
+            seen.update(r.known_hashes)
+    return out
+
+
 def rows_stage_sources(c, path: Path, file_hash: str, kind: str, s, cite: str | None = None) -> Source:
     """The Source row of ``path`` with ``file_hash`` (created when new), inside session ``s``; named ``cite``
     instead of the path when given (a zip member, read from a temporary file: ``archive.zip/member``)."""
@@ -442,18 +465,14 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
         repeating: list = []
         episodes: list[dict] = []
         fts: list[dict] = []
-        known: set[str] = set()
-        hashes = [h for rec, _ in batch for h in rec.known_hashes]  # an older import's hash of it counts too
-        for i in range(0, len(hashes), 500):
-            known.update(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(hashes[i:i + 500]))).all())
+        stored = stored_already(s, [rec for rec, _ in batch])  # an older import's hash of it counts too
         insert_record = RecordRow.__table__.insert()  # one compiled statement for the batch
         entities = EntityCache(s)
-        for rec, vec in batch:
+        for (rec, vec), known in zip(batch, stored):
             h = rec.content_hash
-            if known.intersection(rec.known_hashes):
+            if known:
                 out.skipped += 1
                 continue
-            known.update(rec.known_hashes)
             # who: sender, recipients, list, place — the identity step (core/graph/parties.py, issue 13)
             parties = resolve_parties(s, rec, region, c.settings.owner_name, owner_emails, c.names, cache)
             sender_id, place_id = parties.sender_id, parties.place_id

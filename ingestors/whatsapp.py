@@ -1145,7 +1145,7 @@ class WhatsAppIngestor:
                 former_text = _body(raw_said, [], dict(attrs))
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
-                          thread=thread, attrs=attrs, notes=notes,
+                          thread=thread, attrs=attrs, notes=notes, scoped=True,
                           former_text=former_text if former_text != text else None,
                           former_sent_at=read_as if sent_at is not read_as else
                           self._when(h, former_order, []) if former_order != order else None)
@@ -1171,7 +1171,7 @@ class WhatsAppIngestor:
             lead.clear()
             yield Record(source_path=str(path.absolute()), external_id=f"line {attrs['line']}", kind="chat",
                          text=text, sent_at=None, sender=None, recipients=other_members(members, None),
-                         thread=thread, attrs=attrs, notes=notes)
+                         thread=thread, attrs=attrs, notes=notes, scoped=True)
 
         for n, line in self._lines(path, recoded, nuls):
             h = _parse_header(line, n)

@@ -98,15 +98,6 @@ def _quarantine(c: Container, errors: list[IngestError]) -> None:
         c.writer.run(write)
 
 
-def _existing_hashes(c: Container, hashes: list[str]) -> set[str]:
-    found: set[str] = set()
-    with c.db.session() as s:
-        for i in range(0, len(hashes), 500):
-            chunk = hashes[i:i + 500]
-            found.update(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(chunk))).all())
-    return found
-
-
 def _photos_known_by_bytes(c: Container, records: list[Record]) -> set[str]:
     """The ``content_hash`` of each photo among ``records`` whose file's bytes (``attrs["sha256"]``) an earlier
     import already holds as a live photo: a photo's identity is its bytes, and a version of Kith that hashed a
@@ -242,9 +233,10 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
         tick(name)
 
     def flush() -> None:
-        known = _existing_hashes(c, [h for r in pending for h in r.known_hashes]) | _photos_known_by_bytes(c, pending) \
-            | _photos_known_by_shot(c, pending)
-        fresh = [r for r in pending if not known.intersection(r.known_hashes)]
+        with c.db.session() as s:
+            stored = pipeline.stored_already(s, pending)
+        photos = _photos_known_by_bytes(c, pending) | _photos_known_by_shot(c, pending)
+        fresh = [r for r, known in zip(pending, stored) if not known and not photos.intersection(r.known_hashes)]
         report.records_skipped += len(pending) - len(fresh)
         pending.clear()
         if not fresh:
