@@ -1136,7 +1136,11 @@ class WhatsAppIngestor:
                 pending_events.clear()
             text = _body(said, notes, attrs)
             former_text = None
-            if marked:  # the text as imports before the marks were dropped stored it: that record is this one
+            if not text and isinstance(attrs.get("media"), str) and attrs["media"] != "omitted":
+                # "IMG-20230512-WA0003.jpg (file attached)" alone: the line says what it sent, so it is found
+                # ("did Teddy send me a photo?"); imports before this stored it empty: that record is this one
+                text, former_text = f"[attached: {attrs['media']}]", ""
+            if marked and former_text is None:  # the text as imports before the marks were dropped stored it
                 raw = _AUTHOR.match(raw_body)
                 raw_said = raw["text"] if raw else said
                 raw_tail = _NAME_TAIL.match(raw_said) if tail else None

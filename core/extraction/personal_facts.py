@@ -280,8 +280,7 @@ _SPAN = (r"(?:for (?:about |almost |nearly |over |around |more than |just over |
 _RANGE = (rf"(?:from|between) (?:(?P<m1>{_MONTHS}) )?(?P<y1>(?:19|20)\d\d) (?:to|and|until|till|through|-|–) "
           rf"(?:(?P<m2>{_MONTHS}) )?(?P<y2>(?:19|20)\d\d)\b")
 _UNTIL = rf"(?:until|till) (?:(?P<mu>{_MONTHS}) )?(?P<yu>(?:19|20)\d\d)\b"
-_SPELL_TAIL = (rf"(?=,? (?:{_SPAN}|(?:from|between) (?:{_MONTHS} )?(?:19|20)\d\d|(?:until|till) (?:{_MONTHS} )?(?:19|20)"
-               rf"\d\d|before (?:moving|I moved|we moved|relocating|joining|I joined|starting)\b|(?:and )?then (?:moved|"
+_SPELL_TAIL = (rf"(?=,? (?:{_SPAN}|(?:from|between) (?:{_MONTHS} )?(?:19|20)\d\d|(?:until|till) |before (?:moving|I moved|we moved|relocating|joining|I joined|starting)\b|(?:and )?then (?:moved|"
                rf"relocated|joined|started)\b))")
 _SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_HOME_SUBJ}(?: {_ADV})? used to live (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
@@ -327,6 +326,10 @@ _ASKED = re.compile(
     r"been|gone|found|landed)|"
     r"(?:Is|Are|Was|Were|Isn['’]t|Aren['’]t)\s+" + _ASK_SUBJ + r"(?:moving|living|working|starting|joining|"
     r"leaving|based))\b")
+_TAG_QUESTION = re.compile(r",\s*(?:did you know|you know|remember|can you believe it|would you believe it)\s*\?+$",
+                           re.IGNORECASE)
+"""A tag question that tells rather than asks ("…, did you know?", "…, remember?"): the sentence still states it.
+("Omar works at Voestalpine, right?" asks to be told.)"""
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 # The pronoun as chats write it: "i moved", "im living", "ive moved", "i'm", "Im" / "Ive" opening a sentence ("Jony
@@ -715,6 +718,12 @@ def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened
             elif (u := _SPELL_UNTIL.match(rest)) is not None:
                 start = date(int(u.group("yu")), _month_no(u.group("mu"), 1), 1)
                 note = f'"{u.group(0).strip(", ")}" as written'
+            elif (u := re.match(r"^,? (?:until|till) ", rest)) is not None:  # "until last summer": its anchor
+                at = m.end() + u.end()
+                anchor = next((a for a in anchors if a.span[0] == at), None)
+                if anchor is None:
+                    continue  # "until I met Tom": no day to end it on
+                start, note = anchor.day, anchor.note(sent_at) if sent_at is not None else ""
             if held_from is not None and start is not None and held_from > start:
                 continue  # "from 2015 to 2010": no spell
             nxt = _SPELL_THEN.search(rest)
@@ -757,7 +766,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                                                            _reported(opened, sentence[:cm.start()])):
                 sentences.append((f"{cm.group('head')} {cm.group('rest')}.", cited, False, False))
     for clause, cited, whole, opened in sentences:
-        if len(cited) < 6 or cited.endswith("?") or _ASKED.match(cited):
+        asked = _TAG_QUESTION.sub("", cited)  # "I used to live in Rome, did you know?" states it all the same
+        if len(cited) < 6 or asked.endswith("?") or _ASKED.match(cited):
             continue  # a question states nothing ("Tom works at Initech?", "Did Tom move to Leeds")
         anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
         if not whole:  # a clause read again with its subject: only what it states (no endings, mentions)

@@ -172,3 +172,16 @@ def test_working_for_a_person_known_from_another_chat_is_a_boss():
     assert ("employer", "Tom") not in keys and [k[0] for k in keys if k[0].startswith("relation:boss")] == [
         "relation:boss:tom"]
     assert "Tom" not in things  # a person worked for, not an organisation
+
+
+@pytest.mark.parametrize("text, value, day", [
+    ("Hey Rosa! I used to live in Rome, did you know?", "Rome", date(2023, 1, 10)),  # a tag question: still said
+    ("I lived in Paris until last summer.", "Paris", date(2022, 6, 1)),              # "until" a time anchor
+])
+def test_a_spell_told_with_a_tag_question_or_until_an_anchor(text, value, day):
+    [f] = extract_facts(text, T0)
+    assert (f.value, f.valid_from, f.held) == (value, day, True)
+
+
+def test_until_an_event_is_no_day():
+    assert extract_facts("I lived in Paris until I met Tom.", T0) == []

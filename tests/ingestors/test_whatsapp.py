@@ -102,7 +102,9 @@ def test_ios_bracket_format_with_seconds_and_invisible_marks(tmp_path):
     assert items[0].text == "Olá!"
     assert items[1].sender == Party(None, "+44 7700 900123", "phone", "from")  # an unsaved contact
     assert items[1].text == "" and items[1].attrs["media"] == "omitted"
-    assert items[2].attrs["media"] == "00000012-PHOTO-2023-04-13.jpg" and items[2].text == ""
+    assert items[2].attrs["media"] == "00000012-PHOTO-2023-04-13.jpg"
+    assert items[2].text == "[attached: 00000012-PHOTO-2023-04-13.jpg]"  # was "" (stop 25: found by what it sent)
+    assert items[2].former_text == ""  # the text an earlier import stored: that record is this one
     assert items[0].recipients == [Party(None, "+44 7700 900123", "phone", "member")]
     assert items[0].thread == "whatsapp:" + tmp_path.name.casefold()  # _chat.txt: named by its folder
 
@@ -314,7 +316,8 @@ LRM = "\u200e"
     (f"[5.05.2017 18:09:21] Bora: {LRM}görüntü dahil edilmedi", "", "media omitted from the export",
      ("media", "omitted")),
     (f"[12.03.23, 14:06:00] Jörg: {LRM}<Anhang: 00000031-PHOTO-2023-03-12-14-06-00.jpg>",
-     "", "attachment: 00000031-PHOTO-2023-03-12-14-06-00.jpg", ("media", "00000031-PHOTO-2023-03-12-14-06-00.jpg")),
+     "[attached: 00000031-PHOTO-2023-03-12-14-06-00.jpg]", "attachment: 00000031-PHOTO-2023-03-12-14-06-00.jpg",
+     ("media", "00000031-PHOTO-2023-03-12-14-06-00.jpg")),
     # deleted, in other locales and with iOS's mark and full stop
     ("13.03.23, 09:10 - Anna: Diese Nachricht wurde gelöscht", "", "deleted", ("deleted", True)),
     ("13/3/23, 9:10 - Ana: Se eliminó este mensaje.", "", "deleted", ("deleted", True)),
