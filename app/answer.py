@@ -1134,8 +1134,9 @@ _HOW_MANY = (
                r"(?:\s+(?:to\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
-    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?)\s+(?:did|have)\s+(?:i|we)\s+(?:take|taken|took|shoot|"
-               r"shot)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|videos?|clips?)\s+(?:did|have)\s+(?:i|we)\s+"
+               r"(?:take|taken|took|shoot|shot|film|filmed|record|recorded|make|made)(?P<rest>.*?)\s*[?!.]*\s*$",
+               re.IGNORECASE),
     # "how many photos do I have?", "how many emails are there from 2000?": every record of the kind
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:(?:do|did)\s+(?:i|we|you)\s+have|(?:are|were)\s+there|"
                r"(?:have|did)\s+(?:i|we)\s+(?:got|import(?:ed)?|kept|saved))\b(?P<rest>.*?)\s*[?!.]*\s*$",
@@ -1180,11 +1181,14 @@ class PhotoWhen:
 
     which: str
     found: object = None
+    kind: str = "photo"  # or "video"
 
 
 _PHOTO_WHEN = re.compile(
-    r"^\s*when\s+(?:(?:was|is)\s+my\s+(?P<which>last|latest|most\s+recent|first|earliest)\s+(?:photo|picture|pic)"
-    r"|did\s+(?:i|we)\s+(?P<which2>last|first)\s+take\s+(?:a\s+)?(?:photo|picture|pic)s?)\s*[?!.]*\s*$",
+    r"^\s*when\s+(?:(?:was|is)\s+my\s+(?P<which>last|latest|most\s+recent|first|earliest)\s+"
+    r"(?P<what>photo|picture|pic|video|clip)"
+    r"|did\s+(?:i|we)\s+(?P<which2>last|first)\s+(?:take|film|record|shoot)\s+(?:a\s+)?"
+    r"(?P<what2>photo|picture|pic|video|clip)s?)\s*[?!.]*\s*$",
     re.IGNORECASE)
 _PHOTOS_WHEN = re.compile(r"^\s*when\s+(?:did|do)\s+(?:i|we)\s+take\s+(?:(?:my|the|any|all)\s+)?(?:photos|pictures|pics)"
                           r"\s*[?!.]*\s*$", re.IGNORECASE)
@@ -1207,7 +1211,8 @@ def count_question(c, question: str):
     m = _PHOTO_WHEN.match(question or "")
     if m:  # "when was my last photo?": the day of the latest (earliest) photo held, not a message naming photos
         which = (m.group("which") or m.group("which2")).casefold()
-        return PhotoWhen("first" if which in ("first", "earliest") else "last", tally(c, kinds=("photo",)))
+        kind = "video" if (m.group("what") or m.group("what2")).casefold() in ("video", "clip") else "photo"
+        return PhotoWhen("first" if which in ("first", "earliest") else "last", tally(c, kinds=(kind,)), kind)
     m = _WHERE_WAS.match(question or "")
     span = period_of(m.group("when")) if m else None
     if span is not None:  # each photo on its own calendar (where it was taken): app.operations.graph._live
@@ -1250,6 +1255,9 @@ def count_question(c, question: str):
         y = _YEAR.search(rest)
         year = int(y.group(1)) if y else None
         pm = _PLACE_IN.search(rest.strip())
+        if pm is None and kind in ("photo", "video"):  # "how many videos do I have from Montreal?": taken there
+            pm = re.search(r"\bfrom\s+(?P<place>(?!(?:19|20)\d\d\b)[A-Z][\w' -]*?)(?=\s+(?:in|during|on)\b|$)",
+                           rest.strip())
         place = pm.group("place").strip() if pm else None
         since, until = _year_span(year)
         sender = None
@@ -1279,9 +1287,9 @@ def count_answer(q) -> MemoryAnswer:
         t = q.found
         when = t.last if q.which == "last" else t.first
         if not t.records or when is None:
-            return MemoryAnswer("I have no photo with a known time." if t.records else "You have no photos.", [],
-                                "when")
-        return MemoryAnswer(f"Your {q.which} photo was taken on {day_text(when)} ({_count(t.records, 'photo')} in "
+            return MemoryAnswer(f"I have no {q.kind} with a known time." if t.records else f"You have no {q.kind}s.",
+                                [], "when")
+        return MemoryAnswer(f"Your {q.which} {q.kind} was taken on {day_text(when)} ({_count(t.records, q.kind)} in "
                             f"all).", [], "when")
     if isinstance(q, Places) and q.label:
         if not q.places:

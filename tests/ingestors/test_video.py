@@ -309,3 +309,20 @@ def test_importing_a_folder_with_a_video_adds_one_record(container, tmp_path):
     loop = ConversationLoop.for_container(container, model=NoModel())
     assert loop.turn("how many videos do I have?").reply.startswith("You have 1 video, on 4 May 2023.")
     assert "Pantheon" in loop.turn("where was I at the Pantheon?").reply
+
+
+def test_video_counts_and_last_video_are_answered(container, tmp_path):
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+    from app.operations.ingest import ingest
+
+    folder = tmp_path / "phone"
+    folder.mkdir()
+    (folder / "IMG_0042.MOV").write_bytes(iphone_mov())
+    container.transcribe = lambda p: ""
+    assert ingest(container, [folder]).records_added == 1
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    assert loop.turn("how many videos did I take?").reply == "You have 1 video, on 4 May 2023."
+    assert loop.turn("how many videos did I film in 2023?").reply == "You have 1 video in 2023, on 4 May 2023."
+    assert loop.turn("how many videos do I have from Montreal?").reply == "You have 0 videos in Montreal."  # in Rome
+    assert loop.turn("when was my last video?").reply == "Your last video was taken on 4 May 2023 (1 video in all)."
