@@ -461,6 +461,10 @@ def _negated(sentence: str, start: int) -> bool:
     return bool(_NEGATION.search(before[cut.end():] if cut else before))
 
 
+# "He said I used to live in Rome", "Tom thinks I moved to Oslo": what someone else says of the writer, not the
+# writer's own word
+_HEARSAY = re.compile(r"(?<!\bI )\b(?:[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z]+)\s+(?:said|says|thinks|thought|claims|claimed|"
+                      r"reckons|believes|told (?:me|us|everyone|them|him|her))(?:\s+that)?\s*$")
 _SPEECH = re.compile(r"(?<!\bI )\b(?:said|says|say|wrote|writes|told (?:me|us|him|her|them)|texted|messaged|posted|replied|"
                      r"asked|added|goes|went)\s*:\s*$", re.I)
 
@@ -471,7 +475,7 @@ def _reported(opened: bool | tuple[bool, str], before: str) -> bool:
     with the mark that opened them) or right after "X said:" — 'Tom wrote: "I moved to
     Nice."', 'My friend said: I moved to Oslo.'  Their "I" and "my" are the quoted person's, not the writer's."""
     state = opened if isinstance(opened, tuple) else (opened, '"')
-    return _quote_state(before, state)[0] or bool(_SPEECH.search(before))
+    return _quote_state(before, state)[0] or bool(_SPEECH.search(before)) or bool(_HEARSAY.search(before))
 
 
 def _in_quotes(text: str, opened: bool = False) -> bool:

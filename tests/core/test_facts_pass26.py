@@ -185,3 +185,9 @@ def test_a_spell_told_with_a_tag_question_or_until_an_anchor(text, value, day):
 
 def test_until_an_event_is_no_day():
     assert extract_facts("I lived in Paris until I met Tom.", T0) == []
+
+
+@pytest.mark.parametrize("text", ["He said I used to live in Rome lol.", "Tom thinks I moved to Oslo.",
+                                  "She told everyone that I work at Initech."])
+def test_what_someone_else_says_of_the_writer_is_no_fact_of_the_writer(text):
+    assert extract_facts(text, T0) == []
