@@ -241,6 +241,34 @@ def _udta(buf: bytes, start: int, end: int, tags: dict, path: Path, where: str) 
             value = _user_data_value(buf, s, e)
             if value not in (None, ""):
                 tags.setdefault(_box_name(kind), value)
+        elif kind == b"loci":  # 3GPP's location box (ffmpeg's -metadata location= in an .mp4)
+            value = _loci(buf, s, e)
+            if value:
+                tags.setdefault("loci", value)
+
+
+def _loci(buf: bytes, start: int, end: int) -> str | None:
+    """The position of a 3GPP ``loci`` box (3GPP TS 26.244 8.10: version and flags, language, a NUL-ended name, a
+    role byte, then longitude, latitude and altitude as signed 16.16 fixed-point degrees and metres) as an ISO 6709
+    string (``"+48.5734+007.7521/"``), or None when the box is cut short."""
+    i = start + 6  # version (1), flags (3), pad and language (2)
+    if buf[i:i + 2] in (b"\xfe\xff", b"\xff\xfe"):  # a UTF-16 name: up to its two NUL bytes
+        j = i + 2
+        while j + 1 < end and buf[j:j + 2] != b"\x00\x00":
+            j += 2
+        i = j + 2
+    else:
+        j = buf.find(b"\x00", i, end)
+        if j < 0:
+            return None
+        i = j + 1
+    i += 1  # role
+    if i + 8 > end:
+        return None
+    lon, lat = (v / 65536.0 for v in struct.unpack_from(">ii", buf, i))
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180) or (lat == 0 and lon == 0):
+        return None
+    return f"{lat:+08.4f}{lon:+09.4f}/"
 
 
 def _mvhd(buf: bytes, start: int, end: int, header: Header) -> None:
@@ -466,7 +494,7 @@ class VideoIngestor:
                            ("software", _first(tags, "com.apple.quicktime.software", "©swr")),
                            ("creationdate", _first(tags, "com.apple.quicktime.creationdate")),
                            ("day_tag", _first(tags, "©day")),
-                           ("location_iso6709", _first(tags, "com.apple.quicktime.location.ISO6709", "©xyz"))):
+                           ("location_iso6709", _first(tags, "com.apple.quicktime.location.ISO6709", "©xyz", "loci"))):
             if value:
                 attrs[key] = value
         if header.created is not None:

@@ -326,3 +326,17 @@ def test_video_counts_and_last_video_are_answered(container, tmp_path):
     assert loop.turn("how many videos did I film in 2023?").reply == "You have 1 video in 2023, on 4 May 2023."
     assert loop.turn("how many videos do I have from Montreal?").reply == "You have 0 videos in Montreal."  # in Rome
     assert loop.turn("when was my last video?").reply == "Your last video was taken on 4 May 2023 (1 video in all)."
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed: no real clip can be made")
+def test_an_mp4s_3gpp_location_box_is_its_place(tmp_path):
+    # ffmpeg writes `-metadata location=` of an .mp4 into udta's 3GPP "loci" box (16.16 fixed-point degrees): it
+    # was not read, and the video had no place
+    path = tmp_path / "c.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=10",
+                    "-metadata", "creation_time=2023-05-04T09:00:00Z", "-metadata", "location=+48.5734+007.7521/",
+                    str(path)], check=True, timeout=60)
+    r = read_one(path, transcribe=lambda p: "")
+    assert r.attrs["location_iso6709"] == "+48.5734+007.7521/"
+    assert (r.place.locality, r.place.country) == ("Strasbourg", "France")
+    assert r.sent_at == datetime(2023, 5, 4, 11, 0, tzinfo=timezone(timedelta(hours=2)))  # 09:00 UTC, in Alsace
