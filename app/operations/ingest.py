@@ -191,9 +191,10 @@ def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
         rec.sent_at = line.sent_at
         rec.attrs.update(time_basis="chat-line", date_only=False, time_zone=line.attrs.get("time_zone"))
         rec.attrs.pop("local_date", None)
-        if rec.kind == "photo":  # "Photo from 2023-05-12 (time of day unknown) at …" → "Photo sent 2023-05-12 09:01 by …"
-            rec.text = re.sub(r"^Photo(?: from \d{4}-\d{2}-\d{2} \(time of day unknown\))?",
-                              f"Photo sent {line.sent_at:%Y-%m-%d %H:%M}" + (f" by {who}" if who else ""), rec.text,
+        if rec.kind in ("photo", "video"):  # "Photo from 2023-05-12 (time of day unknown) at …" → "Photo sent
+            label = rec.kind.capitalize()   # 2023-05-12 09:01 by …", a video's likewise
+            rec.text = re.sub(rf"^{label}(?: from \d{{4}}-\d{{2}}-\d{{2}} \(time of day unknown\))?",
+                              f"{label} sent {line.sent_at:%Y-%m-%d %H:%M}" + (f" by {who}" if who else ""), rec.text,
                               count=1)
         rec.notes.append(f"time from the chat line that sent it ({line.sent_at:%Y-%m-%d %H:%M}, "
                          f"{os.path.basename(line.source_path)})")

@@ -75,3 +75,24 @@ def test_german_markers_and_a_media_folder_beside_the_chat(container, tmp_path):
     [(name, when, text, basis, sender)] = _photos(container)
     assert (when, text, basis, sender) == ("2023-05-12 09:01", "Photo sent 2023-05-12 09:01 by Teddy Q", "chat-line",
                                            "Teddy Q")
+
+
+def test_a_whatsapp_video_named_by_its_day_is_timed_by_its_line_too(container, tmp_path):
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed: no real clip can be made")
+    folder = tmp_path / "export"
+    folder.mkdir()
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=10",
+                    "-fflags", "+bitexact", "-map_metadata", "-1", str(folder / "VID-20230504-WA0001.mp4")],
+                   check=True, timeout=60)  # no creation time: the day of its name alone
+    (folder / "WhatsApp Chat with Teddy Q.txt").write_text(
+        "04/05/2023, 09:01 - Teddy Q: VID-20230504-WA0001.mp4 (file attached)\n", encoding="utf-8")
+    container.transcribe = lambda p: ""
+    assert ingest(container, [folder]).records_added == 2
+    assert rows(container.settings.db_path, "SELECT substr(sent_at, 1, 16), text FROM record WHERE kind = 'video'") == [
+        ("2023-05-04 09:01", "Video sent 2023-05-04 09:01 by Teddy Q, 0:01")]
