@@ -89,11 +89,12 @@ class DropZone(QFrame):
         icon = QLabel()
         icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon).pixmap(48, 48))
         icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        title = QLabel("Drop mail, chats, photos, voice memos or whole folders here")
+        title = QLabel("Drop mail, chats, photos, videos, voice memos or whole folders here")
         title.setObjectName("dropTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         hint = QLabel("mbox / eml mail, WhatsApp, Telegram, Instagram, Messenger and Signal exports, Messages' "
-                      "chat.db, JPEG, HEIC, PNG and WebP photos, voice memos (m4a, mp3, wav…), zip archives of any "
+                      "chat.db, JPEG, HEIC, PNG and WebP photos, videos (mp4, mov), voice memos (m4a, mp3, wav…), "
+                      "Google Takeout and zip archives of any "
                       "of them \u2014 folders are searched recursively. Nothing leaves this computer.")
         hint.setObjectName("muted")
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
