@@ -134,6 +134,7 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
             prev.valid_to = t
             s.add(prev)
         _start_at(nxt, t)
+        _clip_undated(s, draft, t)
         return FactOutcome("reinforced", _reinforce(s, nxt, draft))
     # the new fact is the latest: whatever was active leaves the partial unique index first
     stepped = [f for f in line if f.superseded_by is None] if nxt is None else []
@@ -151,8 +152,20 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
         f.valid_to = f.valid_to or t
         s.add(f)
     replaced = bool(stepped)
+    _clip_undated(s, draft, t)
     s.flush()
     return FactOutcome("superseded" if replaced else "added", fact)
+
+
+def _clip_undated(s: Session, draft: FactDraft, t: datetime) -> None:
+    """An ended spell of the draft's key with no known start ("I lived in Paris for five years before moving to
+    Lyon": Paris until the day it was said) ends no later than another value's dated start ``t`` (UTC): "In the
+    spring of 2019 I moved to Lyon" ends Paris by March 2019, not in 2023 (the two overlapped)."""
+    for f in _timeline(s, draft.subject_id, draft.domain, draft.category, draft.key):
+        if f.valid_from is None and f.valid_to is not None and f.superseded_by is not None \
+                and f.value != draft.value and clock.ensure_utc(f.valid_to) > t:
+            f.valid_to = t
+            s.add(f)
 
 
 def _write_undated(s: Session, draft: FactDraft, line: list[Fact], active: Fact | None) -> FactOutcome:

@@ -191,3 +191,11 @@ def test_until_an_event_is_no_day():
                                   "She told everyone that I work at Initech."])
 def test_what_someone_else_says_of_the_writer_is_no_fact_of_the_writer(text):
     assert extract_facts(text, T0) == []
+
+
+def test_a_dated_move_ends_an_undated_spell_before_it():
+    # "I lived in Paris for five years before moving to Lyon" (said 10 Jan 2023: Paris until then), then "In the
+    # spring of 2019 I moved to Lyon": Paris ended by March 2019 — it overlapped Lyon until 2023
+    assert timeline(["I lived in Paris for five years before moving to Lyon.",
+                     "In the spring of 2019 I moved to Lyon."])[0] == [
+        ("home", "Paris", None, date(2019, 3, 1), True), ("home", "Lyon", date(2019, 3, 1), None, False)]
