@@ -216,7 +216,8 @@ class GoogleChatIngestor:
 
     def _owner(self, path: Path) -> Party | None:
         """The account holder from ``Google Chat/Users/*/user_info.json`` beside the conversation's
-        ``Groups`` folder, or None."""
+        ``Groups`` folder, else the one member of every conversation of that folder (:meth:`_common_member`), or
+        None."""
         chat_root = path.parent.parent.parent  # Google Chat/Groups/<conversation>/messages.json
         try:
             infos = sorted((chat_root / "Users").glob("*/user_info.json"))
@@ -224,4 +225,25 @@ class GoogleChatIngestor:
             infos = []
         for info in infos[:1]:
             return _party(self._side(info).get("user"))
-        return self._users.get(str(chat_root))  # read before, from the same archive
+        if str(chat_root) in self._users:  # read before, from the same archive
+            return self._users[str(chat_root)]
+        return self._common_member(path.parent.parent)
+
+    def _common_member(self, groups: Path) -> Party | None:
+        """The account holder when no ``user_info.json`` came with the export (only its ``Groups`` folder was
+        given): the one person, by address, who is a member of every conversation there — of two or more — as only
+        the account holder is.  None when no single person is."""
+        infos: dict[str, dict] = {k: v for k, v in self._groups.items() if str(Path(k).parent) == str(groups)}
+        try:
+            for f in groups.glob("*/group_info.json"):
+                infos.setdefault(str(f.parent), self._side(f))
+        except OSError:
+            pass
+        if len(infos) < 2:
+            return None
+        common: dict[str, Party] | None = None
+        for info in infos.values():
+            people = {p.address.lower(): p for p in (_party(m) for m in info.get("members") or [])
+                      if p is not None and p.address} if isinstance(info.get("members"), list) else {}
+            common = people if common is None else {k: v for k, v in common.items() if k in people}
+        return next(iter(common.values())) if common and len(common) == 1 else None
