@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from core import clock
 from core.extraction.quoted import own_words
@@ -104,6 +104,22 @@ _REWORDINGS: tuple[tuple[re.Pattern | None, re.Pattern, tuple[str, ...]], ...] =
 at Airbus" as often as "I work at Airbus"; a restaurant is where one had dinner or lunch ("dinner at Da Enzo")."""
 MAX_REWORDINGS = 2
 """Rewordings recalled beside the question itself (each is one more recall)."""
+
+
+_BARE_POSSESSIVE = re.compile(r"\b([^\W\d_]{2,})s\b(?!['’])")
+
+
+def with_possessives(question: str, first_name: Callable[[str], bool]) -> str:
+    """``question`` with a possessive typed without its apostrophe put back where the word less its "s" is a known
+    person's first name and the word itself is not: "whats toms dogs name" → "whats tom's dogs name" (the stemmer
+    leaves words under five letters whole, so "toms" never met "Tom").  ``first_name(word)``: whether a live person's
+    name starts with ``word`` (case-insensitive)."""
+    def put(m: re.Match) -> str:
+        word = m.group(1)
+        if first_name(word + "s") or not first_name(word):
+            return m.group(0)
+        return f"{word}'s"
+    return _BARE_POSSESSIVE.sub(put, question or "")
 
 
 def recall_questions(question: str) -> list[str]:

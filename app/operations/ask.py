@@ -57,12 +57,12 @@ def ask_all(c: Container, question: str, k: int | None = None, *, as_of: datetim
 
 
 def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, trace: bool):
-    from app.answer import recall_questions
+    from app.answer import recall_questions, with_possessives
     from app.memory import recall
 
     # "wher does …": the question word as meant; "whats the name of …": the name is the answer, not a word to find;
     # "where does Lena work": also asked with "job"
-    asked = recall_questions(question)
+    asked = recall_questions(with_possessives(question, lambda word: _first_name(c, word)))
     if not asked:
         raise ValueError("ask needs a question")
     k = k or c.settings.ask_k
@@ -72,6 +72,22 @@ def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, 
     for other in asked[1:]:
         res = merged(res, recall(c, other, k=max(k, 10), as_of=as_of, exclude_text=typed))
     return res, k
+
+
+def _first_name(c: Container, word: str) -> bool:
+    """Whether a live person's name starts with the word ``word`` (case-insensitive): "Tom" for Tom Hill."""
+    from sqlalchemy import func, or_
+    from sqlmodel import select
+
+    from core.store.schema import Entity
+
+    w = word.strip().casefold()
+    if len(w) < 2:
+        return False
+    with c.db.session() as s:
+        return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None), or_(
+            func.lower(Entity.canonical_name) == w, func.lower(Entity.canonical_name).like(f"{w} %")))
+                      .limit(1)).first() is not None
 
 
 def merged(first, second):
