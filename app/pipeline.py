@@ -388,9 +388,12 @@ def claim_vector_store(c) -> str:
 
 def stored_already(s, records: Sequence) -> list[bool]:
     """For each of ``records`` (``ingestors.base.Record``), whether it is stored already: under its content hash,
-    or under a hash an earlier version gave it (``known_hashes``) — for a ``scoped`` record (a WhatsApp line) only
-    a stored record of the same thread, since that hash did not name the chat (the same first line of two chats was
-    one record); or it repeats an earlier one of ``records`` (the same file read twice in one import)."""
+    or under a hash an earlier version gave it (``known_hashes``) — for a record with a ``scope`` (a WhatsApp line)
+    only a stored record whose thread is that scope (``ingestors.base.thread_scope``), since that hash did not name
+    the chat (the same first line of two chats was one record); or it repeats an earlier one of ``records`` (the
+    same file read twice in one import)."""
+    from ingestors.base import thread_scope
+
     hashes = sorted({h for r in records for h in r.known_hashes})
     threads: dict[str, set] = {}
     for i in range(0, len(hashes), 500):
@@ -401,10 +404,10 @@ def stored_already(s, records: Sequence) -> list[bool]:
     seen: set[str] = set()
     for r in records:
         olds = [h for h in r.known_hashes[1:] if h in threads and (
-            not r.scoped or r.thread in threads[h] or None in threads[h])]
+            not r.scope or None in threads[h] or r.scope in {thread_scope(t) for t in threads[h]})]
         out.append(r.content_hash in threads or bool(olds) or bool(seen.intersection(r.known_hashes)))
         seen.add(r.content_hash)
-        if not r.scoped:
+        if not r.scope:
             seen.update(r.known_hashes)
     return out
 

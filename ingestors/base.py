@@ -133,11 +133,13 @@ class Record:
     former_identity: str | None = None
     former_sent_at: datetime | None = None
     former_text: str | None = None
-    scoped: bool = False
-    """Its conversation (``thread``) is part of what makes it itself: a WhatsApp line is "line 12" of its chat, and
-    the same first line ("Happy New Year!" at 00:01) in two chats is two records (hashed as one, the second chat's
-    was dropped).  A hash an earlier version gave it (without the thread) names it only in the same thread
-    (:attr:`known_hashes`, ``app.operations.ingest``).  Not stored."""
+    scope: str | None = None
+    """The conversation that is part of what makes it itself, as :func:`thread_scope` names it: a WhatsApp line is
+    "line 12" of its chat, and the same first line ("Happy New Year!" at 00:01) in two chats is two records (hashed
+    as one, the second chat's was dropped); the same chat exported as ``WhatsApp Chat with Ann.txt`` and ``WhatsApp
+    Chat - Ann/_chat.txt`` is one scope (``whatsapp:ann``).  A hash an earlier version gave it (without the scope)
+    names it only where the stored record's thread has the same scope (:attr:`known_hashes`,
+    ``app.pipeline.stored_already``).  Not stored."""
     read_hash: str | None = None
     """The :attr:`content_hash` the record had as its own file gave it, kept when an import completes it from
     another file (a WhatsApp photo timed and attributed by the chat line that sent it): the same file imported
@@ -164,8 +166,8 @@ class Record:
             return self.read_hash
         if self.identity:
             return self._identity_hash(self.identity)
-        if self.scoped:
-            return self._file_hash(self.sent_at, scoped=True)
+        if self.scope:
+            return self._file_hash(self.sent_at, scope=self.scope)
         return self.file_hash
 
     def _identity_hash(self, identity: str) -> str:
@@ -179,7 +181,7 @@ class Record:
         before = [self._file_hash(self.former_sent_at)] if self.former_sent_at is not None else []
         if self.former_text is not None:
             before.append(self._file_hash(self.sent_at, self.former_text))
-        if self.scoped and not self.identity:  # the hash before the thread was part of it (same thread only)
+        if self.scope and not self.identity:  # the hash before the scope was part of it (same scope only)
             return list(dict.fromkeys([self.content_hash, self.file_hash, *before]))
         if not self.identity:
             return list(dict.fromkeys([self.content_hash, *before]))
@@ -192,7 +194,7 @@ class Record:
         export format hashes the same."""
         return self._file_hash(self.sent_at)
 
-    def _file_hash(self, sent_at: datetime | None, text: str | None = None, scoped: bool = False) -> str:
+    def _file_hash(self, sent_at: datetime | None, text: str | None = None, scope: str | None = None) -> str:
         h = hashlib.sha256()
         sender = (self.sender.address or self.sender.name or "") if self.sender else ""
         when = ensure_utc(sent_at).isoformat() if sent_at else ""  # the instant, whatever its offset
@@ -200,9 +202,20 @@ class Record:
                      sender.lower(), self.subject or "", self.text if text is None else text):
             h.update(part.encode("utf-8", "surrogatepass"))
             h.update(b"\x00")
-        if scoped:
-            h.update(b"thread\x00" + (self.thread or "").encode("utf-8", "surrogatepass"))
+        if scope:
+            h.update(b"scope\x00" + scope.encode("utf-8", "surrogatepass"))
         return h.hexdigest()
+
+
+def thread_scope(thread: str | None) -> str | None:
+    """The conversation a stored record's ``thread`` is, as :attr:`Record.scope` names it: a WhatsApp chat by its
+    title whatever the export's file name said around it (``whatsapp:whatsapp chat with ann`` and
+    ``whatsapp:whatsapp chat - ann`` are ``whatsapp:ann``); any other thread as it is."""
+    if thread and thread.startswith("whatsapp:"):
+        from ingestors.whatsapp import scope_of_thread
+
+        return scope_of_thread(thread)
+    return thread
 
 
 @dataclass(frozen=True)

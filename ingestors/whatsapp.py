@@ -767,8 +767,9 @@ def chat_owner(title: str | None, senders: list[str]) -> str | None:
 def system_senders(survey: "Survey", title: str | None, pasted: set[str] = frozenset()) -> set[str]:
     """Sender names (as :func:`_sender_key` writes them) that are a system line's words, not a person.
 
-    * the chat's own name in a group (``title``, with two or more other senders, not counting those
-      seen only on lines ``pasted`` into messages): iOS puts group notices under it;
+    * the chat's own name in a group of an iOS export (``title``, with two or more other senders, not counting
+      those seen only on lines ``pasted`` into messages): iOS puts group notices under it (Android writes them
+      with no sender: there the chat's name is a person);
     * a phone number followed by words (``"+1 555 010 0004 added you to a group in the community"``,
       an Android system line whose text holds a colon);
     * a sender seen once whose name is another sender's name followed by a lower-case word
@@ -786,7 +787,11 @@ def system_senders(survey: "Survey", title: str | None, pasted: set[str] = froze
                 if other != name and name.startswith(other + " ") and rest[:1].islower():
                     out.add(name)
                     break
-    if title in names and len([n for n in people if n not in out]) >= 2:  # people: not system lines' words
+    # iOS (its "[date, time]" lines) puts a group's notices under the group's name; Android writes them with no
+    # sender, so there the chat's name is a person ("WhatsApp Chat with Tom Weller.txt" where the owner also wrote
+    # from a second number: Tom's lines were taken for notices and lost)
+    ios = bool(survey.shape and survey.shape[0])
+    if ios and title in names and len([n for n in people if n not in out]) >= 2:  # people: not system lines' words
         out.add(title)
     return out
 
@@ -817,6 +822,14 @@ def _sender(name: str) -> Party:
     if _PHONE.match(name) and sum(ch.isdigit() for ch in name) >= 6:
         return Party(None, name, "phone", "from")
     return Party(name, None, "phone", "from")
+
+
+def scope_of_thread(thread: str) -> str:
+    """A WhatsApp thread key as the chat it is (``ingestors.base.Record.scope``): ``whatsapp:`` and the chat's title
+    when the export's name gives one (``whatsapp:whatsapp chat with ann``, ``whatsapp:whatsapp chat - ann`` →
+    ``whatsapp:ann``), else the key as it is."""
+    m = _CHAT_TITLE.match(thread.partition(":")[2])
+    return "whatsapp:" + " ".join(m["title"].split()).casefold() if m else thread
 
 
 def thread_key(path: Path) -> str:
@@ -1075,6 +1088,7 @@ class WhatsAppIngestor:
                             + {"DMY": "day-first", "MDY": "month-first"}.get(order, "year-first") + f" ({why})")
 
         thread = thread_key(path)
+        scope = scope_of_thread(thread)
         recoded: set[int] = set()  # lines whose bytes were not all UTF-8
         nuls: set[int] = set()  # lines that held NUL bytes
         pending_events: list[dict] = []
@@ -1149,7 +1163,7 @@ class WhatsAppIngestor:
                 former_text = _body(raw_said, [], dict(attrs))
             return Record(source_path=str(path.absolute()), external_id=f"line {h.line}", kind="chat",
                           text=text, sent_at=sent_at, sender=sender, recipients=other_members(members, sender),
-                          thread=thread, attrs=attrs, notes=notes, scoped=True,
+                          thread=thread, attrs=attrs, notes=notes, scope=scope,
                           former_text=former_text if former_text != text else None,
                           former_sent_at=read_as if sent_at is not read_as else
                           self._when(h, former_order, []) if former_order != order else None)
@@ -1175,7 +1189,7 @@ class WhatsAppIngestor:
             lead.clear()
             yield Record(source_path=str(path.absolute()), external_id=f"line {attrs['line']}", kind="chat",
                          text=text, sent_at=None, sender=None, recipients=other_members(members, None),
-                         thread=thread, attrs=attrs, notes=notes, scoped=True)
+                         thread=thread, attrs=attrs, notes=notes, scope=scope)
 
         for n, line in self._lines(path, recoded, nuls):
             h = _parse_header(line, n)

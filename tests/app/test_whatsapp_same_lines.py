@@ -37,7 +37,7 @@ def test_a_folder_an_earlier_version_filled_keeps_its_lines_and_takes_the_other_
     ann, bob = _chats(tmp_path)
     unscoped = Record._file_hash
 
-    def before_stop_25(self, sent_at, text=None, scoped=False):  # the hash without the chat
+    def before_stop_25(self, sent_at, text=None, scope=None):  # the hash without the chat
         return unscoped(self, sent_at, text)
 
     monkeypatch.setattr(Record, "_file_hash", before_stop_25)
@@ -46,3 +46,24 @@ def test_a_folder_an_earlier_version_filled_keeps_its_lines_and_takes_the_other_
     rep = ingest(container, [ann, bob])
     assert (rep.records_added, rep.records_skipped) == (2, 2)  # Ann's two known; Bob's two new
     assert [t for _th, t in _lines(container)].count("Happy New Year!") == 2
+
+
+def test_one_chat_exported_by_android_and_by_ios_is_one_chat(container, tmp_path):
+    android = tmp_path / "WhatsApp Chat with Ann.txt"
+    android.write_text(LINE + "01/01/2024, 00:05 - Ann: you too!\n", encoding="utf-8")
+    ios = tmp_path / "WhatsApp Chat - Ann"
+    ios.mkdir()
+    (ios / "_chat.txt").write_text(LINE + "01/01/2024, 00:05 - Ann: you too!\n", encoding="utf-8")
+    rep = ingest(container, [android, ios / "_chat.txt"])
+    assert (rep.records_added, rep.records_skipped) == (2, 2)  # the chat is Ann's, whichever export named it
+
+
+def test_the_person_a_chat_is_named_after_keeps_their_lines_beside_two_other_senders(container, tmp_path):
+    # an Android export (no "[date]" brackets): WhatsApp writes a group's notices with no sender there, so the chat's
+    # name is a person — Tom's lines were taken for group notices (the owner wrote from two numbers) and lost
+    chat = tmp_path / "WhatsApp Chat with Tom Weller.txt"
+    chat.write_text("12/05/2023, 09:00 - Sam Reed: hello\n12/05/2023, 09:01 - +44 7700 900123: new number\n"
+                    "12/05/2023, 09:02 - Tom Weller: see you at 5\n12/05/2023, 09:03 - Tom Weller: bring the tent\n",
+                    encoding="utf-8")
+    assert ingest(container, [chat]).records_added == 4
+    assert rows(container.settings.db_path, "SELECT text FROM record WHERE text LIKE '%tent%'") == [("bring the tent",)]

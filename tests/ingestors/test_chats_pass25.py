@@ -54,7 +54,7 @@ def test_a_wall_time_that_happened_twice_keeps_the_files_order(tmp_path):
     was = Record(items[1].source_path, items[1].external_id, "chat", items[1].text, items[1].former_sent_at,
                  items[1].sender)
     assert was.content_hash in items[1].known_hashes and items[1].content_hash != was.content_hash
-    # its own hash, then the hash before the chat was part of it (stop 25: Record.scoped)
+    # its own hash, then the hash before the chat was part of it (stop 25: Record.scope)
     assert items[0].former_sent_at is None and items[0].known_hashes == [items[0].content_hash, items[0].file_hash]
 
 
