@@ -859,6 +859,7 @@ class RelativeQuestion:
     relation: str
     people: list = field(default_factory=list)
     result: object = None  # the first fact's evidence record as an ``AskResult``: the answer cites it
+    subject: str = ""  # the person's own name (the owner's for "my sister"): whose messages may say it
 
 
 _RELATIVE_Q = re.compile(r"^\s*(?:who(?:['’]s|\s+is|\s+was|\s+are|\s+were)|what(?:['’]s|\s+is)(?:\s+the\s+name\s+of)?)\s+"
@@ -887,7 +888,7 @@ def relative_question(c, question: str):
         me = owner_entity(c)
         if not me:
             return None
-        eid, name = me[0], "you"
+        eid, name, subject = me[0], "you", me[1]
     else:
         asked = m.group("name").strip()
         typed_s = typed[m.end("name"):m.end("name") + 1] == "s"  # "anas boss": Ana's, or a name ending in s
@@ -896,7 +897,7 @@ def relative_question(c, question: str):
             e = _entity_or_choices(c, asked + "s")  # "James boss" (no apostrophe): James
         if e is None or isinstance(e, list):
             return e
-        eid, name = e.id, e.canonical_name
+        eid, name, subject = e.id, e.canonical_name, e.canonical_name
     from sqlmodel import select
 
     from core.store.schema import Entity, Evidence, Fact, FactEntity
@@ -918,7 +919,7 @@ def relative_question(c, question: str):
             if all(who != p for p, _r in people):
                 people.append((who, rid))
     people.sort(key=lambda p: p[0].casefold())
-    q = RelativeQuestion(name, rel, people)
+    q = RelativeQuestion(name, rel, people, subject=subject)
     if people and people[0][1] is not None:
         q.result = _as_result(c, people[0][1])
     return q
@@ -927,10 +928,11 @@ def relative_question(c, question: str):
 def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer:
     """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." — citing the first fact's evidence."""
     whose = "your" if q.name == "you" else f"{q.name}'s"
-    if not q.people:  # no such fact: a message that says the word may still tell (never another relative's fact)
-        word = re.compile(rf"\b{re.escape(q.relation)}s?\b", re.IGNORECASE)
+    if not q.people:  # no such fact: their own message that says "my <relation>" may still tell — never another
+        # person's ("Tom Weller's wife Emma says hi" is no answer to "who is my wife?")
+        word = re.compile(rf"\b[Mm]y\s+{re.escape(q.relation)}s?\b")
         for n, r in enumerate(results, 1):
-            if _get(r, "kind") == "record" and word.search(_get(r, "text") or ""):
+            if _get(r, "kind") == "record" and _get(r, "sender") == q.subject and word.search(_get(r, "text") or ""):
                 return MemoryAnswer(f"{best_sentence(q.relation, _get(r, 'text') or '', _get(r, 'sender'))} "
                                     f"{_cite([n])}", [n], "who")
         return MemoryAnswer(f"Nothing in your records says who {whose} {q.relation} is.", [], "who", True)
@@ -1178,6 +1180,7 @@ class Count:
     found: object = None
     have: bool = False  # "how many photos do I have?": what is held, not what the owner took
     to: str | None = None  # "how many times did I email Marco?": the owner's records to them
+    period: str | None = None  # a span asked about other than a year ("in April 2023", "last year"), as said
 
 
 @dataclass
@@ -1270,6 +1273,9 @@ def count_question(c, question: str):
         rest = m.group("rest") or ""
         y = _YEAR.search(rest)
         year = int(y.group(1)) if y else None
+        period = _counted_period(rest)
+        if period is not None:  # "in April 2023", "last year": that span, not a place named "April"
+            rest = rest[:period[3]]
         pm = _PLACE_IN.search(rest.strip())
         if pm is None and kind in ("photo", "video"):  # "how many videos do I have from Montreal?": taken there
             pm = re.search(r"\bfrom\s+(?P<place>(?!(?:19|20)\d\d\b)[A-Z][\w' -]*?)(?=\s+(?:in|during|on)\b|$)",
@@ -1283,10 +1289,29 @@ def count_question(c, question: str):
             if e is None or isinstance(e, list):
                 return e
             sender, sender_id = e.canonical_name, e.id
+        if period is not None:
+            since, until, label, _at = period
+            year = None
         kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
         return Count(kind, sender, place, year,
-                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until), i == 3)
+                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until), i == 3,
+                     period=label if period is not None else None)
     return None
+
+
+_COUNTED_SPAN = re.compile(r"\b(?:in|during|from)\s+(?:January|February|March|April|May|June|July|August|September|"
+                           r"October|November|December)\b(?:\s+(?:19|20)\d\d)?|\b(?:last|this)\s+(?:year|month|week)\b",
+                           re.IGNORECASE)
+
+
+def _counted_period(rest: str) -> tuple | None:
+    """``(since, until, label, where it starts in rest)`` of a span a count asks about that is not a bare year ("in
+    April 2023", "last year": :func:`period_of`), or None."""
+    m = _COUNTED_SPAN.search(rest or "")
+    if m is None:
+        return None
+    span = period_of(m.group(0))
+    return (span[0], span[1], span[2], m.start()) if span is not None else None
 
 
 def _year_span(year: int | None) -> tuple[datetime | None, datetime | None]:
@@ -1326,7 +1351,7 @@ def count_answer(q) -> MemoryAnswer:
     t = q.found
     what = _count(t.records, q.kind or "record")
     where = f" in {q.place}" if q.place else ""
-    when = f" in {q.year}" if q.year else ""
+    when = f" {q.period[:1].lower()}{q.period[1:]}" if q.period else f" in {q.year}" if q.year else ""
     span = "," + _span(t.first, t.last) if t.records and t.first and t.last else ""
     places = ""
     if q.place and t.places:

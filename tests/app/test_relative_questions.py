@@ -54,3 +54,8 @@ def test_an_unnamed_relative_does_not_share_the_persons_first_name(container, tm
     assert ingest(container, [box]).records_added == 2
     reply = ConversationLoop.for_container(container, model=NoModel()).turn("where does Rosa work?").reply
     assert reply.startswith("Rosa Blanco works at Globex"), reply
+
+
+def test_another_persons_wife_is_not_mine(loop):
+    # was: "Tom Hill's wife Nora says hi" — Tom's message, found by the word "wife"
+    assert loop.turn("who is my wife?").reply == "Nothing in your records says who your wife is."

@@ -340,3 +340,19 @@ def test_an_mp4s_3gpp_location_box_is_its_place(tmp_path):
     assert r.attrs["location_iso6709"] == "+48.5734+007.7521/"
     assert (r.place.locality, r.place.country) == ("Strasbourg", "France")
     assert r.sent_at == datetime(2023, 5, 4, 11, 0, tzinfo=timezone(timedelta(hours=2)))  # 09:00 UTC, in Alsace
+
+
+def test_a_count_for_a_month_counts_that_month(container, tmp_path):
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+    from app.operations.ingest import ingest
+
+    folder = tmp_path / "phone"
+    folder.mkdir()
+    (folder / "IMG_0042.MOV").write_bytes(iphone_mov())  # 4 May 2023
+    container.transcribe = lambda p: ""
+    assert ingest(container, [folder]).records_added == 1
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    # was: "in May 2023" read as a place named "May 2023" (0 videos)
+    assert loop.turn("how many videos did I take in May 2023?").reply == "You have 1 video in May 2023, on 4 May 2023."
+    assert loop.turn("how many videos did I take in June 2023?").reply == "You have 0 videos in June 2023."
