@@ -393,7 +393,8 @@ def _value(raw: str) -> str:
 # "then" before a subject of its own ("…, and I live in Porto") — not before a verb sharing the subject ("I left
 # Berlin and moved to Rome last week": one move, one time).
 _BOUNDARY = re.compile(r"[,;:–—]|\b(?:but|after|before|while|that|because|so|although|whereas)\b|"
-                       r"\b(?:and|then)\b(?=\s+(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey|[Yy]ou|[Mm]y|[A-Z][a-z]+\s+"
+                       r"\b(?:and|then)\b(?=\s+(?:(?:now|then|later|since then|today|recently)\s+)?(?:I|[Ww]e|[Hh]e|[Ss]he|"
+                       r"[Tt]hey|[Yy]ou|[Mm]y|[A-Z][a-z]+\s+"
                        r"(?:is|was|has|had|moved|lives|works|started|joined|left|quit)\b))")
 
 
@@ -825,7 +826,9 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
         for m in _MENTION.finditer(sentence):
             if _reported(opened, sentence[:m.start()]):
                 continue  # 'Tom wrote: "my sister …"': Tom's sister
-            start = _when(sentence, m.span(), anchors, sent_at)[0]
+            # a relative is one as of the message, whatever day its sentence is about ("My boss Carla wants the
+            # report by Friday": Carla was the boss when it was written, not from Friday)
+            start = sent_at.date() if sent_at is not None else None
             rel = RELATIONS[m.group("rel").lower()]
             name = _relname(m.group("relname"))
             if name and name.split()[0] in ("had", "has", "is", "was"):

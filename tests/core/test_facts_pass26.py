@@ -199,3 +199,12 @@ def test_a_dated_move_ends_an_undated_spell_before_it():
     assert timeline(["I lived in Paris for five years before moving to Lyon.",
                      "In the spring of 2019 I moved to Lyon."])[0] == [
         ("home", "Paris", None, date(2019, 3, 1), True), ("home", "Lyon", date(2019, 3, 1), None, False)]
+
+
+def test_and_now_starts_a_clause_of_its_own_and_a_relative_is_one_as_of_the_message():
+    at = datetime(2023, 5, 12, 9, 0, tzinfo=timezone.utc)
+    got = [(f.key, f.value, f.valid_from) for f in
+           extract_facts("I worked at Initech from 2015 to 2019 and now I work for Dr. Patel.", at)]
+    assert ("employer", "Dr. Patel", date(2023, 5, 12)) in got  # was 2015-01-01, the other clause's year
+    [boss] = extract_facts("My boss Carla Mendes wants the report by Friday.", at)
+    assert (boss.key, boss.valid_from) == ("relation:boss:carla mendes", date(2023, 5, 12))  # was Friday the 19th
