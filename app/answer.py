@@ -291,7 +291,13 @@ def own_sentences(text: str) -> list[str]:
             if cur:
                 paragraphs.append(cur)
             cur = ln
-    return [s.strip() for p in paragraphs for s in re.split(r"(?<=[.!?])\s+", p) if s.strip()]
+    return [s.strip() for p in paragraphs for s in _SENTENCE_END.split(p) if s.strip()]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bProf\.)"
+                           r"(?<!\bJr\.)(?<!\bSr\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+")
+"""Where a sentence ends: after . ! ? and space — not after a title or an abbreviation ("My dentist Dr. Green says
+…" was cut into "My dentist Dr." and "Green says …")."""
 
 
 _WE_CONTRACTED = ((re.compile(r"\b([Ww]e)[’']re\b"), r"\1 are"), (re.compile(r"\b([Ww]e)[’']ve\b"), r"\1 have"),

@@ -91,20 +91,39 @@ _THEY = (  # after the first "I" has become the speaker's name: the rest of the 
 _FIRST_I = re.compile(r"\b(?:[Ii](?:[’'](?:m|ve|d|ll))?|[Mm]y|[Mm]ine|[Mm]e|[Mm]yself)\b")
 
 
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|«[^»]*»|„[^“”]*[“”]")
+
+
+def _outside_quotes(text: str, change) -> str:
+    """``change`` applied to the parts of ``text`` outside quotation marks: quoted words are someone else's, as
+    written (“I'll call you tomorrow” stays so)."""
+    out, at = [], 0
+    for m in _QUOTED.finditer(text):
+        out += [change(text[at:m.start()]), m.group(0)]
+        at = m.end()
+    return "".join(out + [change(text[at:])])
+
+
 def reported(text: str, name: str) -> str:
     """``text`` retold about its speaker for a reader: the first "I" (or "my", "me" …) becomes ``name``
     (:func:`third_person`), the later ones "they/their/them" — "Tom Weller thinks they left their umbrella at the
     Crown", not "Tom Weller thinks Tom Weller left Tom Weller's umbrella …".  (Record vectors keep
-    :func:`third_person`'s every-mention form: it is what the encoder was measured with.)"""
+    :func:`third_person`'s every-mention form: it is what the encoder was measured with.)  Quoted words stay as
+    written: 'She said "I'll call you tomorrow"' is her "I"."""
     if not name:
         return text
-    m = _FIRST_I.search(text)
-    if m is None:
-        return third_person(text, name)
-    head, rest = text[:m.end()], text[m.end():]
-    for pat, rep in _THEY:
-        rest = pat.sub(rep, rest)
-    return third_person(head, name) + third_person(rest, name)  # the rest's "we/us/our": "… and others"
+    first = [True]
+
+    def change(part: str) -> str:
+        m = _FIRST_I.search(part) if first[0] else None
+        if m is None and first[0]:
+            return third_person(part, name)
+        head, rest = (part[:m.end()], part[m.end():]) if m is not None else ("", part)
+        first[0] = False
+        for pat, rep in _THEY:
+            rest = pat.sub(rep, rest)
+        return (third_person(head, name) if head else "") + third_person(rest, name)  # "we/us/our": "… and others"
+    return _outside_quotes(text, change)
 
 
 _SECOND_PERSON = (  # the person asking reads their own message: "I" → "you" (verbs need no change but am/was)
@@ -122,10 +141,12 @@ def second_person(text: str) -> str:
     """``text`` told back to its own writer: "I/me" → "you", "my/mine" → "your/yours", "I'm/I've/I'd/I'll" →
     "you're/you've/you'd/you'll", "I am/was" → "you are/were", "we/us/our" → "you/your" — the owner's own message
     quoted in an answer to the owner ("You think you left your umbrella at the Crown", not "Alex Morgan thinks
-    Alex Morgan left Alex Morgan's umbrella …").  Plain regex, English only."""
-    for pat, rep in _SECOND_PERSON:
-        text = pat.sub(rep, text)
-    return text
+    Alex Morgan left Alex Morgan's umbrella …").  Quoted words stay as written.  Plain regex, English only."""
+    def change(part: str) -> str:
+        for pat, rep in _SECOND_PERSON:
+            part = pat.sub(rep, part)
+        return part
+    return _outside_quotes(text, change)
 
 
 def speaker_view(name: str | None, text: str) -> str:

@@ -102,6 +102,11 @@ def test_a_message_in_the_first_person_is_told_with_the_verb_agreeing():
         "Tom Weller thinks they left their umbrella at the Crown."
     assert best_sentence("where is the umbrella?", "I think I left my umbrella at the Crown.", "Alex", owner="Alex") == \
         "You think you left your umbrella at the Crown."  # the owner's own message, told back to them
+    # quoted words are someone else's, as written; a title does not end a sentence
+    assert best_sentence("call?", 'She said "I\'ll call you tomorrow" but I doubt it', "Tom Weller") == \
+        'She said "I\'ll call you tomorrow" but Tom Weller doubts it'
+    assert best_sentence("dentist?", "My dentist Dr. Green says I need a crown.", "Tom Weller") == \
+        "Tom Weller's dentist Dr. Green says they need a crown."
     # a chat line pasted into the message is another person's "I" (regression whatsapp_pasted_lines' kind)
     pasted = ("Look what Jonas wrote: [11/03/2023, 21:15:03] Jonas Berg: I'm selling my bike "
               "[11/03/2023, 21:16:40] Priya Nair: I'll take it!")
