@@ -1150,7 +1150,7 @@ _PLACES_Q = re.compile(r"^\s*(?:where\s+have\s+(?:i|we)\s+(?:been|travell?ed|gon
                        r"(?:\s+to)?|(?:list\s+)?(?:my|the)\s+places)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
 _KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compile(r"photos?|pictures?|pics?", re.I)),
             ("voice", re.compile(r"(?:voice\s+)?memos?|recordings?", re.I)),
-            ("video", re.compile(r"videos?|clips?|movies?", re.I)),
+            ("video", re.compile(r"videos?|vids?|clips?|movies?", re.I)),
             ("chat", re.compile(r"chat\s+messages?|texts?", re.I)), ("message", re.compile(r"messages?|notes?", re.I)))
 _KINDS_OF = {"message": ("email", "chat")}  # a "message" is a mail or a chat message
 _HOW_MANY = (
@@ -1158,7 +1158,7 @@ _HOW_MANY = (
                r"(?:\s+(?:to\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
-    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|videos?|clips?)\s+(?:did|have)\s+(?:i|we)\s+"
+    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|videos?|vids?|clips?)\s+(?:did|have)\s+(?:i|we)\s+"
                r"(?:take|taken|took|shoot|shot|film|filmed|record|recorded|make|made)(?P<rest>.*?)\s*[?!.]*\s*$",
                re.IGNORECASE),
     # "how many photos do I have?", "how many emails are there from 2000?": every record of the kind
@@ -1213,7 +1213,9 @@ _PHOTO_WHEN = re.compile(
     r"^\s*when\s+(?:(?:was|is)\s+my\s+(?P<which>last|latest|most\s+recent|first|earliest)\s+"
     r"(?P<what>photo|picture|pic|video|clip)"
     r"|did\s+(?:i|we)\s+(?P<which2>last|first)\s+(?:take|film|record|shoot)\s+(?:a\s+)?"
-    r"(?P<what2>photo|picture|pic|video|clip)s?)\s*[?!.]*\s*$",
+    r"(?P<what2>photo|picture|pic|video|clip)s?"
+    r"|did\s+(?:i|we)\s+(?:take|film|record|shoot)\s+(?:my|our|the)\s+(?P<which3>last|latest|first|earliest)\s+"
+    r"(?P<what3>photo|picture|pic|video|clip))\s*[?!.]*\s*$",
     re.IGNORECASE)
 _PHOTOS_WHEN = re.compile(r"^\s*when\s+(?:did|do)\s+(?:i|we)\s+take\s+(?:(?:my|the|any|all)\s+)?(?:photos|pictures|pics)"
                           r"\s*[?!.]*\s*$", re.IGNORECASE)
@@ -1235,8 +1237,9 @@ def count_question(c, question: str):
         return Count("photo", None, None, None, tally(c, kinds=("photo",)))
     m = _PHOTO_WHEN.match(question or "")
     if m:  # "when was my last photo?": the day of the latest (earliest) photo held, not a message naming photos
-        which = (m.group("which") or m.group("which2")).casefold()
-        kind = "video" if (m.group("what") or m.group("what2")).casefold() in ("video", "clip") else "photo"
+        which = (m.group("which") or m.group("which2") or m.group("which3")).casefold()
+        kind = "video" if (m.group("what") or m.group("what2") or m.group("what3")).casefold() in ("video", "clip") \
+            else "photo"
         return PhotoWhen("first" if which in ("first", "earliest") else "last", tally(c, kinds=(kind,)), kind)
     m = _WHERE_WAS.match(question or "")
     span = period_of(m.group("when")) if m else None
@@ -1366,7 +1369,7 @@ def count_answer(q) -> MemoryAnswer:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
     if q.to:
         return MemoryAnswer(f"You sent {q.to} {what}{when}{span}.", [], "other")
-    verb = "have" if q.have or q.kind != "photo" else "took"
+    verb = "have" if q.have or q.kind not in ("photo", "video") else "took"
     return MemoryAnswer(f"You {verb} {what}{where}{when}{span}{places}.", [], "other")
 
 

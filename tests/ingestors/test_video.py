@@ -322,10 +322,13 @@ def test_video_counts_and_last_video_are_answered(container, tmp_path):
     container.transcribe = lambda p: ""
     assert ingest(container, [folder]).records_added == 1
     loop = ConversationLoop.for_container(container, model=NoModel())
-    assert loop.turn("how many videos did I take?").reply == "You have 1 video, on 4 May 2023."
-    assert loop.turn("how many videos did I film in 2023?").reply == "You have 1 video in 2023, on 4 May 2023."
+    assert loop.turn("how many videos did I take?").reply == "You took 1 video, on 4 May 2023."
+    assert loop.turn("how many vids did I film in 2023?").reply == "You took 1 video in 2023, on 4 May 2023."
+    assert loop.turn("how many videos do I have?").reply == "You have 1 video, on 4 May 2023."
     assert loop.turn("how many videos do I have from Montreal?").reply == "You have 0 videos in Montreal."  # in Rome
     assert loop.turn("when was my last video?").reply == "Your last video was taken on 4 May 2023 (1 video in all)."
+    assert loop.turn("when did I take my last video?").reply == \
+        "Your last video was taken on 4 May 2023 (1 video in all)."
 
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed: no real clip can be made")
@@ -354,5 +357,5 @@ def test_a_count_for_a_month_counts_that_month(container, tmp_path):
     assert ingest(container, [folder]).records_added == 1
     loop = ConversationLoop.for_container(container, model=NoModel())
     # was: "in May 2023" read as a place named "May 2023" (0 videos)
-    assert loop.turn("how many videos did I take in May 2023?").reply == "You have 1 video in May 2023, on 4 May 2023."
-    assert loop.turn("how many videos did I take in June 2023?").reply == "You have 0 videos in June 2023."
+    assert loop.turn("how many videos did I take in May 2023?").reply == "You took 1 video in May 2023, on 4 May 2023."
+    assert loop.turn("how many videos did I take in June 2023?").reply == "You took 0 videos in June 2023."
