@@ -111,6 +111,36 @@ differs from the one the SQLite database remembers, the folder was deleted, repl
 another time, and every vector must be rebuilt from SQLite (``app/pipeline.py``)."""
 
 
+_MMAP_FIXED = False
+
+
+def zeroed_large_allocations(threshold: int = 128 * 1024) -> bool:
+    """Fix glibc's mmap threshold at ``threshold`` bytes (``mallopt(M_MMAP_THRESHOLD)``), so every allocation at
+    least that large comes from fresh, zero-filled pages.
+
+    Chroma's local HNSW index allocates its element buffer (100 slots of ~1.7 KB at the least) with ``malloc`` and
+    writes all of it to ``data_level0.bin`` on the first query of each client, used or not.  glibc raises its mmap
+    threshold as a long-running process frees large blocks (up to 32 MiB), after which such a buffer is carved from
+    the heap, holding what the process freed before — in the process that just purged a forgotten person, their
+    words ("kayak" in a CI run, after the purge's scrub).  A fixed threshold keeps it mmapped, hence zeroed.  Linux
+    with glibc only (macOS's large allocations are zero-filled already); returns whether it was set (once)."""
+    global _MMAP_FIXED
+    if _MMAP_FIXED:
+        return True
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        _MMAP_FIXED = bool(libc.mallopt(-3, threshold))  # M_MMAP_THRESHOLD = -3 (malloc.h)
+    except (OSError, AttributeError):
+        return False
+    return _MMAP_FIXED
+
+
 class VectorStore:
     """A Chroma PersistentClient in ``path`` with one collection per content class.
 
@@ -161,6 +191,7 @@ class VectorStore:
         from chromadb.config import Settings as ChromaSettings
 
         self.path.mkdir(parents=True, exist_ok=True)
+        zeroed_large_allocations()
         try:
             self.client = chromadb.PersistentClient(
                 path=str(self.path),
