@@ -721,6 +721,11 @@ def _finish_purge_on_writer(c: Container) -> dict:
     # Close the client first: an index of a deleted collection still in its memory can be written back to
     # disk when the client lets it go (seen, rarely: a purged vector back in a recreated segment folder).
     c.vectors.close()
+    # from now on, in this process (whose heap held the purged words), Chroma's index buffers are zero-filled pages:
+    # the next client's first query writes its whole buffer to disk, after the scrub below
+    from core.store.vectors import zeroed_large_allocations
+
+    zeroed_large_allocations()
     segments = c.vectors.drop_orphan_segments()
     c.vectors.scrub_index_files()  # what the HNSW files hold but never read (heap leftovers of this process)
     c.vectors.vacuum()

@@ -63,10 +63,10 @@ def test_the_bytes_the_index_never_reads_are_zeroed_and_it_answers_the_same(tmp_
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mmap threshold: Linux only")
-def test_large_allocations_are_zero_filled_pages_once_the_store_opens(tmp_path):
+def test_large_allocations_are_zero_filled_pages_in_a_process_that_purged(tmp_path):
     # Chroma writes its whole HNSW element buffer (used or not) on a client's first query; glibc's rising mmap
-    # threshold let that buffer come from the heap with a purged person's words in it (CI, stop 25): the threshold is
-    # fixed when the store opens, so such buffers are fresh zero pages
+    # threshold let that buffer come from the heap with a purged person's words in it (CI, stop 25): a purge fixes
+    # the threshold for the rest of its process, so such buffers are fresh zero pages
     import core.store.vectors as vectors
 
     assert vectors.zeroed_large_allocations() is True and vectors._MMAP_FIXED is True
