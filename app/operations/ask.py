@@ -76,18 +76,10 @@ def _recall(c: Container, question: str, k: int | None, as_of: datetime | None, 
 
 def _first_name(c: Container, word: str) -> bool:
     """Whether a live person's name starts with the word ``word`` (case-insensitive): "Tom" for Tom Hill."""
-    from sqlalchemy import func, or_
-    from sqlmodel import select
+    from core.graph.resolution import first_name_of_someone
 
-    from core.store.schema import Entity
-
-    w = word.strip().casefold()
-    if len(w) < 2:
-        return False
     with c.db.session() as s:
-        return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None), or_(
-            func.lower(Entity.canonical_name) == w, func.lower(Entity.canonical_name).like(f"{w} %")))
-                      .limit(1)).first() is not None
+        return first_name_of_someone(s, word)
 
 
 def merged(first, second):

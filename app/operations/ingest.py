@@ -182,7 +182,7 @@ def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
         line = sent.get(os.path.join(folder, os.path.basename(path)))
     if line is None or rec.kind not in _MEDIA_KINDS:
         return
-    weak = rec.sent_at is None or rec.attrs.get("date_only") or rec.attrs.get("time_basis") in (None, "file-mtime")
+    weak = rec.sent_at is None or rec.attrs.get("date_only") or rec.attrs.get("time_basis") is None
     if not weak and rec.sender is not None:
         return
     rec.read_hash = rec.content_hash

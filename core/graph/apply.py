@@ -15,7 +15,8 @@ from sqlmodel import Session, select
 from core.extraction.personal_facts import FAMILY as _FAMILY, KIN_NAMES, FactCandidate, Subject
 from core.graph.facts import FactDraft, FactOutcome, as_of_statement, close_fact, end_fact, write_fact
 from core.graph.entities import is_full_name, normalize_name, strip_decorations
-from core.graph.resolution import NameIndex, add_alias, identity_of, resolve, resolve_mention
+from core.graph.resolution import (NameIndex, add_alias, first_name_of_someone, identity_of, resolve,
+                                   resolve_mention)
 from core.store.schema import Alias, Entity, Fact, FactEntity, Record, RecordEntity
 
 
@@ -388,8 +389,7 @@ def _works_for_person(s: Session, c: FactCandidate, thread: str | None, index: N
         return True
     # the first name of a person known from elsewhere ("I work for Tom", Tom Baker's own chat imported before)
     # and of no organisation
-    return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
-                                          Entity.canonical_name.ilike(f"{c.value} %"))).first() is not None
+    return first_name_of_someone(s, c.value)
 
 
 PENDING_ENDINGS = "pending_endings"

@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from core.graph.entities import normalize_name
-from core.graph.resolution import NameIndex, add_alias, record_decision
+from core.graph.resolution import NameIndex, add_alias, first_name_of_someone, name_forms, record_decision
 from core.store.schema import Alias, Entity
 
 _NAME = r"[A-Z][a-z'’\-]{1,30}(?:\s+[A-Z][a-z'’\-]{1,30})?"
@@ -68,14 +68,7 @@ def _a_persons_name(s: Session, name: str, text: str) -> bool:
     name of a person already known, or any name when the message says the number is new ("new number!").  "This is
     Amazon, your parcel …" names no person."""
     first = name.split()[0]
-    if _NEW_NUMBER.search(text):
-        return True
-    from core.graph.resolution import name_forms
-
-    if name_forms(first):
-        return True
-    return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
-                                          Entity.canonical_name.ilike(f"{first} %"))).first() is not None
+    return bool(_NEW_NUMBER.search(text) or name_forms(first) or first_name_of_someone(s, first))
 
 
 def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: datetime | None,
@@ -92,10 +85,10 @@ def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: date
         ``self_introduction``); ``[]`` when the message introduces no one, the writer already has a name or is
         not a person.
     """
-    if writer is None or writer.kind != "person" or writer.is_owner or not _address_only(writer, s):
+    if writer is None or writer.kind != "person" or writer.is_owner:
         return []
-    name = introduced_name(text)
-    if name is None or not _a_persons_name(s, name, text or ""):
+    name = introduced_name(text)  # a regex on the message's start: the database only for the few it matches
+    if name is None or not _address_only(writer, s) or not _a_persons_name(s, name, text or ""):
         return []
     number = writer.canonical_name
     add_alias(s, writer, "name", name)
@@ -116,9 +109,9 @@ def introduce(s: Session, writer: Entity | None, text: str | None, sent_at: date
     if not found or len(found) > 3:
         return []  # no one of that name, or too common a first name to suggest any one of them
     day = f" on {sent_at:%Y-%m-%d}" if sent_at is not None else ""
+    said = " ".join((text or "").split())[:60]
     out = []
     for e in found.values():
-        said = " ".join((text or "").split())[:60]
         if record_decision(s, e.id, writer.id, "pending", "self_introduction", 0.7,
                            f'{number} wrote "{said}"{day}: is this {e.canonical_name} with a new number?'):
             out.append(e.id)

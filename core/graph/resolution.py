@@ -179,28 +179,40 @@ def bigram_similarity(a: str, b: str) -> float:
 _NICKNAMES = None
 
 
-def nickname_forms(a: str, b: str) -> bool:
-    """True when first names ``a`` and ``b`` are forms of one name: one is a nickname of the other
-    ("bob"/"robert", "liz"/"elizabeth"), by the hand-curated ``nicknames`` dataset (carltonnorthern/nicknames)."""
+def _nicknamer():
+    """The ``nicknames`` dataset's NickNamer (carltonnorthern/nicknames), loaded once."""
     global _NICKNAMES
     if _NICKNAMES is None:
         from nicknames import NickNamer
 
         _NICKNAMES = NickNamer()
+    return _NICKNAMES
+
+
+def nickname_forms(a: str, b: str) -> bool:
+    """True when first names ``a`` and ``b`` are forms of one name: one is a nickname of the other
+    ("bob"/"robert", "liz"/"elizabeth"), by the hand-curated ``nicknames`` dataset (carltonnorthern/nicknames)."""
     a, b = a.casefold().strip("."), b.casefold().strip(".")
-    return a != b and (b in _NICKNAMES.nicknames_of(a) or a in _NICKNAMES.nicknames_of(b))
+    return a != b and (b in _nicknamer().nicknames_of(a) or a in _nicknamer().nicknames_of(b))
 
 
 def name_forms(name: str) -> set[str]:
     """The other forms the ``nicknames`` dataset knows of a given name ("jane" → {"jenny", "janet", …}); empty for a
     word it does not know as a name (case-insensitive)."""
-    global _NICKNAMES
-    if _NICKNAMES is None:
-        from nicknames import NickNamer
-
-        _NICKNAMES = NickNamer()
     key = name.casefold().strip(".")
-    return set(_NICKNAMES.nicknames_of(key)) | set(_NICKNAMES.canonicals_of(key))
+    return set(_nicknamer().nicknames_of(key)) | set(_nicknamer().canonicals_of(key))
+
+
+def first_name_of_someone(s: Session, word: str) -> bool:
+    """Whether a live person's name is or starts with the one word ``word`` ("Tom" for Tom Baker, or a person named
+    Tom alone; case-insensitive, the word taken literally)."""
+    w = (word or "").strip()
+    if len(w) < 2 or " " in w:
+        return False
+    w = w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    named = Entity.canonical_name.ilike(w, escape="\\") | Entity.canonical_name.ilike(f"{w} %", escape="\\")
+    return s.exec(select(Entity.id).where(Entity.kind == "person", Entity.tombstoned_at.is_(None), named)
+                  .limit(1)).first() is not None
 
 
 def name_score(a: str, b: str) -> tuple[float, str]:
