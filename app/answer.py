@@ -872,12 +872,115 @@ _RELATIVE_Q = re.compile(r"^\s*(?:who(?:['’]s|\s+is|\s+was|\s+are|\s+were)|wha
                          r"(?:(?P<my>my)|(?P<name>[^?]+?)(?:['’]s?|(?<=[^\W\d_])s))\s+(?P<rel>[a-z][a-z -]*?)"
                          r"(?:['’]s\s+name)?\s*[?!.]*\s*$", re.IGNORECASE)
 
+# A relation's kind and the sex it names (None: either) — "who is Tom's wife?" is answered by the one whose husband
+# Tom is, "who is Max's father?" by the one whose son Max is, "who are my siblings?" by brothers and sisters both
+_KIN = {"husband": ("spouse", "m"), "wife": ("spouse", "f"), "spouse": ("spouse", None),
+        "father": ("parent", "m"), "mother": ("parent", "f"), "parent": ("parent", None), "parents": ("parent", None),
+        "son": ("child", "m"), "daughter": ("child", "f"), "child": ("child", None),
+        "brother": ("sibling", "m"), "sister": ("sibling", "f"), "sibling": ("sibling", None),
+        "half-brother": ("sibling", "m"), "half-sister": ("sibling", "f"),
+        "boss": ("boss", None), "manager": ("boss", None), "employee": ("employee", None),
+        "partner": ("partner", None), "girlfriend": ("partner", "f"), "boyfriend": ("partner", "m"),
+        "grandmother": ("grandparent", "f"), "grandfather": ("grandparent", "m"), "grandparent": ("grandparent", None),
+        "grandson": ("grandchild", "m"), "granddaughter": ("grandchild", "f"), "grandchild": ("grandchild", None),
+        "cousin": ("cousin", None), "roommate": ("roommate", None), "friend": ("friend", None),
+        "best friend": ("best friend", None)}
+_KIN_INVERSE = {"spouse": "spouse", "parent": "child", "child": "parent", "sibling": "sibling", "boss": "employee",
+                "employee": "boss", "partner": "partner", "grandparent": "grandchild", "grandchild": "grandparent",
+                "cousin": "cousin", "roommate": "roommate", "friend": "friend", "best friend": "best friend"}
+# words asked for a kind as a whole (either sex): every relation of the kind answers them
+_KIN_WORDS = {"sibling": "sibling", "siblings": "sibling", "spouse": "spouse", "parent": "parent",
+              "parents": "parent", "child": "child", "children": "child", "kid": "child", "kids": "child",
+              "employee": "employee", "employees": "employee", "grandparent": "grandparent",
+              "grandparents": "grandparent", "grandchild": "grandchild", "grandchildren": "grandchild"}
+_KIN_MORE = {"grandson": "grandson", "grandsons": "grandson", "granddaughter": "granddaughter",
+             "granddaughters": "granddaughter"}  # words of one sex RELATIONS does not hold
+_KIN_PLURAL = {"child": "children", "parent": "parents", "best friend": "best friends"}
+_REL_NAME = r"(?!I\b)[A-Z][a-zA-Z'\-]+(?:\s+(?!I\b|Is\b|Was\b)[A-Z][a-zA-Z'\-]+)?"
+
+
+def _relative_named(text: str, relation: str, whose: list[str], own: bool) -> str | None:
+    """The name a message gives an unnamed relative: "My husband is Tom" (``own``: its writer's relative),
+    "Nina's husband is Paul Grey", "Tom is Emma's husband" (``whose``: the names the person goes by); None."""
+    rel = re.escape(relation)
+    owners = [re.escape(w) + r"['’]s" for w in whose if w]
+    if own:
+        owners.append(r"[Mm]y")
+    if not owners or not text:
+        return None
+    of = "(?:" + "|".join(owners) + ")"
+    for rx in (rf"\b{of}\s+{rel}(?:['’]s\s+name)?\s*(?:,\s*)?(?:is|was|['’]s|is\s+called|is\s+named)\s+"
+               rf"(?P<n>{_REL_NAME})",
+               rf"(?P<n>{_REL_NAME})\s+(?:is|was)\s+{of}\s+{rel}\b"):
+        m = re.search(rx, text)
+        if m:
+            name = m.group("n").strip()
+            words = name.split()
+            if words and words[-1].casefold() in ("and", "but", "so", "who", "the"):
+                name = " ".join(words[:-1])
+            if name and name.split()[0].casefold() not in ("my", "his", "her", "their", "our", "the", "a", "an"):
+                return name
+    return None
+
+
+def _relation_facts(s, where):
+    """``[(subject id, subject name, relation, relative's name, relative's entity id or None, evidence record id or
+    None)]`` of the current ``relation:`` facts ``where`` selects: a relative known only as "Emma Stone's husband"
+    takes the name its message gives ("My husband is Tom"), else is left out."""
+    from sqlmodel import select
+
+    from core.store.schema import Entity, Evidence, Fact, FactEntity, Record
+
+    out = []
+    for f in s.exec(select(Fact).where(Fact.domain == "relationships", Fact.key.startswith("relation:"),
+                                       Fact.superseded_by.is_(None), Fact.tombstoned_at.is_(None), *where)
+                    .order_by(Fact.id)).all():
+        rel = f.key.split(":")[1]
+        subj = s.get(Entity, f.subject_entity_id)
+        if subj is None or subj.tombstoned_at is not None:
+            continue
+        obj = s.exec(select(Entity.id, Entity.canonical_name).join(FactEntity, FactEntity.entity_id == Entity.id)
+                     .where(FactEntity.fact_id == f.id, FactEntity.role == "object",
+                            Entity.tombstoned_at.is_(None))).first()
+        oid, who = (obj[0], obj[1]) if obj else (None, f.value)
+        rid = s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id).order_by(Evidence.record_id)).first()
+        if not who or who.casefold() == rel or who.endswith(f"'s {rel}"):  # "Emma Stone's husband": by no name
+            named = None
+            for ev_rid, excerpt in s.exec(select(Evidence.record_id, Evidence.excerpt)
+                                          .where(Evidence.fact_id == f.id).order_by(Evidence.record_id)).all():
+                rec = s.get(Record, ev_rid)
+                if rec is None or rec.tombstoned_at is not None:
+                    continue
+                own = rec.sender_entity_id == subj.id
+                whose = [subj.canonical_name, subj.canonical_name.split()[0]]
+                named = _relative_named(excerpt or "", rel, whose, own) or \
+                    _relative_named(rec.text or "", rel, whose, own)
+                if named:
+                    rid = ev_rid
+                    break
+            if not named:
+                continue
+            who = named
+        out.append((subj.id, subj.canonical_name, rel, who, oid if obj and who == obj[1] else None, rid))
+    return out
+
+
+def _goes_by(name: str, asked: str, canonical: str | None) -> bool:
+    """Whether a relative's ``name`` as a message gives it ("Tom", "Paul Grey") is the person asked about."""
+    n = " ".join(name.casefold().split())
+    names = {" ".join(x.casefold().split()) for x in (asked, canonical) if x}
+    if n in names:
+        return True
+    return len(n.split()) == 1 and any(n == x.split()[0] for x in names)
+
 
 def relative_question(c, question: str):
     """A :class:`RelativeQuestion` when ``question`` asks who a known person's relative is ("who is Ana's boss?",
     "who is my sister?", "whats toms wifes name": the name asked for) — with the relatives the graph holds, none
     when it holds none (the answer then says so, never another relative's fact); the list of ``(id, name, kind,
-    hint)`` when the name fits several; None otherwise (recall answers).  Reads only."""
+    hint)`` when the name fits several; None otherwise (recall answers).  Either direction: "who is Tom's wife?" is
+    answered by "Tom is Emma's husband" (Emma wrote "my husband is Tom"), "who is Max's father?" by Ben's "my son
+    Max", "who are my siblings?" by every brother and sister.  Reads only."""
     from core.extraction.personal_facts import RELATIONS
 
     typed = _WHATS.sub("what is", question or "")
@@ -885,9 +988,12 @@ def relative_question(c, question: str):
     if not m:
         return None
     word = " ".join(m.group("rel").casefold().split())
-    rel = RELATIONS.get(word) or RELATIONS.get(word.rstrip("s"))
+    generic = word in _KIN_WORDS  # "siblings": brothers and sisters, "parents": the mother and the father
+    rel = _KIN_WORDS.get(word) or _KIN_MORE.get(word) or RELATIONS.get(word) or RELATIONS.get(word.rstrip("s"))
     if rel is None:
         return None
+    kind, sex = _KIN.get(rel, (None, None))
+    asked = None
     if m.group("my"):
         from app.memory import owner_entity
 
@@ -901,52 +1007,102 @@ def relative_question(c, question: str):
         e = _entity_or_choices(c, asked)
         if e is None and typed_s:
             e = _entity_or_choices(c, asked + "s")  # "James boss" (no apostrophe): James
-        if e is None or isinstance(e, list):
+        if isinstance(e, list):
             return e
-        eid, name, subject = e.id, e.canonical_name, e.canonical_name
-    from sqlmodel import select
+        if e is None:  # no one of that name: a relative known only by it ("Tom", Emma's husband) may still be
+            if kind is None or kind not in _KIN_INVERSE:
+                return None
+            eid, name, subject = None, asked[:1].upper() + asked[1:], ""
+        else:
+            eid, name, subject = e.id, e.canonical_name, e.canonical_name
+    from app.memory import owner_entity
+    from core.store.schema import Fact
 
-    from core.store.schema import Entity, Evidence, Fact, FactEntity
-
+    me_id = (owner_entity(c) or (None,))[0]
     people: list[tuple[str, int | None]] = []
+
+    def add(who: str, rid):
+        if all(who != p for p, _r in people):
+            people.append((who, rid))
+
     with c.db.session() as s:
-        for f in s.exec(select(Fact).where(Fact.subject_entity_id == eid, Fact.domain == "relationships",
-                                           Fact.key.startswith(f"relation:{rel}"), Fact.superseded_by.is_(None),
-                                           Fact.tombstoned_at.is_(None)).order_by(Fact.id)).all():
-            if f.key != f"relation:{rel}" and not f.key.startswith(f"relation:{rel}:"):
-                continue  # "relation:brother-in-law" is no brother
-            obj = s.exec(select(Entity.canonical_name).join(FactEntity, FactEntity.entity_id == Entity.id).where(
-                FactEntity.fact_id == f.id, FactEntity.role == "object", Entity.tombstoned_at.is_(None))).first()
-            who = obj or f.value
-            if not who or who.casefold() == rel or who.endswith(f"'s {rel}"):
-                continue  # "Ana Lima's sister": a relative known to exist, by no name
-            rid = s.exec(select(Evidence.record_id).where(Evidence.fact_id == f.id)
-                         .order_by(Evidence.record_id)).first()
-            if all(who != p for p, _r in people):
-                people.append((who, rid))
-    people.sort(key=lambda p: p[0].casefold())
+        if eid is not None:  # their own: "my sister Clara" (Ben's), "Nina's husband is Paul" (of Nina)
+            for _sid, _sname, r, who, _oid, rid in _relation_facts(s, [Fact.subject_entity_id == eid]):
+                if r == rel or (generic and _KIN.get(r, (None,))[0] == kind):
+                    add(who, rid)
+        if kind in _KIN_INVERSE:  # the other way: they are the relative of someone ("my son Max": Max's parent)
+            back = _KIN_INVERSE[kind]
+            rels = [r for r, (k, _x) in _KIN.items() if k == back]
+            facts = _relation_facts(s, [_relation_keys(rels)])
+            sexes = _sexes(s, {f[0] for f in facts}) if sex is not None else {}
+            for sid, sname, r, who, oid, rid in facts:
+                if _KIN.get(r, (None,))[0] != back or sid == eid:
+                    continue
+                if not (oid is not None and oid == eid or oid is None and
+                        name != "you" and _goes_by(who, asked or "", name)):
+                    continue
+                if sex is not None and sexes.get(sid, sex) != sex:
+                    continue  # "who is Max's father?": not the one known to be someone's mother
+                add("you" if sid == me_id else sname, rid)
+    people.sort(key=lambda p: (p[0] == "you", p[0].casefold()))
+    if eid is None and not people:
+        return None  # no one of that name, and no relative by it: recall answers
     q = RelativeQuestion(name, rel, people, subject=subject)
     if people and people[0][1] is not None:
         q.result = _as_result(c, people[0][1])
     return q
 
 
+def _relation_keys(rels: list[str]):
+    """A where-clause: a ``relation:`` fact key of one of ``rels`` ("relation:son" or "relation:son:max")."""
+    from sqlalchemy import or_
+
+    from core.store.schema import Fact
+
+    return or_(*[Fact.key == f"relation:{r}" for r in rels], *[Fact.key.startswith(f"relation:{r}:") for r in rels])
+
+
+def _sexes(s, ids: set) -> dict:
+    """The sex the graph's facts give the people ``ids`` by naming them someone's husband, mother, sister …:
+    ``{entity id: "m" or "f"}`` (those it gives none, or both, left out)."""
+    from sqlmodel import select
+
+    from core.store.schema import Fact, FactEntity
+
+    seen: dict = {}
+    if not ids:
+        return seen
+    for ent, key in s.exec(select(FactEntity.entity_id, Fact.key).join(Fact, Fact.id == FactEntity.fact_id).where(
+            FactEntity.entity_id.in_(ids), FactEntity.role == "object", Fact.domain == "relationships",
+            Fact.key.startswith("relation:"), Fact.superseded_by.is_(None), Fact.tombstoned_at.is_(None))).all():
+        x = _KIN.get(key.split(":")[1], (None, None))[1]
+        if x:
+            seen.setdefault(ent, set()).add(x)
+    return {e: next(iter(v)) for e, v in seen.items() if len(v) == 1}
+
+
 def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer:
-    """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." — citing the first fact's evidence."""
+    """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." / "Beth, Jane and Sam are your
+    siblings." — citing the first fact's evidence."""
     whose = "your" if q.name == "you" else f"{q.name}'s"
     if not q.people:  # no such fact: their own message that says "my <relation>" may still tell — never another
         # person's ("Tom Weller's wife Emma says hi" is no answer to "who is my wife?")
         word = re.compile(rf"\b[Mm]y\s+{re.escape(q.relation)}s?\b")
         for n, r in enumerate(results, 1):
-            if _get(r, "kind") == "record" and _get(r, "sender") == q.subject and word.search(_get(r, "text") or ""):
+            if _get(r, "kind") == "record" and q.subject and _get(r, "sender") == q.subject and \
+                    word.search(_get(r, "text") or ""):
                 return MemoryAnswer(f"{best_sentence(q.relation, _get(r, 'text') or '', _get(r, 'sender'))} "
                                     f"{_cite([n])}", [n], "who")
         return MemoryAnswer(f"Nothing in your records says who {whose} {q.relation} is.", [], "who", True)
     rid = q.result.record_id if q.result is not None else None
     cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
     names = [p for p, _r in q.people]
-    text = f"{_and(names)} is {whose} {q.relation}." if len(names) == 1 else \
-        f"{_and(names)} are {whose} {q.relation}s."
+    if names == ["you"]:
+        text = f"You are {whose} {q.relation}."
+    elif len(names) == 1:
+        text = f"{names[0]} is {whose} {q.relation}."
+    else:  # "Beth, Jane and Sam are your siblings"
+        text = f"{_and(names)} are {whose} {_KIN_PLURAL.get(q.relation, q.relation + 's')}."
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
 
 
