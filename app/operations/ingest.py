@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import threading
 from concurrent.futures import Future
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -169,20 +170,55 @@ def _sent_files(rec: Record, name: str) -> list[str]:
             if n and n.strip() != "omitted" and "." in n]
 
 
-def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
-    """Complete a photo, voice note or video from the chat line that sent it (``sent``: sent file path → chat
-    record, this import's): its time when the file gave only a day or none (WhatsApp's ``IMG-20230512-WA0003.jpg``
-    has no EXIF and a day alone in its name), and its sender.  The record keeps its hash as read
-    (:attr:`ingestors.base.Record.read_hash`), so the file imported alone later is the same record."""
+def _weak_time(sent_at, attrs: dict | None) -> bool:
+    """Whether a photo's, voice note's or video's time is no better than a day (or none): a chat line that sent it
+    times it.  A real capture time (EXIF, a clip's creation time, a time of day in its name) is kept."""
+    a = attrs or {}
+    return sent_at is None or bool(a.get("date_only")) or a.get("time_basis") is None
+
+
+_LINE_DAY_SLACK = 1
+"""Days a WhatsApp file name's day may lie from its chat line's local day (a file received after midnight)."""
+
+
+def _line_for(rec: Record, name: str, sent: dict[str, Record]) -> Record | None:
+    """The chat line of ``sent`` (sent file path → chat record) that sent the file ``name`` (``rec`` read from it):
+    the line that names that path, or the same file name in a folder above it (a Media/ folder beside the chat
+    file); else, when the file was read from elsewhere (imported alone, from a copy), the one line that sent a file
+    of that name, provided its local day is within a day of the one the file gave (``attrs["local_date"]``, or its
+    time; a file that gave none is not matched by its name alone)."""
     path = os.path.normpath(name)
     line = sent.get(path)
     folder = os.path.dirname(path)
     while line is None and os.path.dirname(folder) != folder and folder:  # a Media/ folder beside the chat file
         folder = os.path.dirname(folder)
         line = sent.get(os.path.join(folder, os.path.basename(path)))
+    if line is not None:
+        return line
+    base = os.path.basename(path).casefold()
+    lines = {id(x): x for k, x in sent.items() if os.path.basename(k).casefold() == base}
+    if len(lines) != 1:
+        return None  # none, or two chats sent a file of that name: which one is not known
+    [line] = lines.values()
+    day = rec.attrs.get("local_date")
+    try:
+        day = date.fromisoformat(str(day)[:10]) if day else (rec.sent_at.date() if rec.sent_at else None)
+    except ValueError:
+        day = None
+    if day is None or line.sent_at is None or abs((line.sent_at.date() - day).days) > _LINE_DAY_SLACK:
+        return None  # a file without a day of its own ("image.jpg") is not told apart by its name alone
+    return line
+
+
+def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
+    """Complete a photo, voice note or video from the chat line that sent it (``sent``: sent file path → chat
+    record, this import's): its time when the file gave only a day or none (WhatsApp's ``IMG-20230512-WA0003.jpg``
+    has no EXIF and a day alone in its name), and its sender.  The record keeps its hash as read
+    (:attr:`ingestors.base.Record.read_hash`), so the file imported alone later is the same record."""
+    line = _line_for(rec, name, sent)
     if line is None or rec.kind not in _MEDIA_KINDS:
         return
-    weak = rec.sent_at is None or rec.attrs.get("date_only") or rec.attrs.get("time_basis") is None
+    weak = _weak_time(rec.sent_at, rec.attrs)
     if not weak and rec.sender is not None:
         return
     rec.read_hash = rec.content_hash
@@ -204,15 +240,195 @@ def _time_from_chat(rec: Record, name: str, sent: dict[str, Record]) -> None:
         rec.thread = rec.thread or line.thread
 
 
+_NEAR_LINE = timedelta(hours=36)
+"""How far a file's day-only time (noon of its day, in some zone) may lie from the line that sent it."""
+
+
+def _stored_record(row, path: str, sender: str | None = None) -> Record:
+    """A stored record (``core.store.schema.Record``) as its ingestor read it, for :func:`_time_from_chat`: its
+    time at the offset it was sent at, its notes apart from its attrs; ``sender``: its sender's name, if any."""
+    from ingestors.base import Party
+
+    attrs = dict(row.attrs or {})
+    notes = attrs.pop("notes", None)
+    return Record(source_path=path, external_id=row.external_id, kind=row.kind, text=row.text or "",
+                  sent_at=clock.local_time(row.sent_at, row.utc_offset), subject=row.subject, thread=row.thread,
+                  attrs=attrs, notes=list(notes) if isinstance(notes, list) else [],
+                  sender=Party(name=sender) if sender else None)
+
+
+def _names_of(s, ids) -> dict[int, str]:
+    from core.store.schema import Entity
+
+    ids = sorted({int(i) for i in ids if i})
+    return dict(s.exec(select(Entity.id, Entity.canonical_name).where(Entity.id.in_(ids))).all()) if ids else {}
+
+
+def _stored_media_for_lines(c, sent: dict[str, Record]) -> list[tuple]:
+    """Stored photos, voice notes and videos with a day-only time (or none) that a chat line of this import sent
+    (:func:`_line_for`): an earlier import, or this one, stored the file before its chat was read.  Returns
+    ``(row id, record completed from its line, the line, the line's stored row id or None)``."""
+    from core.store.schema import Record as Row, Source
+
+    days = sorted({clock.ensure_utc(x.sent_at).date() for x in sent.values() if x.sent_at is not None})
+    if not days:
+        return []
+    cols = (Row, Source.path)
+    live = (Row.kind.in_(sorted(_MEDIA_KINDS)), Row.tombstoned_at.is_(None))
+    found: dict[int, tuple] = {}
+    with c.db.session() as s:
+        for r, path in s.exec(select(*cols).join(Source, Source.id == Row.source_id)
+                              .where(*live, Row.sent_at.is_(None))).all():
+            found[r.id] = (r, path)
+        for d in days:
+            start = datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+            for r, path in s.exec(select(*cols).join(Source, Source.id == Row.source_id).where(
+                    *live, Row.sent_at >= start - _NEAR_LINE, Row.sent_at < start + timedelta(days=1) + _NEAR_LINE)
+                    ).all():
+                found.setdefault(r.id, (r, path))
+        todo = [(r, path) for r, path in found.values() if _weak_time(r.sent_at, r.attrs)]
+        names = _names_of(s, [r.sender_entity_id for r, _ in todo])
+        out = []
+        for r, path in todo:
+            rec = _stored_record(r, path, names.get(r.sender_entity_id))
+            line = _line_for(rec, path, sent)
+            if line is None:
+                continue
+            line_id = s.exec(select(Row.id).where(Row.content_hash.in_(line.known_hashes), Row.kind == "chat",
+                                                  Row.tombstoned_at.is_(None))).first()
+            out.append((r.id, rec, line, line_id))
+    return out
+
+
+def _stored_lines_for_media(c, hashes: list[str]) -> list[tuple]:
+    """Stored photos, voice notes and videos among ``hashes`` (read in this import, no line of it sent them) whose
+    time is still a day alone, and the stored chat line that sent each (an earlier import read the chat first):
+    ``(row id, record completed from its line, the line, the line's row id)``."""
+    from core.store.schema import Record as Row, Source
+
+    if not hashes:
+        return []
+    out = []
+    with c.db.session() as s:
+        media = []
+        for i in range(0, len(hashes), 500):
+            media += s.exec(select(Row, Source.path).join(Source, Source.id == Row.source_id).where(
+                Row.content_hash.in_(hashes[i:i + 500]), Row.kind.in_(sorted(_MEDIA_KINDS)),
+                Row.tombstoned_at.is_(None), Row.sent_at.is_not(None))).all()
+        media = [(r, path) for r, path in media if _weak_time(r.sent_at, r.attrs)]
+        names = _names_of(s, [r.sender_entity_id for r, _ in media])
+        by_day: dict = {}
+        for r, path in media:
+            day = clock.ensure_utc(r.sent_at).date()
+            if day not in by_day:
+                start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+                lines = s.exec(select(Row, Source.path).join(Source, Source.id == Row.source_id).where(
+                    Row.kind == "chat", Row.tombstoned_at.is_(None), Row.sent_at >= start - _NEAR_LINE,
+                    Row.sent_at < start + timedelta(days=1) + _NEAR_LINE).order_by(Row.id)).all()
+                lines = [(x, p) for x, p in lines if (x.attrs or {}).get("media")]
+                who = _names_of(s, [x.sender_entity_id for x, _ in lines])
+                sent: dict[str, tuple] = {}
+                for x, p in lines:
+                    rec = _stored_record(x, p, who.get(x.sender_entity_id))
+                    for f in _sent_files(rec, p):
+                        sent.setdefault(f, (rec, x.id))
+                by_day[day] = sent
+            sent = by_day[day]
+            rec = _stored_record(r, path, names.get(r.sender_entity_id))
+            line = _line_for(rec, path, {k: v[0] for k, v in sent.items()})
+            if line is not None:
+                out.append((r.id, rec, line, next(i for x, i in sent.values() if x is line)))
+    return out
+
+
+def _retime_stored(c, found: list[tuple]) -> list[int]:
+    """Writer-thread work: each stored photo, voice note or video of ``found`` (:func:`_stored_media_for_lines`,
+    :func:`_stored_lines_for_media`) takes the time of the chat line that sent it, as it would have had the chat been
+    read first (:func:`_time_from_chat`: time, text, notes; the line's sender and recipients when it had none).
+    Its episode, full-text row and vector follow; each change is an ``AuditEvent`` ("retime").  A record that meanwhile
+    has a better time, or was forgotten, is left alone.  Returns the ids changed."""
+    from sqlmodel import update
+
+    from core.store import search
+    from core.store.schema import AuditEvent, Episode, Record as Row, RecordEntity
+
+    done: list[int] = []
+    with c.db.session() as s:
+        conn = s.connection()
+        for rid, rec, line, line_id in found:
+            row = s.get(Row, rid)
+            if row is None or row.tombstoned_at is not None or not _weak_time(row.sent_at, row.attrs):
+                continue
+            before = clock.ensure_utc(row.sent_at)
+            had_sender = rec.sender is not None
+            _time_from_chat(rec, rec.source_path, {os.path.normpath(rec.source_path): line})
+            if not rec.attrs.get("time_basis") == "chat-line":
+                continue
+            attrs = dict(rec.attrs)
+            if rec.notes:
+                attrs["notes"] = list(rec.notes)
+            sender_id = row.sender_entity_id
+            if not had_sender and sender_id is None and line_id is not None:
+                have = set(s.exec(select(RecordEntity.entity_id, RecordEntity.role)
+                                  .where(RecordEntity.record_id == rid)).all())
+                for x in s.exec(select(RecordEntity).where(RecordEntity.record_id == line_id, RecordEntity.role.in_(
+                        ("from", "to", "cc", "member")))).all():
+                    if (x.entity_id, x.role) not in have:
+                        have.add((x.entity_id, x.role))
+                        s.add(RecordEntity(record_id=rid, entity_id=x.entity_id, role=x.role, signal="chat-line",
+                                           score=x.score, alias_id=x.alias_id))
+                    if x.role == "from" and sender_id is None:
+                        sender_id = x.entity_id
+            todo = pipeline.Stage.VECTORS
+            if row.kind == "photo" and row.place_entity_id is not None:
+                todo |= pipeline.Stage.EVENTS
+            row.sent_at, row.utc_offset = clock.ensure_utc(rec.sent_at), clock.offset_minutes(rec.sent_at)
+            row.text, row.attrs, row.sender_entity_id = rec.text, attrs, sender_id
+            row.thread = row.thread or rec.thread
+            row.pending = int(row.pending or 0) | int(todo)
+            s.add(row)
+            conn.execute(update(Episode).where(Episode.record_id == rid).values(
+                t_valid=row.sent_at, text=pipeline.embed_text(row.subject, rec.text)))
+            search.index_record(conn, rid, row.subject or "", rec.text, pipeline._people_text(rec))
+            s.add(AuditEvent(action="retime", target=f"record:{rid}", detail={
+                "from": before.isoformat() if before else None, "to": row.sent_at.isoformat(),
+                "basis": "chat-line", "line_record": line_id, "line_source": line.source_path}))
+            done.append(rid)
+    return done
+
+
+def _complete_stored_media(c, sent: dict[str, Record], weak: list[str], defer: bool = False) -> list[int]:
+    """Stored media this import's chat lines time, and media of this import stored chat lines time
+    (:func:`_retime_stored`, on the writer); their vectors redone (left marked when ``defer``).  Returns the ids
+    changed."""
+    found = {x[0]: x for x in _stored_lines_for_media(c, list(dict.fromkeys(weak)))}
+    if sent:
+        found.update((x[0], x) for x in _stored_media_for_lines(c, sent) if x[0] not in found)
+    if not found:
+        return []
+    ids = c.writer.run(_retime_stored, c, list(found.values()))
+    if ids:
+        if not defer:
+            try:
+                c.writer.run(pipeline.vectors_stage, c, ids)
+            except Exception:  # left marked: the next import or `kith doctor --repair` completes it
+                pass
+        c.lock.touch()
+    return ids
+
+
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
                  batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
-                 defer: bool = False, cite: str | None = None, sent: dict[str, Record] | None = None) -> None:
+                 defer: bool = False, cite: str | None = None, sent: dict[str, Record] | None = None,
+                 weak: list[str] | None = None) -> None:
     """Stream one file's items in batches: dedupe by hash, encode the new ones once, hand each batch to
     the writer and read the next one meanwhile (at most one batch waiting on the writer).
 
     ``cite``: how the file is named in sources and errors when that is not its path (a zip member).
     ``sent``: this import's chat lines by the file each sent (:func:`_sent_files`): a chat's lines are
-    added, a photo, voice note or video is completed from its line (:func:`_time_from_chat`)."""
+    added, a photo, voice note or video is completed from its line (:func:`_time_from_chat`).
+    ``weak``: the hashes of this import's photos, voice notes and videos still timed by a day alone are added to it
+    (a chat stored earlier may time them: :func:`_complete_stored_media`)."""
     name = cite or str(path)
     try:
         file_hash = _file_hash(path)
@@ -268,6 +484,8 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                     sent.update((f, item) for f in _sent_files(item, name))
                 elif item.kind in _MEDIA_KINDS and sent:
                     _time_from_chat(item, name, sent)
+            if weak is not None and item.kind in _MEDIA_KINDS and _weak_time(item.sent_at, item.attrs):
+                weak.append(item.content_hash)
             pending.append(item)
             if len(pending) >= batch_size:
                 flush()
@@ -444,13 +662,14 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
         if ing is None and not file_errors:
             file_errors.append(IngestError(name, unsupported_reason(path)))
         elif ing is not None:
-            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer, cite, sent)
+            _ingest_file(c, ing, path, report, file_errors, batch_size, cancel, tick, defer, cite, sent, weak)
         report.errors += file_errors
         report.files_ok += not file_errors
         _quarantine(c, file_errors)
         report.files += 1
 
     sent: dict[str, Record] = {}  # chat lines by the file each sent: its photo is timed by the line
+    weak: list[str] = []  # this import's media timed by a day alone: a chat line stored earlier may time them
     workdir = c.settings.home / "tmp"  # extracted zip members live here only while they are read
     for path in files:
         if cancel is not None and cancel.is_set():
@@ -477,7 +696,14 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
             one(path)
         if report.cancelled:
             break
-    if report.records_added and not defer:
+    retimed: list[int] = []
+    if (sent or weak) and not (cancel is not None and cancel.is_set()):
+        try:  # media stored before the chat that sent them (another import, or this one) take its line's time
+            retimed = _complete_stored_media(c, sent, weak, defer)
+        except Exception as exc:
+            report.errors.append(IngestError(str(c.settings.home), "photos sent in chats could not be timed by their "
+                                             f"chat lines ({type(exc).__name__}: {exc})", "after import"))
+    if (report.records_added or retimed) and not defer:
         try:
             c.writer.run(pipeline.events_stage, c)
         except Exception as exc:
