@@ -16,16 +16,19 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from core.extraction.time_anchors import find_time_anchors
+from core.extraction.time_anchors import anchor_period, find_time_anchors
 
 RELATIONS = {
     "mom": "mother", "mum": "mother", "mother": "mother", "mama": "mother", "dad": "father", "father": "father",
     "papa": "father", "sister": "sister", "brother": "brother", "wife": "wife", "husband": "husband",
     "partner": "partner", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "son": "son", "daughter": "daughter",
-    "boss": "boss", "manager": "manager", "grandma": "grandmother", "grandmother": "grandmother",
+    "boss": "boss", "manager": "boss", "supervisor": "boss", "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
     "roommate": "roommate", "best friend": "best friend", "friend": "friend", "parents": "parents",
+    "kid": "child", "child": "child", "sibling": "sibling", "grandson": "grandson", "granddaughter": "granddaughter",
 }
+# A manager, a supervisor is one's boss ("who is my boss?" finds "my manager is Gavin Belson"); a kid, a child: a
+# child (of either sex; "my son", "my daughter" say which)
 # "my parents": the mother and the father, each (a fact of "my parents live in Cork" is one of each)
 _BOTH = {"parents": ("mother", "father")}
 KIN_NAMES = {"mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "mama": "mother",
@@ -50,12 +53,22 @@ RELATIONS.update({f"{k}-in-law": f"{v}-in-law" for k, v in _IN_LAW.items()})
 RELATIONS.update({f"step{sep}{k}": f"step{v}" for k, v in _STEP.items() for sep in ("", "-")})
 RELATIONS.update({f"half-{k}": f"half-{k}" for k in ("sister", "brother")})
 FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "daughter", "grandmother",
-          "grandfather", "aunt", "uncle", "cousin", "partner"} | {v for k, v in RELATIONS.items() if "-" in k or
+          "grandfather", "child", "sibling", "grandson", "granddaughter", "grandchild", "aunt", "uncle", "cousin", "partner"} | {v for k, v in RELATIONS.items() if "-" in k or
                                                                   k.startswith("step")}
 
 # a relation word is whole: not the start of a longer one ("brother" in "brother-in-law", "ex" forms are not listed
 # and so are no relation: "my ex-wife" is no wife)
-_REL = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) + r")(?![\w-])"
+_REL = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) + r")(?![\w-])" + \
+    r"(?!(?<=\bkid) (?:brother|sister)\b)"  # "my kid brother" is a brother
+PLURALS = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter", "sisters": "sister",
+           "brothers": "brother", "cousins": "cousin", "friends": "friend", "best friends": "best friend",
+           "siblings": "sibling", "grandkids": "grandchild", "grandchildren": "grandchild", "grandsons": "grandson",
+           "granddaughters": "granddaughter", "aunts": "aunt", "uncles": "uncle", "roommates": "roommate",
+           "bosses": "boss", "managers": "boss"}
+"""A relation word in the plural and the relation each one named is ("my kids Mia and Noah": each a child).  Not
+in :data:`_REL`: a plural with no names ("my kids are at camp") is no one in particular."""
+_PLURAL = "(?:" + "|".join(sorted((re.escape(k) for k in PLURALS), key=len, reverse=True)) + r")(?![\w'’-])"
+RELATIONS.update({k: v for k, v in PLURALS.items() if k not in RELATIONS})  # "who are my kids?" (app.answer)
 _NOT_I = r"(?!I\b|I['’])"  # the pronoun is no word of a name, an employer or a place ("Since March I've been…",
 # "Initech and I'm", "Leeds, I love it")
 _NAME = rf"{_NOT_I}[A-Z][a-zA-Z'\-]+(?: {_NOT_I}[A-Z][a-zA-Z'\-]+){{0,2}}"
@@ -137,7 +150,9 @@ great nice actually anyway sadly luckily ok okay sure dear hope glad sorry if wh
 because although though just still even only already soon
 everyone everybody someone somebody nobody noone anyone anybody people folks everything nothing all both many most
 some none each others we're we've we'd we'll they're they've you're you've it's that's there's here's let's
-i'm i've i'd i'll remember heard hear imagine note tell ask see look listen wait bet know think say""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
+i'm i've i'd i'll remember heard hear imagine note tell ask see look listen wait bet know think say honestly
+basically seriously obviously literally clearly frankly surprisingly fortunately unfortunately funnily weirdly
+who what where which why how""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
 
 
 _TEMPORAL = frozenset("""on in at since by from during until till before after last next this early late mid
@@ -227,9 +242,9 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
     # "I'm moving to Hamburg next month for a new job at Airbus", "Ana relocated to Leeds for a job with Arup": the
     # job a move is for (the move's own home is read by the home pattern)
     (re.compile(rf"\b{_HOME_SUBJ}{_AUX}(?: {_ADV})? (?:moving|moved|move|moves|relocating|relocated|relocate|"
-                rf"heading|going) (?:back )?(?:to|out to|over to) [^,;.!?]{{1,60}}? for (?:a |an |the |my |her |his |"
-                rf"their )?(?:new |first |full-time |permanent )?(?:job|position|role|post) (?:at|with) "
-                rf"(?:the )?(?P<org>{_ORG})"), "employer"),
+                rf"heading|going) (?:back )?(?:to|out to|over to) [^,;.!?]{{1,60}}? for (?:a |an |the |my |our |"
+                rf"(?P<det>her|his|their) )?(?:new |first |full-time |permanent )?(?:job|position|role|post) "
+                rf"(?:at|with) (?:the )?(?P<org>{_ORG})"), "move_job"),
     # "I've been at Initech for three years", "Ana has been with Globex since 2019": a job held up to now (not "had
     # been": a job that was; not "I'm at Initech", nor weeks: where one is may be a visit, a hospital stay)
     (re.compile(rf"\b{_SUBJ}(?:['’]ve| have| has|['’]s)(?: {_ADV})? been (?:at|with) (?:the )?(?P<org>{_ORG}),? "
@@ -288,6 +303,12 @@ _SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
     (re.compile(rf"\b{_HOME_SUBJ} lived (?:in|at) (?:the )?(?P<val>{_PLACE}){_SPELL_TAIL}"), (_HOME,)),
     (re.compile(rf"\b{_SUBJ} worked (?:at|for) (?:the )?(?P<val>{_ORG}){_SPELL_TAIL}"), (_JOB,)),
 ]
+# A spell dated by a span of time and no end ("I lived in Rome in early 2021", "In 2019 we lived in Oslo", "I worked
+# at Initech last year"): it held in that span and ended at its end (no later than the message's day)
+_DATED_SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
+    (re.compile(rf"\b{_HOME_SUBJ} lived (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_SUBJ} worked (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
+]
 _SPELL_RANGE = re.compile(rf"^,? (?:{_SPAN},? )?{_RANGE}")
 _SPELL_UNTIL = re.compile(rf"^,? (?:{_SPAN},? )?{_UNTIL}")
 _SPELL_THEN = re.compile(rf"\b(?:before (?:moving|I moved|we moved|relocating|I relocated)|(?:and )?then (?:moved|"
@@ -308,6 +329,84 @@ _THEN = re.compile(rf"^(?: (?:last|this|in|on) \w+| \w+ ago)?,? (?:for (?!good\b
                    rf"Year)(?:the )?(?P<then>{_PLACE})|to join (?:the )?(?P<join>{_ORG}))")
 _OF_MENTION = re.compile(rf"\b{_OF}\b")
 _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
+# Relatives named in a statement of who they are: "My boss is Gavin Belson", "Gavin Belson is my manager", "My kids
+# are Mia and Noah", "Lily and Max are my kids", "my sisters Ana and Julia" (a plural with its names), and another
+# person's: "Ben's daughter is Lily", "Ben Carter's kids are Lily and Max", "Lily is Ben's daughter".
+_OWNER = rf"(?P<of>{_NOT_I}[A-Z][a-zA-Z\-]+(?: {_NOT_I}[A-Z][a-zA-Z\-]+){{0,2}})['’]s"
+_WHOSE = rf"(?:(?P<my>[Mm]y)|{_OWNER})"
+_LIST = rf"{_NAME}(?:, {_NAME})*,? (?:and|&) {_NAME}"
+_STARTS = r"(?:^|(?<=[\s,;:(\"“]))"
+_NAMED_AS = [
+    re.compile(rf"\b{_WHOSE} (?P<rel>{_REL})(?:['’]s (?:full )?name)? is (?:called )?(?P<names>{_NAME})"),
+    re.compile(rf"\b{_WHOSE} (?P<prel>{_PLURAL})(?:['’] names)? are (?:called )?(?P<names>{_LIST})"),
+    re.compile(rf"\b{_WHOSE} (?P<prel>{_PLURAL}),? (?P<names>{_LIST})"),
+    re.compile(rf"{_STARTS}(?P<names>{_NAME}) is {_WHOSE} (?P<rel>{_REL})"),
+    re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} (?P<prel>{_PLURAL})"),
+]
+_NOT_A_NAME = frozenset("""american british english scottish welsh irish french german
+italian spanish portuguese dutch belgian swiss austrian polish czech russian ukrainian greek turkish swedish norwegian
+danish finnish icelandic chinese japanese korean indian pakistani thai vietnamese filipino indonesian australian
+canadian mexican brazilian argentinian chilean colombian peruvian cuban african nigerian kenyan egyptian moroccan
+israeli iranian arab arabic european asian latino latina catholic christian protestant jewish muslim hindu buddhist
+sikh atheist vegan vegetarian gay lesbian straight trans""".split())
+"""Capitalised words after "is" that name no one: a question word, a nationality, a faith, a diet ("My boss is
+Italian", "My sister is Vegan")."""
+
+
+def _names(text: str) -> list[str] | None:
+    """The names a list of names holds ("Mia, Noah and Eli": three), or None when any of them is no name: a word that
+    is no name ("My boss is Italian"), a possessive ("My boss is Tom's brother"), a date, a word in capitals."""
+    out = []
+    for name in re.split(r",? (?:and|&) |, ", text):
+        words = name.split()
+        if not words or words[0].casefold().replace("’", "'") in _NOT_NAMES | _NOT_A_NAME | _CALENDAR | \
+                frozenset(KIN_NAMES) or any(re.search(r"['’]s?$", w) for w in words) or \
+                any(len(w) > 1 and w.isupper() for w in words):
+            return None
+        out.append(name)
+    return out
+
+
+def _named_relatives(sentence: str, cited: str, sent_at: datetime | None, opened) -> tuple[list[FactCandidate],
+                                                                                           list[tuple[int, int]]]:
+    """Relatives :data:`_NAMED_AS` names in ``sentence``: a ``relationships`` fact each (of the writer for "my", of
+    the person named in the possessive otherwise), as of the message (as a mention is); and the spans it read, where
+    a mention ("my boss", "Ben's daughter") is no relative of its own.  Nothing from a statement someone else made
+    ("He said my boss is Tom"), a negated or hedged one ("If my boss is Tom"), or a possessive of no one named."""
+    out: list[FactCandidate] = []
+    spans: list[tuple[int, int]] = []
+    start = sent_at.date() if sent_at is not None else None
+    for rx in _NAMED_AS:
+        for m in rx.finditer(sentence):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue
+            rest = sentence[m.end():]
+            if re.match(r"['’]", rest) or (m.group("of") and _after_preposition(sentence, m, "of")):
+                continue  # "Tom is my boss's son", "Tom is my sister's": a relative of a relative
+            if _reported(opened, sentence[:m.start()]) or _negated(sentence, m.start()):
+                continue
+            raw = m.group("names")
+            if rx.pattern.startswith(_STARTS):
+                raw = clean_subject_name(raw, sentence[max(0, m.start() - 20):m.start()]) or ""
+            names = _names(raw)
+            if not names:
+                continue
+            rel = RELATIONS[m.group("rel").lower()] if m.groupdict().get("rel") else PLURALS[m.group("prel").lower()]
+            if rel in _BOTH:
+                continue  # "my parents are Ana and Tom": which is which is not said
+            if m.group("my"):
+                subj = Subject("speaker")
+            else:
+                of = _owner_name(m.group("of"), sentence[max(0, m.start("of") - 20):m.start("of")])
+                if of is None:
+                    continue
+                subj = Subject("name", name=of)
+            spans.append(m.span())
+            for name in names:
+                out.append(FactCandidate(subj, "relationships", "family" if rel in FAMILY else "social",
+                                         f"relation:{rel}:{name.lower()}", name, cited, 0.6, start, obj=name,
+                                         obj_kind="person"))
+    return out, spans
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
 # joined Globex" — read again as "I moved to Rome", "Ana joined Globex".
 _COORD = re.compile(rf"\b(?P<head>I|[Ww]e|[Mm]y (?:{_REL})(?: {_NAME})?|{_NAME}){_AUX}(?: {_ADV})? (?:left|quit|"
@@ -444,7 +543,7 @@ def _birthday_value(text: str) -> str:
     return f"{year.group(0)}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|(?-i:may|^\s*May(?=\s+$))|could|should|if|unless|whether|in case)\b[^,;]*$",
+_NEGATION = re.compile(r"\b(?:not|never|n['’]t|no longer|used to|would|might|maybe|perhaps|(?-i:may|^\s*May(?=\s+$))|could|should|if|unless|whether|in case)\b[^,;]*$",
                        re.I)
 """Words that hedge or negate what follows them in their clause; "may" in lower case only, or opening the sentence
 right before its subject ("May I move to Leeds") — "In May I moved to Leeds", "Since May I've lived in Rome" name
@@ -650,7 +749,12 @@ def _stated_as_written(clause: str, sentence: str, sent_at: datetime | None, anc
             if (subj.kind == "name" and _after_preposition(clause, m)) or (subj.of and _after_preposition(clause, m,
                                                                                                           "of")):
                 continue  # "My friend who works at Initech moved to Bath": Initech is where, not who
-            if m.groupdict().get("we") and what != "home":
+            if what == "move_job":  # "We're moving to Hamburg for a new job at Airbus": the writer's job too (a
+                # household moves for one of its own; "for her new job": someone else's)
+                if m.group("det") and _first_person(m) and not m.group("rel") and not m.group("bare"):
+                    continue
+                what = "employer"
+            elif m.groupdict().get("we") and what != "home":
                 continue
             if _negated(clause, m.start()):
                 continue  # "I never lived in Berlin", "I didn't move to Madrid", "Unless I move to Leeds"
@@ -741,6 +845,41 @@ def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened
                 keys = (_HOME,)
             out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                      time_note=note, ends=keys, then=then, held=True, held_from=held_from))
+    return out + _dated_spells(sentence, cited, sent_at, anchors, opened, out)
+
+
+def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened,
+                  found: list[FactCandidate]) -> list[FactCandidate]:
+    """Past spells of :data:`_DATED_SPELLS` in ``sentence`` that :data:`_SPELLS` did not read: the simple past with
+    a span of time right after it or opening its clause ("I lived in Rome in early 2021", "Back in 2019, we lived in
+    Oslo") — held from the span's first day (:func:`~core.extraction.time_anchors.anchor_period`) and ended the day
+    after its last, or on the message's day when that is sooner ("I lived in Rome this year").  A day ("I lived in
+    Rome on Monday"), a bare past ("I lived in Paris") or a span still to come dates no spell."""
+    if sent_at is None:
+        return []
+    out: list[FactCandidate] = []
+    told = {(c.value, c.key) for c in found}
+    for rx, keys in _DATED_SPELLS:
+        for m in rx.finditer(sentence):
+            if (_first_person(m) and _reported(opened, sentence[:m.start()])) or _negated(sentence, m.start()):
+                continue
+            subj = _subject(m)
+            value = _TRAILING_WEEKDAY.sub("", _value(m.group("val")))
+            if (subj.kind == "name" and (not subj.name or _after_preposition(sentence, m))) or \
+                    value.split()[0].casefold() in _NOT_NAMES or (value, keys[0][2]) in told:
+                continue
+            after = [a for a in anchors if m.end() <= a.span[0] and not sentence[m.end():a.span[0]].strip(" ,")]
+            before = [a for a in anchors if a.span[1] <= m.start() and not sentence[a.span[1]:m.start()].strip(" ,")]
+            anchor = (after or before or [None])[0]
+            if anchor is None or re.match(r"(?i)(?:since|until|till|by|from)\b", anchor.phrase):
+                continue
+            span = anchor_period(anchor)
+            if span is None or span[0] > sent_at.date():
+                continue
+            end = min(span[1], sent_at.date())
+            out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, end,
+                                     time_note=f'"{anchor.phrase}" = {span[0].isoformat()} to {end.isoformat()}',
+                                     ends=keys, held=True, held_from=span[0]))
     return out
 
 
@@ -806,9 +945,12 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                 out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                          time_note=note, ends=keys, then=then, held=then is not None))
         out += _spells(sentence, cited, sent_at, anchors, opened)
+        named, read = _named_relatives(sentence, cited, sent_at, opened)
+        out += named
+        within = lambda i: any(a <= i < b for a, b in read)  # noqa: E731  ("My boss is Tom": no boss apart from Tom)
         for m in _OF_MENTION.finditer(sentence):  # "Nina's sister lives in Oslo": Nina has a sister
             of = _owner_name(m.group("of"), sentence[max(0, m.start() - 20):m.start()])
-            if not of or _after_preposition(sentence, m, "of") or _reported(opened, sentence[:m.start()]):
+            if within(m.start()) or not of or _after_preposition(sentence, m, "of") or _reported(opened, sentence[:m.start()]):
                 continue
             rel = RELATIONS[m.group("orel").lower()]
             name = _relname(m.group("orelname"))
@@ -824,6 +966,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
                                      cited, 0.6, _when(sentence, m.span(), anchors, sent_at)[0], obj=name,
                                      obj_kind="person"))
         for m in _MENTION.finditer(sentence):
+            if within(m.start()):
+                continue
             if _reported(opened, sentence[:m.start()]):
                 continue  # 'Tom wrote: "my sister …"': Tom's sister
             # a relative is one as of the message, whatever day its sentence is about ("My boss Carla wants the

@@ -378,6 +378,54 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
     return sorted(out, key=lambda a: a.span)
 
 
+_SEASON_WORD = re.compile(r"\b(spring|summer|autumn|fall|winter)\b", re.I)
+_YEAR_WORD = re.compile(r"\b(?:19|20)\d\d\b")
+_MONTH_WORD = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|"
+                         r"December)\b")
+
+
+def anchor_period(anchor: TimeAnchor) -> tuple[date, date] | None:
+    """The span of time ``anchor`` names when it names more than a day: (first day, the day after its last) —
+    "in 2021": 2021-01-01 to 2022-01-01; "early 2021" (a year's first third, as "late" is its last): 2021-01-01 to
+    2021-05-01, "mid-2021" 2021-05-01 to 2021-09-01, "late 2021" 2021-09-01 to 2022-01-01, "the end of 2021"
+    2021-12-01 to 2022-01-01; a season, its three months ("winter 2021": January and February); a month ("in March
+    2020", "last March"), its days (early, mid, late: its thirds, from the 1st, 11th, 21st); "last year", "this
+    month".  None for a day or a week ("yesterday", "on Monday", "3 days ago")."""
+    phrase, day = anchor.phrase, anchor.day
+    low = phrase.casefold()
+    part = re.search(r"\b(early|mid|middle|late|end|beginning|start)\b", low)
+    part = part.group(1) if part else None
+    if _SEASON_WORD.search(phrase):
+        shift = {"mid": 1, "late": 2}.get(part or "", 0)
+        first = _add_months(day, -shift).replace(day=1)
+        if first.month == 1:  # "winter 2021": its part in that year
+            return day, date(first.year, 3, 1)
+        return day, _add_months(first, 3)
+    if _MONTH_WORD.search(phrase) and day.day in (1, 11, 15, 21, 31) and not re.search(r"\d{1,2}(?:st|nd|rd|th)?\b(?! ?\d)", re.sub(r"(?:19|20)\d\d", "", phrase)):
+        first, nxt = day.replace(day=1), _add_months(day.replace(day=1), 1)
+        if part in ("early", "beginning", "start"):
+            return first, first.replace(day=11)
+        if part in ("mid", "middle"):
+            return first.replace(day=11), first.replace(day=21)
+        if part == "late":
+            return first.replace(day=21), nxt
+        if part == "end":
+            return None  # "at the end of May": its last day
+        return first, nxt
+    if _YEAR_WORD.search(phrase) and day.month in (1, 7, 9, 12) and day.day == 1 and \
+            re.fullmatch(r"(?:(?:in|since|during|by|until|from|back in|around) )?(?:the (?:very )?(?:end|beginning|"
+                         r"start|middle) of |(?:early|late|mid)[- ]?)?(?:19|20)\d\d", low):
+        y = day.year
+        return {"early": (date(y, 1, 1), date(y, 5, 1)), "beginning": (date(y, 1, 1), date(y, 5, 1)),
+                "start": (date(y, 1, 1), date(y, 5, 1)), "mid": (date(y, 5, 1), date(y, 9, 1)),
+                "middle": (date(y, 5, 1), date(y, 9, 1)), "late": (date(y, 9, 1), date(y + 1, 1, 1)),
+                "end": (date(y, 12, 1), date(y + 1, 1, 1))}.get(part or "", (date(y, 1, 1), date(y + 1, 1, 1)))
+    rel = re.fullmatch(r"(?:last|this|past) (year|month)", low)
+    if rel:
+        return (day, date(day.year + 1, 1, 1)) if rel.group(1) == "year" else (day, _add_months(day, 1))
+    return None
+
+
 _WEEKDAY_BEFORE = re.compile(r"\b" + _WEEKDAY_RE + r",?\s+(?:the\s+)?$")
 
 
