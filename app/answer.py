@@ -349,8 +349,36 @@ _PASTED_LINE = re.compile(r"\[?\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?\s+\d{1,2}[:.]\d
 Jonas Berg: " — where another person's words begin."""
 
 
+_ADDRESSED = (  # the owner's own message told back to the owner: its "you" is the one it was written to
+    (re.compile(r"\b([Yy])ou[’']re\b"), "they're"), (re.compile(r"\b([Yy])ou[’']ve\b"), "they've"),
+    (re.compile(r"\b([Yy])ou[’']ll\b"), "they'll"), (re.compile(r"\b([Yy])ou[’']d\b"), "they'd"),
+    (re.compile(r"\b([Yy])ou\s+are\b"), "they are"), (re.compile(r"\b([Yy])ou\s+were\b"), "they were"),
+    (re.compile(r"\b([Yy])ourselves\b"), "themselves"), (re.compile(r"\b([Yy])ourself\b"), "themselves"),
+    (re.compile(r"\b([Yy])ours\b"), "theirs"), (re.compile(r"\b([Yy])our\b"), "their"),
+    # "you" as a subject: at the start of a clause, or after a word that asks ("can you", "will you") …
+    (re.compile(r"(?:^|[.!?,;:]\s+|\b(?:[Cc]an|[Ww]ill|[Dd]o|[Ii]f|[Ss]o|[Aa]s|[Oo]r|[Cc]ould|[Ww]ould|[Dd]id|"
+                r"[Hh]ave|[Hh]ad|[Ss]hould|[Ss]hall|[Mm]ay|[Mm]ight|[Mm]ust|[Aa]nd|[Bb]ut|[Ww]hen|[Tt]hat|[Aa]re|"
+                r"[Ww]ere|[Tt]hen)\s+)([Yy])ou\b"), "they"),
+    (re.compile(r"\b([Yy])ou\b"), "them"),  # … else an object ("I'll see you", "come with you")
+)
+
+
+def _to_addressed(text: str) -> str:
+    """The owner's own message's "you/your/yours" as the one it was written to: "they/them/their/theirs" — "Come to
+    your place on Saturday?" (the owner to Tom) is told back to the owner as "Come to their place on Saturday?",
+    never as the owner's own place.  Quoted words stay as written."""
+    from core.extraction.text import _outside_quotes
+
+    def change(part: str) -> str:
+        for pat, rep in _ADDRESSED:
+            part = pat.sub(lambda m, r=rep: m.group(0)[:m.start(1) - m.start(0)] +
+                           (r[:1].upper() + r[1:] if m.group(1) == "Y" else r), part)
+        return part
+    return _outside_quotes(text, change)
+
+
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
-                  subject: str | None = None, owner: str | None = None) -> str:
+                  subject: str | None = None, owner: str | None = None, written: bool = True) -> str:
     """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
     filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
     own name does not count as a shared word (it matches their signature); a mail's ``subject``, written before
@@ -377,8 +405,10 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
         own, pasted = (best[:cut.start()], best[cut.start():]) if cut else (best, "")
         for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
             own = pat.sub(rep, own)
-        best = (second_person(own) if owner and speaker == owner else _agree(reported(own, speaker), speaker)) \
-            + pasted
+        if owner and speaker == owner:  # told back to its writer: "you" is whom it was written to, "I" is "you"
+            best = second_person(_to_addressed(own) if written else own) + pasted
+        else:
+            best = _agree(reported(own, speaker), speaker) + pasted
     words = best.split()
     if len(words) > limit:
         best = " ".join(words[:limit]) + " …"
@@ -1426,8 +1456,10 @@ def count_question(c, question: str):
         year = int(y.group(1)) if y else None
         since, until = _year_span(year)
         kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
-        return Count(kind or "message", None, None, year, tally(c, kinds=kinds, sender_id=me[0], recipient_id=e.id,
-                                                                since=since, until=until), to=e.canonical_name)
+        found = tally(c, kinds=kinds, sender_id=me[0], recipient_id=e.id, since=since, until=until)
+        if kind == "photo":  # "how many photos did I send Tom?": the chat lines whose file was not kept too
+            found = _with_chat_photos(c, found, sender_id=me[0], recipient_id=e.id, since=since, until=until)
+        return Count(kind or "message", None, None, year, found, to=e.canonical_name)
     for i, pattern in enumerate(_HOW_MANY):
         m = pattern.match(question or "")
         if not m:
@@ -1438,7 +1470,14 @@ def count_question(c, question: str):
         rest = m.group("rest") or ""
         y = _YEAR.search(rest)
         year = int(y.group(1)) if y else None
-        period = _counted_period(rest)
+        asked_by = None
+        if i < 2:
+            e = _entity_or_choices(c, m.group("name"))
+            if e is None or isinstance(e, list):
+                return e
+            asked_by = e
+        period = _counted_period(rest, lambda month: _month_year_of(
+            c, month, _KINDS_OF.get(kind, (kind,)) if kind else (), asked_by.id if asked_by is not None else None))
         if period is not None:  # "in April 2023", "last year": that span, not a place named "April"
             rest = rest[:period[3]]
         pm = _PLACE_IN.search(rest.strip())
@@ -1449,18 +1488,16 @@ def count_question(c, question: str):
         since, until = _year_span(year)
         sender = None
         sender_id = None
-        if i < 2:
-            e = _entity_or_choices(c, m.group("name"))
-            if e is None or isinstance(e, list):
-                return e
-            sender, sender_id = e.canonical_name, e.id
+        if asked_by is not None:
+            sender, sender_id = asked_by.canonical_name, asked_by.id
         if period is not None:
             since, until, label, _at = period
             year = None
         kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
-        return Count(kind, sender, place, year,
-                     tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until), i == 3,
-                     period=label if period is not None else None)
+        found = tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until)
+        if kind == "photo" and sender_id is not None and place is None:  # a chat line that sent one, file not kept
+            found = _with_chat_photos(c, found, sender_id=sender_id, since=since, until=until)
+        return Count(kind, sender, place, year, found, i == 3, period=label if period is not None else None)
     return None
 
 
@@ -1469,14 +1506,96 @@ _COUNTED_SPAN = re.compile(r"\b(?:in|during|from)\s+(?:January|February|March|Ap
                            re.IGNORECASE)
 
 
-def _counted_period(rest: str) -> tuple | None:
+_BARE_MONTH = re.compile(r"^(?:in|during|from)\s+(?P<month>[a-z]+)$", re.IGNORECASE)
+
+
+def _counted_period(rest: str, year_of=None) -> tuple | None:
     """``(since, until, label, where it starts in rest)`` of a span a count asks about that is not a bare year ("in
-    April 2023", "last year": :func:`period_of`), or None."""
+    April 2023", "last year": :func:`period_of`), or None.  A month without its year ("in June") is that month of
+    the year ``year_of(month)`` gives (:func:`_month_year_of`), said in the label ("In June 2024")."""
     m = _COUNTED_SPAN.search(rest or "")
     if m is None:
         return None
+    bare = _BARE_MONTH.match(m.group(0).strip())
+    if bare and year_of is not None and bare.group("month").casefold() in _MONTH_NAMES:
+        month = _MONTH_NAMES[bare.group("month").casefold()]
+        year = year_of(month)
+        since, until = _month_span(year, month)
+        return since, until, f"In {calendar.month_name[month]} {year}", m.start()
     span = period_of(m.group(0))
     return (span[0], span[1], span[2], m.start()) if span is not None else None
+
+
+_PHOTO_FILE = re.compile(r"(?i)\.(?:jpe?g|png|heic|heif|webp|gif|bmp|tiff?)$")
+_NOT_A_PHOTO_FILE = re.compile(r"(?i)\bSTK-|STICKER|\bVID-|VIDEO|AUDIO|PTT-|\.(?:mp4|mov|3gp|opus|ogg|m4a|pdf)$")
+
+
+def _chat_photos(c, *, sender_id: int | None, recipient_id: int | None = None, since=None, until=None):
+    """``(count, first, last)`` of the chat lines that sent a photo whose file is not among the records: a
+    WhatsApp line whose media the export left out ("<Media omitted>", "image omitted": ``attrs["media"]`` is
+    "omitted", no document name) or whose photo file was not imported ("IMG-20190101-WA0001.jpg (file attached)",
+    "<attached: 00000012-PHOTO-….jpg>" with no such file: stored as "[attached: …]").  A line whose file was
+    imported is its photo record already (counted there).  Reads only."""
+    from sqlmodel import select
+
+    from app.operations.graph import _live, _offsets
+    from core.store.schema import Record
+
+    live = _live(since=since, until=until, kinds=("chat",), sender_id=sender_id, recipient_id=recipient_id,
+                 offsets=_offsets(c) if since or until else None)
+    n, first, last, names = 0, None, None, []
+    with c.db.session() as s:
+        for rid, attrs, sent in s.exec(select(Record.id, Record.attrs, Record.sent_at).where(Record.id.in_(live))):
+            media = (attrs or {}).get("media")
+            if media == "omitted":
+                if (attrs or {}).get("media_name"):
+                    continue  # "Trip plan.pdf • 3 pages document omitted": a document
+            elif isinstance(media, str) and _PHOTO_FILE.search(media) and not _NOT_A_PHOTO_FILE.search(media):
+                names.append((media.replace("\\", "/").rsplit("/", 1)[-1], sent))
+                continue
+            else:
+                continue
+            n, first, last = n + 1, min(first or sent, sent), max(last or sent, sent)
+        if names:
+            held = set(s.exec(select(Record.external_id).where(Record.kind == "photo", Record.tombstoned_at.is_(None),
+                                                               Record.external_id.in_([x for x, _ in names]))).all())
+            for name, sent in names:
+                if name not in held:
+                    n, first, last = n + 1, min(first or sent, sent), max(last or sent, sent)
+    return n, clock.ensure_utc(first), clock.ensure_utc(last)
+
+
+def _with_chat_photos(c, t, **kw):
+    """The ``Tally`` ``t`` of photo records with the chat lines that sent a photo not among them
+    (:func:`_chat_photos`) added; their number as ``t.unexported``."""
+    import dataclasses
+
+    n, first, last = _chat_photos(c, **kw)
+    if not n:
+        return t
+    firsts = [x for x in (clock.ensure_utc(t.first) if t.records else None, first) if x is not None]
+    lasts = [x for x in (clock.ensure_utc(t.last) if t.records else None, last) if x is not None]
+    out = dataclasses.replace(t, records=t.records + n, first=min(firsts) if firsts else None,
+                              last=max(lasts) if lasts else None)
+    out.unexported = n
+    return out
+
+
+def _month_year_of(c, month: int, kinds: tuple = (), sender_id: int | None = None) -> int:
+    """The year "in June" means in a count: the latest June that has begun by now and holds records of ``kinds``
+    (sent by ``sender_id``; this June while it is going on, when it holds some), else the latest June that has
+    begun (this year's once it has started, last year's before)."""
+    from app.operations.graph import tally
+
+    now = clock.now()
+    latest = now.year if month <= now.month else now.year - 1
+    t = tally(c, kinds=kinds, sender_id=sender_id)
+    if t.records and t.first and t.last:
+        for year in range(min(latest, t.last.year), t.first.year - 1, -1):
+            since, until = _month_span(year, month)
+            if tally(c, kinds=kinds, sender_id=sender_id, since=since, until=until).records:
+                return year
+    return latest
 
 
 def _year_span(year: int | None) -> tuple[datetime | None, datetime | None]:
@@ -1518,9 +1637,16 @@ def count_answer(q) -> MemoryAnswer:
     where = f" in {q.place}" if q.place else ""
     when = f" {q.period[:1].lower()}{q.period[1:]}" if q.period else f" in {q.year}" if q.year else ""
     span = "," + _span(t.first, t.last) if t.records and t.first and t.last else ""
+    if span and when and span[1:].strip() == when.strip():  # "in June 2024, in June 2024": the days, not the month
+        span = f", from {day_text(t.first)} to {day_text(t.last)}"
     places = ""
     if q.place and t.places:
         places = " (" + _and([name for name, _n, _first in t.places[:3]]) + ")"
+    gone = getattr(t, "unexported", 0)
+    if gone:  # "<Media omitted>": a photo sent, its file not in the export
+        span += (" (the export left its file out)" if t.records == 1 else " (the export left their files out)") \
+            if gone == t.records else f" ({gone} of them without their file: the export left " \
+                                      f"{'it' if gone == 1 else 'them'} out)"
     if q.sender:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
     if q.to:
@@ -1980,8 +2106,9 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
                 continue
             if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
-    return MemoryAnswer(f"{best_sentence(question, text, speaker, subject=_get(t0, 'subject'), owner=owner)} "
-                        f"{_cite([n0])}", [n0], kind)
+    said = best_sentence(question, text, speaker, subject=_get(t0, 'subject'), owner=owner,
+                         written=_get(t0, 'kind') != 'episode')
+    return MemoryAnswer(f"{said} {_cite([n0])}", [n0], kind)
 
 
 _WHO_DID = re.compile(r"^\s*who\s+(?P<verb>[a-z]+ed|got\s+[a-z]+|made|took|gave|sent|won|lost|found|broke|paid|"

@@ -70,3 +70,109 @@ def test_someone_unknown_has_no_relative(family, question):
 def test_no_such_relative_is_said_so(family):
     assert family.turn("who is Ben's wife?").reply == "Nothing in your records says who Ben Carter's wife is."
     assert family.turn("who is my husband?").reply == "Nothing in your records says who your husband is."
+
+
+# ---- photos a WhatsApp chat sent whose file is not in the export; the owner's own "your place" told back ----
+
+TOM_CHAT = ("12/05/2023, 09:00 - Tom Hill: look at the kiln\n"
+            "12/05/2023, 09:01 - Tom Hill: IMG-20230512-WA0003.jpg (file attached)\n"  # the file is in the export
+            "12/05/2023, 09:02 - Tom Hill: <Media omitted>\n"
+            "13/05/2023, 10:03 - Tom Hill: IMG-20230513-WA0005.jpg (file attached)\n"  # the file is not
+            "13/05/2023, 10:04 - Tom Hill: notes.pdf (file attached)\n"  # no photo
+            "13/05/2023, 10:05 - Tom Hill: you can come to my place on Sunday\n"
+            "13/05/2023, 21:15 - Alex Morgan: IMG-20230513-WA0006.jpg (file attached)\n"
+            "13/05/2023, 21:16 - Alex Morgan: come to your place on Saturday?\n")
+ANA_CHAT = ("[14/05/2023, 09:00:00] Ana Lima: hello there\n"
+            "[14/05/2023, 09:01:00] Ana Lima: \u200e<attached: 00000012-PHOTO-2023-05-14-09-01-00.jpg>\n"
+            "[14/05/2023, 09:02:00] Ana Lima: \u200eimage omitted\n"
+            "[14/05/2023, 09:03:00] Alex Morgan: I'll come to your place tomorrow\n")
+
+
+@pytest.fixture
+def chats(container, tmp_path):
+    from PIL import Image
+
+    c = container
+    c.settings.owner_name = "Alex Morgan"
+    tom = tmp_path / "WhatsApp Chat with Tom Hill"
+    tom.mkdir()
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(tom / "IMG-20230512-WA0003.jpg")
+    (tom / "WhatsApp Chat with Tom Hill.txt").write_text(TOM_CHAT, encoding="utf-8")
+    ana = tmp_path / "WhatsApp Chat - Ana Lima"
+    ana.mkdir()
+    (ana / "_chat.txt").write_text(ANA_CHAT, encoding="utf-8")
+    rep = ingest(c, [tom, ana])
+    assert (rep.records_added, rep.errors) == (13, [])  # 12 chat lines and the one photo file
+    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [
+    # the photo imported (its line is that photo, counted once), "<Media omitted>", WA0005 not in the export
+    ("how many photos did Tom send me?",
+     "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    ("how many pictures has Tom sent me?",
+     "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    # iOS: "<attached: …PHOTO….jpg>" with no file, "image omitted"
+    ("how many photos did Ana send me?", "Ana Lima sent you 2 photos, on 14 May 2023 (the export left their files "
+                                         "out)."),
+    ("how many photos did I send Tom?", "You sent Tom Hill 1 photo, on 13 May 2023 (the export left its file out)."),
+])
+def test_a_photo_line_counts_without_its_file(chats, question, answer):
+    assert chats.turn(question).reply == answer
+
+
+def test_photos_from_someone_unknown_are_not_guessed(chats):
+    assert chats.turn("how many photos did Zed send me?").reply == "I found nothing about that."
+
+
+@pytest.mark.parametrize("question, answer", [
+    # the owner to Tom: "your place" is Tom's, never the owner's own
+    ("where will I go on Saturday?", "Come to their place on Saturday?"),
+    ("whose place will I go to tomorrow?", "You'll come to their place tomorrow"),
+])
+def test_the_owners_own_you_is_whom_they_wrote_to(chats, question, answer):
+    assert _said(chats.turn(question).reply) == answer
+
+
+def test_anothers_my_place_is_theirs(chats):
+    # Tom's "you can come to my place": "you" is the owner he wrote to, "my" is Tom's
+    assert _said(chats.turn("where can I go on Sunday?").reply) == "You can come to Tom Hill's place on Sunday"
+
+
+# ---- a month asked without its year ----
+
+@pytest.fixture
+def photos(container, tmp_path):
+    from helpers.photos import write_photo
+
+    u = timezone.utc
+    for i, when in enumerate([datetime(2022, 6, 3, 10, tzinfo=u), datetime(2022, 6, 20, 10, tzinfo=u),
+                              datetime(2024, 6, 5, 10, tzinfo=u), datetime(2024, 6, 28, 10, tzinfo=u),
+                              datetime(2024, 7, 2, 10, tzinfo=u)]):
+        write_photo(tmp_path / "p" / f"p{i}.jpg", when, 38.72, -9.14)
+    assert ingest(container, [tmp_path / "p"]).records_added == 5
+    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.mark.parametrize("now, question, answer", [
+    # the latest June with photos (none in 2023 or 2025), said with its year
+    (datetime(2025, 12, 1), "how many photos did I take in June?",
+     "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    (datetime(2025, 12, 1), "How many pictures did I take in july", "You took 1 photo in July 2024, on 2 July 2024."),
+    # June not yet begun this year: last year's has none, the one before it has
+    (datetime(2024, 5, 10), "how many photos did I take in June?",
+     "You took 2 photos in June 2022, from 3 June 2022 to 20 June 2022."),
+    # this June, going on
+    (datetime(2024, 6, 10), "how many photos did I take in June?",
+     "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    # no March with photos: this year's March, said so
+    (datetime(2025, 3, 15), "how many photos did I take in March?", "You took 0 photos in March 2025."),
+    # a year said is kept
+    (datetime(2025, 12, 1), "how many photos did I take in June 2022?",
+     "You took 2 photos in June 2022, from 3 June 2022 to 20 June 2022."),
+])
+def test_a_month_without_its_year(photos, now, question, answer):
+    from core import clock
+
+    with clock.frozen(now.replace(tzinfo=timezone.utc)):
+        assert photos.turn(question).reply == answer
