@@ -777,15 +777,71 @@ def envelope_time(from_line: str | None) -> datetime | None:
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
 
 
+@dataclass(frozen=True)
+class MailboxOrder:
+    """The order one mailbox writes its numeric dates in: ``order`` ``"DMY"`` (``13/05/2021``) or ``"MDY"``
+    (``05/13/2021``); ``example``: a date of it that reads in that order only, as written."""
+
+    order: str
+    example: str
+
+
+_ORDER_EVIDENCE = re.compile(rb"(?<![\d/.\-])(\d{1,2})([/-])(\d{1,2})\2((?:19|20)\d\d)(?![\d/\-])")
+ORDER_SCAN_BYTES = 256 * MIB
+"""How much of a mailbox :func:`mailbox_date_order` reads (its start) for the order of its numeric dates."""
+
+
+def mailbox_date_order(path: Path, limit: int = ORDER_SCAN_BYTES) -> MailboxOrder | None:
+    """The order a mailbox's numeric dates are written in, from the dates in it that read one way only — in its
+    headers and bodies (Date headers, forwarded messages' Date/Sent lines, "On 13/05/2021 … wrote:", a date in the
+    text): ``13/05/2021`` is day-first, ``05/13/2021`` month-first.  One order must be all there is, or at least
+    three times as common as the other; else None (the mailbox does not say).  Slashed and dashed dates with a
+    four-digit year count (a dotted date is day-first anyway); the first ``limit`` bytes are read, line by line."""
+    counts = {"DMY": 0, "MDY": 0}
+    example: dict[str, str] = {}
+
+    def tally(buf: bytes) -> None:
+        for m in _ORDER_EVIDENCE.finditer(buf):
+            a, b = int(m.group(1)), int(m.group(3))
+            order = "DMY" if 12 < a <= 31 and 1 <= b <= 12 else "MDY" if 12 < b <= 31 and 1 <= a <= 12 else None
+            if order:
+                counts[order] += 1
+                example.setdefault(order, m.group(0).decode("ascii"))
+
+    try:
+        with open(path, "rb") as fh:
+            carry, read = b"", 0
+            while read < limit:
+                chunk = fh.read(min(4 * MIB, limit - read))
+                if not chunk:
+                    break
+                read += len(chunk)
+                buf = carry + chunk
+                cut = buf.rfind(b"\n") + 1 or max(0, len(buf) - 64)  # the last line waits for the rest of it
+                carry = buf[cut:]
+                tally(buf[:cut])
+            tally(carry)
+    except OSError:
+        return None
+    dmy, mdy = counts["DMY"], counts["MDY"]
+    if dmy and dmy >= 3 * mdy:
+        return MailboxOrder("DMY", example["DMY"])
+    if mdy and mdy >= 3 * dmy:
+        return MailboxOrder("MDY", example["MDY"])
+    return None
+
+
 _NUMERIC_DATE = re.compile(r"^\s*(?:[^\W\d_]{2,12}\.?,?\s*)?(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
 
 
 def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes: list[str],
-                     relayed: datetime | None = None) -> datetime:
+                     relayed: datetime | None = None, order: "MailboxOrder | None" = None) -> datetime:
     """``day`` as dateutil read a numeric Date header (month first), or with day and month swapped when the
     header could be read either way (``01/02/2024``): the reading nearer the earliest ``Received:`` header's date
-    (``relayed``) or else the mbox envelope line's date when there is one, else day-first for dotted dates
-    (``01.02.2024``, the European form) and month-first otherwise — with a note saying which."""
+    (``relayed``) or else the mbox envelope line's date when there is one, else the order the mailbox writes its
+    numeric dates in (``order``, :func:`mailbox_date_order`: ``13/05/2021`` elsewhere in it says day-first), else
+    day-first for dotted dates (``01.02.2024``, the European form) and month-first otherwise — with a note saying
+    which."""
     m = _NUMERIC_DATE.match(value)
     if not m:
         return day
@@ -798,6 +854,9 @@ def _day_month_order(value: str, day: datetime, envelope: datetime | None, notes
         pick = min((day, swapped), key=lambda d: abs((d.date() - near.date()).days))
         why = ("the one nearer the earliest Received header's date" if relayed is not None else
                "the one nearer the mbox envelope line's date")
+    elif order is not None and sep != ".":
+        pick = swapped if order.order == "DMY" else day
+        why = f"this mailbox writes its dates {'day' if order.order == 'DMY' else 'month'}-first: {order.example!r}"
     else:
         pick = swapped if sep == "." else day
         why = "dotted dates are day-first" if sep == "." else "the common order of slashed dates"
@@ -917,13 +976,14 @@ def _zone_from_received(dt: datetime, relayed: datetime | None, notes: list[str]
 
 
 def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], attrs: dict,
-             received: list[str] | None = None) -> datetime | None:
+             received: list[str] | None = None, order: "MailboxOrder | None" = None) -> datetime | None:
     """When a message was sent, tz-aware (at the Date header's offset), from its Date header, else the earliest
     ``Received:`` header's date, else its mbox envelope line (UTC).
 
     * an RFC 5322 ``Date`` is used as it is (a zone name such as ``CEST`` at its offset; no zone, or an
       unknown one: the offset the earliest ``Received:`` header settles (:func:`_zone_from_received`), else UTC,
       ``attrs["date_source"] = "date-header-no-zone"``, see :func:`_parse_date`);
+    * a numeric date that reads either way (``04/05/2021``): :func:`_day_month_order` (``order``: the mailbox's);
     * another date with a time (``2024-03-01 10:00``) is used, read the same way when it has no zone;
     * a date with no time (``1999/01/31``) takes the envelope line's time when the envelope has
       the same day, else noon UTC of that day (``attrs["date_source"]`` says which);
@@ -945,7 +1005,7 @@ def _sent_at(date_value: str | None, mbox_from: str | None, notes: list[str], at
         notes.append("no Date header" + (fallback or ": time unknown"))
     elif (lenient := _lenient_date(date_value))[0] is not None:
         day, has_time = lenient
-        day = _day_month_order(date_value, day, envelope, notes, relayed)
+        day = _day_month_order(date_value, day, envelope, notes, relayed, order)
         if has_time:
             notes.append(f"Date header not in the standard form ({date_value!r}): read as written"
                          + ("" if day.tzinfo else ", in UTC"))
@@ -1473,13 +1533,14 @@ def _body_charset(msg: Message) -> str | None:
 
 
 def header_record(msg: Message, path: Path, index: int, text: str, notes: list[str],
-                  mbox_from: str | None = None) -> Record:
+                  mbox_from: str | None = None, order: "MailboxOrder | None" = None) -> Record:
     """The header → Record mapping of one parsed message (the one place that reads mail headers).
 
     Args:
         msg: the parsed message; path: its file; index: its 1-based position in the file;
         text: its body text (already chosen by :func:`body_of`); notes: notes so far (appended to);
         mbox_from: the mbox ``From_`` line, if any (kept in ``attrs``; its date is the fallback time).
+        order: the order its mailbox writes numeric dates in (:func:`mailbox_date_order`), or None.
     Returns:
         A Record of kind ``"email"`` (see :func:`message_records`).
     """
@@ -1499,7 +1560,7 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
     attrs: dict = {"index": index, "content_type": msg.get_content_type()}
     subject = first("subject")
     message_id = first("message-id")
-    sent_at = _sent_at(first("date"), mbox_from, notes, attrs, headers.get("received"))
+    sent_at = _sent_at(first("date"), mbox_from, notes, attrs, headers.get("received"), order)
     senders = _parties(undecoded("from") or undecoded("sender"), "from")
     recipients = _parties(undecoded("to"), "to") + _parties(undecoded("cc"), "cc")
     if len(senders) > 1:  # several authors (RFC 5322 3.6.2): the one Sender names sent it; the others are kept
@@ -1610,7 +1671,8 @@ def _trim_parts(raw: bytes) -> tuple[bytes, bool]:
     return b"".join(out), trimmed
 
 
-def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> list[Record]:
+def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None,
+                    order: "MailboxOrder | None" = None) -> list[Record]:
     """Turn one message's bytes into Records: the message itself, then each message forwarded inside it.
 
     Args:
@@ -1618,6 +1680,9 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         path: the file it came from; index: its 1-based position in that file.
         mbox_from: the mbox ``From_`` line (decoded), kept in ``attrs``; its date is used when the
             ``Date`` header is missing or unreadable (``attrs["date_source"] = "envelope"``).
+        order: the order the message's mailbox writes numeric dates in (:func:`mailbox_date_order`), or None: a
+            date that reads either way (``04/05/2021``: a forwarded message's Date line, a Date header not in the
+            standard form) is read in it when nothing nearer settles it.
 
     Returns:
         First a Record of kind ``"email"``: ``external_id`` the Message-ID (or ``"#<index>"``),
@@ -1654,7 +1719,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     text = unarmor(text.replace("\r\n", "\n"), notes)
     if _is_encrypted(msg):
         notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
-    inline = split_inline_forward(notes_forward(text, _date_of(msg)))
+    inline = split_inline_forward(notes_forward(text, _date_of(msg), order))
     if inline is None:  # Outlook's forward: its header block, no separator (a "FW:" subject says it is one)
         try:
             subject = str(msg.get("subject") or "")
@@ -1664,7 +1729,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     if inline is not None:
         text = inline.before
         notes.append("a message forwarded in the text: kept as its own record")
-    main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from)
+    main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from, order)
     files = attachment_names(msg)
     if files:
         main.attrs["attachments"] = files
@@ -1672,11 +1737,11 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             main.text = f"[attached: {', '.join(files)}]"
             main.notes.append("no text of its own: its attached files are named instead")
     out = [main]
-    _add_forwarded(main, forwarded, path, index, out, 1)
+    _add_forwarded(main, forwarded, path, index, out, 1, order)
     if inline is not None:
         inner_notes = []
         rec = header_record(_inline_message(inline), path, index, _clean_body(inline.body, inner_notes),
-                            inner_notes)
+                            inner_notes, order=order)
         written = next((v for k, v in inline.headers.items() if _FORWARD_HEADER_NAMES.get(k.casefold()) == "Date"),
                        None)
         if rec.sent_at is not None and main.sent_at is not None and written and not _has_zone(written):
@@ -1741,17 +1806,18 @@ def _notes_order(separator: str, sent: datetime | None) -> str | None:
     return fits[0] if len(fits) == 1 else None
 
 
-def notes_forward(text: str, sent: datetime | None = None) -> str:
+def notes_forward(text: str, sent: datetime | None = None, mailbox: "MailboxOrder | None" = None) -> str:
     """``text`` with a Lotus Notes forward (:data:`_NOTES_FORWARD`, then the forwarded mail's sender and time
     each on a line, then its To/cc/Subject labels, each with its value after a colon or on the next line) written
     as Gmail's separator and header lines, which :func:`split_inline_forward` reads; ``text`` as it is when it
     holds none.  (Notes writes no ``From:`` label, so the forwarded words stayed the forwarder's.)  A forwarded
     date written ``01/03/2024`` is written year-first when the separator's own date (the day of forwarding) is
-    the mail's ``sent`` day in one order only (``on 04/03/2024`` in mail of 4 March: day-first)."""
+    the mail's ``sent`` day in one order only (``on 04/03/2024`` in mail of 4 March: day-first), else when its
+    ``mailbox`` writes its numeric dates in one order (:func:`mailbox_date_order`)."""
     m = _NOTES_FORWARD.search(text)
     if m is None:
         return text
-    order = _notes_order(m.group(0), sent)
+    order = _notes_order(m.group(0), sent) or (mailbox.order if mailbox is not None else None)
     lines = text[m.end():].split("\n")
     i = 0
 
@@ -1930,16 +1996,16 @@ MAX_FORWARD_DEPTH = 8
 
 
 def _add_forwarded(parent: Record, inners: list[Message], path: Path, index: int, out: list[Record],
-                   depth: int) -> None:
+                   depth: int, order: "MailboxOrder | None" = None) -> None:
     """Append to ``out`` a Record per ``message/rfc822`` message in ``inners`` (forwarded inside ``parent``), each
     followed by those forwarded inside it in turn, up to :data:`MAX_FORWARD_DEPTH` levels."""
     for inner in inners:
         inner_text, deeper, inner_notes = body_of(inner)
         rec = _forwarded_record(parent, header_record(inner, path, index, _clean_body(inner_text, inner_notes),
-                                                      inner_notes), len(out))
+                                                      inner_notes, order=order), len(out))
         out.append(rec)
         if deeper and depth < MAX_FORWARD_DEPTH:
-            _add_forwarded(rec, deeper, path, index, out, depth + 1)
+            _add_forwarded(rec, deeper, path, index, out, depth + 1, order)
         elif deeper:
             rec.notes.append(f"{len(deeper)} message(s) forwarded more than {MAX_FORWARD_DEPTH} levels deep: not read")
 
@@ -1963,10 +2029,12 @@ def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None 
     return message_records(raw, path, index, mbox_from)[0]
 
 
-def _safe_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> list[Item]:
+def _safe_records(raw: bytes, path: Path, index: int, mbox_from: str | None = None,
+                  order: "MailboxOrder | None" = None) -> list[Item]:
     """The message's Records, or one RecordError when this one message cannot be read."""
     try:
-        return list(message_records(raw, path, index, mbox_from))
+        extra = {"order": order} if order is not None else {}  # (a mailbox that shows no order: called as before)
+        return list(message_records(raw, path, index, mbox_from, **extra))
     except Exception as exc:  # one bad message must not cost its neighbours
         return [RecordError(str(path), f"message {index}", f"{type(exc).__name__}: {exc}")]
 
@@ -2464,6 +2532,7 @@ class MboxIngestor:
             messages = (split_mmdf(lines, self.max_message_bytes) if mmdf else
                         split_mbox(lines, self.max_message_bytes, has_envelope))
             folder = mailbox_folder(path)
+            order = mailbox_date_order(path)  # the order its numeric dates are written in, if it shows one
             for index, message in enumerate(messages, 1):
                 envelope = decode_bytes(message.from_line, None).strip() if message.from_line else None
                 if message.data is None:
@@ -2478,7 +2547,7 @@ class MboxIngestor:
                     continue
                 if index == 1 and is_folder_internal_data(message.data):
                     continue  # UW-IMAP/Pine's "DON'T DELETE THIS MESSAGE" record of the folder's own state
-                items = _safe_records(message.data, path, index, envelope)
+                items = _safe_records(message.data, path, index, envelope, order)
                 if folder and items and isinstance(items[0], Record):
                     for item in items[:1] if folder == "Sent" else items:
                         item.attrs["folder"] = folder  # the import leaves Trash and Junk out, as Gmail's labels
