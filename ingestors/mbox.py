@@ -2505,7 +2505,9 @@ class MboxIngestor:
         "FOLDER INTERNAL DATA" pseudo-message UW-IMAP and Pine keep first (:func:`is_folder_internal_data`); lines
         may end with LF,
         CRLF or (classic Mac OS) a bare CR.  The messages of a Sent, Trash or Junk folder (:func:`mailbox_folder`)
-        carry ``attrs["folder"]``; a Sent folder's are ``attrs["is_from_me"]`` too (the owner wrote them; messages
+        carry ``attrs["folder"]``; when the mailbox writes its numeric dates in one order (:func:`mailbox_date_order`),
+        every record carries it (``attrs["date_order"]`` ``"DMY"``/``"MDY"``, ``["date_order_basis"]`` a date of it
+        that reads that way only), as a WhatsApp chat's lines do; a Sent folder's are ``attrs["is_from_me"]`` too (the owner wrote them; messages
         forwarded inside them are not marked).  A last message the
         file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
         RecordError.
@@ -2553,6 +2555,11 @@ class MboxIngestor:
                         item.attrs["folder"] = folder  # the import leaves Trash and Junk out, as Gmail's labels
                     if folder == "Sent":
                         items[0].attrs["is_from_me"] = True  # the mail program's Sent folder: the owner wrote it
+                if order is not None:  # as a WhatsApp chat's lines say theirs: for whoever reads dates in the text
+                    for item in items:
+                        if isinstance(item, Record):
+                            item.attrs.setdefault("date_order", order.order)
+                            item.attrs.setdefault("date_order_basis", f"the mailbox writes {order.example}")
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
                 yield from items

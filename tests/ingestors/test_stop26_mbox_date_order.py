@@ -57,11 +57,16 @@ def test_a_day_first_mailbox_reads_an_ambiguous_forwarded_date_day_first(tmp_pat
     when = _forwarded_time(tmp_path, FORWARD + _other(b"13/05/2021"))
     assert when == datetime(2021, 5, 4, 9, 0, tzinfo=timezone.utc)
     assert mailbox_date_order(tmp_path / "Inbox.mbox") == MailboxOrder("DMY", "13/05/2021")
+    # every record of the mailbox says so, for whoever reads the dates in its text
+    recs = [r for r in MboxIngestor().read(tmp_path / "Inbox.mbox") if isinstance(r, Record)]
+    assert [(r.attrs["date_order"], r.attrs["date_order_basis"]) for r in recs] == [
+        ("DMY", "the mailbox writes 13/05/2021")] * 3
 
 
 def test_without_evidence_or_in_a_month_first_mailbox_it_stays_month_first(tmp_path):
     assert _forwarded_time(tmp_path, FORWARD) == datetime(2021, 4, 5, 9, 0, tzinfo=timezone.utc)
     assert mailbox_date_order(tmp_path / "Inbox.mbox") is None
+    assert not any("date_order" in r.attrs for r in MboxIngestor().read(tmp_path / "Inbox.mbox"))
     assert _forwarded_time(tmp_path, FORWARD + _other(b"05/13/2021")) == datetime(2021, 4, 5, 9, 0,
                                                                                  tzinfo=timezone.utc)
     assert mailbox_date_order(tmp_path / "Inbox.mbox") == MailboxOrder("MDY", "05/13/2021")
