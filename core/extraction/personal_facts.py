@@ -306,8 +306,10 @@ _SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
 # A spell dated by a span of time and no end ("I lived in Rome in early 2021", "In 2019 we lived in Oslo", "I worked
 # at Initech last year"): it held in that span and ended at its end (no later than the message's day)
 _DATED_SPELLS: list[tuple[re.Pattern, tuple[tuple[str, str, str], ...]]] = [
-    (re.compile(rf"\b{_HOME_SUBJ} lived (?:in|at) (?:the )?(?P<val>{_PLACE})"), (_HOME,)),
-    (re.compile(rf"\b{_SUBJ} worked (?:at|for) (?:the )?(?P<val>{_ORG})"), (_JOB,)),
+    (re.compile(rf"\b{_HOME_SUBJ}(?: {_ADV})? (?:lived|used to live|was living|were living) (?:in|at) (?:the )?"
+                rf"(?P<val>{_PLACE})"), (_HOME,)),
+    (re.compile(rf"\b{_SUBJ}(?: {_ADV})? (?:worked|used to work|was working|were working) (?:at|for) (?:the )?"
+                rf"(?P<val>{_ORG})"), (_JOB,)),
 ]
 _SPELL_RANGE = re.compile(rf"^,? (?:{_SPAN},? )?{_RANGE}")
 _SPELL_UNTIL = re.compile(rf"^,? (?:{_SPAN},? )?{_UNTIL}")
@@ -336,12 +338,27 @@ _OWNER = rf"(?P<of>{_NOT_I}[A-Z][a-zA-Z\-]+(?: {_NOT_I}[A-Z][a-zA-Z\-]+){{0,2}})
 _WHOSE = rf"(?:(?P<my>[Mm]y)|{_OWNER})"
 _LIST = rf"{_NAME}(?:, {_NAME})*,? (?:and|&) {_NAME}"
 _STARTS = r"(?:^|(?<=[\s,;:(\"“]))"
+_ADJ = (r"(?:(?:new|current|little|big|baby|older|younger|elder|eldest|oldest|youngest|twin|only|lovely|dear|"
+        r"wonderful|amazing|awesome|great|darling|beautiful|gorgeous|precious|favourite|favorite) ){0,2}")
+"""Words before a relation word that leave it the relation ("my new boss", "my little sister", "my two kids"; not
+"old" or "ex": "my old boss" is no boss now)."""
+_HOW_MANY = r"(?:(?:two|three|four|five|six|seven|2|3|4|5|6|7) )?"
 _NAMED_AS = [
-    re.compile(rf"\b{_WHOSE} (?P<rel>{_REL})(?:['’]s (?:full )?name)? is (?:called )?(?P<names>{_NAME})"),
-    re.compile(rf"\b{_WHOSE} (?P<prel>{_PLURAL})(?:['’] names)? are (?:called )?(?P<names>{_LIST})"),
-    re.compile(rf"\b{_WHOSE} (?P<prel>{_PLURAL}),? (?P<names>{_LIST})"),
-    re.compile(rf"{_STARTS}(?P<names>{_NAME}) is {_WHOSE} (?P<rel>{_REL})"),
-    re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} (?P<prel>{_PLURAL})"),
+    re.compile(rf"\b{_WHOSE} {_ADJ}(?P<rel>{_REL})(?:['’]s (?:full |first )?name)? is (?:called |named )?"
+               rf"(?P<names>{_NAME})"),
+    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:['’] names)? are (?:called |named )?"
+               rf"(?P<names>{_LIST})"),
+    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL}),? (?P<names>{_LIST})"),
+    re.compile(rf"{_STARTS}(?P<names>{_NAME})(?: is|['’]s) {_WHOSE} {_ADJ}(?P<rel>{_REL})"),
+    re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})"),
+    # "Gavin Belson, my boss, called": a name opening the sentence, then who they are between commas
+    (_APPOSED := re.compile(rf"{_STARTS}(?P<names>{_NAME}), {_WHOSE} {_ADJ}(?P<rel>{_REL})(?=,)")),
+    # "I have a sister, Ana", "Ben has two kids, Lily and Max", "I've got a new boss called Gavin Belson"
+    re.compile(rf"\b(?:(?P<my>I)(?:['’]ve got| have got| have)|(?P<of>{_NAME}) (?:has got|has|['’]s got)) "
+               rf"(?:a|an|one) {_ADJ}(?P<rel>{_REL})(?:,|:| called| named) (?P<names>{_NAME})"),
+    re.compile(rf"\b(?:(?P<my>I)(?:['’]ve got| have got| have)|(?P<of>{_NAME}) (?:has got|has|['’]s got)) "
+               rf"(?:two|three|four|five|six|seven|2|3|4|5|6|7) {_ADJ}(?P<prel>{_PLURAL})(?:,|:| called| named) "
+               rf"(?P<names>{_LIST})"),
 ]
 _NOT_A_NAME = frozenset("""american british english scottish welsh irish french german
 italian spanish portuguese dutch belgian swiss austrian polish czech russian ukrainian greek turkish swedish norwegian
@@ -388,6 +405,8 @@ def _named_relatives(sentence: str, cited: str, sent_at: datetime | None, opened
             raw = m.group("names")
             if rx.pattern.startswith(_STARTS):
                 raw = clean_subject_name(raw, sentence[max(0, m.start() - 20):m.start()]) or ""
+                if rx is _APPOSED and sentence[:m.start("names") + m.group("names").find(raw)].strip(" \"“("):
+                    continue  # "Thanks Tom, my sister is here": the name opens no sentence of its own
             names = _names(raw)
             if not names:
                 continue
@@ -808,6 +827,7 @@ def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened
     "in 2015" is), their "until" ("until 2020": ended 2020-01-01), else by the sentence's time anchor or the
     message's day; what came next ("before moving to Lyon") is ``then``."""
     out: list[FactCandidate] = []
+    ended: list[bool] = []  # whether each spell of ``out`` says when it ended (a range, "until …")
     for rx, keys in _SPELLS:
         for m in rx.finditer(sentence):
             if (_first_person(m) and _reported(opened, sentence[:m.start()])) or _negated(sentence, m.start()):
@@ -833,6 +853,8 @@ def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened
                 if anchor is None:
                     continue  # "until I met Tom": no day to end it on
                 start, note = anchor.day, anchor.note(sent_at) if sent_at is not None else ""
+            explicit = held_from is not None or _SPELL_UNTIL.match(rest) is not None or \
+                re.match(r"^,? (?:until|till) ", rest) is not None
             if held_from is not None and start is not None and held_from > start:
                 continue  # "from 2015 to 2010": no spell
             nxt = _SPELL_THEN.search(rest)
@@ -845,11 +867,16 @@ def _spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened
                 keys = (_HOME,)
             out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, start,
                                      time_note=note, ends=keys, then=then, held=True, held_from=held_from))
-    return out + _dated_spells(sentence, cited, sent_at, anchors, opened, out)
+            ended.append(explicit)
+    dated = _dated_spells(sentence, cited, sent_at, anchors, opened, list(zip(out, ended)))
+    # a spell the span dates replaces the one read with no dates of its own ("I used to live in Rome in 2019": from
+    # 2019 to 2020, not ended on 1 Jan 2019)
+    redated = {(d.value, d.key) for d in dated}
+    return [c for c, e in zip(out, ended) if e or (c.value, c.key) not in redated] + dated
 
 
 def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, opened,
-                  found: list[FactCandidate]) -> list[FactCandidate]:
+                  found: list[tuple[FactCandidate, bool]]) -> list[FactCandidate]:
     """Past spells of :data:`_DATED_SPELLS` in ``sentence`` that :data:`_SPELLS` did not read: the simple past with
     a span of time right after it or opening its clause ("I lived in Rome in early 2021", "Back in 2019, we lived in
     Oslo") — held from the span's first day (:func:`~core.extraction.time_anchors.anchor_period`) and ended the day
@@ -858,7 +885,7 @@ def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, 
     if sent_at is None:
         return []
     out: list[FactCandidate] = []
-    told = {(c.value, c.key) for c in found}
+    told = {(c.value, c.key): (explicit, c.then) for c, explicit in found}
     for rx, keys in _DATED_SPELLS:
         for m in rx.finditer(sentence):
             if (_first_person(m) and _reported(opened, sentence[:m.start()])) or _negated(sentence, m.start()):
@@ -866,9 +893,9 @@ def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, 
             subj = _subject(m)
             value = _TRAILING_WEEKDAY.sub("", _value(m.group("val")))
             if (subj.kind == "name" and (not subj.name or _after_preposition(sentence, m))) or \
-                    value.split()[0].casefold() in _NOT_NAMES or (value, keys[0][2]) in told:
-                continue
-            after = [a for a in anchors if m.end() <= a.span[0] and not sentence[m.end():a.span[0]].strip(" ,")]
+                    value.split()[0].casefold() in _NOT_NAMES or told.get((value, keys[0][2]), (False,))[0]:
+                continue  # a spell with its own end ("from 2010 to 2015", "until 2020") is read as written
+            after = [a for a in anchors if m.end() <= a.span[0] and _BETWEEN.fullmatch(sentence[m.end():a.span[0]])]
             before = [a for a in anchors if a.span[1] <= m.start() and not sentence[a.span[1]:m.start()].strip(" ,")]
             anchor = (after or before or [None])[0]
             if anchor is None or re.match(r"(?i)(?:since|until|till|by|from)\b", anchor.phrase):
@@ -877,10 +904,20 @@ def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, 
             if span is None or span[0] > sent_at.date():
                 continue
             end = min(span[1], sent_at.date())
+            then = told.get((value, keys[0][2]), (False, None))[1]
+            nxt = _SPELL_THEN.search(sentence[m.end():]) if then is None else None
+            if nxt is not None and nxt.group("then") and keys == (_HOME,):  # "… in 2019 before moving to Lyon"
+                then = _TRAILING_WEEKDAY.sub("", _value(nxt.group("then")))
+            elif nxt is not None and nxt.group("join") and keys == (_JOB,):
+                then = _value(nxt.group("join"))
             out.append(FactCandidate(subj, keys[0][0], keys[0][1], keys[0][2], value, cited, 0.7, end,
                                      time_note=f'"{anchor.phrase}" = {span[0].isoformat()} to {end.isoformat()}',
-                                     ends=keys, held=True, held_from=span[0]))
+                                     ends=keys, held=True, held_from=span[0], then=then))
     return out
+
+
+_BETWEEN = re.compile(rf"(?:,? {_SPAN})?,? ?")
+"""What may stand between a spell's value and the span that dates it: "I lived in Rome for a few months in 2019"."""
 
 
 def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
