@@ -12,6 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from app.operations.ingest import ingest
@@ -62,7 +63,8 @@ TIMED = ("2019-06-14 07:41:00", 120, "Photo sent 2019-06-14 09:41 by Ann Lee", "
 EXIF_KEPT = ("2019-06-14 16:30:00", 120)
 
 
-def test_a_photo_imported_before_its_chat_takes_the_line_time(kith_home, tmp_path):
+@pytest.mark.parametrize("later", ["the chat alone", "the whole folder"])
+def test_a_photo_imported_before_its_chat_takes_the_line_time(kith_home, tmp_path, later):
     _berlin(kith_home)
     from app.container import Container
 
@@ -73,7 +75,7 @@ def test_a_photo_imported_before_its_chat_takes_the_line_time(kith_home, tmp_pat
         assert (first.records_added, first.errors) == (2, [])
         assert _photo(c)[:5] == ("2019-06-14 10:00:00", 120, "Photo from 2019-06-14 (time of day unknown)",
                                  "file-name-date", 1)
-        chat = ingest(c, [folder / CHAT_NAME])
+        chat = ingest(c, [folder / CHAT_NAME] if later == "the chat alone" else [folder])
         assert (chat.records_added, chat.errors) == (4, [])
         assert _photo(c) == TIMED
         assert _episode_time(c) == "2019-06-14 07:41:00"
@@ -147,5 +149,39 @@ def test_a_file_of_that_name_from_another_day_is_not_timed_by_the_line(kith_home
         assert _photo(c, "IMG-20190616-WA0003.jpg")[:4] == (
             "2019-06-16 10:00:00", 120, "Photo from 2019-06-16 (time of day unknown)", "file-name-date")
         assert _retimes(c) == 0
+    finally:
+        c.close()
+
+
+def test_a_video_imported_before_its_chat_zip_takes_the_line_time(kith_home, tmp_path):
+    """The same for a video (``VID-…-WA0001.mp4``, no creation time: the day of its name alone), and a chat read
+    later from the export's zip (its lines name the file beside them inside the zip)."""
+    import subprocess
+    import zipfile
+
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed: no real clip can be made")
+    _berlin(kith_home)
+    from app.container import Container
+
+    folder = tmp_path / "Camera"
+    folder.mkdir()
+    clip = folder / "VID-20190614-WA0001.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=10",
+                    "-fflags", "+bitexact", "-map_metadata", "-1", str(clip)], check=True, timeout=60)
+    z = tmp_path / "WhatsApp Chat with Ann Lee.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        zf.writestr(CHAT_NAME, "14/06/2019, 09:41 - Ann Lee: VID-20190614-WA0001.mp4 (file attached)\n")
+    c = Container()
+    c.transcribe = lambda p: ""
+    try:
+        assert ingest(c, [clip]).records_added == 1
+        sql = "SELECT substr(sent_at, 1, 19), utc_offset, text FROM record WHERE kind = 'video'"
+        assert rows(c.settings.db_path, sql) == [("2019-06-14 10:00:00", 120, "Video from 2019-06-14 (time of day "
+                                                                              "unknown), 0:01")]
+        assert ingest(c, [z]).records_added == 1
+        assert rows(c.settings.db_path, sql) == [("2019-06-14 07:41:00", 120, "Video sent 2019-06-14 09:41 by Ann Lee, "
+                                                                              "0:01")]
+        assert ingest(c, [z]).records_added == 0 and _retimes(c) == 1
     finally:
         c.close()
