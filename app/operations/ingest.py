@@ -345,7 +345,8 @@ def _retime_stored(c, found: list[tuple]) -> list[int]:
     """Writer-thread work: each stored photo, voice note or video of ``found`` (:func:`_stored_media_for_lines`,
     :func:`_stored_lines_for_media`) takes the time of the chat line that sent it, as it would have had the chat been
     read first (:func:`_time_from_chat`: time, text, notes; the line's sender and recipients when it had none).
-    Its episode, full-text row and vector follow; each change is an ``AuditEvent`` ("retime").  A record that meanwhile
+    Its episode (and its episode-lexicon row), full-text row and vector follow; each change is an ``AuditEvent``
+    ("retime").  A record that meanwhile
     has a better time, or was forgotten, is left alone.  Returns the ids changed."""
     from sqlmodel import update
 
@@ -389,6 +390,14 @@ def _retime_stored(c, found: list[tuple]) -> list[int]:
             s.add(row)
             conn.execute(update(Episode).where(Episode.record_id == rid).values(
                 t_valid=row.sent_at, text=pipeline.embed_text(row.subject, rec.text)))
+            signed = s.exec(select(Episode.id).where(Episode.record_id == rid, Episode.signature_row.is_not(None),
+                                                     Episode.tombstoned_at.is_(None))).all()
+            if signed:  # remembered already: its row of the episode lexicon moves to the line's time and chat
+                from core.retrieval import lexicon
+
+                speaker = _names_of(s, [sender_id]).get(sender_id) if sender_id else None
+                body = "\n".join(x for x in (row.subject, rec.text) if x)
+                lexicon.add(conn, [lexicon.Turn(int(e), row.thread, row.sent_at, speaker, body) for e in signed])
             search.index_record(conn, rid, row.subject or "", rec.text, pipeline._people_text(rec))
             s.add(AuditEvent(action="retime", target=f"record:{rid}", detail={
                 "from": before.isoformat() if before else None, "to": row.sent_at.isoformat(),
@@ -408,6 +417,13 @@ def _complete_stored_media(c, sent: dict[str, Record], weak: list[str], defer: b
         return []
     ids = c.writer.run(_retime_stored, c, list(found.values()))
     if ids:
+        from app.memory import MemoryService
+
+        svc = getattr(c, "memory", None)
+        svc = svc if isinstance(svc, MemoryService) else getattr(c, "_memory_service", None)
+        if svc is not None:  # its index holds each episode's time (recall filters on it): read again
+            c.writer.run(svc.mem.reload)
+            svc._lexicon = None
         if not defer:
             try:
                 c.writer.run(pipeline.vectors_stage, c, ids)

@@ -55,6 +55,16 @@ def _episode_time(c) -> str:
     return t
 
 
+def _lexicon_row(c) -> tuple:
+    [row] = rows(c.settings.db_path, "SELECT l.t, l.session IS NOT NULL, l.speaker FROM lexdoc l JOIN episode p ON "
+                 "p.id = l.episode_id JOIN record r ON r.id = p.record_id "
+                 "WHERE r.external_id = 'IMG-20190614-WA0003.jpg'")
+    return row
+
+
+LEXICON = (1560498060.0, 1, "Ann Lee")  # 2019-06-14 07:41:00 UTC as Unix seconds; in the chat's thread
+
+
 def _retimes(c) -> int:
     return rows(c.settings.db_path, "SELECT count(*) FROM auditevent WHERE action = 'retime'")[0][0]
 
@@ -79,6 +89,7 @@ def test_a_photo_imported_before_its_chat_takes_the_line_time(kith_home, tmp_pat
         assert (chat.records_added, chat.errors) == (4, [])
         assert _photo(c) == TIMED
         assert _episode_time(c) == "2019-06-14 07:41:00"
+        assert _lexicon_row(c) == LEXICON
         assert _photo(c, "IMG-20190614-WA0007.jpg")[:2] == EXIF_KEPT  # its EXIF time stays
         assert _retimes(c) == 1  # the update is recorded
         # the chat again, the whole folder again, the photo alone again: nothing changes
@@ -103,6 +114,7 @@ def test_the_chat_first_then_the_photo_alone_gives_the_same(kith_home, tmp_path)
         assert (rep.records_added, rep.errors) == (2, [])
         assert _photo(c) == TIMED
         assert _episode_time(c) == "2019-06-14 07:41:00"
+        assert _lexicon_row(c) == LEXICON
         assert _photo(c, "IMG-20190614-WA0007.jpg")[:2] == EXIF_KEPT
         again = ingest(c, [folder / CHAT_NAME])
         assert (again.records_added, again.records_skipped) == (0, 4)
