@@ -401,7 +401,7 @@ def _retime_stored(c, found: list[tuple]) -> list[int]:
             search.index_record(conn, rid, row.subject or "", rec.text, pipeline._people_text(rec))
             s.add(AuditEvent(action="retime", target=f"record:{rid}", detail={
                 "from": before.isoformat() if before else None, "to": row.sent_at.isoformat(),
-                "basis": "chat-line", "line_record": line_id, "line_source": line.source_path}))
+                "basis": "chat-line", "line_record": line_id}))
             done.append(rid)
     return done
 
