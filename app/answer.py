@@ -896,6 +896,7 @@ class RelativeQuestion:
     people: list = field(default_factory=list)
     result: object = None  # the first fact's evidence record as an ``AskResult``: the answer cites it
     subject: str = ""  # the person's own name (the owner's for "my sister"): whose messages may say it
+    count: bool = False  # "how many siblings do I have?": the answer counts them
 
 
 _RELATIVE_Q = re.compile(r"^\s*(?:who(?:['’]s|\s+is|\s+was|\s+are|\s+were)|what(?:['’]s|\s+is)(?:\s+the\s+name\s+of)?)\s+"
@@ -925,7 +926,64 @@ _KIN_WORDS = {"sibling": "sibling", "siblings": "sibling", "spouse": "spouse", "
               "grandparents": "grandparent", "grandchild": "grandchild", "grandchildren": "grandchild"}
 _KIN_MORE = {"grandson": "grandson", "grandsons": "grandson", "granddaughter": "granddaughter",
              "granddaughters": "granddaughter"}  # words of one sex RELATIONS does not hold
-_KIN_PLURAL = {"child": "children", "parent": "parents", "best friend": "best friends"}
+_KIN_ALIASES = {"hubby": "husband", "hubbie": "husband", "wifey": "wife", "missus": "wife", "mommy": "mom",
+                "mummy": "mum", "daddy": "dad", "bro": "brother", "sis": "sister", "brothers and sisters": "siblings",
+                "sisters and brothers": "siblings", "brother or sister": "siblings", "brothers or sisters": "siblings",
+                "sons and daughters": "children", "kiddos": "kids", "mom and dad": "parents", "mum and dad": "parents",
+                "husband or wife": "spouse", "wife or husband": "spouse", "wives": "wife", "employer": "boss", "staff": "employees"}
+_OF_FORM = re.compile(r"^\s*(?P<ask>who(?:['’]s|\s+is|\s+was|\s+are|\s+were))\s+(?:the\s+|a\s+)?"
+                      r"(?P<rel>[a-z][a-z -]*?)\s+of\s+(?P<name>[^?]+?)\s*[?!.]*\s*$", re.IGNORECASE)
+_MARRIED = re.compile(r"^\s*who(?:['’]s|\s+is|\s+was|\s+am|\s+are)\s+(?P<name>[^?]+?)\s+(?:married|wed)\s+(?:to|with)\s*[?!.]*\s*$",
+                      re.IGNORECASE)
+
+
+_WHOSE = re.compile(r"^\s*whose\s+(?P<rel>[a-z][a-z -]*?)\s+(?:is|was|are|were)\s+(?P<name>[^?]+?)\s*[?!.]*\s*$",
+                    re.IGNORECASE)
+_HOW_MANY_KIN = re.compile(r"^\s*how\s+many\s+(?P<rel>[a-z][a-z -]*?)\s+(?:do|does|did|has|have)\s+(?P<name>[^?]+?)"
+                           r"\s+(?:have|got|has)\s*[?!.]*\s*$|^\s*how\s+many\s+(?P<rel2>[a-z][a-z -]*?)\s+"
+                           r"(?:have|has)\s+(?P<name2>[^?]+?)\s+got\s*[?!.]*\s*$", re.IGNORECASE)
+_KIND_WORD = {"spouse": "spouse", "parent": "parent", "child": "child", "sibling": "sibling", "employee": "employee",
+              "boss": "boss", "partner": "partner", "grandparent": "grandparent", "grandchild": "grandchild",
+              "cousin": "cousin", "roommate": "roommate", "friend": "friend", "best friend": "best friend"}
+
+
+def _kin_word(word: str) -> str | None:
+    """The relation a word asked names ("sisters" → "sister", "hubby" → "husband", "kids" → "child"), or None."""
+    from core.extraction.personal_facts import RELATIONS
+
+    w = _KIN_ALIASES.get(" ".join(word.casefold().split()), " ".join(word.casefold().split()))
+    return _KIN_WORDS.get(w) or _KIN_MORE.get(w) or RELATIONS.get(w) or RELATIONS.get(w.rstrip("s"))
+
+
+def _relative_reworded(q: str) -> str:
+    """"who is the father of Max?" → "who is Max's father?"; "who is Emma married to?" → "who is Emma's
+    spouse?"; "whose husband is Tom?" → "who is Tom's spouse?" (the one whose husband Tom is, a relation read the
+    other way round) — the form :data:`_RELATIVE_Q` reads."""
+    m = _WHOSE.match(q)
+    if m:
+        rel = _kin_word(m.group("rel"))
+        kind = _KIN.get(rel or "", (None,))[0]
+        back = _KIN_WORDS.get(_KIND_WORD.get(_KIN_INVERSE.get(kind, ""), ""), None) if kind else None
+        if back is None and kind in _KIN_INVERSE:
+            back = _KIN_INVERSE[kind]
+        if back:
+            name = m.group("name").strip()
+            return f"who is my {back}?" if name.casefold() in ("i", "me") else f"who is {name}'s {back}?"
+        return q
+    m = _MARRIED.match(q)
+    if m:
+        name = m.group("name").strip()
+        return "who is my spouse?" if name.casefold() in ("i", "we") else f"who is {name}'s spouse?"
+    m = _OF_FORM.match(q)
+    if m and not re.match(r"(?i)(?:name|one|kind|type|head|owner|author|ceo|founder|president)\b", m.group("rel")):
+        name = m.group("name").strip()
+        if name.casefold() in ("me", "mine"):
+            return f"{m.group('ask')} my {m.group('rel')}?"
+        return f"{m.group('ask')} {name}'s {m.group('rel')}?"
+    return q
+
+
+_KIN_PLURAL = {"child": "children", "parent": "parents", "best friend": "best friends", "wife": "wives"}
 _REL_NAME = r"(?!I\b)[A-Z][a-zA-Z'\-]+(?:\s+(?!I\b|Is\b|Was\b)[A-Z][a-zA-Z'\-]+)?"
 
 
@@ -1013,11 +1071,18 @@ def relative_question(c, question: str):
     Max", "who are my siblings?" by every brother and sister.  Reads only."""
     from core.extraction.personal_facts import RELATIONS
 
-    typed = _WHATS.sub("what is", question or "")
+    typed = _relative_reworded(_WHATS.sub("what is", question or ""))
+    many = _HOW_MANY_KIN.match(typed)
+    if many:  # "how many siblings do I have?": who they are, counted
+        who_, rel_ = (many.group("name") or many.group("name2")).strip(), many.group("rel") or many.group("rel2")
+        if _kin_word(rel_) is None:
+            return None
+        typed = f"who are my {rel_}?" if who_.casefold() in ("i", "we") else f"who are {who_}'s {rel_}?"
     m = _RELATIVE_Q.match(_without_name_slot(typed)) or _RELATIVE_Q.match(typed)
     if not m:
         return None
     word = " ".join(m.group("rel").casefold().split())
+    word = _KIN_ALIASES.get(word, word)
     generic = word in _KIN_WORDS  # "siblings": brothers and sisters, "parents": the mother and the father
     rel = _KIN_WORDS.get(word) or _KIN_MORE.get(word) or RELATIONS.get(word) or RELATIONS.get(word.rstrip("s"))
     if rel is None:
@@ -1077,7 +1142,7 @@ def relative_question(c, question: str):
     people.sort(key=lambda p: (p[0] == "you", p[0].casefold()))
     if eid is None and not people:
         return None  # no one of that name, and no relative by it: recall answers
-    q = RelativeQuestion(name, rel, people, subject=subject)
+    q = RelativeQuestion(name, rel, people, subject=subject, count=bool(many))
     if people and people[0][1] is not None:
         q.result = _as_result(c, people[0][1])
     return q
@@ -1115,24 +1180,36 @@ def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer
     """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." / "Beth, Jane and Sam are your
     siblings." — citing the first fact's evidence."""
     whose = "your" if q.name == "you" else f"{q.name}'s"
+    if not q.people and q.count:
+        return MemoryAnswer(f"Nothing in your records says {'you have' if q.name == 'you' else q.name + ' has'} any "
+                            f"{_KIN_PLURAL.get(q.relation, q.relation + 's')}.", [], "who", True)
     if not q.people:  # no such fact: their own message that says "my <relation>" may still tell — never another
         # person's ("Tom Weller's wife Emma says hi" is no answer to "who is my wife?")
         word = re.compile(rf"\b[Mm]y\s+{re.escape(q.relation)}s?\b")
         for n, r in enumerate(results, 1):
             if _get(r, "kind") == "record" and q.subject and _get(r, "sender") == q.subject and \
                     word.search(_get(r, "text") or ""):
-                return MemoryAnswer(f"{best_sentence(q.relation, _get(r, 'text') or '', _get(r, 'sender'))} "
-                                    f"{_cite([n])}", [n], "who")
+                said = best_sentence(q.relation, _get(r, 'text') or '', _get(r, 'sender'),
+                                     owner=q.subject if q.name == "you" else None)  # the owner's own: "Your wife …"
+                return MemoryAnswer(f"{said} {_cite([n])}", [n], "who")
         return MemoryAnswer(f"Nothing in your records says who {whose} {q.relation} is.", [], "who", True)
     rid = q.result.record_id if q.result is not None else None
     cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
     names = [p for p, _r in q.people]
-    if names == ["you"]:
+    plural = _KIN_PLURAL.get(q.relation, q.relation + "s")
+    if q.count:  # "You have 3 siblings: Beth, Jane and Sam." — those Kith knows of
+        has = "You have" if q.name == "you" else f"{q.name} has"
+        text = f"{has} {len(names)} {q.relation if len(names) == 1 else plural} I know of: {_and(names)}."
+        return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
+    if q.relation == "spouse" and len(names) == 1:  # "who is Emma married to?"
+        text = ("You are" if q.name == "you" else f"{q.name} is") + \
+            f" married to {'you' if names[0] == 'you' else names[0]}."
+    elif names == ["you"]:
         text = f"You are {whose} {q.relation}."
     elif len(names) == 1:
         text = f"{names[0]} is {whose} {q.relation}."
     else:  # "Beth, Jane and Sam are your siblings"
-        text = f"{_and(names)} are {whose} {_KIN_PLURAL.get(q.relation, q.relation + 's')}."
+        text = f"{_and(names)} are {whose} {plural}."
     return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
 
 

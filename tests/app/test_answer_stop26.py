@@ -55,6 +55,19 @@ def family(container, tmp_path):
     ("who are my siblings?", "Beth, Jane and Sam are your siblings."),
     ("who are my sisters?", "Beth and Jane are your sisters."),
     ("who are Ben's children?", "Max is Ben Carter's child."),
+    ("who are my brothers and sisters?", "Beth, Jane and Sam are your siblings."),
+    # other forms of the same questions
+    ("who is the father of Max?", "Ben Carter is Max's father."),
+    ("who is the husband of Nina?", "Paul Grey is Nina's husband."),
+    ("who is Max's dad?", "Ben Carter is Max's father."),
+    ("who is Emma's hubby?", "Tom is Emma Stone's husband."),
+    ("who is Emma married to?", "Emma Stone is married to Tom."),
+    ("who is Tom married to?", "Tom is married to Emma Stone."),
+    ("whose husband is Tom?", "Tom is married to Emma Stone."),
+    ("whose son is Max?", "Ben Carter is Max's parent."),
+    ("how many siblings do I have?", "You have 3 siblings I know of: Beth, Jane and Sam."),
+    ("how many sisters do I have?", "You have 2 sisters I know of: Beth and Jane."),
+    ("how many kids does Ben have?", "Ben Carter has 1 child I know of: Max."),
 ])
 def test_relationships_either_way(family, question, answer):
     reply = family.turn(question).reply
@@ -62,7 +75,8 @@ def test_relationships_either_way(family, question, answer):
     assert "\n\nSources:\n[" in reply, reply  # the message that said so, cited
 
 
-@pytest.mark.parametrize("question", ["who is Zed's wife?", "who is Quentin's father?"])
+@pytest.mark.parametrize("question", ["who is Zed's wife?", "who is Quentin's father?", "who is Zed married to?",
+                                      "whose wife is Zed?", "how many brothers does Zed have?"])
 def test_someone_unknown_has_no_relative(family, question):
     assert family.turn(question).reply == "I found nothing about that."
 
@@ -70,6 +84,11 @@ def test_someone_unknown_has_no_relative(family, question):
 def test_no_such_relative_is_said_so(family):
     assert family.turn("who is Ben's wife?").reply == "Nothing in your records says who Ben Carter's wife is."
     assert family.turn("who is my husband?").reply == "Nothing in your records says who your husband is."
+    assert family.turn("who am I married to?").reply == "Nothing in your records says who your spouse is."
+    assert family.turn("how many brothers does Ben have?").reply == \
+        "Nothing in your records says Ben Carter has any brothers."
+    # "my sister" (the owner's) is not Ben's: no sibling of Ben's is known
+    assert family.turn("who are Ben's siblings?").reply == "Nothing in your records says who Ben Carter's sibling is."
 
 
 # ---- photos a WhatsApp chat sent whose file is not in the export; the owner's own "your place" told back ----
