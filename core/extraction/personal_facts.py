@@ -365,7 +365,7 @@ italian spanish portuguese dutch belgian swiss austrian polish czech russian ukr
 danish finnish icelandic chinese japanese korean indian pakistani thai vietnamese filipino indonesian australian
 canadian mexican brazilian argentinian chilean colombian peruvian cuban african nigerian kenyan egyptian moroccan
 israeli iranian arab arabic european asian latino latina catholic christian protestant jewish muslim hindu buddhist
-sikh atheist vegan vegetarian gay lesbian straight trans""".split())
+sikh atheist vegan vegetarian gay lesbian straight trans christmas easter thanksgiving halloween""".split())
 """Capitalised words after "is" that name no one: a question word, a nationality, a faith, a diet ("My boss is
 Italian", "My sister is Vegan")."""
 
@@ -376,7 +376,7 @@ def _names(text: str) -> list[str] | None:
     out = []
     for name in re.split(r",? (?:and|&) |, ", text):
         words = name.split()
-        if not words or words[0].casefold().replace("’", "'") in _NOT_NAMES | _NOT_A_NAME | _CALENDAR | \
+        if not words or words[0].casefold().replace("’", "'") in _NOT_NAMES | _NOT_A_NAME | _CALENDAR | _TEMPORAL | \
                 frozenset(KIN_NAMES) or any(re.search(r"['’]s?$", w) for w in words) or \
                 any(len(w) > 1 and w.isupper() for w in words):
             return None
@@ -588,13 +588,18 @@ _SPEECH = re.compile(r"(?<!\bI )\b(?:said|says|say|wrote|writes|told (?:me|us|hi
                      r"asked|added|goes|went)\s*:\s*$", re.I)
 
 
+_ACCORDING = re.compile(r"\b[Aa]ccording to (?:him|her|them|[A-Z][a-z]+(?: [A-Z][a-z]+)?),?\s*$")
+"""'According to Ana, my boss is Tom': Ana's word, not the writer's."""
+
+
 def _reported(opened: bool | tuple[bool, str], before: str) -> bool:
     """True when words at the end of ``before`` (the sentence up to a match) are someone else's, quoted: inside
     quotation marks (``opened``: the sentence starts inside them — True, or the state :func:`_quote_state` gives,
     with the mark that opened them) or right after "X said:" — 'Tom wrote: "I moved to
     Nice."', 'My friend said: I moved to Oslo.'  Their "I" and "my" are the quoted person's, not the writer's."""
     state = opened if isinstance(opened, tuple) else (opened, '"')
-    return _quote_state(before, state)[0] or bool(_SPEECH.search(before)) or bool(_HEARSAY.search(before))
+    return _quote_state(before, state)[0] or bool(_SPEECH.search(before)) or bool(_HEARSAY.search(before)) or \
+        bool(_ACCORDING.search(before))
 
 
 def _in_quotes(text: str, opened: bool = False) -> bool:
