@@ -77,3 +77,19 @@ def test_a_mailbox_of_both_orders_does_not_say(tmp_path):
     assert mailbox_date_order(tmp_path / "m.mbox") is None
     (tmp_path / "m.mbox").write_bytes(FORWARD + _other(b"13/05/2021") * 3 + _other(b"05/14/2021"))
     assert mailbox_date_order(tmp_path / "m.mbox") == MailboxOrder("DMY", "13/05/2021")
+
+
+def test_a_date_header_not_in_the_standard_form_is_read_in_the_mailbox_order_too(tmp_path):
+    """The first message has no ``From_`` line (nothing else dates it) and a Date header written ``04/05/2021
+    10:00 +0100``: month-first alone (5 April), day-first in a mailbox where ``On 13/05/2021 … wrote`` appears
+    (4 May, 10:00 +01:00 = 09:00 UTC)."""
+    first = (b"From: Bo Ray <bo@example.com>\nTo: Ann Lee <ann@example.com>\nSubject: a\n"
+             b"Date: 04/05/2021 10:00 +0100\nMessage-ID: <a@example.com>\n\nhello\n\n")
+    reply = (b"From cy@example.com Tue May 18 09:00:00 2021\nFrom: Cy Dunn <cy@example.com>\nSubject: x\n"
+             b"Date: Tue, 18 May 2021 09:00:00 +0100\nMessage-ID: <x@example.com>\n\nOn 13/05/2021 Ann wrote: hi\n\n")
+    path = tmp_path / "Inbox.mbox"
+    for data, want in ((first, datetime(2021, 4, 5, 9, 0, tzinfo=timezone.utc)),
+                       (first + reply, datetime(2021, 5, 4, 9, 0, tzinfo=timezone.utc))):
+        path.write_bytes(data)
+        [rec] = [r for r in MboxIngestor().read(path) if r.external_id == "<a@example.com>"]
+        assert rec.sent_at.astimezone(timezone.utc) == want
