@@ -22,7 +22,9 @@ RELATIONS = {
     "mom": "mother", "mum": "mother", "mother": "mother", "mama": "mother", "dad": "father", "father": "father",
     "papa": "father", "sister": "sister", "brother": "brother", "wife": "wife", "husband": "husband",
     "partner": "partner", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "son": "son", "daughter": "daughter",
-    "boss": "boss", "manager": "boss", "supervisor": "boss", "grandma": "grandmother", "grandmother": "grandmother",
+    "boss": "boss", "manager": "boss", "supervisor": "boss", "line manager": "boss", "team lead": "boss",
+    "team leader": "boss", "colleague": "colleague", "coworker": "colleague", "co-worker": "colleague",
+    "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
     "roommate": "roommate", "best friend": "best friend", "friend": "friend", "parents": "parents",
     "kid": "child", "child": "child", "sibling": "sibling", "grandson": "grandson", "granddaughter": "granddaughter",
@@ -64,7 +66,8 @@ PLURALS = {"kids": "child", "children": "child", "sons": "son", "daughters": "da
            "brothers": "brother", "cousins": "cousin", "friends": "friend", "best friends": "best friend",
            "siblings": "sibling", "grandkids": "grandchild", "grandchildren": "grandchild", "grandsons": "grandson",
            "granddaughters": "granddaughter", "aunts": "aunt", "uncles": "uncle", "roommates": "roommate",
-           "bosses": "boss", "managers": "boss"}
+           "bosses": "boss", "managers": "boss", "colleagues": "colleague", "coworkers": "colleague",
+           "co-workers": "colleague", "twins": "child"}
 """A relation word in the plural and the relation each one named is ("my kids Mia and Noah": each a child).  Not
 in :data:`_REL`: a plural with no names ("my kids are at camp") is no one in particular."""
 _PLURAL = "(?:" + "|".join(sorted((re.escape(k) for k in PLURALS), key=len, reverse=True)) + r")(?![\w'’-])"
@@ -348,7 +351,7 @@ _NAMED_AS = [
                rf"(?P<names>{_NAME})"),
     re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:['’] names)? are (?:called |named )?"
                rf"(?P<names>{_LIST})"),
-    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL}),? (?P<names>{_LIST})"),
+    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:,? |: | \(| [-–—] )(?P<names>{_LIST})"),
     re.compile(rf"{_STARTS}(?P<names>{_NAME})(?: is|['’]s) {_WHOSE} {_ADJ}(?P<rel>{_REL})"),
     re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})"),
     # "Gavin Belson, my boss, called": a name opening the sentence, then who they are between commas
@@ -360,6 +363,7 @@ _NAMED_AS = [
                rf"(?:two|three|four|five|six|seven|2|3|4|5|6|7) {_ADJ}(?P<prel>{_PLURAL})(?:,|:| called| named) "
                rf"(?P<names>{_LIST})"),
 ]
+_AND_OWNER = re.compile(rf"(?:^|(?<=[\s,;:(\"“]))(?P<first>{_NAME}) (?:and|&) $")
 _NOT_A_NAME = frozenset("""american british english scottish welsh irish french german
 italian spanish portuguese dutch belgian swiss austrian polish czech russian ukrainian greek turkish swedish norwegian
 danish finnish icelandic chinese japanese korean indian pakistani thai vietnamese filipino indonesian australian
@@ -420,11 +424,21 @@ def _named_relatives(sentence: str, cited: str, sent_at: datetime | None, opened
                 if of is None:
                     continue
                 subj = Subject("name", name=of)
+            subjects = [subj]
+            both = _AND_OWNER.search(sentence[:m.start("of")]) if m.group("of") and rx in _NAMED_AS[:2] else None
+            if both is not None and not sentence[:both.start()].strip(" \"“(") and \
+                    sentence[:m.start("of")].endswith(("and ", "& ")):
+                # "Ben and Sara's kids are Lily and Max", opening the sentence: the kids of each ("I met Tom and
+                # Ben's kids Lily and Max" may be Tom and the kids)
+                first = clean_subject_name(both.group("first"), sentence[max(0, both.start() - 20):both.start()])
+                if first and first.casefold() not in KIN_NAMES and first.split()[0].casefold() not in _PREPOSITIONS:
+                    subjects.insert(0, Subject("name", name=first))
             spans.append(m.span())
-            for name in names:
-                out.append(FactCandidate(subj, "relationships", "family" if rel in FAMILY else "social",
-                                         f"relation:{rel}:{name.lower()}", name, cited, 0.6, start, obj=name,
-                                         obj_kind="person"))
+            for who in subjects:
+                for name in names:
+                    out.append(FactCandidate(who, "relationships", "family" if rel in FAMILY else "social",
+                                             f"relation:{rel}:{name.lower()}", name, cited, 0.6, start, obj=name,
+                                             obj_kind="person"))
     return out, spans
 # A second verb phrase sharing the clause's subject: "I left Berlin and moved to Rome", "Ana quit Initech and
 # joined Globex" — read again as "I moved to Rome", "Ana joined Globex".

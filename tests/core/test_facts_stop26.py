@@ -108,6 +108,14 @@ def test_my_sister_is_ana_is_a_named_sister(s):
      [("Ben Carter", "relation:child:lily", "Lily", J10, None, False, "person:Lily"),
       ("Ben Carter", "relation:child:max", "Max", J10, None, False, "person:Max")]),
     ("Ben has a daughter named Lily.", [("Ben", "relation:daughter:lily", "Lily", J10, None, False, "person:Lily")]),
+    ("Ben and Sara's kids are Lily and Max.",  # the kids of each
+     [("Ben", "relation:child:lily", "Lily", J10, None, False, "person:Lily"),
+      ("Ben", "relation:child:max", "Max", J10, None, False, "person:Max"),
+      ("Sara", "relation:child:lily", "Lily", J10, None, False, "person:Lily"),
+      ("Sara", "relation:child:max", "Max", J10, None, False, "person:Max")]),
+    ("I met Tom and Ben's kids Lily and Max.",  # Tom may be one who was met: Ben's kids only
+     [("Ben", "relation:child:lily", "Lily", J10, None, False, "person:Lily"),
+      ("Ben", "relation:child:max", "Max", J10, None, False, "person:Max")]),
     ("Lily and Max are Ben Carter's kids.",
      [("Ben Carter", "relation:child:lily", "Lily", J10, None, False, "person:Lily"),
       ("Ben Carter", "relation:child:max", "Max", J10, None, False, "person:Max")]),
@@ -130,10 +138,16 @@ def test_a_third_persons_relatives_named_with_a_possessive_are_theirs(s, text, w
     ("My two little sisters, Ana and Julia, are visiting.", "sister", ["Ana", "Julia"]),
     ("I have two kids, Mia and Noah.", "child", ["Mia", "Noah"]),
     ("I have a sister, Ana.", "sister", ["Ana"]),
+    ("My twins (Mia and Noah) turn five today.", "child", ["Mia", "Noah"]),
+    ("Gavin Belson is my line manager and Ana and Tom are my colleagues.", None, None),
     ("Our two are fine. My children Mia & Noah start school soon.", "child", ["Mia", "Noah"]),
 ])
 def test_each_name_after_my_relatives_is_the_writers_relative(s, text, rel, names):
     _write(s, [text])
+    if rel is None:  # two statements in one sentence: a boss, two colleagues
+        assert [f[1:3] for f in _facts(s)] == [("relation:boss:gavin belson", "Gavin Belson"),
+                                               ("relation:colleague:ana", "Ana"), ("relation:colleague:tom", "Tom")]
+        return
     assert _facts(s) == [("Rosa Vidal", f"relation:{rel}:{n.lower()}", n, J10, None, False, f"person:{n}")
                          for n in names]
     assert _people(s) == sorted(names + ["Rosa Vidal"])
