@@ -1400,6 +1400,8 @@ def period_question(c, question: str) -> PeriodQuestion | None:
     October 2008?"; else None.  Reads only."""
     m = _PERIOD_Q.match(question or "")
     span = period_of(m.group("when")) if m else None
+    if span is None and m:  # "what happened in June?": the latest June with records (:func:`_month_year_of`)
+        span = _bare_month_span(c, m.group("when"), ())
     if span is None:
         return None
     from app.operations.graph import period
@@ -1411,7 +1413,7 @@ def period_question(c, question: str) -> PeriodQuestion | None:
 _PLACES_Q = re.compile(r"^\s*(?:where\s+have\s+(?:i|we)\s+(?:been|travell?ed|gone)|(?:which|what)\s+places\s+(?:have|did)\s+"
                        r"(?:i|we)\s+(?:been\s+to|visit(?:ed)?|see|seen|go\s+to)|where\s+did\s+(?:i|we)\s+(?:travel|go)"
                        r"(?:\s+to)?|(?:list\s+)?(?:my|the)\s+places)(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
-_KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compile(r"photos?|pictures?|pics?", re.I)),
+_KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compile(r"photos?|pictures?|pics?|images?|photographs?|snaps?|selfies?", re.I)),
             ("voice", re.compile(r"(?:voice\s+)?memos?|recordings?", re.I)),
             ("video", re.compile(r"videos?|vids?|clips?|movies?", re.I)),
             ("chat", re.compile(r"chat\s+messages?|texts?", re.I)), ("message", re.compile(r"messages?|notes?", re.I)))
@@ -1421,7 +1423,8 @@ _HOW_MANY = (
                r"(?:\s+(?:to\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
-    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|videos?|vids?|clips?)\s+(?:did|have)\s+(?:i|we)\s+"
+    re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|images?|photographs?|snaps?|selfies?|videos?|vids?|"
+               r"clips?)\s+(?:did|have)\s+(?:i|we)\s+"
                r"(?:take|taken|took|shoot|shot|film|filmed|record|recorded|make|made)(?P<rest>.*?)\s*[?!.]*\s*$",
                re.IGNORECASE),
     # "how many photos do I have?", "how many emails are there from 2000?": every record of the kind
@@ -1506,6 +1509,8 @@ def count_question(c, question: str):
         return PhotoWhen("first" if which in ("first", "earliest") else "last", tally(c, kinds=(kind,)), kind)
     m = _WHERE_WAS.match(question or "")
     span = period_of(m.group("when")) if m else None
+    if span is None and m:  # "where was I in June?": the latest June with photos
+        span = _bare_month_span(c, m.group("when"), ("photo",))
     if span is not None:  # each photo on its own calendar (where it was taken): app.operations.graph._live
         since, until, label = span
         return Places(None, tally(c, kinds=("photo",), since=since, until=until).places[:5], label)
@@ -1579,11 +1584,12 @@ def count_question(c, question: str):
 
 
 _COUNTED_SPAN = re.compile(r"\b(?:in|during|from)\s+(?:January|February|March|April|May|June|July|August|September|"
-                           r"October|November|December)\b(?:\s+(?:19|20)\d\d)?|\b(?:last|this)\s+(?:year|month|week)\b",
+                           r"October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?"
+                           r"(?:\s+(?:19|20)\d\d)?|\b(?:last|this)\s+(?:year|month|week)\b",
                            re.IGNORECASE)
 
 
-_BARE_MONTH = re.compile(r"^(?:in|during|from)\s+(?P<month>[a-z]+)$", re.IGNORECASE)
+_BARE_MONTH = re.compile(r"^(?:in|during|from)\s+(?P<month>[a-z]+)\.?$", re.IGNORECASE)
 
 
 def _counted_period(rest: str, year_of=None) -> tuple | None:
@@ -1594,8 +1600,9 @@ def _counted_period(rest: str, year_of=None) -> tuple | None:
     if m is None:
         return None
     bare = _BARE_MONTH.match(m.group(0).strip())
-    if bare and year_of is not None and bare.group("month").casefold() in _MONTH_NAMES:
-        month = _MONTH_NAMES[bare.group("month").casefold()]
+    word = bare.group("month").casefold().replace("sept", "sep") if bare else ""
+    if bare and year_of is not None and word in _MONTH_NAMES:
+        month = _MONTH_NAMES[word]
         year = year_of(month)
         since, until = _month_span(year, month)
         return since, until, f"In {calendar.month_name[month]} {year}", m.start()
@@ -1658,6 +1665,15 @@ def _with_chat_photos(c, t, **kw):
     return out
 
 
+def _bare_month_span(c, when: str, kinds: tuple) -> tuple | None:
+    """``(since, until, "In June 2024")`` when ``when`` names a month without its year ("in June", "during
+    Sept."): that month of the year :func:`_month_year_of` gives for records of ``kinds``; else None."""
+    got = _counted_period(" ".join((when or "").split()), lambda month: _month_year_of(c, month, kinds))
+    if got is None or got[3] != 0 or not _BARE_MONTH.match(" ".join(when.split())):
+        return None
+    return got[0], got[1], got[2]
+
+
 def _month_year_of(c, month: int, kinds: tuple = (), sender_id: int | None = None) -> int:
     """The year "in June" means in a count: the latest June that has begun by now and holds records of ``kinds``
     (sent by ``sender_id``; this June while it is going on, when it holds some), else the latest June that has
@@ -1666,11 +1682,15 @@ def _month_year_of(c, month: int, kinds: tuple = (), sender_id: int | None = Non
 
     now = clock.now()
     latest = now.year if month <= now.month else now.year - 1
+    lines = kinds == ("photo",) and sender_id is not None  # a chat line that sent a photo is one too
     t = tally(c, kinds=kinds, sender_id=sender_id)
+    if lines:
+        t = _with_chat_photos(c, t, sender_id=sender_id)
     if t.records and t.first and t.last:
         for year in range(min(latest, t.last.year), t.first.year - 1, -1):
             since, until = _month_span(year, month)
-            if tally(c, kinds=kinds, sender_id=sender_id, since=since, until=until).records:
+            if tally(c, kinds=kinds, sender_id=sender_id, since=since, until=until).records or \
+                    lines and _chat_photos(c, sender_id=sender_id, since=since, until=until)[0]:
                 return year
     return latest
 

@@ -135,6 +135,11 @@ def chats(container, tmp_path):
     ("how many photos did Ana send me?", "Ana Lima sent you 2 photos, on 14 May 2023 (the export left their files "
                                          "out)."),
     ("how many photos did I send Tom?", "You sent Tom Hill 1 photo, on 13 May 2023 (the export left its file out)."),
+    # a month without its year: the May of the lines
+    ("how many images did Tom send me in May?", "Tom Hill sent you 3 photos in May 2023, from 12 May 2023 to 13 May "
+                                                "2023 (2 of them without their file: the export left them out)."),
+    ("how many pics did Ana send me in may?", "Ana Lima sent you 2 photos in May 2023, on 14 May 2023 (the export left "
+                                              "their files out)."),
 ])
 def test_a_photo_line_counts_without_its_file(chats, question, answer):
     assert chats.turn(question).reply == answer
@@ -189,6 +194,15 @@ def photos(container, tmp_path):
     # a year said is kept
     (datetime(2025, 12, 1), "how many photos did I take in June 2022?",
      "You took 2 photos in June 2022, from 3 June 2022 to 20 June 2022."),
+    # other words for it: a month's short name, "images", "do I have from"
+    (datetime(2025, 12, 1), "how many images did I take in Jun?",
+     "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    (datetime(2025, 12, 1), "how many photos do I have from June?",
+     "You have 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    # other questions about a month without its year
+    (datetime(2025, 12, 1), "where was I in June?",
+     "In June 2024, you were in Lisbon, Lisbon, Portugal (2 photos, first on 5 June 2024)."),
+    (datetime(2025, 12, 1), "what happened in June?", "In June 2024: 2 photos; photos at Lisbon, Lisbon, Portugal (2)."),
 ])
 def test_a_month_without_its_year(photos, now, question, answer):
     from core import clock
