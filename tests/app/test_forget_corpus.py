@@ -140,6 +140,25 @@ def their_bytes(c, name: str) -> dict[str, bytes]:
     return out
 
 
+def in_hnsw_index(home: Path, head: bytes) -> list[str]:
+    """The HNSW index files holding a vector whose first floats are ``head`` (float32 little-endian), to 1e-5: hnswlib
+    stores a cosine space's vectors normalised by its own arithmetic, so the last bits may differ from numpy's.
+    Layout as in ``VectorStore.scrub_index_files``: header.bin gives the slot size and the neighbour list's size;
+    the vector follows the list."""
+    import struct
+
+    want = np.frombuffer(head, dtype="<f4")
+    out = []
+    for data in sorted((home / "chroma").glob("*/data_level0.bin")):
+        h = (data.parent / "header.bin").read_bytes()
+        _off0, _cap, used, per, _label, links0 = struct.unpack_from("<6Q", h, 4)
+        slots = np.frombuffer(data.read_bytes(), dtype=np.uint8)[: used * per].reshape(used, per)
+        vecs = slots[:, links0:links0 + 4 * len(want)].copy().view("<f4")
+        if len(vecs) and np.abs(vecs - want).max(axis=1).min() < 1e-5:
+            out.append(str(data))
+    return out
+
+
 # ---- purge: 0 bytes -----------------------------------------------------------------------------------
 
 def test_purge_erases_the_people_from_every_file(home, c):
@@ -151,10 +170,15 @@ def test_purge_erases_the_people_from_every_file(home, c):
     assert set(before) == set(words), f"not found before the forget: {set(words) - set(before)}"
     before_bytes = scan_bytes(home, blobs)
     files = {f for hits in before.values() for f in hits} | {f for fs in before_bytes.values() for f in fs}
-    assert {"kith.sqlite3", "chroma.sqlite3", "signatures.dat", "gists.dat"} <= {Path(f).name for f in files}
-    missing = [k for k in blobs if not k.endswith((" returned", " unit")) and k not in before_bytes]
+    assert {"kith.sqlite3", "signatures.dat", "gists.dat"} <= {Path(f).name for f in files}
+    # each vector on disk: in Chroma's log (chroma.sqlite3) until the writer saves the HNSW index, then in the
+    # index (data_level0.bin, unit length: cosine space) — Kith's writer saves it on each write (vectors.HNSW)
+    missing = [k for k in blobs if not k.endswith((" returned", " unit", " stored")) and k not in before_bytes]
+    vids = {k.rsplit(" ", 1)[0] for k in blobs if k.endswith(" unit")}
+    missing += [v for v in vids if f"{v} stored" not in before_bytes and f"{v} unit" not in before_bytes
+                and not in_hnsw_index(home, blobs[f"{v} unit"])]
     assert not missing, f"their vectors/signatures were not on disk: {missing}"
-    assert any(k.endswith(" stored") for k in blobs)
+    assert vids and all(f"{v} stored" in before_bytes or in_hnsw_index(home, blobs[f"{v} unit"]) for v in vids)
 
     for name in (CHAT, MAIL):
         report = run_json("forget", name, "--purge", "--yes")
@@ -162,6 +186,7 @@ def test_purge_erases_the_people_from_every_file(home, c):
 
     assert scan(home, words) == {}
     assert scan_bytes(home, blobs) == {}
+    assert {v: in_hnsw_index(home, blobs[f"{v} unit"]) for v in vids} == {v: [] for v in vids}
     # nothing left waiting either: no stash, no -wal frames, no orphan Chroma segment
     raw = sqlite3.connect(str(home / "kith.sqlite3"))
     assert raw.execute("SELECT count(*) FROM forget_stash").fetchone() == (0,)
