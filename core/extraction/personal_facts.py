@@ -346,19 +346,20 @@ _ADJ = (r"(?:(?:new|current|little|big|baby|older|younger|elder|eldest|oldest|yo
 """Words before a relation word that leave it the relation ("my new boss", "my little sister", "my two kids"; not
 "old" or "ex": "my old boss" is no boss now)."""
 _HOW_MANY = r"(?:(?:two|three|four|five|six|seven|2|3|4|5|6|7) )?"
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof)\.? )?"  # "My boss is Mr. Belson", "Dr. Patel is my boss"
 _NAMED_AS = [
-    re.compile(rf"\b{_WHOSE} {_ADJ}(?P<rel>{_REL})(?:['’]s (?:full |first )?name)? is (?:called |named )?"
-               rf"(?P<names>{_NAME})"),
+    re.compile(rf"\b{_WHOSE} {_ADJ}(?P<rel>{_REL})(?:['’]s? (?:full |first )?name)? is (?:called |named )?"
+               rf"(?P<names>{_TITLE}{_NAME})"),
     re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:['’] names)? are (?:called |named )?"
                rf"(?P<names>{_LIST})"),
     re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:,? |: | \(| [-–—] )(?P<names>{_LIST})"),
-    re.compile(rf"{_STARTS}(?P<names>{_NAME})(?: is|['’]s) {_WHOSE} {_ADJ}(?P<rel>{_REL})"),
+    re.compile(rf"{_STARTS}(?P<names>{_TITLE}{_NAME})(?: is|['’]s) {_WHOSE} {_ADJ}(?P<rel>{_REL})"),
     re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})"),
     # "Gavin Belson, my boss, called": a name opening the sentence, then who they are between commas
-    (_APPOSED := re.compile(rf"{_STARTS}(?P<names>{_NAME}), {_WHOSE} {_ADJ}(?P<rel>{_REL})(?=,)")),
+    (_APPOSED := re.compile(rf"{_STARTS}(?P<names>{_TITLE}{_NAME}), {_WHOSE} {_ADJ}(?P<rel>{_REL})(?=,)")),
     # "I have a sister, Ana", "Ben has two kids, Lily and Max", "I've got a new boss called Gavin Belson"
     re.compile(rf"\b(?:(?P<my>I)(?:['’]ve got| have got| have)|(?P<of>{_NAME}) (?:has got|has|['’]s got)) "
-               rf"(?:a|an|one) {_ADJ}(?P<rel>{_REL})(?:,|:| called| named) (?P<names>{_NAME})"),
+               rf"(?:a|an|one) {_ADJ}(?P<rel>{_REL})(?:,|:| called| named) (?P<names>{_TITLE}{_NAME})"),
     re.compile(rf"\b(?:(?P<my>I)(?:['’]ve got| have got| have)|(?P<of>{_NAME}) (?:has got|has|['’]s got)) "
                rf"(?:two|three|four|five|six|seven|2|3|4|5|6|7) {_ADJ}(?P<prel>{_PLURAL})(?:,|:| called| named) "
                rf"(?P<names>{_LIST})"),
@@ -380,6 +381,8 @@ def _names(text: str) -> list[str] | None:
     out = []
     for name in re.split(r",? (?:and|&) |, ", text):
         words = name.split()
+        if words and re.fullmatch(r"(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof)\.?", words[0]):
+            words = words[1:]  # a title: the name is the words after it
         if not words or words[0].casefold().replace("’", "'") in _NOT_NAMES | _NOT_A_NAME | _CALENDAR | _TEMPORAL | \
                 frozenset(KIN_NAMES) or any(re.search(r"['’]s?$", w) for w in words) or \
                 any(len(w) > 1 and w.isupper() for w in words):

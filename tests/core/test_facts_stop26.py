@@ -79,6 +79,14 @@ def test_the_writers_boss_named_in_a_statement_is_that_person(s, text):
     assert _people(s) == ["Gavin Belson", "Rosa Vidal"]  # no "Rosa Vidal's boss" beside him
 
 
+@pytest.mark.parametrize("text, name", [("My boss is Mr. Belson.", "Mr. Belson"),  # was: a boss named "Mr"
+                                        ("Dr. Patel is my manager.", "Dr. Patel"),  # was: "Patel"
+                                        ("My boss' name is Gavin.", "Gavin")])
+def test_a_titled_boss_keeps_the_title_as_working_for_one_does(s, text, name):
+    _write(s, [text])
+    assert _facts(s) == [("Rosa Vidal", f"relation:boss:{name.lower()}", name, J10, None, False, f"person:{name}")]
+
+
 def test_the_named_boss_is_the_one_later_sentences_about_him_reach(s):
     _write(s, ["My boss is Gavin Belson.", "Gavin Belson moved to Palo Alto."])
     assert ("Gavin Belson", "home", "Palo Alto", date(2023, 2, 9), None, False, "place:Palo Alto") in _facts(s)
