@@ -175,12 +175,13 @@ def _month_day(name: str, year_s: str | None, day: int, ref: date, back: bool) -
     return first.replace(day=min(day, last))
 
 
-def _numeric_day(a: int, sep: str, b: int, year: int, ref: date, past: bool) -> date | None:
+def _numeric_day(a: int, sep: str, b: int, year: int, ref: date, past: bool, order: str | None = None) -> date | None:
     """A numeric date ``a<sep>b<sep>year``: day first when dotted (``3.6.2023``, the European form) or when only
     that order is a date (``25/12/2023``), month first when only that order is (``12/25/2023``); a slashed or
-    dashed date that reads either way (``06/03/2023``) is the reading on the right side of the message in a
-    sentence in the past tense (on or before it; else on or after it), and the one nearer the message when
-    both or neither are."""
+    dashed date that reads either way (``06/03/2023``) is read in ``order`` ("DMY" or "MDY": the order its source
+    writes dates in, e.g. a mailbox's, ``ingestors.mbox.mailbox_date_order``) when given, else it is the reading
+    on the right side of the message in a sentence in the past tense (on or before it; else on or after it), and
+    the one nearer the message when both or neither are."""
     readings = []
     for day, month in ((a, b), (b, a)) if sep != "." else ((a, b),):
         try:
@@ -189,17 +190,19 @@ def _numeric_day(a: int, sep: str, b: int, year: int, ref: date, past: bool) -> 
             pass
     if not readings:
         return None
+    if len(readings) == 2 and order in ("DMY", "MDY"):
+        return readings[0] if order == "DMY" else readings[1]
     side = [d for d in readings if (d <= ref if past else d >= ref)]
     return min(side or readings, key=lambda d: abs((d - ref).days))
 
 
-def _resolve(kind: str, m: re.Match, ref: date, past: bool = True) -> date | None:
+def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | None = None) -> date | None:
     g = m.groups()
     try:
         if kind == "iso":
             return date(int(g[0]), int(g[1]), int(g[2]))
         if kind == "num":  # 3.6.2023 (dotted: day first), 06/03/2023 (either way: see _numeric_day)
-            return _numeric_day(int(g[0]), g[1], int(g[2]), int(g[3]), ref, past)
+            return _numeric_day(int(g[0]), g[1], int(g[2]), int(g[3]), ref, past, order)
         if kind in ("dmy", "mdy"):
             day_s, month_s, year_s = (g[0], g[1], g[2]) if kind == "dmy" else (g[1], g[0], g[2])
             month, day = _MON[month_s[:3].lower()], int(day_s)
@@ -342,7 +345,7 @@ def _season(m: re.Match, g: tuple, ref: date, past: bool) -> date | None:
     return _add_months(start, {"mid": 1, "late": 2}.get(part, 0))
 
 
-def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]:
+def find_time_anchors(text: str, reference: datetime | date, order: str | None = None) -> list[TimeAnchor]:
     """Every time expression in ``text``, resolved against ``reference`` (the message's own time).
 
     Args:
@@ -350,6 +353,9 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
         reference: when the text was written: a tz-aware datetime is read at its own offset (the
             sender's local date: keep the source's offset, do not convert to UTC first); a naive one
             as it stands; or a date.
+        order: "DMY" or "MDY" — the order the text's source writes numeric dates in (a WhatsApp chat's, a
+            mailbox's: the record's ``attrs["date_order"]``), used for a slashed date that reads either way
+            (``04/05/2021``); None: decided by the tense (:func:`_numeric_day`).
 
     Returns:
         Non-overlapping anchors in text order (earlier patterns win overlaps: explicit dates first).
@@ -365,7 +371,7 @@ def find_time_anchors(text: str, reference: datetime | date) -> list[TimeAnchor]
                 continue
             if ends is None:
                 ends = [x.span() for x in _SENTENCE_END.finditer(text)]
-            day = _resolve(kind, m, ref, _in_past(text, s, e, ends))
+            day = _resolve(kind, m, ref, _in_past(text, s, e, ends), order)
             if day is not None and kind in ("dmy", "mdy"):
                 weekday = _WEEKDAY_BEFORE.search(text, max(0, s - 14), s)
                 if weekday is not None:  # "Mon 12 June": one anchor; no year: the year in which it is a Monday
