@@ -1113,18 +1113,22 @@ def relative_question(c, question: str):
     from app.memory import owner_entity
     from core.store.schema import Fact
 
-    me_id = (owner_entity(c) or (None,))[0]
+    me_id, me_name = owner_entity(c) or (None, "")
     people: list[tuple[str, int | None]] = []
 
     def add(who: str, rid):
         if all(who != p for p, _r in people):
             people.append((who, rid))
 
+    direct = False
     with c.db.session() as s:
         if eid is not None:  # their own: "my sister Clara" (Ben's), "Nina's husband is Paul" (of Nina)
-            for _sid, _sname, r, who, _oid, rid in _relation_facts(s, [Fact.subject_entity_id == eid]):
+            for _sid, _sname, r, who, oid, rid in _relation_facts(s, [Fact.subject_entity_id == eid]):
                 if r == rel or (generic and _KIN.get(r, (None,))[0] == kind):
-                    add(who, rid)
+                    mine = me_id is not None and eid != me_id and (
+                        oid == me_id or _to_owner_by_first_name(s, who, me_name, me_id, rid))
+                    add("you" if mine else who, rid)  # Lucy's "my brother Alex", to Alex: the owner
+        direct = bool(people)
         if kind in _KIN_INVERSE:  # the other way: they are the relative of someone ("my son Max": Max's parent)
             back = _KIN_INVERSE[kind]
             rels = [r for r, (k, _x) in _KIN.items() if k == back]
@@ -1134,11 +1138,14 @@ def relative_question(c, question: str):
                 if _KIN.get(r, (None,))[0] != back or sid == eid:
                     continue
                 if not (oid is not None and oid == eid or oid is None and
-                        name != "you" and _goes_by(who, asked or "", name)):
+                        name != "you" and _goes_by(who, asked or "", name) or
+                        name == "you" and _to_owner_by_first_name(s, who, subject, eid, rid)):
                     continue
-                if sex is not None and sexes.get(sid, sex) != sex:
-                    continue  # "who is Max's father?": not the one known to be someone's mother
+                if sex is not None and sexes.get(sid, None if direct else sex) != sex:
+                    continue  # "who is Max's father?": not one known to be someone's mother; "who are my brothers?"
+                    # beside a brother the owner named: only one known to be someone's brother
                 add("you" if sid == me_id else sname, rid)
+    people = _one_per_person(people)
     people.sort(key=lambda p: (p[0] == "you", p[0].casefold()))
     if eid is None and not people:
         return None  # no one of that name, and no relative by it: recall answers
@@ -1146,6 +1153,38 @@ def relative_question(c, question: str):
     if people and people[0][1] is not None:
         q.result = _as_result(c, people[0][1])
     return q
+
+
+def _to_owner_by_first_name(s, who: str, owner: str, owner_id: int, rid) -> bool:
+    """Whether a relative named ``who`` is the owner: their whole name, or their first name in a message written to
+    them ("My brother Alex is turning 40", from Sam to Alex Morgan)."""
+    from sqlmodel import select
+
+    from core.store.schema import RecordEntity
+
+    n = " ".join((who or "").casefold().split())
+    if not n or not owner:
+        return False
+    if n == " ".join(owner.casefold().split()):
+        return True
+    if n != owner.casefold().split()[0] or rid is None:
+        return False
+    return s.exec(select(RecordEntity.record_id).where(RecordEntity.record_id == rid,
+                                                       RecordEntity.entity_id == owner_id,
+                                                       RecordEntity.role.in_(("to", "cc", "member")))).first() is not None
+
+
+def _one_per_person(people: list) -> list:
+    """``people`` (``(name, record id)``) with a first name alone left out where one whole name starts with it
+    ("Sam", the owner's brother, and "Sam Morgan", who calls the owner his brother: one person)."""
+    full = [p for p, _r in people if len(p.split()) > 1]
+    out = []
+    for p, r in people:
+        longer = [f for f in full if f.split()[0].casefold() == p.casefold()]
+        if len(p.split()) == 1 and len(longer) == 1:
+            continue
+        out.append((p, r))
+    return out
 
 
 def _relation_keys(rels: list[str]):

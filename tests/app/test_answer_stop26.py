@@ -209,3 +209,25 @@ def test_a_month_without_its_year(photos, now, question, answer):
 
     with clock.frozen(now.replace(tzinfo=timezone.utc)):
         assert photos.turn(question).reply == answer
+
+
+def test_siblings_from_every_fact_either_way(container, tmp_path):
+    # the owner names a brother and two sisters; Sam and Lucy, writing to the owner, call the owner their brother
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+    box = write_mbox(tmp_path / "s.mbox", [
+        ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "fam",
+         "My brother Sam is visiting, and my sister Jane too."),
+        ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "fam2", "My sister Beth lives in Porto."),
+        ("Sam Morgan <sam@morgan.example>", "alex@morgan.example", "bday", "My brother Alex is turning 40 soon!"),
+        ("Lucy Morgan <lucy@morgan.example>", "alex@morgan.example", "hi", "Tell my brother Alex I said hi."),
+    ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 4
+    loop = ConversationLoop.for_container(c, model=NoModel())
+    # "Sam" (the owner's word) and Sam Morgan are one; Lucy's sex is not known: a sibling, not a brother
+    assert _said(loop.turn("who are my siblings?").reply) == "Beth, Jane, Lucy Morgan and Sam Morgan are your siblings."
+    assert _said(loop.turn("who are my brothers?").reply) == "Sam is your brother."
+    assert _said(loop.turn("who are my sisters?").reply) == "Beth and Jane are your sisters."
+    assert _said(loop.turn("who is Lucy's brother?").reply) == "You are Lucy Morgan's brother."
+    assert _said(loop.turn("how many siblings do I have?").reply) == \
+        "You have 4 siblings I know of: Beth, Jane, Lucy Morgan and Sam Morgan."
