@@ -364,6 +364,8 @@ _NAMED_AS = [
                rf"(?:two|three|four|five|six|seven|2|3|4|5|6|7) {_ADJ}(?P<prel>{_PLURAL})(?:,|:| called| named) "
                rf"(?P<names>{_LIST})"),
 ]
+_RELATIVES_BEFORE = re.compile(rf"\b(?:[Mm]y|{_NOT_I}[A-Z][a-zA-Z\-]+(?: [A-Z][a-zA-Z\-]+){{0,2}}['’]s) "
+                               rf"{_HOW_MANY}{_ADJ}{_PLURAL}(?:,| \(| [-–—])?$")
 _AND_OWNER = re.compile(rf"(?:^|(?<=[\s,;:(\"“]))(?P<first>{_NAME}) (?:and|&) $")
 _NOT_A_NAME = frozenset("""american british english scottish welsh irish french german
 italian spanish portuguese dutch belgian swiss austrian polish czech russian ukrainian greek turkish swedish norwegian
@@ -728,6 +730,8 @@ def _with_partner(clause: str, m: re.Match, fact: FactCandidate) -> list[FactCan
     if hit is None:
         return []
     lead = clause[:hit.start()].strip()
+    if _RELATIVES_BEFORE.search(lead):
+        lead = ""  # "My sisters Ana and Julia moved to Leeds", "Ben's kids Lily and Max …": Ana too, Lily too
     if lead and not lead.endswith((",", ";", ":", "(", '"', "“")) and any(
             w.casefold().strip(",.") not in _NOT_NAMES | _TEMPORAL | _CALENDAR and not w.strip(",.").isdigit()
             for w in lead.split()):

@@ -161,6 +161,21 @@ def test_each_name_after_my_relatives_is_the_writers_relative(s, text, rel, name
     assert _people(s) == sorted(names + ["Rosa Vidal"])
 
 
+@pytest.mark.parametrize("text, owner, rel, names", [
+    # was: Julia's home only (Ana, after "my sisters", was read as no subject)
+    ("My sisters Ana and Julia moved to Leeds.", "Rosa Vidal", "sister", ["Ana", "Julia"]),
+    ("Ben's kids Lily and Max moved to Leeds.", "Ben", "child", ["Lily", "Max"]),
+])
+def test_what_relatives_listed_by_name_do_is_each_ones(s, text, owner, rel, names):
+    _write(s, [text])
+    facts = _facts(s)
+    assert [f for f in facts if f[1] == "home"] == [(n, "home", "Leeds", J10, None, False, "place:Leeds")
+                                                    for n in names]
+    assert [f for f in facts if f[1] != "home"] == [(owner, f"relation:{rel}:{n.lower()}", n, J10, None, False,
+                                                     f"person:{n}") for n in names]
+    assert _people(s) == sorted(names + ["Rosa Vidal"] + (["Ben"] if owner == "Ben" else []))
+
+
 def test_a_child_named_in_two_ways_is_one_person(s):
     _write(s, ["My kids Mia and Noah are at camp this week.", "Mia is my kid, she is 9.", "Mia moved to Leeds."])
     assert _people(s) == ["Mia", "Noah", "Rosa Vidal"]
