@@ -1458,8 +1458,8 @@ _KIND_OF = (("email", re.compile(r"e-?mails?|mails?", re.I)), ("photo", re.compi
             ("chat", re.compile(r"chat\s+messages?|texts?", re.I)), ("message", re.compile(r"messages?|notes?", re.I)))
 _KINDS_OF = {"message": ("email", "chat")}  # a "message" is a mail or a chat message
 _HOW_MANY = (
-    re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|has|have)\s+(?P<name>.+?)\s+(?:send|sent|write|written)"
-               r"(?:\s+(?:to\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
+    re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|has|have)\s+(?P<name>.+?)\s+(?:send|sent|write|written|share|shared|post|posted|"
+               r"forward|forwarded)(?:\s+(?:(?:to|with)\s+)?(?:me|us))?(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>[\w\s-]+?)\s+(?:did|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                r"from\s+(?P<name>.+?)(?P<rest>\s+(?:in|during|at|on)\s+.+?)?\s*[?!.]*\s*$", re.IGNORECASE),
     re.compile(r"^\s*how\s+many\s+(?P<what>photos?|pictures?|pics?|images?|photographs?|snaps?|selfies?|videos?|vids?|"

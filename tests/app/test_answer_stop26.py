@@ -131,6 +131,14 @@ def chats(container, tmp_path):
      "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
     ("how many pictures has Tom sent me?",
      "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    ("how many photos did Tom share with me?",
+     "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    ("how many photos did I get from Tom?",
+     "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    ("how many photos has Tom sent me on WhatsApp?",
+     "Tom Hill sent you 3 photos, in May 2023 (2 of them without their file: the export left them out)."),
+    ("how many photos did Tom send me in 2023?",
+     "Tom Hill sent you 3 photos in 2023, in May 2023 (2 of them without their file: the export left them out)."),
     # iOS: "<attached: …PHOTO….jpg>" with no file, "image omitted"
     ("how many photos did Ana send me?", "Ana Lima sent you 2 photos, on 14 May 2023 (the export left their files "
                                          "out)."),
