@@ -55,8 +55,8 @@ RELATIONS.update({f"{k}-in-law": f"{v}-in-law" for k, v in _IN_LAW.items()})
 RELATIONS.update({f"step{sep}{k}": f"step{v}" for k, v in _STEP.items() for sep in ("", "-")})
 RELATIONS.update({f"half-{k}": f"half-{k}" for k in ("sister", "brother")})
 FAMILY = {"mother", "father", "sister", "brother", "wife", "husband", "son", "daughter", "grandmother",
-          "grandfather", "child", "sibling", "grandson", "granddaughter", "grandchild", "aunt", "uncle", "cousin", "partner"} | {v for k, v in RELATIONS.items() if "-" in k or
-                                                                  k.startswith("step")}
+          "grandfather", "child", "sibling", "grandson", "granddaughter", "grandchild", "aunt", "uncle", "cousin",
+          "partner"} | {v for k, v in RELATIONS.items() if "-" in k or k.startswith("step")}
 
 # a relation word is whole: not the start of a longer one ("brother" in "brother-in-law", "ex" forms are not listed
 # and so are no relation: "my ex-wife" is no wife)
@@ -1013,7 +1013,8 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
         within = lambda i: any(a <= i < b for a, b in read)  # noqa: E731  ("My boss is Tom": no boss apart from Tom)
         for m in _OF_MENTION.finditer(sentence):  # "Nina's sister lives in Oslo": Nina has a sister
             of = _owner_name(m.group("of"), sentence[max(0, m.start() - 20):m.start()])
-            if within(m.start()) or not of or _after_preposition(sentence, m, "of") or _reported(opened, sentence[:m.start()]):
+            if within(m.start()) or not of or _after_preposition(sentence, m, "of") or \
+                    _reported(opened, sentence[:m.start()]):
                 continue
             rel = RELATIONS[m.group("orel").lower()]
             name = _relname(m.group("orelname"))

@@ -407,7 +407,8 @@ def anchor_period(anchor: TimeAnchor) -> tuple[date, date] | None:
         if first.month == 1:  # "winter 2021": its part in that year
             return day, date(first.year, 3, 1)
         return day, _add_months(first, 3)
-    if _MONTH_WORD.search(phrase) and day.day in (1, 11, 15, 21, 31) and not re.search(r"\d{1,2}(?:st|nd|rd|th)?\b(?! ?\d)", re.sub(r"(?:19|20)\d\d", "", phrase)):
+    if _MONTH_WORD.search(phrase) and day.day in (1, 11, 15, 21, 31) and \
+            not re.search(r"\d{1,2}(?:st|nd|rd|th)?\b(?! ?\d)", re.sub(r"(?:19|20)\d\d", "", phrase)):
         first, nxt = day.replace(day=1), _add_months(day.replace(day=1), 1)
         if part in ("early", "beginning", "start"):
             return first, first.replace(day=11)
