@@ -19,6 +19,7 @@ from sqlmodel import select
 
 from core import clock
 from core.extraction.personal_facts import extract_facts
+from core.extraction.time_anchors import find_time_anchors
 from core.graph.resolution import NameIndex
 from core.store.schema import Entity, Fact, FactEntity
 from tests.core.test_identity import P, R
@@ -204,6 +205,24 @@ def test_a_child_named_in_two_ways_is_one_person(s):
 def test_a_home_in_a_dated_span_is_history_of_that_span(s, text, value, first, end):
     _write(s, [text])
     assert _facts(s) == [("Rosa Vidal", "home", value, first, end, True, f"place:{value}")]
+
+
+@pytest.mark.parametrize("text, span", [
+    ("in early 2021", (date(2021, 1, 1), date(2021, 5, 1))),
+    ("in mid-2018", (date(2018, 5, 1), date(2018, 9, 1))),
+    ("at the end of 2020", (date(2020, 12, 1), date(2021, 1, 1))),
+    ("during 2019", (date(2019, 1, 1), date(2020, 1, 1))),
+    ("in winter 2021", (date(2021, 1, 1), date(2021, 3, 1))),
+    ("last winter", (date(2021, 12, 1), date(2022, 3, 1))),
+    ("in late March 2020", (date(2020, 3, 21), date(2020, 4, 1))),
+    ("last year", (date(2022, 1, 1), date(2023, 1, 1))),
+    ("yesterday", None), ("on 3 March 2020", None), ("last week", None),
+])
+def test_the_span_a_time_expression_names(text, span):
+    from core.extraction.time_anchors import anchor_period
+
+    [a] = find_time_anchors(f"I lived there {text}.", T0)
+    assert anchor_period(a) == span
 
 
 def test_a_job_in_a_dated_span_is_history_too(s):
