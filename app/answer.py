@@ -1132,7 +1132,8 @@ def relative_question(c, question: str):
         if kind in _KIN_INVERSE:  # the other way: they are the relative of someone ("my son Max": Max's parent)
             back = _KIN_INVERSE[kind]
             rels = [r for r, (k, _x) in _KIN.items() if k == back]
-            facts = _relation_facts(s, [_relation_keys(rels)])
+            facts = _relation_facts(s, [_relation_keys(rels), _naming(eid, {
+                x for x in (asked, subject, subject.split()[0] if subject else "") if x})])
             sexes = _sexes(s, {f[0] for f in facts}) if sex is not None else {}
             for sid, sname, r, who, oid, rid in facts:
                 if _KIN.get(r, (None,))[0] != back or sid == eid:
@@ -1185,6 +1186,26 @@ def _one_per_person(people: list) -> list:
             continue
         out.append((p, r))
     return out
+
+
+def _naming(eid, names: set):
+    """A where-clause: a fact whose relative is entity ``eid`` or may go by one of ``names`` (its value, or an
+    unnamed relative's message that says one) — the facts read the other way round, found in the database, not
+    read one by one."""
+    from sqlalchemy import and_, false, func, or_
+    from sqlmodel import select
+
+    from core.store.schema import Evidence, Fact, FactEntity, Record
+
+    low = sorted({" ".join(n.casefold().split()) for n in names if n and n.strip()})
+    parts = [Fact.id.in_(select(FactEntity.fact_id).where(FactEntity.entity_id == eid, FactEntity.role == "object"))] \
+        if eid is not None else []
+    if low:
+        parts.append(func.lower(Fact.value).in_(low))
+        parts.append(and_(Fact.value.like("%'s %"), Fact.id.in_(
+            select(Evidence.fact_id).join(Record, Record.id == Evidence.record_id).where(
+                or_(*[func.lower(Record.text).like(f"%{n}%") for n in low])))))
+    return or_(*parts) if parts else false()
 
 
 def _relation_keys(rels: list[str]):
