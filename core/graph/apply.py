@@ -58,6 +58,8 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
                          attrs={"relation_of": speaker.id, "relation": relation})
             s.add(rel)
             s.flush()
+    if name and rel.id != speaker.id:
+        _adopt_stand_in(s, speaker, relation, rel, index)
     key = key_prefix + (f":{name.lower()}" if name else "")
     write_fact(s, FactDraft(
         subject_id=speaker.id, domain="relationships", category="family" if relation in _FAMILY else "social",
@@ -68,6 +70,34 @@ def relative_of(s: Session, speaker: Entity, relation: str, name: str | None, in
         links=[(rel.id, "object")]))
     return rel
 
+
+
+_ONE_ONLY = frozenset({"mother", "father", "wife", "husband", "partner", "girlfriend", "boyfriend", "boss"})
+"""Relations one has one of at a time (a boss, as the writer speaks of "my boss"): the relative spoken of by no name
+before is the one a name is learnt for (not so for a sister, a child, a friend: there may be several)."""
+
+
+def _adopt_stand_in(s: Session, speaker: Entity, relation: str, named: Entity, index: NameIndex | None) -> None:
+    """``named`` is ``speaker``'s ``relation`` by name ("My boss is Gavin Belson"): the stand-in made when the
+    relative was spoken of by no name ("My boss moved to Palo Alto": a person "Rosa Vidal's boss") is merged into
+    it (signal ``alias``, never held), for a relation of :data:`_ONE_ONLY` and when no other named relative of that
+    relation is current — in either order one boss, not two."""
+    from core.graph.resolution import merge_by_rule
+
+    if relation not in _ONE_ONLY or named.kind != "person":
+        return
+    others = {fe.entity_id for f in s.exec(select(Fact).where(
+        Fact.subject_entity_id == speaker.id, Fact.domain == "relationships",
+        Fact.key.startswith(f"relation:{relation}:"), Fact.superseded_by.is_(None))).all()
+        for fe in s.exec(select(FactEntity).where(FactEntity.fact_id == f.id, FactEntity.role == "object")).all()}
+    if others - {named.id}:
+        return  # a boss named before: whom the unnamed one was is not known
+    for e in s.exec(select(Entity).where(Entity.kind == "person", Entity.tombstoned_at.is_(None),
+                                         Entity.canonical_name == f"{speaker.canonical_name}'s {relation}")).all():
+        attrs = e.attrs or {}
+        if e.id != named.id and attrs.get("relation_of") == speaker.id and attrs.get("relation") == relation:
+            merge_by_rule(s, named, e, "alias", 1.0, f"{named.canonical_name!r} is {speaker.canonical_name}'s "
+                          f"{relation}, spoken of before by no name", index, hold=False)
 
 
 def kin_name(name: str | None) -> str | None:

@@ -353,3 +353,27 @@ def test_a_whatsapp_export_states_them_all(container, tmp_path):
 
     assert [p for p, _rid in relative_question(container, "who are Ben Carter's kids?").people] == ["Lily", "Max"]
     assert [p for p, _rid in relative_question(container, "who is Rosa Vidal's boss?").people] == ["Gavin Belson"]
+
+
+# ----------------------------------------------------------------------------- the boss spoken of before by no name
+
+def test_the_boss_spoken_of_by_no_name_is_the_one_named_later(s):
+    # was: two people, "Rosa Vidal's boss" (living in Palo Alto) and Gavin Belson
+    _write(s, ["My boss moved to Palo Alto.", "My boss is Gavin Belson."])
+    assert _people(s) == ["Gavin Belson", "Rosa Vidal"]
+    facts = _facts(s)
+    assert ("Gavin Belson", "home", "Palo Alto", J10, None, False, "place:Palo Alto") in facts
+    assert ("Rosa Vidal", "relation:boss:gavin belson", "Gavin Belson", date(2023, 2, 9), None, False,
+            "person:Gavin Belson") in facts
+
+
+def test_a_sister_spoken_of_by_no_name_stays_apart_from_one_named(s):
+    # a sister, a child: there may be several — the one spoken of first is not joined to Ana
+    _write(s, ["My sister moved to Oslo.", "My sister is Ana."])
+    assert _people(s) == ["Ana", "Rosa Vidal", "Rosa Vidal's sister"]
+
+
+def test_a_second_named_boss_joins_no_stand_in(s):
+    _write(s, ["My boss is Gavin Belson.", "My boss moved to Palo Alto.", "My boss is Tom Hill."])
+    assert _people(s) == ["Gavin Belson", "Rosa Vidal", "Tom Hill"]
+    assert ("Gavin Belson", "home", "Palo Alto", date(2023, 2, 9), None, False, "place:Palo Alto") in _facts(s)
