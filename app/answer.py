@@ -999,7 +999,8 @@ def _relative_named(text: str, relation: str, whose: list[str], own: bool) -> st
     of = "(?:" + "|".join(owners) + ")"
     for rx in (rf"\b{of}\s+{rel}(?:['’]s\s+name)?\s*(?:,\s*)?(?:is|was|['’]s|is\s+called|is\s+named)\s+"
                rf"(?P<n>{_REL_NAME})",
-               rf"(?P<n>{_REL_NAME})\s+(?:is|was)\s+{of}\s+{rel}\b"):
+               rf"(?P<n>{_REL_NAME})\s+(?:is|was)\s+{of}\s+{rel}\b",
+               rf"\b{of}\s+{rel}\s*[,(–—-]\s*(?P<n>{_REL_NAME})\s*[,)–—-]"):  # "Nina's husband, Paul Grey, called"
         m = re.search(rx, text)
         if m:
             name = m.group("n").strip()
@@ -1059,7 +1060,8 @@ def _goes_by(name: str, asked: str, canonical: str | None) -> bool:
     names = {" ".join(x.casefold().split()) for x in (asked, canonical) if x}
     if n in names:
         return True
-    return len(n.split()) == 1 and any(n == x.split()[0] for x in names)
+    return len(n.split()) == 1 and any(n == x.split()[0] for x in names) or \
+        any(len(x.split()) == 1 and n.split()[0] == x for x in names)  # "Paul" asked, "Paul Grey" named
 
 
 def relative_question(c, question: str):

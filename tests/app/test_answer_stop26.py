@@ -239,3 +239,34 @@ def test_siblings_from_every_fact_either_way(container, tmp_path):
     assert _said(loop.turn("who is Lucy's brother?").reply) == "You are Lucy Morgan's brother."
     assert _said(loop.turn("how many siblings do I have?").reply) == \
         "You have 4 siblings I know of: Beth, Jane, Lucy Morgan and Sam Morgan."
+
+
+@pytest.fixture
+def phrasings(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+    box = write_mbox(tmp_path / "p.mbox", [
+        ("Emma Stone <emma@stone.example>", "alex@morgan.example", "hi", "Hi! My husband's name is Tom, he says hello."),
+        ("Kate Bell <kate@bell.example>", "alex@morgan.example", "hi", "Rob is my husband, by the way."),
+        ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "re", "Nina's husband, Paul Grey, called."),
+        ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "re2", "Gus is Lena's brother."),
+        ("Dan Ross <dan@ross.example>", "alex@morgan.example", "kids", "My daughter is called Mia."),
+    ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 5
+    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("who is Emma's husband?", "Tom is Emma Stone's husband."),
+    ("who is Tom's wife?", "Emma Stone is Tom's wife."),
+    ("who is Kate's husband?", "Rob is Kate Bell's husband."),
+    ("who is Rob's wife?", "Kate Bell is Rob's wife."),
+    ("who is Nina's husband?", "Paul Grey is Nina's husband."),  # "Nina's husband, Paul Grey, called"
+    ("who is Paul's wife?", "Nina is Paul's wife."),
+    ("who is Lena's brother?", "Gus is Lena's brother."),
+    ("who is Gus's sister?", "Lena is Gus's sister."),
+    ("who is Mia's father?", "Dan Ross is Mia's father."),
+    ("who is Dan's daughter?", "Mia is Dan Ross's daughter."),
+])
+def test_other_ways_of_saying_a_relationship(phrasings, question, answer):
+    assert _said(phrasings.turn(question).reply) == answer
