@@ -387,12 +387,14 @@ def claim_vector_store(c) -> str:
 # ------------------------------------------------------------------------------------------- rows
 
 def stored_already(s, records: Sequence) -> list[bool]:
-    """For each of ``records`` (``ingestors.base.Record``), whether it is stored already: under its content hash,
-    or under a hash an earlier version gave it (``known_hashes``) — for a record with a ``scope`` (a WhatsApp line)
+    """For each of ``records`` (``ingestors.base.Record``), whether it is stored already — or was, and a forget purged
+    it (``core.store.forgetting.ForgottenRecord``): under its content hash, or under a hash an earlier version gave it (``known_hashes``) — for a record with a ``scope`` (a WhatsApp line)
     only a stored record whose thread is that scope (``ingestors.base.thread_scope``), since that hash did not name
     the chat (the same first line of two chats was one record); or it repeats an earlier one of ``records`` (the
     same file read twice in one import)."""
     from ingestors.base import thread_scope
+
+    from core.store.forgetting import ForgottenRecord
 
     hashes = sorted({h for r in records for h in r.known_hashes})
     threads: dict[str, set] = {}
@@ -400,6 +402,9 @@ def stored_already(s, records: Sequence) -> list[bool]:
         for h, th in s.exec(select(RecordRow.content_hash, RecordRow.thread).where(
                 RecordRow.content_hash.in_(hashes[i:i + 500]))).all():
             threads.setdefault(h, set()).add(th)
+        for h in s.exec(select(ForgottenRecord.content_hash).where(
+                ForgottenRecord.content_hash.in_(hashes[i:i + 500]))).all():
+            threads.setdefault(h, set()).add(None)  # purged by a forget: known, never stored again
     out: list[bool] = []
     seen: set[str] = set()
     for r in records:

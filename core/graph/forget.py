@@ -836,12 +836,17 @@ def _comes_back_superseded(conn, op_id: int, fact_id: int) -> bool:
     return False
 
 
-def purge(conn, sc: Scope) -> dict[str, int]:
-    """Delete the hidden rows for good (records, facts, entities, aliases, sources); returns rows deleted.
+def purge(conn, sc: Scope, op_id: int | None = None) -> dict[str, int]:
+    """Delete the hidden rows for good (records, facts, entities, aliases, sources); returns rows deleted.  Each
+    deleted record's content hash is kept (``core.store.forgetting.ForgottenRecord``, with ``op_id``), so a later
+    import of the same file does not store it again.
 
     Episodes of the records must be gone first (``core.memory.forget.purge``)."""
     n = {"records": 0, "facts": 0, "entities": 0, "aliases": 0, "sources": 0, "quarantine": 0}
     for p in chunks(sc.records):
+        conn.execute(f"INSERT INTO forgotten_record(content_hash, op_id) SELECT content_hash, ? FROM record "
+                     f"WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL AND content_hash IS NOT NULL "
+                     f"ON CONFLICT DO NOTHING", (op_id, *p))
         conn.execute(f"DELETE FROM episode WHERE record_id IN ({marks(len(p))})", p)
         n["records"] += conn.execute(f"DELETE FROM record WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
                                      p).rowcount

@@ -79,6 +79,18 @@ class ForgetStash(SQLModel, table=True):
     blob: Optional[bytes] = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 
+class ForgottenRecord(SQLModel, table=True):
+    """The content hash of a record a forget purged, so that importing the same file again does not bring it back
+    (``app.pipeline.stored_already`` counts it as known).  ``content_hash`` is the record's own (a SHA-256 of what
+    the ingestor read: ``ingestors.base.Record.content_hash``), not text: it tells only whether a message read later
+    is one that was forgotten.  Written at purge (``core.graph.forget.purge``); a forget that is only hidden needs
+    none (its tombstoned record still holds the hash)."""
+
+    __tablename__ = "forgotten_record"
+    content_hash: str = Field(primary_key=True)
+    op_id: Optional[int] = None
+
+
 COVERS = {"forget_op": "*", "forget_stash": "*"}
 """The forget's own rows: the stash is deleted at purge; the op keeps only counts and a fingerprint."""
 
@@ -90,6 +102,8 @@ NO_PERSONAL_TEXT = {
     "storemeta": "Kith's own bookkeeping (e.g. the vector store's random id)",
     "sqlite_stat1": "SQLite's planner statistics (table and index names, row counts)",
     "sqlite_sequence": "SQLite's autoincrement counters",
+    "forgotten_record": "SHA-256 content hashes of purged records (ForgottenRecord), never their text: a re-import "
+                        "of the same messages is recognised and not stored again",
 }
 """Tables that hold no personal text, with the reason (the schema-walking test accepts only these
 uncovered; a new table must be covered by a store's forget plan or listed here with a reason)."""
