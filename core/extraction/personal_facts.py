@@ -155,7 +155,7 @@ everyone everybody someone somebody nobody noone anyone anybody people folks eve
 some none each others we're we've we'd we'll they're they've you're you've it's that's there's here's let's
 i'm i've i'd i'll remember heard hear imagine note tell ask see look listen wait bet know think say honestly
 basically seriously obviously literally clearly frankly surprisingly fortunately unfortunately funnily weirdly
-who what where which why how""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
+who what where which why how meet welcome introducing""".split())  # "Everyone moved to Leeds", "We're now living in Lyon" name no one
 
 
 _TEMPORAL = frozenset("""on in at since by from during until till before after last next this early late mid
@@ -339,7 +339,9 @@ _MENTION = re.compile(rf"\b[Mm]y (?P<rel>{_REL})(?:,? (?P<relname>{_NAME}))?\b")
 # person's: "Ben's daughter is Lily", "Ben Carter's kids are Lily and Max", "Lily is Ben's daughter".
 _OWNER = rf"(?P<of>{_NOT_I}[A-Z][a-zA-Z\-]+(?: {_NOT_I}[A-Z][a-zA-Z\-]+){{0,2}})['’]s"
 _WHOSE = rf"(?:(?P<my>[Mm]y)|{_OWNER})"
-_LIST = rf"{_NAME}(?:, {_NAME})*,? (?:and|&) {_NAME}"
+_AGE = r"(?: \(\d{1,2}\)|, \d{1,2}\b)?"  # "Lily (7) and Max (5)", "Mia, 8, and Noah, 5"
+_AGES = re.compile(r" \(\d{1,2}\)|, \d{1,2}\b")
+_LIST = rf"{_NAME}{_AGE}(?:, {_NAME}{_AGE})*,? (?:and|&) {_NAME}{_AGE}"
 _STARTS = r"(?:^|(?<=[\s,;:(\"“]))"
 _ADJ = (r"(?:(?:new|current|little|big|baby|older|younger|elder|eldest|oldest|youngest|twin|only|lovely|dear|"
         r"wonderful|amazing|awesome|great|darling|beautiful|gorgeous|precious|favourite|favorite) ){0,2}")
@@ -348,15 +350,15 @@ _ADJ = (r"(?:(?:new|current|little|big|baby|older|younger|elder|eldest|oldest|yo
 _HOW_MANY = r"(?:(?:two|three|four|five|six|seven|2|3|4|5|6|7) )?"
 _TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof)\.? )?"  # "My boss is Mr. Belson", "Dr. Patel is my boss"
 _NAMED_AS = [
-    re.compile(rf"\b{_WHOSE} {_ADJ}(?P<rel>{_REL})(?:['’]s? (?:full |first )?name)? is (?:called |named )?"
+    re.compile(rf"\b{_WHOSE} {_ADJ}(?P<rel>{_REL})(?:['’]s? (?:full |first )?name)? is(?: {_ADV})? (?:called |named )?"
                rf"(?P<names>{_TITLE}{_NAME})"),
-    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:['’] names)? are (?:called |named )?"
+    re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:['’] names)? are(?: {_ADV})? (?:called |named )?"
                rf"(?P<names>{_LIST})"),
     re.compile(rf"\b{_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})(?:,? |: | \(| [-–—] )(?P<names>{_LIST})"),
     re.compile(rf"{_STARTS}(?P<names>{_TITLE}{_NAME})(?: is|['’]s) {_WHOSE} {_ADJ}(?P<rel>{_REL})"),
     re.compile(rf"{_STARTS}(?P<names>{_LIST}) are {_WHOSE} {_HOW_MANY}{_ADJ}(?P<prel>{_PLURAL})"),
     # "Gavin Belson, my boss, called": a name opening the sentence, then who they are between commas
-    (_APPOSED := re.compile(rf"{_STARTS}(?P<names>{_TITLE}{_NAME}), {_WHOSE} {_ADJ}(?P<rel>{_REL})(?=,)")),
+    (_APPOSED := re.compile(rf"{_STARTS}(?P<names>{_TITLE}{_NAME}), {_WHOSE} {_ADJ}(?P<rel>{_REL})(?=[,.!;]|$)")),
     # "I have a sister, Ana", "Ben has two kids, Lily and Max", "I've got a new boss called Gavin Belson"
     re.compile(rf"\b(?:(?P<my>I)(?:['’]ve got| have got| have)|(?P<of>{_NAME}) (?:has got|has|['’]s got)) "
                rf"(?:a|an|one) {_ADJ}(?P<rel>{_REL})(?:,|:| called| named) (?P<names>{_TITLE}{_NAME})"),
@@ -366,6 +368,9 @@ _NAMED_AS = [
 ]
 _RELATIVES_BEFORE = re.compile(rf"\b(?:[Mm]y|{_NOT_I}[A-Z][a-zA-Z\-]+(?: [A-Z][a-zA-Z\-]+){{0,2}}['’]s) "
                                rf"{_HOW_MANY}{_ADJ}{_PLURAL}(?:,| \(| [-–—])?$")
+_INTRODUCED = re.compile(r"[\s\"“(]*(?:(?i:meet|welcome|introducing|say hi to|say hello to|this is|here is|"
+                         r"here['’]s)\s+)?")
+"""What may stand before "Gavin Belson, my boss": nothing, or an introduction ("Meet Gavin Belson, my boss.")."""
 _AND_OWNER = re.compile(rf"(?:^|(?<=[\s,;:(\"“]))(?P<first>{_NAME}) (?:and|&) $")
 _NOT_A_NAME = frozenset("""american british english scottish welsh irish french german
 italian spanish portuguese dutch belgian swiss austrian polish czech russian ukrainian greek turkish swedish norwegian
@@ -381,7 +386,7 @@ def _names(text: str) -> list[str] | None:
     """The names a list of names holds ("Mia, Noah and Eli": three), or None when any of them is no name: a word that
     is no name ("My boss is Italian"), a possessive ("My boss is Tom's brother"), a date, a word in capitals."""
     out = []
-    for name in re.split(r",? (?:and|&) |, ", text):
+    for name in re.split(r",? (?:and|&) |, ", _AGES.sub("", text)):
         words = name.split()
         if words and re.fullmatch(r"(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof)\.?", words[0]):
             words = words[1:]  # a title: the name is the words after it
@@ -414,8 +419,11 @@ def _named_relatives(sentence: str, cited: str, sent_at: datetime | None, opened
             raw = m.group("names")
             if rx.pattern.startswith(_STARTS):
                 raw = clean_subject_name(raw, sentence[max(0, m.start() - 20):m.start()]) or ""
-                if rx is _APPOSED and sentence[:m.start("names") + m.group("names").find(raw)].strip(" \"“("):
-                    continue  # "Thanks Tom, my sister is here": the name opens no sentence of its own
+                lead = sentence[:m.start("names") + max(0, m.group("names").find(raw))]
+                if rx is _APPOSED and (not _INTRODUCED.fullmatch(lead) or (
+                        not rest.startswith(",") and not lead.strip(" \"“("))):
+                    continue  # "Thanks Tom, my sister is here": the name opens no sentence of its own; "Call Tom, my
+                    # boss.": nor one an introduction does not open ("Meet Gavin Belson, my boss.")
             names = _names(raw)
             if not names:
                 continue

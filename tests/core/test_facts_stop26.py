@@ -72,6 +72,8 @@ J10 = date(2023, 1, 10)
     "Gavin Belson's my boss.",
     "Gavin Belson, my boss, called in sick.",
     "I've got a new boss called Gavin Belson.",
+    "Meet Gavin Belson, my boss.",
+    "So my boss is now Gavin Belson.",
 ])
 def test_the_writers_boss_named_in_a_statement_is_that_person(s, text):
     _write(s, [text])
@@ -148,6 +150,8 @@ def test_a_third_persons_relatives_named_with_a_possessive_are_theirs(s, text, w
     ("I have two kids, Mia and Noah.", "child", ["Mia", "Noah"]),
     ("I have a sister, Ana.", "sister", ["Ana"]),
     ("My twins (Mia and Noah) turn five today.", "child", ["Mia", "Noah"]),
+    ("My kids Mia, 8, and Noah, 5, are at camp.", "child", ["Mia", "Noah"]),
+    ("My kids are Mia (8) and Noah (5).", "child", ["Mia", "Noah"]),
     ("Gavin Belson is my line manager and Ana and Tom are my colleagues.", None, None),
     ("Our two are fine. My children Mia & Noah start school soon.", "child", ["Mia", "Noah"]),
 ])
@@ -296,6 +300,8 @@ def test_an_adjective_after_my_boss_is_no_name(s):
     "Thanks Tom, my sister is here.",
     "According to Ana, my boss is Tom Hill.",
     "Call Tom, my boss.",
+    "Thanks Tom, my sister.",
+    "My boss is still angry.",
     "Who is my boss",
     "My kids love Mia and Noah.",
     "Mia and Noah are my kids' friends.",
