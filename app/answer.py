@@ -897,6 +897,7 @@ class RelativeQuestion:
     result: object = None  # the first fact's evidence record as an ``AskResult``: the answer cites it
     subject: str = ""  # the person's own name (the owner's for "my sister"): whose messages may say it
     count: bool = False  # "how many siblings do I have?": the answer counts them
+    whose: str = ""  # "whose son is Max?": the relation asked the other way round ("son"), said so in the answer
 
 
 _RELATIVE_Q = re.compile(r"^\s*(?:who(?:['’]s|\s+is|\s+was|\s+are|\s+were)|what(?:['’]s|\s+is)(?:\s+the\s+name\s+of)?)\s+"
@@ -1073,6 +1074,8 @@ def relative_question(c, question: str):
     Max", "who are my siblings?" by every brother and sister.  Reads only."""
     from core.extraction.personal_facts import RELATIONS
 
+    whose_m = _WHOSE.match(_WHATS.sub("what is", question or ""))
+    whose_rel = _kin_word(whose_m.group("rel")) if whose_m else None  # "whose son is Max?": "son", as asked
     typed = _relative_reworded(_WHATS.sub("what is", question or ""))
     many = _HOW_MANY_KIN.match(typed)
     if many:  # "how many siblings do I have?": who they are, counted
@@ -1124,7 +1127,8 @@ def relative_question(c, question: str):
 
     direct = False
     with c.db.session() as s:
-        if eid is not None:  # their own: "my sister Clara" (Ben's), "Nina's husband is Paul" (of Nina)
+        whose_only = whose_rel in _KIN and whose_rel not in _KIN_WORDS  # "whose son is Max?": the "my son Max"s
+        if eid is not None and not whose_only:  # their own: "my sister Clara" (Ben's), "Nina's husband is Paul" (of Nina)
             for _sid, _sname, r, who, oid, rid in _relation_facts(s, [Fact.subject_entity_id == eid]):
                 if r == rel or (generic and _KIN.get(r, (None,))[0] == kind):
                     mine = me_id is not None and eid != me_id and (
@@ -1140,6 +1144,8 @@ def relative_question(c, question: str):
             for sid, sname, r, who, oid, rid in facts:
                 if _KIN.get(r, (None,))[0] != back or sid == eid:
                     continue
+                if whose_only and r != whose_rel:
+                    continue  # "whose son is Mia?": not Dan's "my daughter Mia"
                 if not (oid is not None and oid == eid or oid is None and
                         name != "you" and _goes_by(who, asked or "", name) or
                         name == "you" and _to_owner_by_first_name(s, who, subject, eid, rid)):
@@ -1152,7 +1158,8 @@ def relative_question(c, question: str):
     people.sort(key=lambda p: (p[0] == "you", p[0].casefold()))
     if eid is None and not people:
         return None  # no one of that name, and no relative by it: recall answers
-    q = RelativeQuestion(name, rel, people, subject=subject, count=bool(many))
+    q = RelativeQuestion(name, rel, people, subject=subject, count=bool(many),
+                         whose=whose_rel if whose_rel in _KIN and whose_rel not in _KIN_WORDS else "")
     if people and people[0][1] is not None:
         q.result = _as_result(c, people[0][1])
     return q
@@ -1242,6 +1249,8 @@ def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer
     """"Dr. Patel is Ana Lima's boss." / "Beth and Clara are your sisters." / "Beth, Jane and Sam are your
     siblings." — citing the first fact's evidence."""
     whose = "your" if q.name == "you" else f"{q.name}'s"
+    if not q.people and q.whose:
+        return MemoryAnswer(f"Nothing in your records says whose {q.whose} {q.name} is.", [], "who", True)
     if not q.people and q.count:
         return MemoryAnswer(f"Nothing in your records says {'you have' if q.name == 'you' else q.name + ' has'} any "
                             f"{_KIN_PLURAL.get(q.relation, q.relation + 's')}.", [], "who", True)
@@ -1263,7 +1272,10 @@ def relative_answer(q: RelativeQuestion, results: Sequence[Any]) -> MemoryAnswer
         has = "You have" if q.name == "you" else f"{q.name} has"
         text = f"{has} {len(names)} {q.relation if len(names) == 1 else plural} I know of: {_and(names)}."
         return MemoryAnswer(f"{text} {_cite(cited)}".strip(), cited, "who")
-    if q.relation == "spouse" and len(names) == 1:  # "who is Emma married to?"
+    if q.whose and len(names) == 1:  # "whose son is Max?" → "Max is Ben Carter's son."
+        text = f"{'You are' if q.name == 'you' else q.name + ' is'} " \
+               f"{'your' if names[0] == 'you' else names[0] + chr(39) + 's'} {q.whose}."
+    elif q.relation == "spouse" and len(names) == 1:  # "who is Emma married to?"
         text = ("You are" if q.name == "you" else f"{q.name} is") + \
             f" married to {'you' if names[0] == 'you' else names[0]}."
     elif names == ["you"]:

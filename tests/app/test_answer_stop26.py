@@ -63,8 +63,8 @@ def family(container, tmp_path):
     ("who is Emma's hubby?", "Tom is Emma Stone's husband."),
     ("who is Emma married to?", "Emma Stone is married to Tom."),
     ("who is Tom married to?", "Tom is married to Emma Stone."),
-    ("whose husband is Tom?", "Tom is married to Emma Stone."),
-    ("whose son is Max?", "Ben Carter is Max's parent."),
+    ("whose husband is Tom?", "Tom is Emma Stone's husband."),
+    ("whose son is Max?", "Max is Ben Carter's son."),
     ("how many siblings do I have?", "You have 3 siblings I know of: Beth, Jane and Sam."),
     ("how many sisters do I have?", "You have 2 sisters I know of: Beth and Jane."),
     ("how many kids does Ben have?", "Ben Carter has 1 child I know of: Max."),
@@ -267,6 +267,13 @@ def phrasings(container, tmp_path):
     ("who is Gus's sister?", "Lena is Gus's sister."),
     ("who is Mia's father?", "Dan Ross is Mia's father."),
     ("who is Dan's daughter?", "Mia is Dan Ross's daughter."),
+    ("whose daughter is Mia?", "Mia is Dan Ross's daughter."),
+    ("whose husband is Paul?", "Paul is Nina's husband."),
 ])
 def test_other_ways_of_saying_a_relationship(phrasings, question, answer):
     assert _said(phrasings.turn(question).reply) == answer
+
+
+def test_whose_asks_the_relation_it_names(phrasings):
+    # Dan wrote "my daughter": Mia is no one's son
+    assert phrasings.turn("whose son is Mia?").reply == "Nothing in your records says whose son Mia is."
