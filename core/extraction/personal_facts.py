@@ -950,7 +950,7 @@ def _dated_spells(sentence: str, cited: str, sent_at: datetime | None, anchors, 
     return out
 
 
-_BETWEEN = re.compile(rf"(?:,? {_SPAN})?,? ?")
+_BETWEEN = re.compile(rf"(?:,? (?:{_SPAN}|briefly|temporarily|for a (?:while|bit|time|spell)))?,? ?")
 """What may stand between a spell's value and the span that dates it: "I lived in Rome for a few months in 2019"."""
 
 

@@ -203,6 +203,7 @@ def test_a_child_named_in_two_ways_is_one_person(s):
     ("I was living in Rome in early 2021.", "Rome", date(2021, 1, 1), date(2021, 5, 1)),
     ("I lived in Rome for a few months in early 2021.", "Rome", date(2021, 1, 1), date(2021, 5, 1)),
     ("In early 2021 I lived in Rome.", "Rome", date(2021, 1, 1), date(2021, 5, 1)),
+    ("We lived in Rome for a while in late 2019.", "Rome", date(2019, 9, 1), date(2020, 1, 1)),
     # was: ended on 1 Jan 2019 (the year's first day read as the end of a spell with no start)
     ("I used to live in Rome in 2019.", "Rome", date(2019, 1, 1), date(2020, 1, 1)),
 ])
@@ -253,7 +254,8 @@ def test_a_dated_past_spell_leaves_the_current_home_current(s):
 
 
 @pytest.mark.parametrize("text", ["I lived in Rome on Monday.", "I lived in Rome.", "I never lived in Rome in 2019.",
-                                  "He said I lived in Rome in 2019.", "I lived in Rome since 2019."])
+                                  "He said I lived in Rome in 2019.", "I lived in Rome since 2019.",
+                                  "I lived in Rome for a while."])
 def test_no_span_or_no_statement_is_no_spell(s, text):
     _write(s, [text])
     assert _facts(s) == []
