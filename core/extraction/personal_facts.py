@@ -378,8 +378,8 @@ danish finnish icelandic chinese japanese korean indian pakistani thai vietnames
 canadian mexican brazilian argentinian chilean colombian peruvian cuban african nigerian kenyan egyptian moroccan
 israeli iranian arab arabic european asian latino latina catholic christian protestant jewish muslim hindu buddhist
 sikh atheist vegan vegetarian gay lesbian straight trans christmas easter thanksgiving halloween""".split())
-"""Capitalised words after "is" that name no one: a question word, a nationality, a faith, a diet ("My boss is
-Italian", "My sister is Vegan")."""
+"""Capitalised words after "is" that name no one: a nationality, a faith, a diet, a holiday ("My boss is Italian",
+"My sister is Vegan", "with my kids Christmas and Easter")."""
 
 
 def _names(text: str) -> list[str] | None:
