@@ -70,8 +70,10 @@ Decisions:
   ``message_N.json`` of it is one chat), else the title.  ``external_id``:
   ``"<timestamp_ms> #<n>"``, n counting messages of the same millisecond.
 
-**Broken JSON**: a file :func:`json.loads` refuses is read again repairing what Telegram's reader repairs
-(an invalid escape, a NUL byte, a byte that is not UTF-8; each record notes ``"file repaired: …"``); a file
+**Broken JSON**: a file :func:`json.loads` refuses is read again through the reader Telegram's files are read with
+(:class:`~ingestors.telegram.RepairingReader`: an invalid escape, a NUL byte, a byte that is not UTF-8, a raw line
+break inside a string; each record notes ``"file repaired: 1 invalid escape fixed in message_1.json"``,
+:func:`~ingestors.telegram.repair_note`); a file
 cut short keeps every whole message before the cut (Meta writes the newest first: the oldest are lost), then
 a :class:`~ingestors.base.RecordError` says where it broke.
 
@@ -88,6 +90,7 @@ from typing import Any, Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members
+from ingestors.telegram import repair_note
 
 MAX_FILE_BYTES = 256 << 20
 _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
@@ -592,7 +595,7 @@ class MessengerIngestor:
             rows.append((ts, n, msg))
         rows.sort(key=lambda r: r[:2])
 
-        repaired = ("file repaired: " + ", ".join(f"{n} × {kind}" for kind, n in repairs.items())) if repairs else ""
+        repaired = repair_note(path, repairs) or ""
         same_ms: dict[int, int] = {}
         events: list[dict] = []
         last: Record | None = None

@@ -66,11 +66,13 @@ Decisions:
   :class:`~core.errors.InputError` (it was read as messages of no one, at no time).
 * A message that is not a JSON object, or whose ``date_unixtime`` is not a number,
   is a :class:`~ingestors.base.RecordError`; its neighbours still come.
-* **Broken JSON is repaired, not refused**: an invalid escape (``\\x0C``: read as the
-  character it names; any other: the backslash dropped), half a surrogate pair alone
+* **Broken JSON is repaired, not refused** (:class:`RepairingReader`, which reads Instagram's and Messenger's
+  broken files too): an invalid escape (``\\x41``: the character it names; ``\\x0C``, a control character, and
+  ``\\q``, a letter no escape names: dropped, a space where they stood between two letters; before punctuation:
+  the backslash dropped), half a surrogate pair alone
   (``\\ud83d``: U+FFFD), a byte that is not UTF-8 (read as its Windows-1252 character), a NUL byte
   anywhere (dropped: zero bytes padding a file after a crash) and a raw control character inside a string are fixed as the file is read, and every record of a repaired file gets
-  the note ``"file repaired: …"``.  A file that ends early keeps the messages before the
+  the note ``"file repaired: … fixed in result.json"`` (:func:`repair_note`).  A file that ends early keeps the messages before the
   break, then a :class:`~ingestors.base.RecordError` says where it broke.
 
 Memory: the file is streamed with ``ijson`` twice (the chats' members, then the
@@ -119,6 +121,25 @@ def _json_escape(ch: str) -> bytes:
     return "".join(f"\\u{unit:04x}" for unit in _utf16_units(ord(ch))).encode("ascii")
 
 
+def repair_note(path: Path | str, repairs: dict[str, int]) -> str | None:
+    """The note every record of a repaired JSON file carries (Telegram's, Instagram's and Messenger's: one wording),
+    naming the file: ``"file repaired: 1 invalid escape fixed in message_1.json"``; None when nothing was fixed."""
+    if not repairs:
+        return None
+    what = ", ".join(f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}" for kind, n in repairs.items())
+    return f"file repaired: {what} fixed in {Path(path).name}"
+
+
+def _is_control(code: int) -> bool:
+    """A control character that is no text (C0 and C1, DEL), a tab and line breaks apart."""
+    return (code < 0x20 and code not in (0x09, 0x0A, 0x0D)) or 0x7F <= code < 0xA0
+
+
+def _wordish(byte: bytes) -> bool:
+    """One byte of a letter or digit (any byte of a UTF-8 character beyond ASCII counts)."""
+    return bool(byte) and (byte[0] >= 0x80 or byte.isalnum())
+
+
 def _utf16_units(code: int) -> list[int]:
     if code < 0x10000:
         return [code]
@@ -129,8 +150,9 @@ def _utf16_units(code: int) -> list[int]:
 class RepairingReader:
     """A binary file wrapper whose ``read()`` returns the bytes with JSON string faults fixed.
 
-    Fixed: an invalid escape (``\\xHH`` becomes ``\\u00HH`` and ``\\U0001F600`` the character, as meant; a backslash
-    before any other character is dropped; a ``\\u`` without four hex digits loses its
+    Fixed: an invalid escape (:meth:`_fix_escape`: ``\\xHH`` and ``\\U0001F600`` become the character they name
+    unless it is a control character; ``\\q``, ``\\a`` and any other letter or digit are dropped with their
+    backslash; a backslash before punctuation is dropped; a ``\\u`` or ``\\x`` without its hex digits loses its
     backslash), a NUL byte (removed, inside or outside strings: a file padded or holed with zero bytes)
     and any other raw control character (``\\u00XX``).  Backslashes and control characters
     are never valid outside a JSON string, so these need no parsing.  With ``inside_strings``
@@ -155,6 +177,18 @@ class RepairingReader:
         self.repairs[kind] = self.repairs.get(kind, 0) + n
 
     def _fix_escape(self, m: re.Match) -> bytes:
+        """One escape as valid JSON.  An invalid one is counted, and:
+
+        * ``\\xHH`` and ``\\U0001F600`` (Python's and C's escapes) are the character they name — unless that is a
+          control character other than a tab or line break (``\\x0C``, a form feed: no text);
+        * a letter or digit after the backslash (``\\q``, ``\\a``, ``\\v``, ``\\0``) is dropped with it: C's
+          ``\\a \\v \\e \\0`` name control characters, and any other names nothing, so the letter is no part of
+          the text (``"Lea Vogt\\q"`` is ``Lea Vogt``, not ``Lea Vogtq``);
+        * either dropped escape between two letters or digits leaves a space, so the words it stood between stay
+          two (``"Bring\\x0Ctowels"`` is ``Bring towels``); elsewhere nothing (``"rope\\a and"`` is ``rope and``);
+        * a backslash before punctuation or a space is dropped and the character kept (``\\'`` is ``'``), and so is
+          the backslash of a ``\\u`` or ``\\x`` without its hex digits (``\\u12`` is ``u12``).
+        """
         body = m.group(1)
         if body[:1] == b"u" and len(body) == 5 and _SURROGATE.match(b"\\" + body):
             self._count("lone surrogate")  # half an emoji (\ud83d alone): the replacement character
@@ -162,11 +196,19 @@ class RepairingReader:
         if body[:1] in b'"\\/bfnrt' and body != b"" or (body[:1] == b"u" and len(body) in (5, 11)):
             return m.group(0)
         self._count("invalid escape")
+        named = None
         if body[:1] == b"x" and len(body) == 3:
-            return b"\\u00" + body[1:]
-        if body[:1] == b"U" and len(body) == 9:  # \U0001F600 (Python's and C's escape of any character)
-            return _json_escape(chr(int(body[1:], 16)))
-        return body  # the backslash dropped
+            named = int(body[1:], 16)
+        elif body[:1] == b"U" and len(body) == 9:  # \U0001F600 (Python's and C's escape of any character)
+            named = int(body[1:], 16)
+        if named is not None and not _is_control(named):
+            return _json_escape(chr(named))
+        if named is None and (len(body) != 1 or not (body.isalnum() and body.isascii()) or body in b"ux"):
+            return body  # the backslash dropped: punctuation kept, a \u or \x without hex digits
+        # an escape naming no text: dropped; between two letters or digits, a space keeps the words apart
+        before = m.string[m.start() - 1:m.start()]
+        after = m.string[m.end():m.end() + 1]
+        return b" " if _wordish(before) and _wordish(after) else b""
 
     def _valid_utf8(self, chunk: bytes) -> bytes:
         """``chunk`` as valid UTF-8: a byte that is not UTF-8 (a name re-saved as Latin-1: ``J\\xf6rg``) is
@@ -199,13 +241,16 @@ class RepairingReader:
     def _fix_in_strings(self, data: bytes) -> bytes:
         """Escape raw tabs and line breaks that stand inside strings (string state kept across reads)."""
         out, pos = [], 0
+        skip = 0 if self._escaped else -1  # the byte a backslash escapes (the last read's last byte: this one's first)
+        self._escaped = False
         for m in _INTERESTING.finditer(data):
             i, ch = m.start(), data[m.start()]
-            if self._escaped:
-                self._escaped = False
-                continue
+            if i == skip:  # escaped (\" or \\): no string's end, no escape's start.  (Only the byte right after
+                continue  # the backslash: "a\nb" escapes the n, and the next quote still ends the string.)
             if ch == 0x5C:  # backslash
-                self._escaped = self._in_string
+                if self._in_string:
+                    skip = i + 1
+                    self._escaped = skip == len(data)
             elif ch == 0x22:  # quote
                 self._in_string = not self._in_string
             elif self._in_string:
@@ -651,9 +696,7 @@ class TelegramIngestor:
         """
         path = Path(path)
         chats, inside_strings, broken = self._survey(path)
-        repaired = ", ".join(f"{n} {kind if n == 1 else _PLURALS.get(kind, kind + 's')}"
-                             for kind, n in self._repairs.items())
-        note = f"file repaired: {repaired} fixed" if repaired else None
+        note = repair_note(path, self._repairs)
         names = [_name_key(c.name) for c in chats]
         self._shared_names = {n for n in names if n and names.count(n) > 1}  # two chats of one name: ids tell them
         queue = iter(chats)

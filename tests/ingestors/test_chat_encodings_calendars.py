@@ -135,7 +135,7 @@ def test_lone_surrogate_escapes_do_not_take_the_file_down(tmp_path):
     assert [(r.sender.name, r.text) for r in items] == [
         ("Ana", "hi \ufffd there"), ("Bo", "ok \ufffd"), ("Ana", "pair 😀 kept \\ud83d literal")]
     assert items[0].sent_at == datetime(2023, 12, 24, 18, 4, 20, tzinfo=UTC)
-    assert all("file repaired: 2 lone surrogates fixed" in r.notes for r in items)
+    assert all("file repaired: 2 lone surrogates fixed in result.json" in r.notes for r in items)
 
 
 @pytest.mark.parametrize("chunk", [1, 5, 9, 13, 1 << 16])
@@ -151,4 +151,4 @@ def test_bytes_that_are_not_utf8_are_read_as_windows_1252(tmp_path):
     assert not any(isinstance(r, RecordError) for r in items)
     assert [(r.sender.name, r.text) for r in items] == [("Jörg", "Grüße"), ("Bo", "ok 😀")]
     assert [p.name for p in items[1].recipients] == ["Jörg"]
-    assert "file repaired: 3 bytes that are not UTF-8 (read as Windows-1252) fixed" in items[0].notes
+    assert "file repaired: 3 bytes that are not UTF-8 (read as Windows-1252) fixed in result.json" in items[0].notes

@@ -232,7 +232,7 @@ def test_telegram_python_style_unicode_escape_is_the_character(tmp_path, pad):
     items = list(TelegramIngestor().read(path))
     assert [r.sender.name for r in items] == ["Ana", "Ben", "Ana", "Ben"]
     assert items[2].text.endswith(" we landed \U0001F600 at last") and items[3].text == "great"
-    assert "file repaired: 1 invalid escape fixed" in items[0].notes
+    assert "file repaired: 1 invalid escape fixed in result.json" in items[0].notes
 
 
 # ----------------------------------------------------------------------------- Messenger: file order

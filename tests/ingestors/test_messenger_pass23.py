@@ -348,7 +348,7 @@ def test_a_file_cut_short_keeps_the_whole_messages_before_the_cut(tmp_path, cont
     broken.write_text(text.replace("third: meet", "third:\\x20meet"))
     got = [i for i in MessengerIngestor().read(broken)]
     assert [i.text for i in got] == ["first", "second: café", "third: meet at the harbour"]
-    assert all("file repaired: 1 × invalid escape" in i.notes for i in got)
+    assert all("file repaired: 1 invalid escape fixed in message_1.json" in i.notes for i in got)
     report = ingest(container, [path])
     assert report.records_added == 2 and len(report.errors) == 1
     out = CliRunner().invoke(main, ["ask", "harbour"], catch_exceptions=False).output
