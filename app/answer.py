@@ -1659,8 +1659,10 @@ def count_question(c, question: str):
 
 _COUNTED_SPAN = re.compile(r"\b(?:in|during|from)\s+(?:January|February|March|April|May|June|July|August|September|"
                            r"October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?"
-                           r"(?:\s+(?:19|20)\d\d)?|\b(?:last|this)\s+(?:year|month|week)\b",
+                           r"(?:\s+(?:19|20)\d\d)?|\b(?:last|this)\s+(?:year|month|week)\b|\b(?:last|this)\s+(?:January|"
+                           r"February|March|April|May|June|July|August|September|October|November|December)\b",
                            re.IGNORECASE)
+_LAST_MONTH_NAMED = re.compile(r"^(?P<which>last|this)\s+(?P<month>[a-z]+)$", re.IGNORECASE)
 
 
 _BARE_MONTH = re.compile(r"^(?:in|during|from)\s+(?P<month>[a-z]+)\.?$", re.IGNORECASE)
@@ -1674,6 +1676,15 @@ def _counted_period(rest: str, year_of=None) -> tuple | None:
     if m is None:
         return None
     bare = _BARE_MONTH.match(m.group(0).strip())
+    named = _LAST_MONTH_NAMED.match(m.group(0).strip())
+    if named and named.group("month").casefold() in _MONTH_NAMES:  # "last June": the latest June gone by
+        month, now = _MONTH_NAMES[named.group("month").casefold()], clock.now()
+        if named.group("which").casefold() == "this":
+            year = now.year
+        else:
+            year = now.year if _month_span(now.year, month)[1] <= now else now.year - 1
+        since, until = _month_span(year, month)
+        return since, until, f"In {calendar.month_name[month]} {year}", m.start()
     word = bare.group("month").casefold().replace("sept", "sep") if bare else ""
     if bare and year_of is not None and word in _MONTH_NAMES:
         month = _MONTH_NAMES[word]

@@ -207,6 +207,12 @@ def photos(container, tmp_path):
      "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
     (datetime(2025, 12, 1), "how many photos do I have from June?",
      "You have 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    # "last June": the latest June gone by, with photos or not; "this June": this year's
+    (datetime(2025, 3, 1), "how many photos did I take last June?",
+     "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
+    (datetime(2025, 7, 1), "how many photos did I take last June?", "You took 0 photos in June 2025."),
+    (datetime(2024, 7, 15), "how many photos did I take this June?",
+     "You took 2 photos in June 2024, from 5 June 2024 to 28 June 2024."),
     # other questions about a month without its year
     (datetime(2025, 12, 1), "where was I in June?",
      "In June 2024, you were in Lisbon, Lisbon, Portugal (2 photos, first on 5 June 2024)."),
