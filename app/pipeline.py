@@ -656,8 +656,9 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
 
         introduce(s, speaker, text, rec.sent_at, record_id, names)  # "Hi, it's Jane, new number!"
     if text and text.strip() and rec.kind != "photo":
+        order = rec.attrs.get("date_order")  # the order its mailbox or chat writes numeric dates in
         candidates = (extractor(text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
-                      if extractor is not None else extract_facts(text[:20000], rec.sent_at))
+                      if extractor is not None else extract_facts(text[:20000], rec.sent_at, order))
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
     mass = rec.kind == "email" and len({eid for eid, _ in recipients}) > MASS_MAIL_RECIPIENTS
     if sender_id and recipients and rec.kind in ("email", "chat") and not mass:

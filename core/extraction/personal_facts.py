@@ -954,7 +954,7 @@ _BETWEEN = re.compile(rf"(?:,? (?:{_SPAN}|briefly|temporarily|for a (?:while|bit
 """What may stand between a spell's value and the span that dates it: "I lived in Rome for a few months in 2019"."""
 
 
-def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
+def extract_facts(text: str, sent_at: datetime | None, date_order: str | None = None) -> list[FactCandidate]:
     """Facts in ``text`` written at ``sent_at`` (tz-aware at the sender's offset, or None when unknown).
 
     Relative dates ("yesterday", "on Monday") are read in the sender's calendar — ``sent_at``'s own
@@ -965,6 +965,10 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
     ``relationships`` facts about the speaker with the relative as object.  Questions state no facts;
     a sentence's subject is its speaker ("I …"), a relative ("my sister …") or the person it names —
     never whoever spoke before (in a group chat a reply is not about the previous speaker).
+
+    ``date_order``: "DMY" or "MDY" when the text's source writes numeric dates one way (the record's
+    ``attrs["date_order"]``: a mailbox, a WhatsApp chat), so "04/05/2021" is read that way
+    (``core.extraction.time_anchors.find_time_anchors``); None: by the tense.
     """
     out: list[FactCandidate] = []
     sentences = []  # (text read, the sentence cited, whether the text is the whole sentence, opens in a quote)
@@ -984,7 +988,7 @@ def extract_facts(text: str, sent_at: datetime | None) -> list[FactCandidate]:
         asked = _TAG_QUESTION.sub("", cited)  # "I used to live in Rome, did you know?" states it all the same
         if len(cited) < 6 or asked.endswith("?") or _ASKED.match(cited):
             continue  # a question states nothing ("Tom works at Initech?", "Did Tom move to Leeds")
-        anchors = find_time_anchors(clause, sent_at) if sent_at is not None else []
+        anchors = find_time_anchors(clause, sent_at, date_order) if sent_at is not None else []
         if not whole:  # a clause read again with its subject: only what it states (no endings, mentions)
             out += _stated(clause, cited, sent_at, anchors)
             continue
