@@ -1726,8 +1726,12 @@ def _chat_photos(c, *, sender_id: int | None, recipient_id: int | None = None, s
                 continue
             n, first, last = n + 1, min(first or sent, sent), max(last or sent, sent)
         if names:
-            held = set(s.exec(select(Record.external_id).where(Record.kind == "photo", Record.tombstoned_at.is_(None),
-                                                               Record.external_id.in_([x for x, _ in names]))).all())
+            from sqlalchemy import or_
+
+            held = {x.replace("\\", "/").rsplit("/", 1)[-1] for x in s.exec(select(Record.external_id).where(
+                Record.kind == "photo", Record.tombstoned_at.is_(None),
+                or_(Record.external_id.in_([x for x, _ in names]), Record.external_id.like("%/%")))).all()}
+            # (a file in a folder of the export, "Media/IMG-….jpg", is the line's too)
             for name, sent in names:
                 if name not in held:
                     n, first, last = n + 1, min(first or sent, sent), max(last or sent, sent)
@@ -1827,8 +1831,8 @@ def count_answer(q) -> MemoryAnswer:
     gone = getattr(t, "unexported", 0)
     if gone:  # "<Media omitted>": a photo sent, its file not in the export
         span += (" (the export left its file out)" if t.records == 1 else " (the export left their files out)") \
-            if gone == t.records else f" ({gone} of them without their file: the export left " \
-                                      f"{'it' if gone == 1 else 'them'} out)"
+            if gone == t.records else f" ({gone} of them without {'its' if gone == 1 else 'their'} file: the export " \
+                                      f"left {'it' if gone == 1 else 'them'} out)"
     if q.sender:
         return MemoryAnswer(f"{q.sender} sent you {what}{where}{when}{span}.", [], "other")
     if q.to:

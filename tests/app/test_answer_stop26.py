@@ -283,3 +283,19 @@ def test_other_ways_of_saying_a_relationship(phrasings, question, answer):
 def test_whose_asks_the_relation_it_names(phrasings):
     # Dan wrote "my daughter": Mia is no one's son
     assert phrasings.turn("whose son is Mia?").reply == "Nothing in your records says whose son Mia is."
+
+
+def test_a_photo_in_the_exports_media_folder_is_counted_once(container, tmp_path):
+    from PIL import Image
+
+    folder = tmp_path / "export"
+    (folder / "Media").mkdir(parents=True)
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(folder / "Media" / "IMG-20230512-WA0003.jpg")
+    (folder / "WhatsApp Chat mit Teddy Q.txt").write_text(
+        "12.05.23, 09:00 - Teddy Q: schau mal\n"
+        "12.05.23, 09:01 - Teddy Q: IMG-20230512-WA0003.jpg (Datei angehängt)\n"  # its file, imported
+        "12.05.23, 09:02 - Teddy Q: <Medien ausgeschlossen>\n", encoding="utf-8")  # German "<Media omitted>"
+    assert ingest(container, [folder]).records_added == 4
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    assert loop.turn("how many photos did Teddy send me?").reply == \
+        "Teddy Q sent you 2 photos, on 12 May 2023 (1 of them without its file: the export left it out)."
