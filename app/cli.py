@@ -80,7 +80,9 @@ def main(wait: float | None) -> None:
               help="For the window: progress as JSON lines on stdout, then {\"report\": …}; SIGTERM cancels.")
 def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: bool) -> None:
     """Read mail (mbox, eml), chats (WhatsApp, Telegram, Instagram, Messenger, iMessage chat.db), photos (JPEG,
-    HEIC), voice memos, folders and zip archives of them into memory.  Exits 1 when nothing at all could be read."""
+    HEIC), voice memos, folders and zip archives of them into memory.  Exit status: 0 when everything was read, 2 when
+    some path, file or message in one could not be (what could is kept; the errors are listed), 1 when nothing at
+    all could be read."""
     import threading
     from dataclasses import asdict
 
@@ -151,6 +153,9 @@ def ingest(paths: tuple[str, ...], as_json: bool, defer: bool, progress_jsonl: b
     if report.nothing_read:
         click.echo("kith: nothing could be read from the given paths", err=True)
         sys.exit(1)
+    if report.errors:  # a script must see that a file failed (a fake export.zip, a cut file): not 0
+        click.echo(f"kith: {len(report.errors)} error(s): not everything could be read (exit status 2)", err=True)
+        sys.exit(2)
 
 
 @main.command()

@@ -697,10 +697,12 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
                 or is_compressed(path):
             workdir.mkdir(parents=True, exist_ok=True)
             archive_errors: list[tuple[str, str]] = []
-            total[0] -= 1  # the archive itself is not a file read; its members are
+            tick(str(path))
+            members = 0
             for member in archive_members(path, str(path), errors=archive_errors, workdir=workdir,
                                           first=_read_first):
-                total[0] += 1
+                total[0] += bool(members)  # the archive itself is not a file read: its first member takes its place
+                members += 1
                 one(member.path, member.cite)
                 if report.cancelled or (cancel is not None and cancel.is_set()):
                     report.cancelled = True
@@ -708,6 +710,9 @@ def _ingest_held(c: Container, files: list[Path], report: IngestReport, batch_si
             errors = [IngestError(where, reason) for where, reason in archive_errors]
             report.errors += errors
             _quarantine(c, errors)
+            if not members:  # not an archive after all (a fake or cut .zip), or an empty one: it is one file, counted
+                report.files += 1  # (9 paths were "8 file(s)", and the progress went from [5/9] to [6/8])
+                report.files_ok += not errors
         else:
             one(path)
         if report.cancelled:

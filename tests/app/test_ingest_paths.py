@@ -43,7 +43,7 @@ def test_one_bad_path_does_not_stop_the_others(tmp_path, kith_home, monkeypatch)
     monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if Path(p) == unreadable
                         else real_access(p, mode, *a, **k))
     result = _cli("ingest", str(good), str(unreadable), str(loop_a), str(tmp_path / "missing.mbox"), "--json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # some paths failed: not 0 (stop 26)
     report = json.loads(result.stdout)
     assert report["records_added"] == 1 and report["files"] == 1
     reasons = {Path(e["path"]).name: e["reason"] for e in report["errors"]}
