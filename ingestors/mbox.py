@@ -34,7 +34,8 @@ What the standard library does not do for us, done here:
   person's chat messages (:func:`gtalk_records`), not one mail of the other person's.
 * **Whose words**: a forwarded ``message/rfc822`` part, or a message forwarded inline in the
   text under a forward separator, is its own Record, attributed to its own sender, never the
-  forwarding person's text; an empty text/plain next to
+  forwarding person's text; so is the message a reply quotes below the replier's own lines (under ``On …
+  Ann <ann@…> wrote:`` or Outlook's header block: ``attrs["quoted_in"]``); an empty text/plain next to
   HTML, or a multipart whose declared boundary is not in its body, falls back to the
   parts that do have text (:func:`body_of`).
 * **Who**: an unquoted ``Lee, Ann <ann@…>`` is one sender; ``Ann via Hiking Club <club@googlegroups.com>`` came
@@ -69,7 +70,7 @@ from typing import BinaryIO, Iterator
 import ingestors.charsets  # noqa: F401  (registers the kith-iso2022jp, kith-eucjp, kith-big5 codecs)
 from core.errors import InputError
 from core.extraction.quoted import (HEADER_NAMES, InlineForward, bare_subject, split_header_block_forward,
-                                   split_inline_forward)
+                                   split_inline_forward, split_reply_quote)
 from ingestors.base import Item, Party, Record, RecordError
 
 MAX_TEXT = 100_000  # characters of body text kept per message
@@ -1383,11 +1384,20 @@ def _rejoin_last_first(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+_ON_BEHALF = re.compile(r"^.*?\]\s*On Behalf Of\s+(\S.*)$", re.I)
+_MAILTO_BRACKET = re.compile(r"[\[(]\s*(?:mailto:\s*)?([^\s\[\]()<>@,;:\"]+@[^\s\[\]()<>@,;:\"]+)\s*[\])]",
+                             re.I)
+"""An address in square brackets or parentheses after a name, as Outlook writes it in the header block of a
+forward or a quoted message (``Ann Lee [mailto:ann@…]``, ``Ann Lee [ann@…]``, ``Ann Lee (ann@…)``)."""
+
+
 def _parties(values: list[str], role: str) -> list[Party]:
     """Parties from address headers (not yet RFC 2047-decoded, so encoded commas stay inside names); an
     unquoted ``Lee, Ann <ann@…>`` is one party named ``"Lee, Ann"`` (see :func:`_rejoin_last_first`)."""
     parties = []
     values = [re.sub(r"<\s*mailto:", "<", v, flags=re.I) for v in values]  # "Ann <mailto:ann@…>" (web forms)
+    values = [_ON_BEHALF.sub(r"\1", v) for v in values]  # "list@… [mailto:list@…] On Behalf Of Ann Lee": Ann's
+    values = [_MAILTO_BRACKET.sub(r"<\1>", v) for v in values]  # Outlook's "Ann Lee [mailto:ann@…]"
     # (not a group: "undisclosed-recipients:;")
     named = [v for v in values if "@" not in v and "<" not in v and ":" not in v]
     for value in named:  # names alone (Outlook's header block of a forward: "From: John Smith", "To: Doe, Jane;
@@ -1700,6 +1710,9 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         ``---------- Forwarded message ---------``, Thunderbird's or Apple Mail's separator, with its
         ``From:``/``Date:``/``Subject:`` lines) is cut from the outer text and is such a Record too; its Date
         line, written without a zone, is read at the outer message's offset (``date_source`` ``"forward-header"``).
+        So is the message a reply quotes at the end of its text (:func:`core.extraction.quoted.split_reply_quote`),
+        with ``attrs["quoted_in"]`` (the reply lists them in ``attrs["quoted"]`` and keeps its whole former text in
+        ``former_text``, so an import made before knows it again).
 
     Raises:
         Exception: whatever the parser raises on a message it cannot handle (the
@@ -1720,16 +1733,24 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     if _is_encrypted(msg):
         notes.append("the message is encrypted (PGP/MIME or S/MIME): its text cannot be read")
     inline = split_inline_forward(notes_forward(text, _date_of(msg), order))
+    quoted = False
     if inline is None:  # Outlook's forward: its header block, no separator (a "FW:" subject says it is one)
         try:
             subject = str(msg.get("subject") or "")
         except Exception:  # a subject the parser cannot read: no forward to find by it
             subject = ""
         inline = split_header_block_forward(text, subject)
+        if inline is None:  # a reply: the message it quotes below the writer's lines is that message's sender's
+            inline = split_reply_quote(text, subject)
+            quoted = inline is not None
+    whole = text
     if inline is not None:
         text = inline.before
-        notes.append("a message forwarded in the text: kept as its own record")
+        notes.append("the message quoted in the reply: kept as its own record, its sender's words" if quoted
+                     else "a message forwarded in the text: kept as its own record")
     main = header_record(msg, path, index, _clean_body(text, notes), notes, mbox_from, order)
+    if quoted and (former := _clean_body(whole, [])) != main.text:
+        main.former_text = former  # as imports before the quote was its own record stored it: known again
     files = attachment_names(msg)
     if files:
         main.attrs["attachments"] = files
@@ -1751,7 +1772,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             rec.notes[:] = [n for n in rec.notes if "UTC" not in n]
             rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
                              f"message's offset")
-        out.append(_forwarded_record(main, rec, len(out)))
+        out.append(_quoted_record(main, rec, len(out)) if quoted else _forwarded_record(main, rec, len(out)))
     if not (main.text or "").strip() and main.attrs.get("forwarded"):  # only forwarded mail: say whose (never blank)
         main.text = "[forwarded: " + "; ".join(
             " from ".join(x for x in (f.get("subject") or "a message", f.get("from")) if x)
@@ -2019,6 +2040,21 @@ def _forwarded_record(main: Record, rec: Record, n: int) -> Record:
     rec.notes.append(f"forwarded inside message {main.external_id}"
                      + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
     main.attrs.setdefault("forwarded", []).append(
+        {"external_id": rec.external_id, "subject": rec.subject,
+         "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
+    return rec
+
+
+def _quoted_record(main: Record, rec: Record, n: int) -> Record:
+    """``rec``, the message ``main`` quotes in reply (the ``n``-th record of it), tied to it: its thread, ids and
+    notes (``attrs["quoted_in"]``; ``main.attrs["quoted"]`` names it)."""
+    if rec.external_id.startswith("#"):
+        rec.external_id = f"{main.external_id} quoted {n}"
+    rec.thread = main.thread
+    rec.attrs["quoted_in"] = main.external_id
+    rec.notes.append(f"quoted in reply {main.external_id}"
+                     + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
+    main.attrs.setdefault("quoted", []).append(
         {"external_id": rec.external_id, "subject": rec.subject,
          "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
     return rec

@@ -2,7 +2,9 @@
 
 A reply carries the message it answers (``> I live in Berlin now.`` under ``On Mon, … Uma wrote:``) and a
 forward carries someone else's message under a separator line; neither is the writer's own statement, so
-facts about the writer are read from :func:`own_words` only (the record keeps its whole text for search).
+facts about the writer are read from :func:`own_words` only.  A quote that runs to the end of a reply, under an
+attribution line or Outlook's header block, is cut off by :func:`split_reply_quote` into a record of its own writer's
+(``ingestors.mbox``), as a forward is; quotes between the writer's answers stay in the text.
 
 Recognised, in the forms the common clients write:
 
@@ -225,6 +227,9 @@ def _unquote_opening_forward(text: str) -> str | None:
     return None
 
 
+_MAILTO_FOLD = re.compile(r"^[ \t]*\[mailto:[^\]\s]+\]", re.I)
+
+
 def split_inline_forward(text: str) -> InlineForward | None:
     """The first message forwarded inline in ``text`` (after a :data:`FORWARD_MARK` line, or a
     :data:`_DASHED_FORWARD` one in another language), or None.
@@ -266,8 +271,8 @@ def split_inline_forward(text: str) -> InlineForward | None:
             name = h.group(1)
             headers[name] = h.group(2).strip()
             last = name
-        elif headers and rest[i][:1] in (" ", "\t"):
-            headers[last] += " " + rest[i].strip()  # a folded header line
+        elif headers and (rest[i][:1] in (" ", "\t") or _MAILTO_FOLD.match(rest[i])):
+            headers[last] += " " + rest[i].strip()  # a folded header line (Outlook's "[mailto:…]" on its own)
         else:
             break
         i += 1
@@ -287,7 +292,7 @@ def split_header_block_forward(text: str, subject: str | None) -> InlineForward 
     """The message Outlook forwards in ``text`` under its header block (``From:`` / ``Sent:`` / ``To:`` /
     ``Subject:`` in the client's language, maybe under a rule or ``-----Original Message-----``), with no
     forward separator, when ``subject`` says the mail is a forward (:data:`_FORWARD_PREFIX`); else None (in a
-    reply the block starts quoted history, which :func:`own_words` leaves out).  Read as
+    reply the block starts quoted history: :func:`split_reply_quote`).  Read as
     :func:`split_inline_forward` reads a message under a separator."""
     if not subject or not _FORWARD_PREFIX.match(subject):
         return None
@@ -318,3 +323,119 @@ def bare_subject(subject: str | None) -> str:
     ``"Saturday route"``.  ``""`` for an empty subject (or one that is only prefixes)."""
     text = " ".join((subject or "").split())
     return _FWD_SUFFIX.sub("", _SUBJECT_PREFIX.sub("", text)).strip()
+
+
+_ATTR_ADDRESS = re.compile(r"[<\[(]?[ \t]*(?:mailto:[ \t]*)?([\w.+'-]+@[\w-]+(?:\.[\w-]+)+)[ \t]*[>\])]?", re.I)
+_ATTR_LEAD = re.compile(r"^(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\s+", re.I)
+_ATTR_VERB = re.compile(r"\s*(?:wrote|writes|a\s[ée]crit|schrieb|escribi[óo]|ha\sscritto|schreef|escreveu|skrev|"
+                        r"napisa[łl]\S*|kirjoitti|написал\S*|napsal\S*|写道)\s*[:：]?\s*$", re.I)
+_ATTR_TIME_WORDS = re.compile(r"\s(?:at|à|um|a\slas|alle|om|às|kl\.?)(?=\s)|\sUhr\b|,(?=\s*$)", re.I)
+_NOT_NAME = {"am", "pm", "uhr", "at", "um", "on", "le", "el", "il", "op", "em", "à", "de", "wrote", "schrieb", "gmt",
+             "utc", "mez", "mesz", "cet", "cest", "est", "edt", "pst", "pdt", "bst"}
+
+
+def _name_before(words: list[str]) -> str:
+    """The name a line's words end with: up to four capitalised words, no digits, not a time word."""
+    name: list[str] = []
+    for k, w in enumerate(reversed(words)):
+        bare = w.strip('",')
+        if (not bare or not bare[0].isupper() or any(c.isdigit() for c in bare) or bare.casefold() in _NOT_NAME
+                or (k and w.endswith(",")) or len(name) == 4):
+            break
+        name.append(bare)
+    return " ".join(reversed(name))
+
+
+def attribution_headers(line: str) -> dict[str, str] | None:
+    """The sender and the date an attribution line names (``On Sat, Oct 14, 2023 at 9:30 PM Mila Ross
+    <mila@…> wrote:`` → ``{"From": "Mila Ross <mila@…>", "Date": "Sat, Oct 14, 2023 9:30 PM"}``; ``Le mer. 11
+    oct. 2023 à 18:00, Hugo Martin <hugo@…> a écrit :``; ``Am …, 18:00 Uhr schrieb Ann Lee <ann@…>:``;
+    ``On 14/10/2023 21:30, Mila Ross wrote:``), or None when it names nobody.  ``Date`` is left out when no
+    date is left."""
+    line = " ".join(line.split())
+    m = _ATTR_ADDRESS.search(line)
+    if m:
+        address = m.group(1)
+        before = line[:m.start()].rstrip()
+        before = re.sub(r"\s*(?:schrieb|hat)$", "", before, flags=re.I).rstrip(' ,"')
+        name = _name_before(before.split(" ")) if before else ""
+        date = before[:len(before) - len(name)] if name else before
+        date = re.sub(r"\s*(?:schrieb|hat)\s*$", "", date.rstrip(' ,"'), flags=re.I)
+        sender = f"{name} <{address}>" if name else address
+    else:
+        rest = _ATTR_VERB.sub("", line.rstrip())
+        g = re.search(r"\bschrieb\s+(.+?)\s*[:：]?$", line, re.I)
+        if g and _name_before(g.group(1).split(" ")) == g.group(1).strip():
+            name, date = g.group(1).strip(), line[:g.start()]
+        elif rest == line.rstrip():
+            return None
+        else:
+            name = _name_before(rest.rstrip(" ,").split(" "))
+            date = rest.rstrip(" ,")[:len(rest.rstrip(" ,")) - len(name)] if name else ""
+        if not name:
+            return None
+        sender = name
+    mutt = re.search(r"\[(\d\d)(\d\d)(\d\d) (\d\d?:\d\d(?::\d\d)?)\]", line)  # mutt's "[000614 17:23]"
+    if mutt:
+        year = int(mutt.group(1))
+        date = f"{1900 + year if year >= 70 else 2000 + year}-{mutt.group(2)}-{mutt.group(3)} {mutt.group(4)}"
+    date = _ATTR_TIME_WORDS.sub(" ", " " + _ATTR_LEAD.sub("", date.strip())).strip(" ,")
+    headers = {"From": sender}
+    if re.search(r"\d", date):
+        headers["Date"] = " ".join(date.split())
+    return headers
+
+
+_RAW_HEADER = re.compile(r"^(?:Return-Path|Received|Message-ID|MIME-Version|Content-Type|Delivered-To|X-[\w-]+)"
+                         r"[ \t]*:", re.I)
+
+
+def split_reply_quote(text: str, subject: str | None = None) -> InlineForward | None:
+    """The message a reply quotes below the writer's own lines, or None: under Outlook's header block (maybe
+    under a rule or ``-----Original Message-----``), or under an attribution line (``On … Mila Ross <mila@…>
+    wrote:``) whose quote runs to the end of the text, marked with ``>`` or not.  ``before`` is the writer's
+    own text (None when the writer wrote nothing above the quote, or the quote names nobody); ``headers`` are
+    its sender and date (``Subject`` from ``subject``, without its ``Re:``, when the quote names none); ``body``
+    the quoted text, one level of ``>`` taken off.  Quotes interleaved with the writer's answers are left
+    alone (:func:`own_words` reads those)."""
+    lines = text.split("\n")
+    cut = quote_start(lines)
+    if cut is not None:
+        before = "\n".join(lines[:cut]).rstrip()
+        j = cut
+        while j < len(lines) and (not lines[j].strip() or _RULE.match(lines[j]) or _ORIGINAL_MARK.match(lines[j])):
+            j += 1
+        if j < len(lines) and _outlook_block(lines, j):
+            if any(_RAW_HEADER.match(x) for x in lines[max(cut - 3, 0):j + 12]):
+                return None  # a message's raw header block (a bounce's copy of the returned mail), not a quote
+            found = split_inline_forward("\n".join(lines[:cut]) + "\n\n---------- Forwarded message ---------\n"
+                                         + "\n".join(lines[j:]))
+            if found is not None:
+                found.before = before
+        elif _ATTRIBUTION.match(lines[cut]) or _loose_attribution(lines[cut]):
+            headers = attribution_headers(lines[cut])
+            found = InlineForward(before, headers, "\n".join(lines[cut + 1:]).strip("\n")) if headers else None
+        elif cut + 1 < len(lines):
+            headers = attribution_headers(f"{lines[cut]} {lines[cut + 1].strip()}")
+            found = InlineForward(before, headers, "\n".join(lines[cut + 2:]).strip("\n")) if headers else None
+        else:
+            found = None
+    else:
+        k = next((i for i in range(len(lines) - 1, -1, -1)
+                  if lines[i].strip() and not lines[i].lstrip().startswith(">")), None)
+        if k is None or k == len(lines) - 1 or not any(x.strip() for x in lines[k + 1:]):
+            return None
+        body = "\n".join(re.sub(r"^[ \t]*> ?", "", x) for x in lines[k + 1:]).strip("\n")
+        if _ATTRIBUTION.match(lines[k]) or _introduces_quote(lines, k):
+            start, line = k, lines[k]
+        elif k and _WRAPPED.match(joined := f"{lines[k - 1]} {lines[k].strip()}"):
+            start, line = k - 1, joined
+        else:
+            return None
+        headers = attribution_headers(line)
+        found = InlineForward("\n".join(lines[:start]).rstrip(), headers, body) if headers else None
+    if found is None or not found.before.strip() or not found.body.strip():
+        return None
+    if subject and not any(k.casefold() in _SUBJECT_NAMES for k in found.headers):
+        found.headers["Subject"] = bare_subject(subject)
+    return found

@@ -41,7 +41,7 @@ def test_quoted_and_forwarded_words_are_not_the_writers_facts(container, tmp_pat
              "To: Dana Reyes <dana@example.org>\n\nThe Orchid Room is booked. I moved to Oslo last week."),
     ]))
     r = ingest(container, [path])
-    assert (r.records_added, r.errors) == (5, [])
+    assert (r.records_added, r.errors) == (7, [])  # and Uma's two quoted messages, her records (stop 26)
     with container.db.session() as s:
         assert _facts(s, "Tess Hale", "home") == [] and _facts(s, "Tess Hale", "employer") == []
         assert [f.value for f in _facts(s, "Vic Moss", "home")] == ["Hamburg"]
@@ -215,11 +215,11 @@ def test_mail_input_kinds_through_the_import_and_ask(container, tmp_path):
     ])
     path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
     r = ingest(container, [path])
-    assert r.records_added == 6  # Build, Evening, RE: hola, the forward, Bob's, Carol's
+    assert r.records_added == 7  # Build, Evening, RE: hola, Uma's "hola" it quotes, the forward, Bob's, Carol's
     assert [(e.locator, "cut short" in e.reason) for e in r.errors] == [("message 5", True)]
     with container.db.session() as s:
         rows = {row.subject: row for row in s.exec(select(Record)).all()}
-        assert set(rows) == {"Build", "Evening", "RE: hola", "Fwd: Fwd: Original plan", "Fwd: Original plan",
+        assert set(rows) == {"Build", "Evening", "RE: hola", "hola", "Fwd: Fwd: Original plan", "Fwd: Original plan",
                              "Original plan"}
         assert "the Birchwood build failed twice" in rows["Build"].text
         evening = rows["Evening"]  # 9:05 PM at -08:00

@@ -104,10 +104,11 @@ def test_a_yahoo_reply_in_german_keeps_the_quoted_words_out_of_the_writers_own(t
             'class="yahoo_quoted"><div><div>Am Montag, 4. März 2024, 10:00:00 MEZ hat Ann Lee &lt;ann@example.org&gt; '
             'Folgendes geschrieben:</div><div><br></div><div><div id="yiv1"><div>I moved to Lisbon last week.</div>'
             '</div></div></div></div>')
-    (rec,) = _read(tmp_path, "yahoo.eml", _html("Bob Stone <bob@example.net>", "Re: news",
-                                               "Tue, 05 Mar 2024 11:00:00 +0100", body))
-    assert "Lisbon" in rec.text  # findable by search
-    assert own_words(rec.text).strip() == "I started at Brightwave on Monday."
+    rec, quoted = _read(tmp_path, "yahoo.eml", _html("Bob Stone <bob@example.net>", "Re: news",
+                                                     "Tue, 05 Mar 2024 11:00:00 +0100", body))
+    assert own_words(rec.text).strip() == "I started at Brightwave on Monday." == rec.text.strip()
+    # stop 26: the quoted message is Ann's record (findable by search, her words)
+    assert (quoted.sender.address, quoted.text.strip()) == ("ann@example.org", "I moved to Lisbon last week.")
 
 
 def test_a_forward_whose_header_lines_are_in_turkish_is_the_forwarded_writers_record(tmp_path):
@@ -331,9 +332,12 @@ def test_an_outlook_forward_without_a_separator_is_the_forwarded_writers_record(
         assert (fwd.sender.address, fwd.subject, fwd.text) == ("desk@venue.example", "venue options",
                                                                "The Garden Room is available on the 21st only.")
         assert fwd.sent_at == datetime(2023, 9, 4, 14, 0, tzinfo=UTC), subject
-    (reply,) = _read(tmp_path, "ore.eml", _html("Dana Reyes <dana@example.org>", "RE: venue options",
-                                                "Wed, 06 Sep 2023 09:15:00 +0200", html.format(**cases[0][1])))
-    assert "Garden Room" in reply.text
+    reply, quoted = _read(tmp_path, "ore.eml", _html("Dana Reyes <dana@example.org>", "RE: venue options",
+                                                     "Wed, 06 Sep 2023 09:15:00 +0200", html.format(**cases[0][1])))
+    # stop 26: in a reply the block is the quoted message, the Venue Desk's record as in a forward
+    assert reply.text.strip() == "See below, thoughts?" and quoted.attrs["quoted_in"] == reply.external_id
+    assert (quoted.sender.address, quoted.text) == ("desk@venue.example",
+                                                    "The Garden Room is available on the 21st only.")
 
 
 def test_an_envelope_line_quoted_in_a_body_before_a_label_line_is_text(tmp_path):
