@@ -2227,6 +2227,31 @@ def _message_header(line: bytes) -> bool:
                        or b"-" in m.group(1)))
 
 
+_TRANSPORT_HEADERS = {b"return-path", b"received", b"mime-version", b"content-type", b"content-transfer-encoding",
+                      b"delivered-to", b"dkim-signature", b"arc-seal", b"authentication-results", b"received-spf",
+                      b"x-received", b"envelope-to", b"x-gm-thrid", b"x-gmail-labels", b"in-reply-to", b"references",
+                      b"x-mailer", b"user-agent", b"x-original-to", b"list-id"}
+"""Headers a message's own header block carries and an Outlook-style block pasted into a body (``From:``,
+``Sent:``, ``To:``, ``Subject:``) does not."""
+_MESSAGE_ID = re.compile(rb"^\s*<[^<>\s@]+@[^<>\s@]+>\s*$")
+_NOT_A_MAIL_OF_ITS_OWN = re.compile(
+    rb"^(?:from:[^\n]*\b(?:mailer-daemon|postmaster)\b|subject:[^\n]*(?:undeliver|returned mail|delivery (?:status|"
+    rb"failure|notification)|failure notice|digest|unzustellbar|non remis|mail delivery)|content-type:[ \t]*"
+    rb"(?:multipart/(?:report|digest)|message/))", re.I | re.M)
+"""A header block whose message quotes other messages' whole header blocks in its body (a bounce, a digest)."""
+
+
+def _unenveloped_head(fields: list[tuple[bytes, bytes]]) -> bool:
+    """True when the header lines ``fields`` (name lower-cased, value) are a message's own header block, not one
+    pasted into a body: a ``From:`` with an address, a ``Date:``, a ``To:``/``Subject:``/``Cc:``, and two of a
+    well-formed ``Message-ID`` or two of the headers of :data:`_TRANSPORT_HEADERS`."""
+    names = {n for n, _ in fields}
+    value = dict(reversed(fields))
+    if not ({b"from", b"date"} <= names and names & {b"to", b"subject", b"cc"} and b"@" in value[b"from"]):
+        return False
+    return bool(_MESSAGE_ID.match(value.get(b"message-id", b""))) or len(names & _TRANSPORT_HEADERS) >= 2
+
+
 def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                first_has_envelope: bool = True) -> Iterator[RawMessage]:
     """Cut an open mbox file into messages, holding at most one message (≤ ``max_message_bytes``) in memory.
@@ -2242,7 +2267,12 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     cut at the first of those lines after all, so no message after it is lost.  The blank
     line before each ``From_`` line is dropped, and ``^>+From `` lines lose one ``>``
     (mboxrd un-quoting).  A message over ``max_message_bytes`` is not kept: it comes back
-    with ``data=None`` and its size, and the file goes on being read after it.
+    with ``data=None`` and its size, and the file goes on being read after it.  A message whose
+    envelope line is missing (a mailbox stitched together by hand or by a broken tool) starts where,
+    after a blank line in a message's plain body, a whole header block comes that is a message's own
+    (:func:`_unenveloped_head`: ``From:`` with an address, ``Date:``, ``To:``/``Subject:``, and a
+    ``Message-ID`` or two of ``Return-Path``/``Received``/``MIME-Version``/… — never an Outlook block pasted
+    in a body), unless the text above it ends with ``:`` or a rule, or the message is a bounce or digest.
 
     Args:
         fh: the file, positioned at the first message (its ``From_`` line, or its headers
@@ -2269,6 +2299,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     head_size = 0
     closing: bytes | None = None  # the current message's closing boundary line while it has not come
     deferred: list[int] = []  # positions in ``parts`` of envelope lines kept as body inside an open multipart
+    own_head = b""  # the current message's header block (for a bounce or digest, whose body quotes whole headers)
+    last_text = b""  # the current message's last non-blank body line
 
     def add(piece: bytes) -> None:
         nonlocal size, over
@@ -2288,9 +2320,9 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         data = None if over else _MBOXRD_QUOTED.sub(rb"\1", b"".join(parts))
         return RawMessage(from_line, data, size)
 
-    def begin(line: bytes) -> None:
-        nonlocal from_line, size, over, in_headers, head_size, closing
-        from_line, size, over = line, 0, False
+    def begin(line: bytes | None) -> None:
+        nonlocal from_line, size, over, in_headers, head_size, closing, last_text
+        from_line, size, over, last_text = line, 0, False, b""
         parts.clear()
         deferred.clear()
         head.clear()
@@ -2314,6 +2346,40 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         previous_blank = True
 
     declared: list[int] = []  # the Content-Length of the message whose header block just ended
+
+    def unenveloped_message_follows(first: bytes) -> bool:
+        """True when ``first`` and the lines after it are a whole header block of a message of its own
+        (:func:`_unenveloped_head`), in a plain body where such a block may start a message whose envelope
+        line is missing; what was read ahead is read again either way."""
+        if (_NOT_A_MAIL_OF_ITS_OWN.search(own_head) or last_text.rstrip().endswith((b":", b"-", b"_", b"=", b"*"))
+                or last_text.lstrip().startswith(b">")):
+            return False
+        ahead: list[tuple[bytes, bool]] = []
+        fields: list[tuple[bytes, bytes]] = []
+        whole, read, line = False, len(first), first
+        while True:
+            m = _HEADER_LINE.match(line)
+            if m:
+                fields.append((m.group(1).lower(), line[m.end():].strip()))
+            elif line[:1] in (b" ", b"\t") and fields:
+                fields[-1] = (fields[-1][0], fields[-1][1] + b" " + line.strip())
+            else:
+                break
+            if len(fields) > 100 or read > MAX_HEADER_BYTES:
+                break
+            nxt = pull()
+            if nxt is None:
+                break
+            ahead.append(nxt)
+            line, starts = nxt
+            read += len(line)
+            if not starts or not line.endswith(b"\n"):
+                break
+            if not line.strip():
+                whole = True
+                break
+        replay[:0] = ahead
+        return whole and _unenveloped_head(fields)
 
     def pull() -> tuple[bytes, bool] | None:
         return replay.pop(0) if replay else next(source, None)
@@ -2380,10 +2446,11 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
 
     def track(piece: bytes, at_start: bool) -> None:
         """Follow the current message's header block (for its boundary), then whether its multipart closed."""
-        nonlocal in_headers, head_size, closing
+        nonlocal in_headers, head_size, closing, own_head
         if in_headers:
             if at_start and not piece.strip():
                 in_headers = False
+                own_head = b"".join(head)
                 boundary = _top_boundary(b"".join(head))
                 closing = b"--" + boundary + b"--" if boundary else None
                 length = _CONTENT_LENGTH.search(b"".join(head))
@@ -2442,10 +2509,16 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                 piece.startswith(b"From ") and is_envelope(piece) and header_block_follows():
             pending = piece  # a writer that leaves no blank line before the envelope line
             continue
+        if at_start and started and previous_blank and not in_headers and closing is None and not deferred and \
+                _HEADER_LINE.match(piece) and unenveloped_message_follows(piece):
+            yield finish()  # a message whose envelope line is missing
+            begin(None)
         if not started:  # cannot happen when positioned as documented; be safe
             started = True
         add(piece)
         track(piece, at_start)
+        if at_start and not in_headers and piece.strip():
+            last_text = piece
         previous_blank = at_start and piece.endswith(b"\n") and not piece.strip()
         if declared and not over:
             take_declared(declared.pop())
