@@ -355,12 +355,19 @@ _ADDRESSED = (  # the owner's own message told back to the owner: its "you" is t
     (re.compile(r"\b([Yy])ou\s+are\b"), "they are"), (re.compile(r"\b([Yy])ou\s+were\b"), "they were"),
     (re.compile(r"\b([Yy])ourselves\b"), "themselves"), (re.compile(r"\b([Yy])ourself\b"), "themselves"),
     (re.compile(r"\b([Yy])ours\b"), "theirs"), (re.compile(r"\b([Yy])our\b"), "their"),
+    (re.compile(r"\b([Uu])r\b"), "their"),  # chat spelling: "can u come to ur place"
     # "you" as a subject: at the start of a clause, or after a word that asks ("can you", "will you") …
     (re.compile(r"(?:^|[.!?,;:]\s+|\b(?:[Cc]an|[Ww]ill|[Dd]o|[Ii]f|[Ss]o|[Aa]s|[Oo]r|[Cc]ould|[Ww]ould|[Dd]id|"
                 r"[Hh]ave|[Hh]ad|[Ss]hould|[Ss]hall|[Mm]ay|[Mm]ight|[Mm]ust|[Aa]nd|[Bb]ut|[Ww]hen|[Tt]hat|[Aa]re|"
-                r"[Ww]ere|[Tt]hen)\s+)([Yy])ou\b"), "they"),
-    (re.compile(r"\b([Yy])ou\b"), "them"),  # … else an object ("I'll see you", "come with you")
+                r"[Ww]ere|[Tt]hen)\s+)(?:([Yy])ou|(u))\b(?!['’.])"), "they"),
+    (re.compile(r"\b([Yy])ou\b|(?<=\s)(u)\b(?!['’.])"), "them"),  # … else an object ("I'll see you", "come with you")
 )
+
+
+def _first_group(m: re.Match, index: bool = False) -> int:
+    """The start (``index``: the number) of the first group of ``m`` that matched."""
+    g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
+    return g if index else m.start(g)
 
 
 def _to_addressed(text: str) -> str:
@@ -371,8 +378,8 @@ def _to_addressed(text: str) -> str:
 
     def change(part: str) -> str:
         for pat, rep in _ADDRESSED:
-            part = pat.sub(lambda m, r=rep: m.group(0)[:m.start(1) - m.start(0)] +
-                           (r[:1].upper() + r[1:] if m.group(1) == "Y" else r), part)
+            part = pat.sub(lambda m, r=rep: m.group(0)[:_first_group(m) - m.start(0)] +
+                           (r[:1].upper() + r[1:] if m.group(_first_group(m, True)) == "Y" else r), part)
         return part
     return _outside_quotes(text, change)
 

@@ -299,3 +299,21 @@ def test_a_photo_in_the_exports_media_folder_is_counted_once(container, tmp_path
     loop = ConversationLoop.for_container(container, model=NoModel())
     assert loop.turn("how many photos did Teddy send me?").reply == \
         "Teddy Q sent you 2 photos, on 12 May 2023 (1 of them without its file: the export left it out)."
+
+
+@pytest.mark.parametrize("said, told", [
+    ("come to your place on Saturday?", "Come to their place on Saturday?"),
+    ("Can I come to yours tomorrow?", "Can you come to theirs tomorrow?"),
+    ("you should come to my place", "They should come to your place"),
+    ("Thank you for having me at your place", "Thank them for having you at their place"),
+    ("can u come to ur place", "Can they come to their place"),
+    ('She said "come to your place" to me', 'She said "come to your place" to you'),  # quoted words as written
+])
+def test_the_owners_own_message_told_back(said, told):
+    # the owner's own message (what the chat's answer retells): its "you" is whom it was written to, its "I" the owner
+    from app.answer import best_sentence
+
+    assert best_sentence("place", said, "Alex Morgan", owner="Alex Morgan") == told
+    # another's message keeps "you" (the owner it was written to) and makes "my" theirs
+    assert best_sentence("place", "you can come to my place", "Tom Hill", owner="Alex Morgan") == \
+        "You can come to Tom Hill's place"
