@@ -1760,19 +1760,21 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
     out = [main]
     _add_forwarded(main, forwarded, path, index, out, 1, order)
     if inline is not None:
-        inner_notes = []
-        rec = header_record(_inline_message(inline), path, index, _clean_body(inline.body, inner_notes),
-                            inner_notes, order=order)
-        written = next((v for k, v in inline.headers.items() if _FORWARD_HEADER_NAMES.get(k.casefold()) == "Date"),
-                       None)
-        if rec.sent_at is not None and main.sent_at is not None and written and not _has_zone(written):
-            # a forward's Date line is written in the forwarder's zone, without one: read it there
-            rec.sent_at = rec.sent_at.replace(tzinfo=main.sent_at.tzinfo)
-            rec.attrs["date_source"] = "forward-header"
-            rec.notes[:] = [n for n in rec.notes if "UTC" not in n]
-            rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
-                             f"message's offset")
+        rec = _inline_record(main, inline, path, index, order)
         out.append(_quoted_record(main, rec, len(out)) if quoted else _forwarded_record(main, rec, len(out)))
+        for _ in range(MAX_FORWARD_DEPTH - 1 if quoted else 0):  # the message the quoted one quotes in turn
+            deeper = split_reply_quote(rec.text, rec.subject)
+            if deeper is None:
+                break
+            rec.text = _clean_body(deeper.before, [])
+            inner = _inline_record(rec, deeper, path, index, order)
+            out.append(_quoted_record(rec, inner, len(out)))
+            rec = inner
+        for q in out:
+            if "quoted_in" in q.attrs:  # the same message quoted in several replies is one record
+                who = (q.sender.address or q.sender.name or "").casefold() if q.sender else ""
+                when = q.sent_at.astimezone(timezone.utc).isoformat() if q.sent_at else ""
+                q.identity = "mail-quote\x00" + "\x00".join((who, when, " ".join(q.text.split())))
     if not (main.text or "").strip() and main.attrs.get("forwarded"):  # only forwarded mail: say whose (never blank)
         main.text = "[forwarded: " + "; ".join(
             " from ".join(x for x in (f.get("subject") or "a message", f.get("from")) if x)
@@ -2042,6 +2044,25 @@ def _forwarded_record(main: Record, rec: Record, n: int) -> Record:
     main.attrs.setdefault("forwarded", []).append(
         {"external_id": rec.external_id, "subject": rec.subject,
          "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
+    return rec
+
+
+def _inline_record(main: Record, inline: InlineForward, path: Path, index: int,
+                   order: "MailboxOrder | None") -> Record:
+    """The Record of the message forwarded or quoted in ``main``'s text; its Date line, written without a zone,
+    read at ``main``'s offset."""
+    inner_notes: list[str] = []
+    rec = header_record(_inline_message(inline), path, index, _clean_body(inline.body, inner_notes),
+                        inner_notes, order=order)
+    written = next((v for k, v in inline.headers.items() if _FORWARD_HEADER_NAMES.get(k.casefold()) == "Date"),
+                   None)
+    if rec.sent_at is not None and main.sent_at is not None and written and not _has_zone(written):
+        # a forward's Date line is written in the forwarder's zone, without one: read it there
+        rec.sent_at = rec.sent_at.replace(tzinfo=main.sent_at.tzinfo)
+        rec.attrs["date_source"] = "forward-header"
+        rec.notes[:] = [n for n in rec.notes if "UTC" not in n]
+        rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
+                         f"message's offset")
     return rec
 
 

@@ -161,3 +161,29 @@ def test_who_works_at_tidewater_is_the_quoted_writer(container, tmp_path):
                                                                Fact.key == "employer")).all()]
         assert employer("Kurt Lamb") == [] and employer("Mila Ross") == ["Tidewater"]
     assert ingest(container, [path]).records_added == 0  # imported again: nothing new
+
+
+def test_a_quote_inside_the_quoted_message_is_its_own_writers_record_too(tmp_path):
+    body = ("Sure.\n\nFrom: Wanda Kim <wanda@example.net>\nSent: Thursday, October 12, 2023 5:00 PM\nTo: Kurt Lamb\n"
+            "Subject: RE: parking\n\nOk by me.\n\nFrom: Kurt Lamb <kurt@example.org>\n"
+            "Sent: Thursday, October 12, 2023 4:00 PM\nTo: Wanda Kim\nSubject: parking\n\nI work at Tidewater now.\n")
+    records = _eml(tmp_path, KURT, "Re: parking", "Sun, 15 Oct 2023 11:00:00 +0200", body)
+    assert _rows(records) == [
+        ("Kurt Lamb", "kurt@example.org", "Sure.", datetime(2023, 10, 15, 9, tzinfo=UTC), "Re: parking"),
+        ("Wanda Kim", "wanda@example.net", "Ok by me.", datetime(2023, 10, 12, 15, tzinfo=UTC), "RE: parking"),
+        ("Kurt Lamb", "kurt@example.org", "I work at Tidewater now.", datetime(2023, 10, 12, 14, tzinfo=UTC),
+         "parking")]
+    assert records[2].attrs["quoted_in"] == records[1].external_id
+
+
+def test_the_same_message_quoted_in_two_replies_is_one_record(container, tmp_path):
+    from app.operations.ingest import ingest
+
+    def reply(n, day, words):
+        return (f"From kurt@example.org Mon Oct {day} 11:00:00 2023\nFrom: {KURT}\nTo: Mila Ross <mila@example.net>\n"
+                f"Subject: Re: boat\nDate: Mon, {day} Oct 2023 11:00:00 +0000\nMessage-ID: <q{n}@example.org>\n\n"
+                f"{words}\n\nOn Sat, Oct 14, 2023 at 9:30 PM Mila Ross <mila@example.net> wrote:\n"
+                "> Shall we take the Heron boat?\n\n")
+    path = tmp_path / "two.mbox"
+    path.write_text(reply(1, 15, "Yes.") + reply(2, 16, "Still yes."))
+    assert ingest(container, [path]).records_added == 3  # two replies, Mila's message once
