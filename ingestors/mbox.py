@@ -2322,6 +2322,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
     deferred: list[int] = []  # positions in ``parts`` of envelope lines kept as body inside an open multipart
     own_head = b""  # the current message's header block (for a bounce or digest, whose body quotes whole headers)
     last_text = b""  # the current message's last non-blank body line
+    closed_by = b""  # the line that closed the current message's multipart (its closing boundary), once it came
 
     def add(piece: bytes) -> None:
         nonlocal size, over
@@ -2342,8 +2343,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         return RawMessage(from_line, data, size)
 
     def begin(line: bytes | None) -> None:
-        nonlocal from_line, size, over, in_headers, head_size, closing, last_text
-        from_line, size, over, last_text = line, 0, False, b""
+        nonlocal from_line, size, over, in_headers, head_size, closing, last_text, closed_by
+        from_line, size, over, last_text, closed_by = line, 0, False, b"", b""
         parts.clear()
         deferred.clear()
         head.clear()
@@ -2372,8 +2373,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         """True when ``first`` and the lines after it are a whole header block of a message of its own
         (:func:`_unenveloped_head`), in a plain body where such a block may start a message whose envelope
         line is missing; what was read ahead is read again either way."""
-        if (_NOT_A_MAIL_OF_ITS_OWN.search(own_head) or last_text.rstrip().endswith((b":", b"-", b"_", b"=", b"*"))
-                or last_text.lstrip().startswith(b">")):
+        if _NOT_A_MAIL_OF_ITS_OWN.search(own_head) or last_text.lstrip().startswith(b">") or (
+                last_text.rstrip().endswith((b":", b"-", b"_", b"=", b"*")) and last_text != closed_by):
             return False
         ahead: list[tuple[bytes, bool]] = []
         fields: list[tuple[bytes, bytes]] = []
@@ -2467,7 +2468,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
 
     def track(piece: bytes, at_start: bool) -> None:
         """Follow the current message's header block (for its boundary), then whether its multipart closed."""
-        nonlocal in_headers, head_size, closing, own_head
+        nonlocal in_headers, head_size, closing, own_head, closed_by
         if in_headers:
             if at_start and not piece.strip():
                 in_headers = False
@@ -2481,7 +2482,7 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                 head.append(piece)
                 head_size += len(piece)
         elif closing is not None and at_start and piece.rstrip() == closing:
-            closing = None
+            closing, closed_by = None, piece
             deferred.clear()
 
     while True:

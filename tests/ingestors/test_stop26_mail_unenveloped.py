@@ -104,3 +104,25 @@ def test_a_bounce_quoting_the_returned_message_stays_one_record(tmp_path):
     got = _read(tmp_path, FIRST + bounce + LAST)
     assert [g[0] for g in got] == ["Hugo Lind", "Mail Delivery System", "Hugo Lind"]
     assert "The boat is ready." in got[1][2]
+
+
+MULTIPART_FIRST = ("From hugo@example.org Mon May  6 08:00:00 2024\nFrom: Hugo Lind <hugo@example.org>\n"
+                   "To: Ines Roth <ines@example.net>\nSubject: Boat\nDate: Mon, 06 May 2024 08:00:00 +0000\n"
+                   'Message-ID: <b1@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary="XX"\n'
+                   "\n--XX\nContent-Type: text/plain\n\nThe boat is ready at pier seven.\n--XX\nContent-Type: text/html\n"
+                   "\n<p>The boat is ready at pier seven.</p>\n--XX--\n\n")
+GMAIL_MIDDLE = ("X-GM-THRID: 1234\nX-Gmail-Labels: Inbox\nDelivered-To: hugo@example.org\n"
+                "Received: by 10.0.0.1; Tue, 7 May 2024 08:00:01 +0000\nFrom: Ines Roth <ines@example.net>\n"
+                "To: Hugo Lind <hugo@example.org>\nSubject: Re: Boat\nDate: Tue, 07 May 2024 08:00:00 +0000\n\n"
+                "Great, I will bring the {}.\n\n")
+
+
+def test_after_a_multipart_message_and_with_crlf_line_ends(tmp_path):
+    ines = ("Ines Roth", "ines@example.net", "Great, I will bring the {}.\n", datetime(2024, 5, 7, 8, tzinfo=UTC),
+            "Re: Boat")
+    hugo_1 = HUGO_1[:2] + ("The boat is ready at pier seven.",) + HUGO_1[3:]
+    for crlf in (False, True):
+        text = MULTIPART_FIRST + GMAIL_MIDDLE.format("sails") + GMAIL_MIDDLE.format("oars") + LAST
+        got = _read(tmp_path, text.replace("\n", "\r\n") if crlf else text)
+        assert got == [hugo_1, ines[:2] + (ines[2].format("sails"),) + ines[3:],
+                       ines[:2] + (ines[2].format("oars"),) + ines[3:], HUGO_3], crlf
