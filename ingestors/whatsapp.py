@@ -98,7 +98,12 @@ Decisions on the ambiguous cases:
   carries ``attrs["owner_name"]``, the owner's own ``attrs["is_from_me"]``).  The recipients are every other sender of the
   file (role ``"member"``).
 * **Thread**: ``"whatsapp:"`` + the file name without suffix (for an iOS
-  ``_chat.txt`` the folder name), lower-cased: the same chat exported again keeps it.
+  ``_chat.txt`` the folder name), lower-cased: the same chat exported again keeps it.  The chat a line belongs
+  to (``Record.scope``, part of its hash: :func:`scope_of_thread`) is the chat the export's name names
+  (``WhatsApp Chat with Ann``), else the file's name; on import, a file whose name does not find its stored chat
+  is read as the stored chat whose lines its first lines are (``app.operations.ingest._stored_chat``: at least
+  two, more than half of those they can share), so the same chat exported again under any file name, with CRLF
+  line ends or without the final line break, adds only its new lines.
 * ``external_id`` is ``"line N"``: the 1-based line where the message starts.
 
 Memory: the file is read line by line, twice (a survey of its headers, then the

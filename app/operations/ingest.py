@@ -21,11 +21,12 @@ import shutil
 import tempfile
 import threading
 from concurrent.futures import Future
+from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from sqlmodel import select
+from sqlmodel import func, select
 
 from app import pipeline
 from app.container import Container
@@ -433,6 +434,92 @@ def _complete_stored_media(c, sent: dict[str, Record], weak: list[str], defer: b
     return ids
 
 
+CHAT_PROBE = 20  # a WhatsApp export's first lines compared with the chats stored (:func:`_as_stored_chat`)
+
+
+def _stored_chat(c: Container, head: list[Record]) -> tuple[str, str] | None:
+    """The stored WhatsApp chat ``head`` (an export's first lines, as read) is a new export of, when the file's own
+    name does not already find it: ``(thread, scope)`` to read the file as, or None (the file is its own chat).
+
+    What identifies a WhatsApp chat: the export names it (``WhatsApp Chat with Ann.txt``, ``WhatsApp Chat -
+    Family/_chat.txt``, ``WhatsApp Chat - Family.zip``: ``ingestors.whatsapp.scope_of_thread``) — else its lines.  A
+    stored chat is this one when at least 2 of the file's first :data:`CHAT_PROBE` lines, and more than half of
+    those the two can share (as many as the shorter has), are its lines: the same line number, time, sender and
+    text.  WhatsApp writes an export of a chat the same way each time (what was added comes at the end), so the
+    same chat exported again under another file name (``wa.txt``, then ``wa_more.txt`` with a line more, with CRLF
+    line ends, without the final line break) is this chat, and its old lines are known.  Two chats whose exports
+    both name a chat, by different names, are two chats, however alike their lines; and one line alike (the same
+    "Happy New Year!" at 00:01 as each chat's first line) does not make two chats one.  Not found: a chat whose
+    new export starts later (WhatsApp cut its oldest lines: every line number differs), or of a single line."""
+    from ingestors.whatsapp import scope_of_thread
+
+    own_thread, own_scope = head[0].thread or "", head[0].scope or ""
+    titled = own_scope != own_thread  # the export's name names the chat
+    times = sorted({clock.ensure_utc(r.sent_at) for r in head if r.sent_at is not None})
+    if len(head) < 2 or not times:
+        return None
+    with c.db.session() as s:
+        if s.exec(select(RecordRow.id).where(RecordRow.content_hash.in_([r.content_hash for r in head]))).first():
+            return None  # the file's own name finds its chat
+        threads = [t for t in s.exec(select(RecordRow.thread).where(
+            RecordRow.sent_at.in_(times), RecordRow.thread.like("whatsapp:%")).distinct()).all() if t]
+        scopes: dict[str, list[str]] = {}
+        for t in threads:
+            scope = scope_of_thread(t)
+            if scope != own_scope and not (titled and scope != t):
+                scopes.setdefault(scope, []).append(t)
+        if not scopes:
+            return None
+        counts = dict(s.exec(select(RecordRow.thread, func.count()).where(
+            RecordRow.thread.in_([t for ts in scopes.values() for t in ts])).group_by(RecordRow.thread)).all())
+        best: tuple[int, str] | None = None
+        for scope, ts in sorted(scopes.items()):  # a tie: the first by name, every time
+            hashes = [replace(r, scope=scope).content_hash for r in head]
+            found = set(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(hashes))).all())
+            shared = sum(h in found for h in hashes)
+            if shared >= 2 and 2 * shared > min(len(head), sum(counts.get(t, 0) for t in ts)) and \
+                    (best is None or shared > best[0]):
+                best = (shared, scope)
+    if best is None:
+        return None
+    thread = max(scopes[best[1]], key=lambda t: (counts.get(t, 0), t))
+    return thread, best[1]
+
+
+def _as_stored_chat(c: Container, items: Iterable) -> Iterable:
+    """``items`` as read, a WhatsApp export's records given the thread and scope of the stored chat it is a new
+    export of (:func:`_stored_chat`; the first :data:`CHAT_PROBE` lines are held until that is known)."""
+    head: list[Record] = []
+    found: tuple[str, str] | None = None
+
+    def settle() -> Iterable:
+        nonlocal found
+        found = _stored_chat(c, head) if head else None
+        for r in head:
+            if found:
+                r.thread, r.scope = found
+            yield r
+        head.clear()
+
+    held = True
+    try:
+        for item in items:
+            if isinstance(item, Record) and (item.scope or "").startswith("whatsapp:"):
+                if held:
+                    head.append(item)
+                    if len(head) >= CHAT_PROBE:
+                        held = False
+                        yield from settle()
+                    continue
+                if found:
+                    item.thread, item.scope = found
+            yield item
+    except Exception:
+        yield from settle()  # what was read before a failure is still stored
+        raise
+    yield from settle()
+
+
 def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_errors: list[IngestError],
                  batch_size: int, cancel: threading.Event | None, tick: Callable[[str], None],
                  defer: bool = False, cite: str | None = None, sent: dict[str, Record] | None = None,
@@ -483,7 +570,7 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                                         cite))
 
     try:
-        for item in ing.read(path):
+        for item in _as_stored_chat(c, ing.read(path)):
             if isinstance(item, RecordError):
                 file_errors.append(IngestError(name if item.path == str(path) else item.path, item.reason,
                                                item.locator))
