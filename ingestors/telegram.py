@@ -285,7 +285,8 @@ class RepairingReader:
             data = self._fix_controls(data)
             if self.inside_strings:
                 data = self._fix_in_strings(data)
-            return data
+            if data or not raw:  # a read whose bytes were all dropped (a "\\q" alone) is not the end of the file
+                return data
 
 
 @dataclass

@@ -95,3 +95,18 @@ def test_a_telegram_export_drops_an_escape_naming_no_text(container, tmp_path):
     got = _records(container)
     assert [(who, text) for who, text, _a in got] == [("Ana Lima", "see you at the lake"), ("Nic", "C:\\x1 ok")]
     assert json.loads(got[0][2])["notes"] == ["file repaired: 3 invalid escapes fixed in result.json"]
+
+
+def test_a_read_whose_bytes_were_all_dropped_is_not_the_end_of_the_file(container, tmp_path, monkeypatch):
+    import ingestors.telegram as tg
+
+    monkeypatch.setattr(tg, "CHUNK", 2)  # every "\q" read alone: repaired to nothing, which ended the file
+    path = tmp_path / "inbox" / "ana_3" / "message_1.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"participants": [{"name": "Ana Lima"}, {"name": "Nic Owner"}], "messages": [\n'
+                     b'{"sender_name": "Ana Lima", "timestamp_ms": 1700000200000, "content": "end\\q\\q\\q"},\n'
+                     b'{"sender_name": "Nic Owner", "timestamp_ms": 1700000100000, "content": "start"}],\n'
+                     b'"title": "Ana Lima", "thread_path": "inbox/ana_3"}')
+    rep = ingest(container, [path])
+    assert (rep.records_added, rep.errors) == (2, [])
+    assert [(who, text) for who, text, _a in _records(container)] == [("Nic Owner", "start"), ("Ana Lima", "end")]
