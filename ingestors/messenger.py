@@ -90,7 +90,7 @@ from typing import Any, Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members
-from ingestors.telegram import repair_note
+from ingestors.telegram import loads_repairing, repair_note
 
 MAX_FILE_BYTES = 256 << 20
 _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
@@ -462,10 +462,9 @@ class MessengerIngestor:
                 for rel in _PROFILE_FILES:
                     f = folder / rel
                     try:
-                        if f.is_file() and f.stat().st_size < (4 << 20):
-                            self._profiles[key] = profile_name(json.loads(f.read_bytes().decode("utf-8-sig"),
-                                                                          strict=False))
-                    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                        if f.is_file() and f.stat().st_size < (4 << 20):  # a bad escape in it is repaired
+                            self._profiles[key] = profile_name(loads_repairing(f.read_bytes())[0])
+                    except (OSError, ValueError):
                         continue
                     if self._profiles[key]:
                         break
@@ -550,7 +549,7 @@ class MessengerIngestor:
                 data = json.loads(path.read_bytes().decode("utf-8-sig"), strict=False)
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 data, broken, repairs = _repaired(path)  # fixed as Telegram's reader fixes, or cut short
-                if not data.get("messages"):
+                if not data.get("messages") and not (broken is None and profile_name(data)):
                     raise InputError(str(path), f"not valid JSON: {exc}") from exc
         except OSError as exc:
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc

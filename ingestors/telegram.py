@@ -130,6 +130,28 @@ def repair_note(path: Path | str, repairs: dict[str, int]) -> str | None:
     return f"file repaired: {what} fixed in {Path(path).name}"
 
 
+def loads_repairing(raw: bytes) -> tuple[Any, dict[str, int]]:
+    """A whole JSON document from ``raw`` (a small file: a profile, a side file), read as :func:`json.loads` reads
+    it, or — when it refuses — through :class:`RepairingReader` (what Telegram's, Instagram's and Messenger's
+    conversation files are read through), with what was fixed, by kind.
+
+    Raises:
+        ValueError: not JSON even so.
+    """
+    import io
+    import json
+
+    raw = raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
+    try:
+        return json.loads(raw.decode("utf-8"), strict=False), {}
+    except ValueError:
+        reader = RepairingReader(io.BytesIO(raw), inside_strings=True)
+        parts = []
+        while chunk := reader.read():
+            parts.append(chunk)
+        return json.loads(b"".join(parts).decode("utf-8"), strict=False), dict(reader.repairs)
+
+
 def _is_control(code: int) -> bool:
     """A control character that is no text (C0 and C1, DEL), a tab and line breaks apart."""
     return (code < 0x20 and code not in (0x09, 0x0A, 0x0D)) or 0x7F <= code < 0xA0

@@ -110,3 +110,20 @@ def test_a_read_whose_bytes_were_all_dropped_is_not_the_end_of_the_file(containe
     rep = ingest(container, [path])
     assert (rep.records_added, rep.errors) == (2, [])
     assert [(who, text) for who, text, _a in _records(container)] == [("Nic Owner", "start"), ("Ana Lima", "end")]
+
+
+def test_a_profile_file_with_a_bad_escape_still_names_the_account_holder(container, tmp_path):
+    root = tmp_path / "facebook-nic-2024"  # the export, beside the data folder
+    profile = root / "personal_information" / "profile_information" / "profile_information.json"
+    profile.parent.mkdir(parents=True)
+    profile.write_bytes(b'{"profile_v2": {"name": {"full_name": "Nic\\x0COwner\\q"}}}')
+    chat = root / "your_activity_across_facebook" / "messages" / "inbox" / "ana_1" / "message_1.json"
+    chat.parent.mkdir(parents=True)
+    chat.write_text(json.dumps({"participants": [{"name": "Ana Lima"}, {"name": "Nic Owner"}], "messages": [
+        {"sender_name": "Nic Owner", "timestamp_ms": 1700000200000, "content": "hi Ana"},
+        {"sender_name": "Ana Lima", "timestamp_ms": 1700000100000, "content": "hello"}],
+        "title": "Ana Lima", "thread_path": "inbox/ana_1"}), encoding="utf-8")
+    rep = ingest(container, [root])
+    assert (rep.files, rep.records_added, rep.errors) == (2, 2, [])
+    assert _sql(container, "SELECT canonical_name, is_owner FROM entity ORDER BY id") == [("Ana Lima", 0),
+                                                                                        ("Nic Owner", 1)]
