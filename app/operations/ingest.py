@@ -451,6 +451,7 @@ def _stored_chat(c: Container, head: list[Record]) -> tuple[str, str] | None:
     both name a chat, by different names, are two chats, however alike their lines; and one line alike (the same
     "Happy New Year!" at 00:01 as each chat's first line) does not make two chats one.  Not found: a chat whose
     new export starts later (WhatsApp cut its oldest lines: every line number differs), or of a single line."""
+    from core.store.forgetting import ForgottenRecord
     from ingestors.whatsapp import scope_of_thread
 
     own_thread, own_scope = head[0].thread or "", head[0].scope or ""
@@ -459,7 +460,9 @@ def _stored_chat(c: Container, head: list[Record]) -> tuple[str, str] | None:
     if len(head) < 2 or not times:
         return None
     with c.db.session() as s:
-        if s.exec(select(RecordRow.id).where(RecordRow.content_hash.in_([r.content_hash for r in head]))).first():
+        own = [r.content_hash for r in head]
+        if s.exec(select(RecordRow.id).where(RecordRow.content_hash.in_(own))).first() or s.exec(
+                select(ForgottenRecord.content_hash).where(ForgottenRecord.content_hash.in_(own))).first():
             return None  # the file's own name finds its chat
         threads = [t for t in s.exec(select(RecordRow.thread).where(
             RecordRow.sent_at.in_(times), RecordRow.thread.like("whatsapp:%")).distinct()).all() if t]
@@ -476,6 +479,8 @@ def _stored_chat(c: Container, head: list[Record]) -> tuple[str, str] | None:
         for scope, ts in sorted(scopes.items()):  # a tie: the first by name, every time
             hashes = [replace(r, scope=scope).content_hash for r in head]
             found = set(s.exec(select(RecordRow.content_hash).where(RecordRow.content_hash.in_(hashes))).all())
+            found.update(s.exec(select(ForgottenRecord.content_hash).where(  # lines forgotten stay the chat's
+                ForgottenRecord.content_hash.in_(hashes))).all())
             shared = sum(h in found for h in hashes)
             if shared >= 2 and 2 * shared > min(len(head), sum(counts.get(t, 0) for t in ts)) and \
                     (best is None or shared > best[0]):
