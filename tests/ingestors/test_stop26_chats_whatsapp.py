@@ -81,3 +81,24 @@ def test_two_chats_named_differently_are_two_chats_however_alike(container, tmp_
     again.write_text(body, encoding="utf-8")
     rep = ingest(container, [again])
     assert (rep.records_added, rep.records_skipped) == (0, 2)
+
+
+def test_lines_a_forget_purged_do_not_come_back_under_a_new_file_name(kith_home, tmp_path):
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    def kith(*args):
+        result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result
+
+    first = tmp_path / "wa_de.txt"
+    first.write_text(CHAT, encoding="utf-8")
+    kith("ingest", str(first))
+    kith("forget", "Jana Krüger", "--yes", "--purge")
+    more = tmp_path / "wa_more.txt"
+    more.write_text(CHAT + MORE, encoding="utf-8")
+    kith("ingest", str(more))
+    assert rows(kith_home / "kith.sqlite3", "SELECT thread, external_id, text FROM record ORDER BY id") == [
+        OLD[1], ("whatsapp:wa_de", "line 6", "Neue Nachricht über den Hafen")]
