@@ -71,8 +71,9 @@ Decisions:
   ``\\q``, a letter no escape names: dropped, a space where they stood between two letters; before punctuation:
   the backslash dropped), half a surrogate pair alone
   (``\\ud83d``: U+FFFD), a byte that is not UTF-8 (read as its Windows-1252 character), a NUL byte
-  anywhere (dropped: zero bytes padding a file after a crash) and a raw control character inside a string are fixed as the file is read, and every record of a repaired file gets
-  the note ``"file repaired: … fixed in result.json"`` (:func:`repair_note`).  A file that ends early keeps the messages before the
+  anywhere (dropped: zero bytes padding a file after a crash) and a raw control character inside a string are
+  fixed as the file is read, and every record of a repaired file gets the note ``"file repaired: … fixed in
+  result.json"`` (:func:`repair_note`).  A file that ends early keeps the messages before the
   break, then a :class:`~ingestors.base.RecordError` says where it broke.
 
 Memory: the file is streamed with ``ijson`` twice (the chats' members, then the

@@ -30,7 +30,8 @@ def test_a_messenger_export_with_bad_escapes_keeps_every_message(container, tmp_
     path.write_text(
         '{"participants": [{"name": "Lea Vogt\\q"}, {"name": "Nic Owner"}],\n'
         ' "messages": [\n'
-        '  {"sender_name": "Lea Vogt\\q", "timestamp_ms": 1672574500000, "content": "Bring\\x0Ctowels and \\"soap\\""},\n'
+        '  {"sender_name": "Lea Vogt\\q", "timestamp_ms": 1672574500000, '
+        '"content": "Bring\\x0Ctowels and \\"soap\\""},\n'
         '  {"sender_name": "Nic Owner", "timestamp_ms": 1672574400000, "content": "rope\\a and\\npegs"},\n'
         '  {"sender_name": "Lea Vogt\\q", "timestamp_ms": 1672574300000, "content": "Tent\\x41 is \\\'packed\\\'"},\n'
         '  {"sender_name": "Nic Owner", "timestamp_ms": 1672574200000, "content": "ok"}\n'
