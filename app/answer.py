@@ -1132,7 +1132,7 @@ def relative_question(c, question: str):
         if all(who != p for p, _r in people):
             people.append((who, rid))
 
-    direct = False
+    direct = unsure = False
     with c.db.session() as s:
         whose_only = whose_rel in _KIN and whose_rel not in _KIN_WORDS  # "whose son is Max?": the "my son Max"s
         if eid is not None and not whose_only:  # their own: "my sister Clara" (Ben's), "Nina's husband is Paul" (of Nina)
@@ -1160,11 +1160,15 @@ def relative_question(c, question: str):
                 if sex is not None and sexes.get(sid, None if direct else sex) != sex:
                     continue  # "who is Max's father?": not one known to be someone's mother; "who are my brothers?"
                     # beside a brother the owner named: only one known to be someone's brother
+                if sex is not None and sexes.get(sid) is None and kind in _KIN_INVERSE:
+                    unsure = True  # Ben's "my son Max" makes Ben Max's parent, not his father: said so
                 add("you" if sid == me_id else sname, rid)
     people = _one_per_person(people)
     people.sort(key=lambda p: (p[0] == "you", p[0].casefold()))
     if eid is None and not people:
         return None  # no one of that name, and no relative by it: recall answers
+    if not direct and unsure and people:  # the sex asked is not known: the relation without it ("parent")
+        rel = kind
     q = RelativeQuestion(name, rel, people, subject=subject, count=bool(many),
                          whose=whose_rel if whose_rel in _KIN and whose_rel not in _KIN_WORDS else "")
     if people and people[0][1] is not None:
@@ -2293,15 +2297,40 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             return MemoryAnswer(f"{doer[1]} {_cite([doer[0]])}", [doer[0]], kind)
     if kind == "who":  # the sender of the best turn the question does not name (its subject is not the answer)
         named = set(lexicon.tokens(question))
+        forgotten: list[int] = []
         for n, t in turns[:3]:
             who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
             if first_person and owner and who == owner:  # "who did I go for a walk with?" is never "you"
                 continue
+            if _about_the_forgotten(question, t):  # "[forgotten] lives in Graz now": not its sender either
+                forgotten.append(n)
+                continue
             if who and not set(lexicon.tokens(who.split("@")[0])) & named:  # an address: its mailbox name
                 return MemoryAnswer(f"{who} {_cite([n])}", [n], kind)
+        if forgotten:
+            return MemoryAnswer(f"The message that says so speaks of someone you asked me to forget. "
+                                f"{_cite(forgotten[:1])}", forgotten[:1], kind)
     said = best_sentence(question, text, speaker, subject=_get(t0, 'subject'), owner=owner,
                          written=_get(t0, 'kind') != 'episode')
     return MemoryAnswer(f"{said} {_cite([n0])}", [n0], kind)
+
+
+def _about_the_forgotten(question: str, turn) -> bool:
+    """True when the sentence of ``turn`` that holds most of ``question``'s words speaks of someone forgotten (a
+    forget's redaction, ``core.store.forgetting.REPLACEMENT``: "Did you hear? [forgotten] lives in Graz now"): who
+    it was is what the forget removed, and the turn's sender is not the answer to "who lives in Graz?"."""
+    from core.store.forgetting import REPLACEMENT
+
+    text = _get(turn, "text") or ""
+    if REPLACEMENT not in text:
+        return False
+    want = set(lexicon.tokens(question))
+    best, hold = None, 0
+    for sent in own_sentences(text) or [text]:
+        got = len(want & set(lexicon.tokens(sent)))
+        if got > hold:
+            best, hold = sent, got
+    return best is not None and REPLACEMENT in best
 
 
 _WHO_DID = re.compile(r"^\s*who\s+(?P<verb>[a-z]+ed|got\s+[a-z]+|made|took|gave|sent|won|lost|found|broke|paid|"

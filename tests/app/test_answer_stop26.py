@@ -44,12 +44,13 @@ def family(container, tmp_path):
     ("who is Nina's husband?", "Paul Grey is Nina's husband."),
     ("who is Ben's son?", "Max is Ben Carter's son."),
     # the other way round: an inverse relation
-    ("who is Tom's wife?", "Emma Stone is Tom's wife."),
-    ("what is Tom's wife's name?", "Emma Stone is Tom's wife."),
-    ("who is Paul's wife?", "Nina is Paul Grey's wife."),
-    ("who is Max's father?", "Ben Carter is Max's father."),
+    ("who is Tom's wife?", "Tom is married to Emma Stone."),  # Emma's sex is not known
+    ("what is Tom's wife's name?", "Tom is married to Emma Stone."),
+    ("who is Paul's wife?", "Paul Grey is married to Nina."),
+    ("who is Max's father?", "Ben Carter is Max's parent."),  # "my son Max": a parent
+    ("who is Max's mother?", "Ben Carter is Max's parent."),
     ("who are Max's parents?", "Ben Carter is Max's parent."),
-    ("who is Sam's sister?", "You are Sam's sister."),
+    ("who is Sam's sister?", "You are Sam's sibling."),
     ("who is Dr. Patel's employee?", "Ana Lima is Dr. Patel's employee."),
     # a kind asked as a whole: every one of it
     ("who are my siblings?", "Beth, Jane and Sam are your siblings."),
@@ -57,9 +58,9 @@ def family(container, tmp_path):
     ("who are Ben's children?", "Max is Ben Carter's child."),
     ("who are my brothers and sisters?", "Beth, Jane and Sam are your siblings."),
     # other forms of the same questions
-    ("who is the father of Max?", "Ben Carter is Max's father."),
+    ("who is the father of Max?", "Ben Carter is Max's parent."),
     ("who is the husband of Nina?", "Paul Grey is Nina's husband."),
-    ("who is Max's dad?", "Ben Carter is Max's father."),
+    ("who is Max's dad?", "Ben Carter is Max's parent."),
     ("who is Emma's hubby?", "Tom is Emma Stone's husband."),
     ("who is Emma married to?", "Emma Stone is married to Tom."),
     ("who is Tom married to?", "Tom is married to Emma Stone."),
@@ -264,14 +265,14 @@ def phrasings(container, tmp_path):
 
 @pytest.mark.parametrize("question, answer", [
     ("who is Emma's husband?", "Tom is Emma Stone's husband."),
-    ("who is Tom's wife?", "Emma Stone is Tom's wife."),
+    ("who is Tom's wife?", "Tom is married to Emma Stone."),  # Emma's sex is not known
     ("who is Kate's husband?", "Rob is Kate Bell's husband."),
-    ("who is Rob's wife?", "Kate Bell is Rob's wife."),
+    ("who is Rob's wife?", "Rob is married to Kate Bell."),
     ("who is Nina's husband?", "Paul Grey is Nina's husband."),  # "Nina's husband, Paul Grey, called"
-    ("who is Paul's wife?", "Nina is Paul's wife."),
+    ("who is Paul's wife?", "Paul is married to Nina."),
     ("who is Lena's brother?", "Gus is Lena's brother."),
-    ("who is Gus's sister?", "Lena is Gus's sister."),
-    ("who is Mia's father?", "Dan Ross is Mia's father."),
+    ("who is Gus's sister?", "Lena is Gus's sibling."),
+    ("who is Mia's father?", "Dan Ross is Mia's parent."),
     ("who is Dan's daughter?", "Mia is Dan Ross's daughter."),
     ("whose daughter is Mia?", "Mia is Dan Ross's daughter."),
     ("whose husband is Paul?", "Paul is Nina's husband."),

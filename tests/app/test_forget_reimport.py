@@ -64,3 +64,26 @@ def test_a_hidden_forget_needs_no_hash_and_a_restore_brings_everything_back(cont
         assert raw.execute("SELECT count(*) FROM forgotten_record").fetchone() == (0,)
     finally:
         raw.close()
+
+
+def test_a_message_about_someone_forgotten_does_not_make_its_sender_the_answer(container, tmp_path):
+    """Ben's "Lou Marsh lives in Graz now" after Lou is forgotten reads "[forgotten] lives in Graz now": "who lives
+    in Graz?" is not Ben (its sender), and says why there is no name."""
+    from app.loop import ConversationLoop
+    from app.models.llm import NoModel
+
+    container.settings.owner_emails = ["owner@example.net"]
+    container.settings.owner_name = "Owner Person"
+    path = write_mbox(tmp_path / "graz.mbox", [
+        ("Lou Marsh <lou@example.org>", "hello", "I live in Graz now."),
+        ("Ben Ward <ben@example.net>", "gossip", "Did you hear? Lou Marsh lives in Graz now, and the flat is tiny."),
+        ("Ben Ward <ben@example.net>", "boat", "I bought a boat in Linz."),
+    ], start=T0)
+    assert ingest(container, [path]).records_added == 3
+    loop = ConversationLoop.for_container(container, model=NoModel())
+    assert loop.turn("who lives in Graz?").reply.startswith("Lou Marsh")
+    purge(container, forget(container, "Lou Marsh").forget_id)
+    said = loop.turn("who lives in Graz?").reply
+    assert said.startswith("The message that says so speaks of someone you asked me to forget. [1]")
+    assert "Ben Ward" not in said.split("Sources:")[0]
+    assert loop.turn("who bought a boat?").reply.startswith("Ben Ward")  # his own news still answers
