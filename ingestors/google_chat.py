@@ -46,13 +46,23 @@ from typing import Iterator
 
 from core.errors import InputError
 from ingestors.base import Item, Party, Record, RecordError, other_members
+from ingestors.telegram import repair_note
 
 MAX_FILE_BYTES = 512 << 20
 _JSON_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\{")
 _SIDE_FILES = ("group_info.json", "user_info.json")
 
 
-def _load(path: Path) -> dict:
+def _load(path: Path, repairs: dict | None = None) -> dict:
+    """The JSON object of ``path``; a file :func:`json.loads` refuses (an invalid escape, a raw control character)
+    is read through Telegram's repairing reader (``ingestors.telegram.loads_repairing``), and what was fixed is
+    added to ``repairs`` (kind → count).
+
+    Raises:
+        InputError: unreadable, over :data:`MAX_FILE_BYTES`, not JSON even repaired, or not an object.
+    """
+    from ingestors.telegram import loads_repairing
+
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -61,9 +71,12 @@ def _load(path: Path) -> dict:
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
     try:
-        data = json.loads(raw.decode("utf-8-sig", "replace"))
-    except ValueError as exc:
+        data, fixed = loads_repairing(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), f"not valid JSON: {exc}") from exc
+    if repairs is not None:
+        for kind, n in fixed.items():
+            repairs[kind] = repairs.get(kind, 0) + n
     if not isinstance(data, dict):
         raise InputError(str(path), "not a Google Chat export: not a JSON object")
     return data
@@ -145,7 +158,9 @@ class GoogleChatIngestor:
             else:
                 self._users[str(path.parent.parent.parent)] = _party(data.get("user"))
             return
-        data = _load(path)
+        repairs: dict[str, int] = {}
+        data = _load(path, repairs)
+        repaired = repair_note(path, repairs)
         messages = data.get("messages")
         if not isinstance(messages, list):
             raise InputError(str(path), "not a Google Chat export: no 'messages' list in it")
@@ -165,7 +180,7 @@ class GoogleChatIngestor:
             if not isinstance(m, dict):
                 yield RecordError(str(path), locator, "message is not a JSON object")
                 continue
-            notes: list[str] = []
+            notes: list[str] = [repaired] if repaired else []
             attrs: dict = {}
             sent_at = _when(m.get("created_date"), notes, attrs)
             sender = _party(m.get("creator"))

@@ -93,18 +93,25 @@ class HangoutsIngestor:
             fh = open(path, "rb")
         except OSError as exc:
             raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+        from ingestors.telegram import RepairingReader, repair_note
+
         seen = 0
         with fh:
             if fh.read(3) != b"\xef\xbb\xbf":
                 fh.seek(0)
             builder = None
+            reader = RepairingReader(fh)  # an invalid escape or a raw control character: fixed, noted (as Telegram's)
             try:
-                for prefix, event, value in ijson.parse(fh, use_float=True):
+                for prefix, event, value in ijson.parse(reader, use_float=True):
                     if builder is not None:
                         builder.event(event, value)
                         if not builder.containers:  # the conversation is whole
                             seen += 1
-                            yield from self._conversation(path, builder.value, seen)
+                            note = repair_note(path, reader.repairs)
+                            for item in self._conversation(path, builder.value, seen):
+                                if note and isinstance(item, Record):
+                                    item.notes.append(note)
+                                yield item
                             builder = None
                     elif event == "start_map" and prefix in _LAYOUTS:
                         builder = ijson.ObjectBuilder()
