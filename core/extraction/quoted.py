@@ -415,8 +415,9 @@ def split_reply_quote(text: str, subject: str | None = None) -> InlineForward | 
         elif _ATTRIBUTION.match(lines[cut]) or _loose_attribution(lines[cut]):
             headers = attribution_headers(lines[cut])
             found = InlineForward(before, headers, "\n".join(lines[cut + 1:]).strip("\n")) if headers else None
-        elif cut + 1 < len(lines):
-            headers = attribution_headers(f"{lines[cut]} {lines[cut + 1].strip()}")
+        elif cut + 1 < len(lines) and (_WRAPPED.match(joined := f"{lines[cut]} {lines[cut + 1].strip()}")
+                                       or _loose_attribution(joined)):  # an attribution wrapped over two lines
+            headers = attribution_headers(joined)
             found = InlineForward(before, headers, "\n".join(lines[cut + 2:]).strip("\n")) if headers else None
         else:
             found = None
@@ -426,10 +427,10 @@ def split_reply_quote(text: str, subject: str | None = None) -> InlineForward | 
         if k is None or k == len(lines) - 1 or not any(x.strip() for x in lines[k + 1:]):
             return None
         body = "\n".join(re.sub(r"^[ \t]*> ?", "", x) for x in lines[k + 1:]).strip("\n")
-        if _ATTRIBUTION.match(lines[k]) or _introduces_quote(lines, k):
+        if k and lines[k - 1].strip() and _WRAPPED.match(joined := f"{lines[k - 1]} {lines[k].strip()}"):
+            start, line = k - 1, joined  # an attribution wrapped over two lines
+        elif _ATTRIBUTION.match(lines[k]) or _introduces_quote(lines, k):
             start, line = k, lines[k]
-        elif k and _WRAPPED.match(joined := f"{lines[k - 1]} {lines[k].strip()}"):
-            start, line = k - 1, joined
         else:
             return None
         headers = attribution_headers(line)

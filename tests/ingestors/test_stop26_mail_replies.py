@@ -92,6 +92,11 @@ CASES = {
         "Gern helfe ich.\n\nAm 11.10.2023 um 18:00 schrieb Lena Vogt:\n> Ich wohne jetzt in Bremen.\n",
         ("Jonas Berg", "jonas@example.de", "Gern helfe ich.", datetime(2023, 10, 12, 9, tzinfo=UTC), "AW: Umzug"),
         ("Lena Vogt", None, "Ich wohne jetzt in Bremen.", datetime(2023, 10, 11, 16, tzinfo=UTC), "Umzug")),
+    "attribution wrapped over two lines": (
+        KURT, "Re: boat", "Sun, 15 Oct 2023 11:00:00 +0000", False,
+        "Sure.\n\nOn Sat, Oct 14, 2023 at 9:30 PM Mila Ross <mila@example.net>\nwrote:\n\n> Which boat?\n",
+        ("Kurt Lamb", "kurt@example.org", "Sure.", datetime(2023, 10, 15, 11, tzinfo=UTC), "Re: boat"),
+        ("Mila Ross", "mila@example.net", "Which boat?", datetime(2023, 10, 14, 21, 30, tzinfo=UTC), "boat")),
     "mutt attribution": (
         KURT, "Re: logs", "Sun, 15 Oct 2023 11:00:00 +0000", False,
         "Rotated them.\n\n* Mila Ross (mila@example.net) [231014 21:30]:\n> The logs are full again.\n",
