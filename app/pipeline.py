@@ -34,6 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 from sqlmodel import select
 
+from core import clock
 from core.extraction.text import speaker_view
 from core.store import search
 from core.store.collections import FACTS, RECORDS, record_vid
@@ -386,12 +387,19 @@ def claim_vector_store(c) -> str:
 
 # ------------------------------------------------------------------------------------------- rows
 
-def stored_already(s, records: Sequence) -> list[bool]:
+def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) -> list[bool]:
     """For each of ``records`` (``ingestors.base.Record``), whether it is stored already — or was, and a forget purged
-    it (``core.store.forgetting.ForgottenRecord``): under its content hash, or under a hash an earlier version gave it (``known_hashes``) — for a record with a ``scope`` (a WhatsApp line)
-    only a stored record whose thread is that scope (``ingestors.base.thread_scope``), since that hash did not name
-    the chat (the same first line of two chats was one record); or it repeats an earlier one of ``records`` (the
-    same file read twice in one import)."""
+    it (``core.store.forgetting.ForgottenRecord``): under its content hash, or under a hash an earlier version gave
+    it (``known_hashes``) — for a record with a ``scope`` (a WhatsApp line) only a stored record whose thread is that
+    scope (``ingestors.base.thread_scope``), since that hash did not name the chat (the same first line of two chats
+    was one record); or it repeats an earlier one of ``records`` (the same file read twice in one import).
+
+    A WhatsApp line's hash names its line number, and a new export of a long chat starts later (WhatsApp exports
+    its latest 40,000 or 10,000 messages) or lost a deleted message: every line number moves.  So a chat line whose
+    hash is not stored is also known when its chat (scope) holds a line of the same time and text from another
+    file (``source``: ``(name, file hash)`` of the file being imported, whose own earlier batches do not count): the
+    k-th such line of the records is known while the chat holds k of them.  Only with ``source`` (the import's check
+    of a whole batch as read, ``app.operations.ingest``): the writer's check of what is left of it goes by hash."""
     from ingestors.base import thread_scope
 
     from core.store.forgetting import ForgottenRecord
@@ -414,6 +422,42 @@ def stored_already(s, records: Sequence) -> list[bool]:
         seen.add(r.content_hash)
         if not r.scope:
             seen.update(r.known_hashes)
+    lines = [i for i, r in enumerate(records) if (r.scope or "").startswith("whatsapp:") and r.sent_at is not None] \
+        if source is not None else []
+    if any(not out[i] for i in lines):
+        for i, known in zip(lines, _chat_lines_stored(s, [records[i] for i in lines], [out[i] for i in lines],
+                                                      source)):
+            out[i] = known
+    return out
+
+
+def _chat_lines_stored(s, records: Sequence, known: Sequence[bool], source: tuple[str, str] | None) -> list[bool]:
+    """:func:`stored_already`'s fallback for chat lines: whether each is a stored line of its chat by time and
+    text (not by line number), counting each stored line once — first for the lines ``known`` by their hash, then
+    for the others in order."""
+    from collections import Counter
+
+    from ingestors.base import thread_scope
+
+    times = sorted({clock.ensure_utc(r.sent_at) for r in records})
+    held: Counter = Counter()
+    for i in range(0, len(times), 500):
+        q = select(RecordRow.thread, RecordRow.sent_at, RecordRow.text).join(
+            Source, Source.id == RecordRow.source_id).where(
+            RecordRow.sent_at.in_(times[i:i + 500]), RecordRow.thread.like("whatsapp:%"))
+        if source is not None:
+            q = q.where(~((Source.path == source[0]) & (Source.content_hash == source[1])))
+        for th, t, text in s.exec(q).all():
+            held[(thread_scope(th), clock.ensure_utc(t), text or "")] += 1
+    keys = [(r.scope, clock.ensure_utc(r.sent_at), r.text or "") for r in records]
+    for key, k in zip(keys, known):
+        if k and held[key] > 0:
+            held[key] -= 1
+    out = []
+    for key, k in zip(keys, known):
+        out.append(k or held[key] > 0)
+        if not k and held[key] > 0:
+            held[key] -= 1
     return out
 
 

@@ -559,7 +559,7 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
 
     def flush() -> None:
         with c.db.session() as s:
-            stored = pipeline.stored_already(s, pending)
+            stored = pipeline.stored_already(s, pending, (name, file_hash))
         photos = _photos_known_by_bytes(c, pending) | _photos_known_by_shot(c, pending)
         fresh = [r for r, known in zip(pending, stored) if not known and not photos.intersection(r.known_hashes)]
         report.records_skipped += len(pending) - len(fresh)
