@@ -26,8 +26,10 @@ failure or a cancel at any point is completed by the next ingest (:func:`complet
 from __future__ import annotations
 
 import enum
+import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -428,7 +430,39 @@ def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) 
         for i, known in zip(lines, _chat_lines_stored(s, [records[i] for i in lines], [out[i] for i in lines],
                                                       source)):
             out[i] = known
+    quotes = [i for i, r in enumerate(records) if not out[i] and "quoted_in" in r.attrs and source is not None]
+    if quotes:
+        for i in quotes:
+            out[i] = _quote_of_a_mail(s, records[i], [r for r in records if "quoted_in" not in r.attrs])
     return out
+
+
+QUOTE_WINDOW_S = 36 * 3600
+"""How far from a quoted message's time (read from the reply's attribution line, often in the replier's zone or
+none) its original mail may be: ±36 h covers any zone offset and a day's rounding."""
+
+
+def _words(text: str | None) -> str:
+    return " ".join(re.sub(r"(?m)^\s*>+", " ", text or "").split()).casefold()
+
+
+def _quote_of_a_mail(s, quote, batch: Sequence) -> bool:
+    """Whether ``quote`` (a message a reply quotes, ``ingestors.mbox``: ``attrs["quoted_in"]``) is a mail stored
+    already, or among ``batch`` (this import's records being checked): a mail within :data:`QUOTE_WINDOW_S` of its
+    time whose words hold the quote's first 200 characters (whitespace and ">" marks aside), and at least 20 —
+    the original of a reply is usually in the same mailbox, and is the better record (its own time and id)."""
+    want = _words(quote.text)[:200]
+    if len(want) < 20 or quote.sent_at is None:
+        return False
+    t = clock.ensure_utc(quote.sent_at)
+    lo, hi = t - timedelta(seconds=QUOTE_WINDOW_S), t + timedelta(seconds=QUOTE_WINDOW_S)
+    for r in batch:
+        if r is not quote and r.kind == "email" and r.sent_at is not None and \
+                lo <= clock.ensure_utc(r.sent_at) <= hi and want in _words(r.text):
+            return True
+    rows = s.exec(select(RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
+                                               RecordRow.sent_at <= hi)).all()
+    return any(want in _words(text) for text in rows)
 
 
 def _chat_lines_stored(s, records: Sequence, known: Sequence[bool], source: tuple[str, str] | None) -> list[bool]:
