@@ -224,6 +224,8 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
         click.echo(answer.text + "\n")
     elif not results:
         click.echo("I found nothing about that." + ("" if show_all else " (--all shows weaker matches)"))
+    else:  # "Nothing in your records says who your boss is.": said, then what was found nearest
+        click.echo((answer.text or "I found nothing about that.") + "\n")
     from core.graph.facts import statement_sentence
 
     for i, r in enumerate(results, 1):
