@@ -813,6 +813,8 @@ def doctor(repair: bool, as_json: bool) -> None:
             click.echo(line)
         if not report.ok and not repair:
             click.echo("Run `kith doctor --repair` to fix what can be fixed.")
+        elif report.busy and any(report.pending.values()) and not repair:
+            click.echo("Nothing is wrong so far; the import has work left.")
     sys.exit(0 if report.ok else 1)
 
 

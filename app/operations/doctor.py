@@ -81,10 +81,13 @@ class DoctorReport:
     repaired: dict[str, int] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    busy: str = ""
+    """Another process writing to the data folder as the checks ran (``"pid 123: kith ingest …"``), else ``""``:
+    what it has not finished yet is pending, as expected, not a fault."""
 
     @property
     def ok(self) -> bool:
-        return all(ch.ok for ch in self.checks) and not any(self.pending.values()) and not self.errors
+        return all(ch.ok for ch in self.checks) and (self.busy or not any(self.pending.values())) and not self.errors
 
     def problems(self) -> int:
         return sum(sum(ch.problems.values()) for ch in self.checks) + sum(self.pending.values())
@@ -92,6 +95,8 @@ class DoctorReport:
     def to_json(self) -> dict:
         d = {"ok": self.ok, "checks": {ch.name: ch.to_json() for ch in self.checks},
              "pending": {k: v for k, v in self.pending.items() if v}}
+        if self.busy:
+            d["busy"] = self.busy
         if self.repaired:
             d["repaired"] = {k: v for k, v in self.repaired.items() if v}
         if self.errors:
@@ -110,6 +115,9 @@ class DoctorReport:
         left = {k: v for k, v in self.pending.items() if v}
         if DAMAGED not in self.errors:  # (a damaged database is not asked what is pending)
             out.append("pending  " + ", ".join(f"{k}: {v}" for k, v in left.items()) if left else "ok       nothing pending")
+        if self.busy:
+            out.append(f"note     {self.busy} is writing to this data folder now: what it has not finished yet is "
+                       f"pending, as expected; run `kith doctor` again when it is done")
         if self.repaired:
             out.append("repaired " + ", ".join(f"{k}: {v}" for k, v in self.repaired.items() if v))
         out += [f"error    {e}" for e in self.errors]
@@ -317,7 +325,27 @@ def diagnose(c: Container) -> DoctorReport:
         from app.operations.forget import unfinished
 
         pending["forgets"] = len(unfinished(c))
-    return DoctorReport(checks, pending=pending)
+    return DoctorReport(checks, pending=pending, busy=_other_writer(c))
+
+
+def _other_writer(c: Container) -> str:
+    """Who else is writing to the data folder now — its lock's holder (``"pid 123: kith ingest …"``) when that process
+    of this machine is alive (a holder a crash left named is no one) — or ``""``."""
+    import os
+    import re
+
+    lock = getattr(c, "lock", None)
+    who = lock.holder() if lock is not None and hasattr(lock, "holder") else ""
+    m = re.match(r"pid (\d+):", who or "")  # a server's lock names a host too ("pid 1 on laptop: …"): not checked
+    if m is None or int(m.group(1)) == os.getpid():
+        return ""
+    try:
+        os.kill(int(m.group(1)), 0)
+    except ProcessLookupError:
+        return ""
+    except OSError:  # alive, another user's
+        pass
+    return who
 
 
 # ------------------------------------------------------------------------------------------ repair
