@@ -1662,6 +1662,8 @@ def count_question(c, question: str):
             year = None
         kinds = _KINDS_OF.get(kind, (kind,)) if kind else ()
         found = tally(c, kinds=kinds, sender_id=sender_id, place=place, since=since, until=until)
+        if i == 2 and kind == "photo":  # "how many photos did I take?": not a sticker or photo a chat sent
+            found = _taken(c, found, place=place, since=since, until=until)
         if kind == "photo" and sender_id is not None and place is None:  # a chat line that sent one, file not kept
             found = _with_chat_photos(c, found, sender_id=sender_id, since=since, until=until)
         return Count(kind, sender, place, year, found, i == 3, period=label if period is not None else None)
@@ -1747,6 +1749,45 @@ def _chat_photos(c, *, sender_id: int | None, recipient_id: int | None = None, s
                 if name not in held:
                     n, first, last = n + 1, min(first or sent, sent), max(last or sent, sent)
     return n, clock.ensure_utc(first), clock.ensure_utc(last)
+
+
+_CHAT_ATTACHED = re.compile(r"(?i)(?:^|[/\\])(?:i?messages?|attachments|stickers?)[/\\]|(?:^|[/\\])(?:STK-|[^/\\]*sticker)[^/\\]*$")
+"""A photo file a chat sent: one in an iMessage/Messages or attachments folder, or a sticker by its name."""
+
+
+def _taken(c, t, *, place=None, since=None, until=None):
+    """The ``Tally`` ``t`` of photo records less those the owner did not take: one another person sent (its
+    sender not the owner) or a chat's file (:data:`_CHAT_ATTACHED`: a sticker, an iMessage attachment)."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from app.memory import owner_entity
+    from app.operations.graph import Tally, _at_own_offset, _live, _offsets, _places
+    from core.store.schema import Record, Source
+
+    me = owner_entity(c)
+    live = _live(since=since, until=until, kinds=("photo",), offsets=_offsets(c) if since or until else None)
+    with c.db.session() as s:
+        drop = [rid for rid, sender, path, ext in s.exec(
+            select(Record.id, Record.sender_entity_id, Source.path, Record.external_id)
+            .join(Source, Source.id == Record.source_id).where(Record.id.in_(live)))
+            if (sender is not None and (not me or sender != me[0])) or _CHAT_ATTACHED.search(path or "")
+            or _CHAT_ATTACHED.search(ext or "")]
+        if not drop:
+            return t
+        live = live.where(Record.id.not_in(drop))
+        places = _places(s, live)
+        if place:
+            want = place.casefold()
+            places = [p for p in places if want in p[0].casefold()]
+            from core.store.schema import Entity
+
+            live = live.where(Record.place_entity_id.in_(
+                select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
+        n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
+                                .where(Record.id.in_(live))).one()
+        first, last = (_at_own_offset(s, live, x) for x in (first, last))
+    return Tally(int(n or 0), first, last, places)
 
 
 def _with_chat_photos(c, t, **kw):
