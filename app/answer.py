@@ -467,6 +467,9 @@ _IN_TOUCH = re.compile(
     r"^\s*who(?:'s|’s|\s+is|\s+are|'re)?\s+(?:"
     rf"(?:do|did|have)\s+(?:i|we)\s+{_TOUCH_VERB}(?:\s+(?:to|with|from))?\s+(?:the\s+)?most(?:\s+often)?"
     rf"|(?P<to_me>{_TOUCH_VERB}s?\s+(?:to\s+|with\s+)?(?:me|us))\s+(?:the\s+)?most(?:\s+often)?"
+    # "who sent me the most mail?", "who has sent me the most messages?": the same, a noun for the verb
+    r"|(?P<sent_me>(?:has\s+|have\s+)?(?:sent|sends?|wr(?:ote|ites?)|g[ai]ves?)\s+(?:to\s+)?(?:me|us))\s+(?:the\s+)?"
+    r"most(?:\s+(?:e-?mails?|mails?|messages?|texts?|letters?|notes?))?(?=\s*[?!.]|\s*$|\s+(?:in|during|on|by|via|over)\b)"
     r"|am\s+i\s+(?:the\s+)?most\s+in\s+touch\s+with"
     r"|my\s+(?:top|closest|main|usual|most\s+frequent)\s+(?:contacts?|correspondents?|friends?|people)"
     r")(?P<rest>\b.*)$", re.IGNORECASE)
@@ -520,7 +523,7 @@ def in_touch_question(question: str) -> InTouch | None:
     year = int(y.group(1)) if y else None
     if year is not None:
         labels.append(f"in {year}" if labels else f"In {year}")
-    return InTouch(channels, year, " ".join(labels), senders=bool(m.group("to_me")))
+    return InTouch(channels, year, " ".join(labels), senders=bool(m.group("to_me") or m.group("sent_me")))
 
 
 def in_touch_answer(q: InTouch) -> MemoryAnswer:
@@ -766,7 +769,8 @@ def contact_question(c, question: str):
             direction = "from" if sent_by else "to" if sent_to else "any"
             roles = {"from": ("from",), "to": ("to", "cc", "member")}.get(direction)
             which = m.group("which").casefold()
-            found = last_contact(c, e.id, roles=roles, first=which == "first")
+            found = last_contact(c, e.id, roles=roles, first=which == "first") if roles else \
+                _own_contact(c, e.id, first=which == "first")
             return LastContact(which, direction, e.canonical_name, found,
                                _as_result(c, found.record_id) if found else None)
     m = _ADDRESS_Q.match(question or "")
@@ -783,6 +787,32 @@ def contact_question(c, question: str):
         kind = "email" if re.search(r"mail|mial", what) else "phone" if what and not re.search(r"ad+res|contact", what) \
             else "any"
         return Reach(e.canonical_name, kind, about(c, e.id).addresses)
+    return None
+
+
+def _own_contact(c, entity_id: int, first: bool = False):
+    """The latest (``first``: the earliest) live dated record between the owner and entity ``entity_id`` itself
+    (``app.operations.graph.Contacted``), or None: one it sent, one addressed to it, or a line to it in a chat of
+    two — in a group, only its own lines (another's line to the group is no talk with it)."""
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from app.operations.graph import PARTY_ROLES, Contacted
+    from core.store.schema import Record, RecordEntity, Source
+
+    parties = (select(func.count(func.distinct(RecordEntity.entity_id)))
+               .where(RecordEntity.record_id == Record.id, RecordEntity.role.in_(PARTY_ROLES))
+               .correlate(Record).scalar_subquery())
+    q = (select(Record.id, Record.sent_at, Record.kind, Source.kind, Record.subject, Record.text, RecordEntity.role,
+                parties)
+         .join(RecordEntity, RecordEntity.record_id == Record.id).join(Source, Source.id == Record.source_id)
+         .where(RecordEntity.entity_id == entity_id, RecordEntity.role.in_(PARTY_ROLES),
+                Record.tombstoned_at.is_(None), Record.sent_at.is_not(None))
+         .order_by(Record.sent_at.asc() if first else Record.sent_at.desc(), Record.id.desc()))
+    with c.db.session() as s:
+        for rid, when, kind, channel, subject, text, role, n in s.exec(q):
+            if role != "member" or n <= 2:
+                return Contacted(int(rid), clock.ensure_utc(when), kind, channel, subject, text or "")
     return None
 
 
@@ -1351,6 +1381,15 @@ def held_answer(q: HeldQuestion, results: Sequence[Any]) -> MemoryAnswer:
     if q.span is not None:
         verb = now if x.current and ongoing else verb_then
         text = f"{q.span[2]}, {who} {verb} {x.value}" + (f" ({span})" if span else "")
+        during = [h for h in q.held if h.holds_during(q.span[0], q.span[1])]
+        if len(during) > 1 and during[-1] is x:  # a move within the period: each place, in order
+            prep = verb_then.split()[-1]
+            first, *rest = during
+            text = f"{q.span[2]}, {who} {verb_then} {first.value}" + \
+                (f" until {month_year(first.valid_to)}" if first.valid_to else "")
+            for h in rest:
+                hs = _held_span(h)
+                text += f", then {prep} {h.value}" + (f" ({hs})" if hs else "")
     elif q.before is not None:
         text = f"Before {q.before or next((h.value for h in q.held if h.current), 'that')}, {who} {verb_then} " \
                f"{x.value}" + (f" ({span})" if span else "")
@@ -2295,10 +2334,32 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         return MemoryAnswer(f"{_fact_body(_get(f0, 'text'))} {_cite([n0])}", [n0], kind)
 
     n0, t0 = turns[0]
-    if not _shares_words(question, t0) and kind != "who":
+    about_work = bool(_SAID_ABOUT.match(question)) and bool(_ASKS_WORK.search(question))
+
+    def says_it(t) -> bool:  # "what did Maya say about her job?": "I work at Spotify now" says it
+        return _shares_words(question, t) or (about_work and bool(_TALKS_OF_WORK.search(_get(t, "text") or "")))
+
+    if not says_it(t0) and kind != "who":
         # the best turn says none of the asked words in its own text (a mail whose subject alone names the
         # wedding): a turn just below it that says them is the answer
-        n0, t0 = next(((n, t) for n, t in turns[1:3] if _shares_words(question, t)), (n0, t0))
+        n0, t0 = next(((n, t) for n, t in turns[1:3] if says_it(t)), (n0, t0))
+    if _SAID_ABOUT.match(question):
+        # "what did Maya say about her job?": what she said last comes first (her job then may be long gone),
+        # then what she said before it, newest first
+        who0 = str(_get(t0, "sender") or "")
+        asked_who = set(lexicon.tokens(_SAID_ABOUT.match(question).group("name")))
+        saying = [(n, t) for n, t in turns[:4] if says_it(t) and _get(t, "sender") == who0
+                  and _local_when(t) is not None]
+        if len(saying) > 1 and (n0, t0) in saying and asked_who and asked_who <= set(lexicon.tokens(who0)):
+            saying.sort(key=lambda x: _local_when(x[1]), reverse=True)
+            parts = []
+            for n, t in saying[:3]:  # each in their own words, as they wrote it
+                text_t, subject_t = _get(t, "text") or "", _get(t, "subject")
+                body = text_t[len(subject_t):] if subject_t and text_t.startswith(subject_t) else text_t
+                words = " ".join(own_sentences(body)[:2]).split()
+                quote = " ".join(words[:30]) + (" …" if len(words) > 30 else "")
+                parts.append(f"on {day_text(_local_when(t))}: “{quote}” {_cite([n])}")
+            return MemoryAnswer(f"{who0} wrote " + "; before that, ".join(parts), [n for n, _ in saying[:3]], kind)
     speaker = _get(t0, "sender") or (owner if _get(t0, "kind") == "episode" else None)
     text = _get(t0, "text") or ""
     if kind == "when":
@@ -2419,6 +2480,10 @@ _LEAD_WORD = re.compile(r"^(?:yesterday|today|tonight|then|and|but|so|finally|al
 _A_NAME = re.compile(r"^(?!\w+ing\b)[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2}$")
 """What "who is …?" asks about when it is a name (one to three words, "Jess", "Jess Patel"), not a deed ("who is
 coming to the party?")."""
+
+
+_SAID_ABOUT = re.compile(r"^\s*what\s+(?:did|does|has|had)\s+(?P<name>.+?)\s+(?:say|said|tell|told|write|written|wrote|"
+                         r"mention|mentioned)\b.*?\babout\b", re.IGNORECASE)
 
 
 def _shares_words(question: str, turn) -> bool:

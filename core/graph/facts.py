@@ -125,6 +125,12 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     in_effect = prev is not None and (prev.valid_to is None or clock.ensure_utc(prev.valid_to) > t)
     if in_effect and prev.value == draft.value:
         return FactOutcome("reinforced", _reinforce(s, prev, draft))
+    if in_effect and draft.domain == "places" and _refines(prev.value, draft.value):
+        # the same place said more precisely ("Berlin" → "Berlin, Kreuzberg"): no move, the fact in effect is
+        # refined (its start kept); the less precise said again is that fact restated
+        if _refines(prev.value, draft.value) == "finer":
+            _refine(prev, draft.value)
+        return FactOutcome("reinforced", _reinforce(s, prev, draft))
     if in_effect:  # a new value from t on: the in-effect fact's later restatements are a spell of their own
         split = _split_after(s, prev, said, t)
         if split is not None:
@@ -155,6 +161,28 @@ def write_fact(s: Session, draft: FactDraft) -> FactOutcome:
     _clip_undated(s, draft, t)
     s.flush()
     return FactOutcome("superseded" if replaced else "added", fact)
+
+
+def _refines(held: str, said: str) -> str | None:
+    """"finer" when ``said`` names the place ``held`` names more precisely ("Berlin" → "Berlin, Kreuzberg"),
+    "coarser" when the other way round, else None (another place, or the same words)."""
+    a, b = held.strip().casefold(), said.strip().casefold()
+    if a == b or not a or not b:
+        return None
+    if b.startswith(a + ",") or a.startswith(b + ","):
+        return "finer" if len(b) > len(a) else "coarser"
+    return None
+
+
+def _refine(fact: Fact, value: str) -> None:
+    """``fact`` now says ``value`` (the same place, more precisely): its value and statement, its vector made
+    again."""
+    old = fact.value
+    fact.value = value
+    if old in fact.statement:
+        head, sep, rest = fact.statement.partition(", ")
+        fact.statement = head + sep + rest.replace(old, value, 1) if sep else fact.statement.replace(old, value, 1)
+    fact.indexed_at = None
 
 
 def _clip_undated(s: Session, draft: FactDraft, t: datetime) -> None:
