@@ -632,7 +632,7 @@ def _purge_rows_on_writer(c: Container, op_ids: list[int]) -> dict[int, dict]:
             sc = Scope.from_json(op.plan["scope"])
             conn = _raw(s)
             n = {"memory": memory.purge(conn, op_id, sc, op.plan.get("memory", {})),
-                 "graph": graph.purge(conn, sc, op_id), "stash": drop_stash(conn, op_id),
+                 "graph": graph.purge(conn, sc, op_id, remember=op.target_kind != "source"), "stash": drop_stash(conn, op_id),
                  "inbox_files": _delete_inbox_files(c, op.plan.get("inbox") or [])}
             op.counts = {**op.counts, "purged": n}
             op.label = f"{op.target_kind} #{op_id}"

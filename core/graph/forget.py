@@ -836,17 +836,19 @@ def _comes_back_superseded(conn, op_id: int, fact_id: int) -> bool:
     return False
 
 
-def purge(conn, sc: Scope, op_id: int | None = None) -> dict[str, int]:
-    """Delete the hidden rows for good (records, facts, entities, aliases, sources); returns rows deleted.  Each
-    deleted record's content hash is kept (``core.store.forgetting.ForgottenRecord``, with ``op_id``), so a later
-    import of the same file does not store it again.
+def purge(conn, sc: Scope, op_id: int | None = None, remember: bool = True) -> dict[str, int]:
+    """Delete the hidden rows for good (records, facts, entities, aliases, sources); returns rows deleted.  With
+    ``remember``, each deleted record's content hash is kept (``core.store.forgetting.ForgottenRecord``, with
+    ``op_id``), so a later import of a file holding it does not store it again — a person, a time, a message or a
+    fact forgotten stays forgotten; a file forgotten is imported again when it is given again (``remember`` False).
 
     Episodes of the records must be gone first (``core.memory.forget.purge``)."""
     n = {"records": 0, "facts": 0, "entities": 0, "aliases": 0, "sources": 0, "quarantine": 0}
-    for p in chunks(sc.records):
+    for p in chunks(sc.records if remember else []):
         conn.execute(f"INSERT INTO forgotten_record(content_hash, op_id) SELECT content_hash, ? FROM record "
                      f"WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL AND content_hash IS NOT NULL "
                      f"ON CONFLICT DO NOTHING", (op_id, *p))
+    for p in chunks(sc.records):
         conn.execute(f"DELETE FROM episode WHERE record_id IN ({marks(len(p))})", p)
         n["records"] += conn.execute(f"DELETE FROM record WHERE id IN ({marks(len(p))}) AND tombstoned_at IS NOT NULL",
                                      p).rowcount
