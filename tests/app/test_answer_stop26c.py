@@ -2,7 +2,8 @@
 are worked out by hand from them.
 
 - "how many photos did I take?": the owner's camera photos only — a sticker a chat sent (an iMessage
-  attachment, sticker_comic.heic) is no photo the owner took."""
+  attachment, sticker_comic.heic) is no photo the owner took.
+- "who sent me the most mail?": who wrote to the owner most, as "who emails me the most?" answers."""
 from __future__ import annotations
 
 import re
@@ -13,6 +14,7 @@ import pytest
 from app.loop import ConversationLoop
 from app.models.llm import NoModel
 from app.operations.ingest import ingest
+from helpers.mboxes import write_mbox
 
 
 def _said(reply: str) -> str:
@@ -41,3 +43,26 @@ def camera_and_sticker(container, tmp_path):
 ])
 def test_a_sticker_a_chat_sent_is_no_photo_taken(camera_and_sticker, question, answer):
     assert _said(camera_and_sticker.turn(question).reply) == answer
+
+
+@pytest.fixture
+def mailers(container, tmp_path):
+    c = container
+    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+    ann, bob, me = "Ann Lee <ann@lee.example>", "Bob Ray <bob@ray.example>", "alex@morgan.example"
+    box = write_mbox(tmp_path / "m.mbox", [
+        (ann, me, "one", "Hello."), ("Majordomo <majordomo@list.example>", me, "Welcome", "Welcome to the list!"),
+        (ann, me, "two", "Again."), (bob, me, "hey", "Hi there."), (ann, me, "three", "Once more."),
+        (bob, me, "re", "Later."),
+    ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
+    assert ingest(c, [box]).records_added == 6
+    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [  # the list's robot is no person
+    ("who sent me the most mail?", "By email, Ann Lee wrote to you most (3 messages in June 2023), then Bob Ray (2)."),
+    ("who emails me the most?", "By email, Ann Lee wrote to you most (3 messages in June 2023), then Bob Ray (2)."),
+    ("who has sent me the most messages?", "Ann Lee wrote to you most (3 messages in June 2023), then Bob Ray (2)."),
+])
+def test_who_sent_me_the_most_is_who_wrote_most(mailers, question, answer):
+    assert _said(mailers.turn(question).reply) == answer
