@@ -2275,6 +2275,16 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         where = f" in {place}" if place else ""
         on = f" on {days_text(days)}" if days else ""
         undated = ", date unknown" if photos and not days else ""
+        if not place:  # no place known: "You took it on 30 May 2008", not "You were on 30 May 2008 — 1 photo"
+            many = len(photos) > 1
+            did = (f"You took {len(photos)} photos" if many else "You took it") if first_person else \
+                (f"{len(photos)} photos were taken" if many else "It was taken")
+            said = f"{did}{on}" if days else f"I don't know when {'they were' if many else 'it was'} taken"
+            if kind == "where":
+                said = f"I don't know where {'they were' if many else 'it was'} taken" + (
+                    (f"; you took {'them' if many else 'it'}{on}" if first_person else f", only when:{on}")
+                    if days else "")
+            return MemoryAnswer(f"{said} {_cite(cited)}", cited, kind)
         return MemoryAnswer(f"{who}{where}{on}{count}{undated} {_cite(cited)}", cited, kind)
 
     if kind == "where":

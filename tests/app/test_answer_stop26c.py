@@ -3,7 +3,9 @@ are worked out by hand from them.
 
 - "how many photos did I take?": the owner's camera photos only — a sticker a chat sent (an iMessage
   attachment, sticker_comic.heic) is no photo the owner took.
-- "who sent me the most mail?": who wrote to the owner most, as "who emails me the most?" answers."""
+- "who sent me the most mail?": who wrote to the owner most, as "who emails me the most?" answers.
+- "when did I take the Canon photo?" of a photo with no place: "You took it on 30 May 2008", not the broken
+  "You were on 30 May 2008 — 1 photo"."""
 from __future__ import annotations
 
 import re
@@ -66,3 +68,26 @@ def mailers(container, tmp_path):
 ])
 def test_who_sent_me_the_most_is_who_wrote_most(mailers, question, answer):
     assert _said(mailers.turn(question).reply) == answer
+
+
+@pytest.fixture
+def canon(container, tmp_path):
+    from PIL import Image
+
+    path = tmp_path / "photos" / "Canon_40D.jpg"
+    path.parent.mkdir(parents=True)
+    exif = Image.Exif()
+    exif[0x010F], exif[0x0110] = "Canon", "Canon EOS 40D"  # Make, Model; no GPS
+    exif.get_ifd(0x8769)[0x9003] = "2008:05:30 15:56:01"  # DateTimeOriginal, zone unknown: read as UTC
+    Image.new("RGB", (64, 48), (120, 150, 190)).save(path, format="JPEG", exif=exif.tobytes())
+    assert ingest(container, [path]).records_added == 1
+    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("when did I take the Canon photo?", "You took it on 30 May 2008"),
+    ("when was the Canon photo taken?", "It was taken on 30 May 2008"),
+    ("where did I take the Canon photo?", "I don't know where it was taken; you took it on 30 May 2008"),
+])
+def test_a_photo_with_no_place_says_when_it_was_taken(canon, question, answer):
+    assert _said(canon.turn(question).reply) == answer
