@@ -2065,6 +2065,9 @@ def _own_record(c, entity_id: int):
                                                             Record.tombstoned_at.is_(None))
                       .order_by(Record.sent_at.desc(), Record.id.desc()).limit(20)).all()
     rid = next((i for i, text in rows if _says_something(text)), None)
+    if rid is None:  # only short lines ("Minimal Message"): the latest that has words of its own at all
+        rid = next((i for i, text in rows if any(not _ATTACHED_NOTE.match(x) and re.search(r"\w", x)
+                                                 for x in own_sentences(text or ""))), None)
     return _as_result(c, rid) if rid is not None else None
 
 

@@ -5,7 +5,9 @@ are worked out by hand from them.
   attachment, sticker_comic.heic) is no photo the owner took.
 - "who sent me the most mail?": who wrote to the owner most, as "who emails me the most?" answers.
 - "when did I take the Canon photo?" of a photo with no place: "You took it on 30 May 2008", not the broken
-  "You were on 30 May 2008 — 1 photo"."""
+  "You were on 30 May 2008 — 1 photo".
+- "what did Author 1 write?" when all Author 1 wrote is a short line ("Minimal Message", a Telegram export):
+  that line, not "I have no message from Author 1 in their own words"."""
 from __future__ import annotations
 
 import re
@@ -91,3 +93,25 @@ def canon(container, tmp_path):
 ])
 def test_a_photo_with_no_place_says_when_it_was_taken(canon, question, answer):
     assert _said(canon.turn(question).reply) == answer
+
+
+@pytest.fixture
+def telegram(container, tmp_path):
+    import json
+
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"messages": [
+        {"type": "message", "date_unixtime": "1544006350", "from": "Author 1", "text": "Minimal Message"},
+        {"type": "message", "date_unixtime": "1544006964", "from": "Author 2", "text": "Hello there, how are you?"},
+    ]}), encoding="utf-8")
+    assert ingest(container, [path]).records_added == 2
+    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.mark.parametrize("question, answer", [
+    # 1544006350: 2018-12-05 10:39:10 UTC
+    ("what did Author 1 write?", "On 5 December 2018, Author 1 wrote: “Minimal Message”"),
+    ("what did Author 2 write?", "On 5 December 2018, Author 2 wrote: “Hello there, how are you?”"),
+])
+def test_a_senders_short_line_is_what_they_wrote(telegram, question, answer):
+    assert _said(telegram.turn(question).reply) == answer
