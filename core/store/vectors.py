@@ -80,8 +80,11 @@ def _persist_often(col) -> None:
     if cfg and cfg.get("sync_threshold") not in (None, HNSW["sync_threshold"]):
         try:
             col.modify(configuration={"hnsw": {"sync_threshold": HNSW["sync_threshold"]}})
-        except Exception:  # an older or newer Chroma: the default threshold only costs a replay on open
-            pass
+        except Exception as exc:  # an older or newer Chroma: the default threshold only costs a replay on open
+            import logging
+
+            logging.getLogger(__name__).warning("the vector store keeps Chroma's sync_threshold %s: %s",
+                                                cfg.get("sync_threshold"), exc)
 
 
 def embedding_function(encode: EncodeFn | None):
