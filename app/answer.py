@@ -1797,11 +1797,10 @@ _CHAT_ATTACHED = re.compile(r"(?i)(?:^|[/\\])(?:i?messages?|attachments|stickers
 def _taken(c, t, *, place=None, since=None, until=None):
     """The ``Tally`` ``t`` of photo records less those the owner did not take: one another person sent (its
     sender not the owner) or a chat's file (:data:`_CHAT_ATTACHED`: a sticker, an iMessage attachment)."""
-    from sqlalchemy import func
     from sqlmodel import select
 
     from app.memory import owner_entity
-    from app.operations.graph import Tally, _at_own_offset, _live, _offsets, _places
+    from app.operations.graph import _live, _offsets, tally_of
     from core.store.schema import Record, Source
 
     me = owner_entity(c)
@@ -1814,19 +1813,7 @@ def _taken(c, t, *, place=None, since=None, until=None):
             or _CHAT_ATTACHED.search(ext or "")]
         if not drop:
             return t
-        live = live.where(Record.id.not_in(drop))
-        places = _places(s, live)
-        if place:
-            want = place.casefold()
-            places = [p for p in places if want in p[0].casefold()]
-            from core.store.schema import Entity
-
-            live = live.where(Record.place_entity_id.in_(
-                select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
-        n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
-                                .where(Record.id.in_(live))).one()
-        first, last = (_at_own_offset(s, live, x) for x in (first, last))
-    return Tally(int(n or 0), first, last, places)
+        return tally_of(s, live.where(Record.id.not_in(drop)), place)
 
 
 def _with_chat_photos(c, t, **kw):

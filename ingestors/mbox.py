@@ -2035,13 +2035,20 @@ def _add_forwarded(parent: Record, inners: list[Message], path: Path, index: int
 
 def _forwarded_record(main: Record, rec: Record, n: int) -> Record:
     """``rec``, a message forwarded inside ``main`` (the ``n``-th), tied to it: its thread, ids and notes."""
+    return _tied_record(main, rec, n, "forwarded", "forwarded inside message")
+
+
+def _tied_record(main: Record, rec: Record, n: int, how: str, note: str) -> Record:
+    """``rec``, a message ``main`` carries (``how``: ``forwarded`` or ``quoted``; the ``n``-th record of it), tied
+    to it: its thread, its id under ``main``'s, ``attrs[how + "_in"]``, a note (``note`` and ``main``'s id), and
+    ``main.attrs[how]`` naming it."""
     if rec.external_id.startswith("#"):
-        rec.external_id = f"{main.external_id} forwarded {n}"
+        rec.external_id = f"{main.external_id} {how} {n}"
     rec.thread = main.thread
-    rec.attrs["forwarded_in"] = main.external_id
-    rec.notes.append(f"forwarded inside message {main.external_id}"
+    rec.attrs[f"{how}_in"] = main.external_id
+    rec.notes.append(f"{note} {main.external_id}"
                      + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
-    main.attrs.setdefault("forwarded", []).append(
+    main.attrs.setdefault(how, []).append(
         {"external_id": rec.external_id, "subject": rec.subject,
          "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
     return rec
@@ -2069,16 +2076,7 @@ def _inline_record(main: Record, inline: InlineForward, path: Path, index: int,
 def _quoted_record(main: Record, rec: Record, n: int) -> Record:
     """``rec``, the message ``main`` quotes in reply (the ``n``-th record of it), tied to it: its thread, ids and
     notes (``attrs["quoted_in"]``; ``main.attrs["quoted"]`` names it)."""
-    if rec.external_id.startswith("#"):
-        rec.external_id = f"{main.external_id} quoted {n}"
-    rec.thread = main.thread
-    rec.attrs["quoted_in"] = main.external_id
-    rec.notes.append(f"quoted in reply {main.external_id}"
-                     + (f" by {main.sender.name or main.sender.address}" if main.sender else ""))
-    main.attrs.setdefault("quoted", []).append(
-        {"external_id": rec.external_id, "subject": rec.subject,
-         "from": (rec.sender.name or rec.sender.address) if rec.sender else None})
-    return rec
+    return _tied_record(main, rec, n, "quoted", "quoted in reply")
 
 
 def message_to_record(raw: bytes, path: Path, index: int, mbox_from: str | None = None) -> Record:

@@ -419,15 +419,21 @@ def tally(c: Container, *, kinds: tuple[str, ...] = (), sender_id: int | None = 
     live = _live(since=since, until=until, kinds=kinds, sender_id=sender_id, recipient_id=recipient_id,
                  offsets=_offsets(c) if since or until else None)
     with c.db.session() as s:
-        places = _places(s, live)
-        if place:
-            want = place.casefold()
-            places = [p for p in places if want in p[0].casefold()]
-            live = live.where(Record.place_entity_id.in_(
-                select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
-        n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
-                                .where(Record.id.in_(live))).one()
-        first, last = (_at_own_offset(s, live, t) for t in (first, last))
+        return tally_of(s, live, place)
+
+
+def tally_of(s, live, place: str | None = None) -> Tally:
+    """:func:`tally` of the records the ``live`` query selects (``Record.id``), in session ``s``: taken at a place
+    whose name holds ``place`` (None: anywhere)."""
+    places = _places(s, live)
+    if place:
+        want = place.casefold()
+        places = [p for p in places if want in p[0].casefold()]
+        live = live.where(Record.place_entity_id.in_(
+            select(Entity.id).where(Entity.canonical_name.in_([name for name, _n, _f in places]))))
+    n, first, last = s.exec(select(func.count(Record.id), func.min(Record.sent_at), func.max(Record.sent_at))
+                            .where(Record.id.in_(live))).one()
+    first, last = (_at_own_offset(s, live, t) for t in (first, last))
     return Tally(int(n or 0), first, last, places)
 
 
