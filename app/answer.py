@@ -152,6 +152,36 @@ def recall_questions(question: str) -> list[str]:
     return list(dict.fromkeys(out))[:1 + MAX_REWORDINGS]
 
 
+_SPELLED = {
+    "wher": "where", "whre": "where", "wehre": "where", "wheer": "where", "were's": "where's",
+    "wat": "what", "wht": "what", "whta": "what", "waht": "what",
+    "wen": "when", "whn": "when", "wehn": "when",
+    "hw": "how", "hwo": "how", "hiw": "how",
+    "whos": "who's", "wheres": "where's", "whats": "what's", "hows": "how's",
+    "dos": "does", "liv": "live", "livs": "lives", "wrk": "work", "wrks": "works",
+    "msg": "message", "msgs": "messages", "txt": "text", "txts": "texts", "pic": "photo", "pics": "photos",
+    "u": "you", "ur": "your", "abt": "about", "ppl": "people", "bday": "birthday", "b-day": "birthday",
+    "tmrw": "tomorrow", "yday": "yesterday", "2day": "today", "w/": "with", "bc": "because",
+}
+"""Chat spellings and slips of the words a question is read by (its wh-word, its verb, what it counts), each as a
+whole lower-case word: "wher does maya liv?" is "where does maya live?", "hw many msgs did maya send" is "how many
+messages did maya send".  A word written with a capital (a name) is never changed."""
+_SPELLED_WORD = re.compile(r"(?<![\w'’-])(" + "|".join(sorted(map(re.escape, _SPELLED), key=len, reverse=True))
+                           + r")(?![\w'’-])")
+
+
+_WH_SLIP = re.compile(r"^\s*(wher|whre|wehre|wheer|wat|wht|whta|waht|wen|whn|wehn|hw|hwo|hiw|whos|wheres|whats|hows)"
+                      r"(?![\w'’-])", re.IGNORECASE)
+
+
+def spelled(question: str) -> str:
+    """``question`` with :data:`_SPELLED`'s chat spellings and slips written out; what the chat and ``kith ask``
+    read a question as (the person's own words are kept in the conversation).  The first word may have its
+    sentence capital ("Wher does Maya live?")."""
+    q = _WH_SLIP.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + _SPELLED[m.group(1).lower()], question or "")
+    return _SPELLED_WORD.sub(lambda m: _SPELLED[m.group(1)], q)
+
+
 def question_kind(question: str) -> str:
     """``when`` | ``where`` | ``who`` | ``what`` (everything else) from the question's first wh-word."""
     q = question.strip().lower()

@@ -188,11 +188,12 @@ def ask(question: str, k: int | None, as_of: str | None, show_all: bool, as_json
 
     Each result shows its calibrated relevance (0-1); below the threshold nothing is shown, and "I found
     nothing about that." is the answer.  Superseded facts are shown as history."""
-    from app.answer import about_question, cited_only, memory_answer
+    from app.answer import about_question, cited_only, memory_answer, spelled
     from app.memory import owner_name
     from app.operations.ask import ask_all
     from app.operations.warmup import prepare_ask
 
+    question = spelled(question)  # "wher does maya liv?": as the chat reads it
     when = _parse_when(as_of) if as_of else None
     with _container() as c:
         prepare_ask(c)  # the encoder loads and Chroma opens on threads of their own while this one goes on

@@ -470,7 +470,9 @@ class ConversationLoop:
                         self.learn(observation)
                 except Exception as exc:  # the observer must never stop the chat
                     warnings.append(f"observer failed: {type(exc).__name__}: {exc}")
-            asked = self.resolve_pronouns(text)  # "when did I last hear from her?" after "who is Cristy?"
+            from app.answer import spelled
+
+            asked = self.resolve_pronouns(spelled(text))  # "when did I last hear from her?" after "who is Cristy?"
             memories = to_memories(self.recall(asked))
             brief_obj = self.brief(text) if self.brief is not None else ""
             brief = "" if brief_obj is None else str(brief_obj)
