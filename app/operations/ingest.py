@@ -182,12 +182,22 @@ _LINE_DAY_SLACK = 1
 """Days a WhatsApp file name's day may lie from its chat line's local day (a file received after midnight)."""
 
 
-def _line_for(rec: Record, name: str, sent: dict[str, Record]) -> Record | None:
+def _by_name(sent: dict[str, Record]) -> dict[str, dict[int, Record]]:
+    """``sent`` indexed by file name (case-folded), for :func:`_line_for` over many files."""
+    out: dict[str, dict[int, Record]] = {}
+    for k, x in sent.items():
+        out.setdefault(os.path.basename(k).casefold(), {})[id(x)] = x
+    return out
+
+
+def _line_for(rec: Record, name: str, sent: dict[str, Record],
+              named: dict[str, dict[int, Record]] | None = None) -> Record | None:
     """The chat line of ``sent`` (sent file path → chat record) that sent the file ``name`` (``rec`` read from it):
     the line that names that path, or the same file name in a folder above it (a Media/ folder beside the chat
     file); else, when the file was read from elsewhere (imported alone, from a copy), the one line that sent a file
     of that name, provided its local day is within a day of the one the file gave (``attrs["local_date"]``, or its
-    time; a file that gave none is not matched by its name alone)."""
+    time; a file that gave none is not matched by its name alone).  ``named``: :func:`_by_name` of ``sent``, when the
+    caller looks up many files in one ``sent``."""
     path = os.path.normpath(name)
     line = sent.get(path)
     folder = os.path.dirname(path)
@@ -197,7 +207,8 @@ def _line_for(rec: Record, name: str, sent: dict[str, Record]) -> Record | None:
     if line is not None:
         return line
     base = os.path.basename(path).casefold()
-    lines = {id(x): x for k, x in sent.items() if os.path.basename(k).casefold() == base}
+    lines = (named.get(base, {}) if named is not None else
+             {id(x): x for k, x in sent.items() if os.path.basename(k).casefold() == base})
     if len(lines) != 1:
         return None  # none, or two chats sent a file of that name: which one is not known
     [line] = lines.values()
@@ -289,10 +300,11 @@ def _stored_media_for_lines(c, sent: dict[str, Record]) -> list[tuple]:
                 found.setdefault(r.id, (r, path))
         todo = [(r, path) for r, path in found.values() if _weak_time(r.sent_at, r.attrs)]
         names = _names_of(s, [r.sender_entity_id for r, _ in todo])
+        named = _by_name(sent)
         out = []
         for r, path in todo:
             rec = _stored_record(r, path, names.get(r.sender_entity_id))
-            line = _line_for(rec, path, sent)
+            line = _line_for(rec, path, sent, named)
             if line is None:
                 continue
             line_id = s.exec(select(Row.id).where(Row.content_hash.in_(line.known_hashes), Row.kind == "chat",
@@ -328,17 +340,19 @@ def _stored_lines_for_media(c, hashes: list[str]) -> list[tuple]:
                     Row.sent_at < start + timedelta(days=1) + _NEAR_LINE).order_by(Row.id)).all()
                 lines = [(x, p) for x, p in lines if (x.attrs or {}).get("media")]
                 who = _names_of(s, [x.sender_entity_id for x, _ in lines])
-                sent: dict[str, tuple] = {}
+                sent: dict[str, Record] = {}
+                row_of: dict[int, tuple] = {}  # id(line record) → (it, its row id): each kept alive
                 for x, p in lines:
                     rec = _stored_record(x, p, who.get(x.sender_entity_id))
+                    row_of[id(rec)] = (rec, x.id)
                     for f in _sent_files(rec, p):
-                        sent.setdefault(f, (rec, x.id))
-                by_day[day] = sent
-            sent = by_day[day]
+                        sent.setdefault(f, rec)
+                by_day[day] = (sent, _by_name(sent), row_of)
+            sent, named, row_of = by_day[day]
             rec = _stored_record(r, path, names.get(r.sender_entity_id))
-            line = _line_for(rec, path, {k: v[0] for k, v in sent.items()})
+            line = _line_for(rec, path, sent, named)
             if line is not None:
-                out.append((r.id, rec, line, next(i for x, i in sent.values() if x is line)))
+                out.append((r.id, rec, line, row_of[id(line)][1]))
     return out
 
 
