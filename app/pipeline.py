@@ -432,8 +432,9 @@ def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) 
             out[i] = known
     quotes = [i for i, r in enumerate(records) if not out[i] and "quoted_in" in r.attrs and source is not None]
     if quotes:
-        for i in quotes:
-            out[i] = _quote_of_a_mail(s, records[i], [r for r in records if "quoted_in" not in r.attrs])
+        for i, known in zip(quotes, _quotes_of_mails(s, [records[i] for i in quotes],
+                                                      [r for r in records if "quoted_in" not in r.attrs])):
+            out[i] = known
     return out
 
 
@@ -446,23 +447,30 @@ def _words(text: str | None) -> str:
     return " ".join(re.sub(r"(?m)^\s*>+", " ", text or "").split()).casefold()
 
 
-def _quote_of_a_mail(s, quote, batch: Sequence) -> bool:
-    """Whether ``quote`` (a message a reply quotes, ``ingestors.mbox``: ``attrs["quoted_in"]``) is a mail stored
-    already, or among ``batch`` (this import's records being checked): a mail within :data:`QUOTE_WINDOW_S` of its
-    time whose words hold the quote's first 200 characters (whitespace and ">" marks aside), and at least 20 —
-    the original of a reply is usually in the same mailbox, and is the better record (its own time and id)."""
-    want = _words(quote.text)[:200]
-    if len(want) < 20 or quote.sent_at is None:
-        return False
-    t = clock.ensure_utc(quote.sent_at)
-    lo, hi = t - timedelta(seconds=QUOTE_WINDOW_S), t + timedelta(seconds=QUOTE_WINDOW_S)
-    for r in batch:
-        if r is not quote and r.kind == "email" and r.sent_at is not None and \
-                lo <= clock.ensure_utc(r.sent_at) <= hi and want in _words(r.text):
-            return True
-    rows = s.exec(select(RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
-                                               RecordRow.sent_at <= hi)).all()
-    return any(want in _words(text) for text in rows)
+def _quotes_of_mails(s, quotes: Sequence, batch: Sequence) -> list[bool]:
+    """Whether each of ``quotes`` (messages replies quote, ``ingestors.mbox``: ``attrs["quoted_in"]``) is a mail
+    stored already, or among ``batch`` (this import's records being checked): a mail within :data:`QUOTE_WINDOW_S`
+    of its time whose words hold the quote's first 200 characters (whitespace and ">" marks aside), and at least
+    20 — the original of a reply is usually in the same mailbox, and is the better record (its own time and id).
+    One query per stretch of overlapping windows; each mail's words are read once."""
+    wants = [(_words(q.text)[:200], clock.ensure_utc(q.sent_at) if q.sent_at is not None else None) for q in quotes]
+    times = [t for w, t in wants if t is not None and len(w) >= 20]
+    if not times:
+        return [False] * len(quotes)
+    span = timedelta(seconds=QUOTE_WINDOW_S)
+    mails = [(clock.ensure_utc(r.sent_at), _words(r.text)) for r in batch if r.kind == "email" and r.sent_at is not None]
+    spans: list[list] = []  # the quotes' windows, merged where they overlap: one query each
+    for t in sorted(times):
+        if spans and t - span <= spans[-1][1]:
+            spans[-1][1] = t + span
+        else:
+            spans.append([t - span, t + span])
+    for lo, hi in spans:
+        mails += [(clock.ensure_utc(t), _words(text)) for t, text in s.exec(
+            select(RecordRow.sent_at, RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
+                                                            RecordRow.sent_at <= hi)).all()]
+    return [t is not None and len(w) >= 20 and any(abs(at - t) <= span and w in words for at, words in mails)
+            for w, t in wants]
 
 
 def _chat_lines_stored(s, records: Sequence, known: Sequence[bool], source: tuple[str, str] | None) -> list[bool]:
