@@ -2374,10 +2374,32 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
         if _NOT_A_MAIL_OF_ITS_OWN.search(own_head) or last_text.lstrip().startswith(b">") or (
                 last_text.rstrip().endswith((b":", b"-", b"_", b"=", b"*")) and last_text != closed_by):
             return False
+        fields, whole = read_head(first)
+        return whole and _unenveloped_head(fields)
+
+    def pull() -> tuple[bytes, bool] | None:
+        return replay.pop(0) if replay else next(source, None)
+
+    def read_head(first: bytes | None = None) -> tuple[list[tuple[bytes, bytes]], bool]:
+        """The header lines from ``first`` (a line already read) or the next line, each with its continuations, up
+        to a blank line (at most 100 fields, :data:`MAX_HEADER_BYTES`): ``(fields as (lower-case name, value),
+        whether a blank line ended them)``; what was read ahead is read again."""
         ahead: list[tuple[bytes, bool]] = []
         fields: list[tuple[bytes, bytes]] = []
-        whole, read, line = False, len(first), first
+        whole, read, line = False, len(first or b""), first
         while True:
+            if line is None:
+                nxt = pull()
+                if nxt is None:
+                    break
+                ahead.append(nxt)
+                line, starts = nxt
+                read += len(line)
+                if not starts or not line.endswith(b"\n"):
+                    break
+                if not line.strip():
+                    whole = True
+                    break
             m = _HEADER_LINE.match(line)
             if m:
                 fields.append((m.group(1).lower(), line[m.end():].strip()))
@@ -2387,48 +2409,15 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
                 break
             if len(fields) > 100 or read > MAX_HEADER_BYTES:
                 break
-            nxt = pull()
-            if nxt is None:
-                break
-            ahead.append(nxt)
-            line, starts = nxt
-            read += len(line)
-            if not starts or not line.endswith(b"\n"):
-                break
-            if not line.strip():
-                whole = True
-                break
+            line = None
         replay[:0] = ahead
-        return whole and _unenveloped_head(fields)
-
-    def pull() -> tuple[bytes, bool] | None:
-        return replay.pop(0) if replay else next(source, None)
+        return fields, whole
 
     def header_block_follows() -> bool:
         """True when the next lines are a whole header block (header or continuation lines up to a blank line,
         two or more of them well-known names); what was read ahead is read again either way."""
-        ahead: list[tuple[bytes, bool]] = []
-        known, whole, fields, read = 0, False, 0, 0
-        while fields < 100 and read < MAX_HEADER_BYTES:  # header lines, however many lines each is folded over
-            nxt = pull()
-            if nxt is None:
-                break
-            ahead.append(nxt)
-            line, starts = nxt
-            read += len(line)
-            if not starts or not line.endswith(b"\n"):
-                break
-            if not line.strip():
-                whole = known >= 2
-                break
-            m = _HEADER_LINE.match(line)
-            if m:
-                known += m.group(1).lower() in _KNOWN_HEADERS
-                fields += 1
-            elif line[:1] not in (b" ", b"\t"):
-                break
-        replay[:0] = ahead
-        return whole
+        fields, whole = read_head()
+        return whole and sum(name in _KNOWN_HEADERS for name, _v in fields) >= 2
 
     def take_declared(length: int) -> bool:
         """mboxcl/mboxcl2: when the message's ``Content-Length`` ends its body exactly where a line ends and is
