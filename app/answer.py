@@ -400,13 +400,22 @@ def _first_group(m: re.Match, index: bool = False) -> int:
     return g if index else m.start(g)
 
 
-def _to_addressed(text: str) -> str:
+_YOUR = re.compile(r"\b(?:[Yy]ours|[Yy]our|ur)\b")
+
+
+def _to_addressed(text: str, to: str | None = None) -> str:
     """The owner's own message's "you/your/yours" as the one it was written to: "they/them/their/theirs" — "Come to
     your place on Saturday?" (the owner to Tom) is told back to the owner as "Come to their place on Saturday?",
-    never as the owner's own place.  Quoted words stay as written."""
+    never as the owner's own place; with ``to`` (the one person it was written to) the first "your"/"yours" is
+    theirs by name: "Come to Tom Hill's place on Saturday?".  Quoted words stay as written."""
     from core.extraction.text import _outside_quotes
 
+    named = [False]
+
     def change(part: str) -> str:
+        if to and not named[0]:
+            part, n = _YOUR.subn(f"{to}'s", part, count=1)
+            named[0] = bool(n)
         for pat, rep in _ADDRESSED:
             part = pat.sub(lambda m, r=rep: m.group(0)[:_first_group(m) - m.start(0)] +
                            (r[:1].upper() + r[1:] if m.group(_first_group(m, True)) == "Y" else r), part)
@@ -415,13 +424,16 @@ def _to_addressed(text: str) -> str:
 
 
 def best_sentence(question: str, text: str, speaker: str | None = None, limit: int = 30,
-                  subject: str | None = None, owner: str | None = None, written: bool = True) -> str:
+                  subject: str | None = None, owner: str | None = None, written: bool = True,
+                  to: str | None = None) -> str:
     """The sentence of ``text`` (:func:`own_sentences`) sharing the most question words (ties: the earliest),
     filler words cut, told in the third person when the speaker is known, at most ``limit`` words.  The speaker's
     own name does not count as a shared word (it matches their signature); a mail's ``subject``, written before
     its text, is what the message is about, not what it says: a sentence of the text is chosen while it has one.
     A sentence that ends with ":" ("I am trying to do the following:") comes with the one after it.  The owner's
-    own message (``speaker`` is ``owner``) is told back in the second person ("You left your umbrella …")."""
+    own message (``speaker`` is ``owner``) is told back in the second person ("You left your umbrella …"), its
+    "your place" as the place of ``to``, the one person it was written to, when given ("Come to Ben Carter's
+    place?"; else "their place")."""
     q = set(lexicon.tokens(question)) - set(lexicon.tokens(speaker or ""))  # the sender's name is a signature
     body = text or ""
     if subject and body.startswith(subject) and own_sentences(body[len(subject):]):
@@ -443,7 +455,7 @@ def best_sentence(question: str, text: str, speaker: str | None = None, limit: i
         for pat, rep in _WE_CONTRACTED:  # "we're" → "we are" first: third_person makes it "… and others are"
             own = pat.sub(rep, own)
         if owner and speaker == owner:  # told back to its writer: "you" is whom it was written to, "I" is "you"
-            best = second_person(_to_addressed(own) if written else own) + pasted
+            best = second_person(_to_addressed(own, to) if written else own) + pasted
         else:
             best = _agree(reported(own, speaker), speaker) + pasted
     words = best.split()
@@ -2011,6 +2023,330 @@ def small_talk_answer(t: SmallTalk) -> MemoryAnswer:
                         "I answer from your own records and cite them.", [], "other")
 
 
+# ------------------------------------------------------------------------------------------ stop 27 readers
+
+_EVER_Q = re.compile(r"^\s*(?:did|does|do|has|have|had|is|was)\s+(?P<name>.+?)\s+(?P<adv>(?:ever|once|still|really|"
+                     r"always|previously|at\s+some\s+point|at\s+one\s+point)\s+)?(?:been\s+)?(?P<verb>live|lives|lived|"
+                     r"living|work|works|worked|working)\s+(?:in|at|for)\s+(?P<place>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+"""A yes/no question whether someone lives or works somewhere, now or ever ("did Maya ever live in Paris?", "does
+Nora still work at Acme?", "have I ever lived in Lisbon?")."""
+_MOVED = re.compile(r"\b(?:live[sd]?|living|moved|moving|move|relocat\w*|settled|home|flat|apartment|house|"
+                    r"(?:work|works|worked|working)\s+(?:at|for|in)|job|joined|started)\b", re.IGNORECASE)
+
+
+@dataclass
+class EverHeld:
+    """A "did Maya ever live in Paris?" / "does Nora still work at Acme?" question: whom it asks about (``name``;
+    "you": the owner; None when no one known is called that), ``work`` (else where they live), the ``place`` asked
+    about, ``still`` (asked of now), the facts of the kind (``app.operations.graph.held``, earliest first), the
+    ones whose place is the one asked (``matching``) and the answer's evidence record (``result``)."""
+
+    name: str | None
+    work: bool
+    place: str
+    still: bool
+    held: list = field(default_factory=list)
+    matching: list = field(default_factory=list)
+    result: object = None
+
+
+def _names_place(value: str, place: str) -> bool:
+    """True when the held place ``value`` ("Paris, Montmartre", "Acme Corp") is the ``place`` asked ("Paris",
+    "acme"): every word asked is one of its words."""
+    want = set(lexicon.tokens(place))
+    return bool(want) and want <= set(lexicon.tokens(value))
+
+
+def ever_held_question(c, question: str):
+    """An :class:`EverHeld` when ``question`` asks yes or no whether someone lives (lived) or works (worked) at a
+    place; the list of ``(id, name, kind, hint)`` when the name fits several; None for any other question.
+    Reads only."""
+    m = _EVER_Q.match(question or "")
+    if not m:
+        return None
+    from app.operations.graph import held
+
+    who = re.sub(r"^(?:the|a|an)\s+", "", m.group("name").strip(), flags=re.IGNORECASE)
+    place = re.sub(r"^(?:the)\s+", "", m.group("place").strip(), flags=re.IGNORECASE)
+    work = m.group("verb").casefold().startswith("work")
+    still = (m.group("adv") or "").strip().casefold() == "still" or \
+        m.group(0).lstrip()[:4].casefold() in ("does", "do ", "is ")
+    if who.casefold() in ("i", "we"):
+        from app.memory import owner_entity
+
+        me = owner_entity(c)
+        if not me:
+            return EverHeld(None, work, place, still)
+        eid, name = me[0], "you"
+    else:
+        e = _entity_or_choices(c, who)
+        if isinstance(e, list):
+            return e
+        if e is None:
+            return EverHeld(None, work, place, still)
+        eid, name = e.id, e.canonical_name
+    found = held(c, eid, *(("work", "employment") if work else ("places", "residence")))
+    q = EverHeld(name, work, place, still, found, [h for h in found if _names_place(h.value, place)])
+    if q.matching and q.matching[-1].evidence:
+        q.result = _as_result(c, q.matching[-1].evidence[-1])
+    return q
+
+
+def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
+    """"Yes — Maya Cole lived in Paris from February 2018 to August 2020." / "No — Nora Vale worked at Acme until
+    February 2022; she works at Globex now." / "Nothing in your records says Maya Cole lived in Rome; I know of …"
+    — from the facts' valid times, or from a message of theirs among ``results`` that says it; citing the evidence
+    only, never a line that does not say it."""
+    if q.name is None:
+        return MemoryAnswer(NOTHING, [], "other", True)
+    you = q.name == "you"
+    who = "you" if you else q.name
+    verb_now, verb_then = ("work at", "worked at") if q.work else ("live in", "lived in")
+    now = verb_now if you else {"work at": "works at", "live in": "lives in"}[verb_now]
+    Who = who[:1].upper() + who[1:]
+    if q.matching:
+        x = q.matching[-1]
+        rid = q.result.record_id if q.result is not None else None
+        cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
+        if x.current:
+            since = f" (since {month_year(x.valid_from)})" if x.valid_from else ""
+            return MemoryAnswer(f"Yes — {who} {now} {x.value}{since}. {_cite(cited)}".strip(), cited, "other")
+        span = _held_span(x)
+        text = f"{who} {verb_then} {x.value}" + (f" {span}" if span else "")
+        cur = next((h for h in reversed(q.held) if h.current), None)
+        if q.still:
+            later = f"; now {'you' if you else who.split()[0]} {now} {cur.value}" if cur is not None else ""
+            return MemoryAnswer(f"No — {text}{later}. {_cite(cited)}".strip(), cited, "other")
+        return MemoryAnswer(f"Yes — {text}. {_cite(cited)}".strip(), cited, "other")
+    # no fact of it: their own message that says they live (moved, work) there
+    want = set(lexicon.tokens(q.place))
+    for n, r in enumerate(results, 1):
+        if _get(r, "kind") not in ("record",) or not want:
+            continue
+        sender = _get(r, "sender") or ""
+        if sender != q.name:
+            continue
+        text, subject = _get(r, "text") or "", _get(r, "subject")
+        body = text[len(subject):] if subject and text.startswith(subject) else text
+        said = next((s for s in own_sentences(body) if want <= set(lexicon.tokens(s)) and _MOVED.search(s)), None)
+        if said:
+            day = _local_when(r)
+            on = f" on {day_text(day)}" if day else ""
+            return MemoryAnswer(f"{q.name} wrote{on}: “{said.strip()}” {_cite([n])}", [n], "other")
+    verb = verb_then.split()[0]
+    text = f"Nothing in your records says {who} ever {verb} {verb_then.split()[1]} {q.place}"
+    known = [f"{h.value} ({_held_span(h)})" if _held_span(h) else h.value for h in q.held]
+    return MemoryAnswer(text + (f"; I know of {_and(known)}." if known else "."), [], "other")
+
+
+_JOB_Q = re.compile(
+    r"^\s*(?:what(?:['’]s|\s+is|\s+was)\s+(?P<n1>.+?)(?:['’]s?)\s+(?:current\s+|main\s+|day\s+)?(?:job(?:\s+title)?|"
+    r"occupation|profession|line\s+of\s+work|work|trade|role|position|career)"
+    r"|what\s+(?:does|did)\s+(?P<n2>.+?)\s+do\s+(?:for\s+(?:a\s+living|work|a\s+job|money)|professionally)"
+    r"|what\s+(?:does|do)\s+(?P<n4>.+?)\s+do"
+    r"|what\s+(?:job|work|kind\s+of\s+(?:work|job))\s+(?:does|did|do)\s+(?P<n3>.+?)\s+(?:do|have))\s*[?!.]*\s*$",
+    re.IGNORECASE)
+""""what is Tom's job?", "what's Nora's occupation?", "what does Tom do (for a living)?", "what job does Tom have?"."""
+_OWNERS = {"my": "i", "your": None, "i": "i", "me": "i"}
+
+
+@dataclass
+class JobQuestion:
+    """A "what is Tom's job?" question: whom it asks about (``name``; "you": the owner; None: no one known is
+    called that), their work facts (``app.operations.graph.held``, earliest first) and the record that says it
+    (``result``: the current fact's evidence, else their latest own message that talks of their work)."""
+
+    name: str | None
+    held: list = field(default_factory=list)
+    result: object = None
+
+
+def job_question(c, question: str):
+    """A :class:`JobQuestion` when ``question`` asks what someone's job is; the list of ``(id, name, kind,
+    hint)`` when the name fits several; None for any other question.  Reads only."""
+    m = _JOB_Q.match(question or "")
+    if not m:
+        return None
+    who = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3"), m.group("n4")) if g is not None).strip()
+    who = re.sub(r"['’]s?$", "", re.sub(r"^(?:the|a|an)\s+", "", who, flags=re.IGNORECASE)).strip()
+    if who.casefold() in ("you", "your", "it", "this", "that", "he", "she", "they", "his", "her", "their"):
+        return None
+    from app.operations.graph import held
+
+    if who.casefold() in ("i", "my", "me", "we", "our"):
+        from app.memory import owner_entity
+
+        me = owner_entity(c)
+        if not me:
+            return JobQuestion(None)
+        eid, name = me[0], "you"
+    else:
+        e = _entity_or_choices(c, who)
+        if isinstance(e, list):
+            return e
+        if e is None:
+            return JobQuestion(None)
+        eid, name = e.id, e.canonical_name
+    q = JobQuestion(name, held(c, eid, "work", "employment"))
+    x = next((h for h in reversed(q.held) if h.current), q.held[-1] if q.held else None)
+    if x is not None and x.evidence:
+        q.result = _as_result(c, x.evidence[-1])
+    elif not q.held:
+        q.result = _work_record(c, eid)
+    return q
+
+
+def _work_record(c, entity_id: int):
+    """The latest of the last 200 live records ``entity_id`` sent that talks of its own work in its own words
+    ("I work as a carpenter now"), as an ``AskResult``, or None."""
+    from sqlmodel import select
+
+    from core.store.schema import Record
+
+    with c.db.session() as s:
+        rows = s.exec(select(Record.id, Record.subject, Record.text)
+                      .where(Record.sender_entity_id == entity_id, Record.tombstoned_at.is_(None))
+                      .order_by(Record.sent_at.desc(), Record.id.desc()).limit(200)).all()
+    for rid, subject, text in rows:
+        body = text or ""
+        if subject and body.startswith(subject):
+            body = body[len(subject):]
+        if any(_TALKS_OF_WORK.search(s) and _FIRST_PERSON.search(s) for s in own_sentences(body)):
+            return _as_result(c, rid)
+    return None
+
+
+def job_answer(q: JobQuestion, results: Sequence[Any], owner: str | None = None) -> MemoryAnswer:
+    """"Nora Vale works at Globex (since February 2022)." / "Tom Hill works as a carpenter now, mostly kitchens"
+    (their own words, when no fact says it) / "Nothing in your records says what Tom Hill's job is." — citing the
+    record it rests on when it is among ``results``."""
+    if q.name is None:
+        return MemoryAnswer(NOTHING, [], "other", True)
+    rid = q.result.record_id if q.result is not None else None
+    cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
+    you = q.name == "you"
+    x = next((h for h in reversed(q.held) if h.current), None)
+    if x is not None:
+        verb = "work at" if you else "works at"
+        since = f" (since {month_year(x.valid_from)})" if x.valid_from else ""
+        who = "You" if you else q.name
+        return MemoryAnswer(f"{who} {verb} {x.value}{since}. {_cite(cited)}".strip(), cited, "other")
+    if q.held:
+        last = q.held[-1]
+        who = "You" if you else q.name
+        until = f" until {month_year(last.valid_to)}" if last.valid_to else ""
+        return MemoryAnswer(f"{who} worked at {last.value}{until}; nothing in your records says where since. "
+                            f"{_cite(cited)}".strip(), cited, "other")
+    if q.result is not None:
+        r = q.result
+        text, subject = _get(r, "text") or "", _get(r, "subject")
+        body = text[len(subject):] if subject and text.startswith(subject) else text
+        said = next((s for s in own_sentences(body) if _TALKS_OF_WORK.search(s) and _FIRST_PERSON.search(s)), body)
+        speaker = _get(r, "sender")
+        return MemoryAnswer(f"{best_sentence('work job', said, speaker, owner=owner)} {_cite(cited)}".strip(),
+                            cited, "other")
+    whose = "your" if you else f"{q.name}'s"
+    return MemoryAnswer(f"Nothing in your records says what {whose} job is.", [], "other")
+
+
+_MOST_SENT = re.compile(r"^\s*(?:who\s+(?:has\s+|had\s+)?(?:sent|sends|send|shared|shares|share|forwarded|forwards)"
+                        r"(?:\s+(?:me|us))?\s+(?:the\s+)?most\s+(?P<what>[\w\s-]+?)"
+                        r"|(?:from\s+)?who(?:m)?\s+(?:did|do|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
+                        r"(?:the\s+)?most\s+(?P<what2>[\w\s-]+?)(?:\s+from)?)"
+                        r"(?:\s+(?:to\s+me|with\s+me|on\s+\w+))?\s*[?!.]*\s*$", re.IGNORECASE)
+""""who sent me the most photos?", "who shares the most pictures?", "who did I get the most emails from?"."""
+
+
+@dataclass
+class MostSent:
+    """A "who sent me the most photos?" question: the record ``kind`` asked (photo, video, email, chat, message)
+    and ``ranking``: ``(name, count)`` of each sender but the owner, most first (a photo: its record, or a chat
+    line that sent one whose file the export left out)."""
+
+    kind: str
+    ranking: list = field(default_factory=list)
+
+
+def most_sent_question(c, question: str) -> MostSent | None:
+    """A :class:`MostSent` when ``question`` asks who sent the owner the most records of a kind; else None.
+    Reads only."""
+    m = _MOST_SENT.match(question or "")
+    if not m:
+        return None
+    kind = _kind_of(m.group("what") or m.group("what2"))
+    if kind is None:
+        what = (m.group("what") or m.group("what2") or "").strip().casefold()
+        if what not in ("media", "attachments", "files"):
+            return None
+        kind = "photo"
+    from sqlmodel import select
+
+    from app.memory import owner_entity
+    from app.operations.graph import tally
+    from core.store.schema import Entity, Record
+
+    me = owner_entity(c)
+    mine = me[0] if me else None
+    kinds = _KINDS_OF.get(kind, (kind,))
+    with c.db.session() as s:
+        rows = s.exec(select(Record.sender_entity_id, Entity.canonical_name)
+                      .join(Entity, Entity.id == Record.sender_entity_id)
+                      .where(Record.tombstoned_at.is_(None), Record.sender_entity_id.is_not(None),
+                             Record.kind.in_(kinds + (("chat",) if kind == "photo" else ())),
+                             Entity.tombstoned_at.is_(None)).distinct()).all()
+    ranking = []
+    for eid, name in rows:
+        if eid == mine:
+            continue
+        n = tally(c, kinds=kinds, sender_id=eid).records
+        if kind == "photo":
+            n += _chat_photos(c, sender_id=eid)[0]
+        if n:
+            ranking.append((name, n))
+    ranking.sort(key=lambda x: (-x[1], x[0]))
+    return MostSent(kind, ranking)
+
+
+def most_sent_answer(q: MostSent) -> MemoryAnswer:
+    """"Ben Carter sent you the most photos: 4; then Tom Hill (2)." — or that no one sent any."""
+    plural = _KIND_WORDS.get(q.kind, (q.kind, q.kind + "s"))[1]
+    if not q.ranking:
+        return MemoryAnswer(f"No one has sent you {plural} that I know of.", [], "who")
+    top = q.ranking[0][1]
+    first = [name for name, n in q.ranking if n == top]
+    rest = [f"{name} ({n})" for name, n in q.ranking if n != top][:2]
+    each = " each" if len(first) > 1 else ""
+    text = f"{_and(first)} sent you the most {plural}: {top}{each}"
+    return MemoryAnswer(text + (f"; then {_and(rest)}." if rest else "."), [], "who")
+
+
+@dataclass
+class Recalled:
+    """No graph answer: the answer comes from what recall found.  ``addressees(record_id)`` names whom a record
+    was written to (its recipients or the chat's other members, the owner left out), so that the owner's own
+    "come to your place" is told back as "come to Ben Carter's place"."""
+
+    addressees: Callable[[int], list]
+
+
+def _addressees(c, record_id: int) -> list:
+    """The names of whom record ``record_id`` was written to (``to``, ``cc`` and a chat's ``member`` roles), the
+    owner left out; [] when unknown."""
+    from sqlmodel import select
+
+    from app.memory import owner_entity
+    from core.store.schema import Entity, RecordEntity
+
+    if not record_id:
+        return []
+    me = owner_entity(c)
+    with c.db.session() as s:
+        rows = s.exec(select(Entity.id, Entity.canonical_name).join(RecordEntity, RecordEntity.entity_id == Entity.id)
+                      .where(RecordEntity.record_id == record_id, RecordEntity.role.in_(("to", "cc", "member")),
+                             Entity.tombstoned_at.is_(None))).all()
+    return sorted({name for eid, name in rows if not me or eid != me[0]})
+
+
 def about_subject(question: str) -> str | None:
     """The name a "who is X?" question asks about ("who is / who's / who was X", "what is X", "tell me about X",
     "what do you know about X"), without a leading article; None for any other question."""
@@ -2022,8 +2358,9 @@ def about_subject(question: str) -> str | None:
 
 
 def about_question(c, question: str, as_of: datetime | None = None):
-    """What the knowledge graph answers of ``question``, for the memory answerer (:func:`memory_answer`), or None
-    when it is not a question the graph answers (the answer then comes from recalled turns).  Reads only.
+    """What the knowledge graph answers of ``question``, for the memory answerer (:func:`memory_answer`), or a
+    :class:`Recalled` when it is not a question the graph answers (the answer then comes from recalled turns; the
+    :class:`Recalled` names whom the owner's own messages were written to).  Reads only.
 
     * small talk ("hello", "thanks", "what can you do?"): a :class:`SmallTalk`;
     * "when did I last hear from X?", "what is X's email address?": a :class:`LastContact` / :class:`Reach`
@@ -2035,13 +2372,21 @@ def about_question(c, question: str, as_of: datetime | None = None):
     * "how many emails did X send me?", "where have I been?": a :class:`Count` / :class:`Places`;
     * "who do I talk to most?": an :class:`InTouch` with the people found (``graph.most_in_touch``);
     * "who is X?" ("who am I?": the owner): an ``app.operations.graph.About``;
+    * "did Maya ever live in Paris?": an :class:`EverHeld`; "what is Tom's job?": a :class:`JobQuestion`;
+    * "who sent me the most photos?": a :class:`MostSent`;
     * the list of ``(id, name, kind)`` when a name asked about fits several entities.
     """
+    got = _about_question(c, question, as_of)
+    return Recalled(lambda record_id: _addressees(c, record_id)) if got is None else got
+
+
+def _about_question(c, question: str, as_of: datetime | None = None):
+    """:func:`about_question`, None where it is not a question the graph answers."""
     from app.operations.graph import about
 
     question = as_typed(question)
-    for read in (small_talk, contact_question, said_question, held_question, relative_question, period_question,
-                 count_question):
+    for read in (small_talk, contact_question, said_question, held_question, ever_held_question, job_question,
+                 relative_question, period_question, count_question, most_sent_question):
         got = read(c, question) if read is not held_question else read(c, question, as_of)
         if got is not None:
             return got
@@ -2151,6 +2496,12 @@ def about_answer(about, results: Sequence[Any]) -> MemoryAnswer:
         return count_answer(about)
     if isinstance(about, SmallTalk):
         return small_talk_answer(about)
+    if isinstance(about, EverHeld):
+        return ever_held_answer(about, results)
+    if isinstance(about, JobQuestion):
+        return job_answer(about, results)
+    if isinstance(about, MostSent):
+        return most_sent_answer(about)
     if isinstance(about, list):
         # each told apart by what a person knows them by (an address, a job); a bare id only where nothing else
         # tells two of one name apart (it can be asked by: "who is 75?")
@@ -2245,11 +2596,15 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
     """
     question = as_typed(question)
     kind = question_kind(question)
+    addressees = about.addressees if isinstance(about, Recalled) else None
+    if isinstance(about, Recalled):
+        about = None
     if about is not None:
         return about_answer(about, results)
-    if not results:
+    # what the owner asked Kith in chat earlier ("tell me Tom's job title") is a question, never evidence
+    items = [(n, r) for n, r in enumerate(results, 1) if not _chat_question(r)]
+    if not items:
         return MemoryAnswer(NOTHING, [], kind, True)
-    items = list(enumerate(results, 1))
     first_person = bool(_FIRST_PERSON.search(question))
     # a record with no words (a voice memo of silence, a photo-only message) cannot be the answer's sentence
     turns = [(n, r) for n, r in items if _get(r, "kind") in ("record", "episode") and (_get(r, "text") or "").strip()]
@@ -2373,6 +2728,13 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         # the best turn says none of the asked words in its own text (a mail whose subject alone names the
         # wedding): a turn just below it that says them is the answer
         n0, t0 = next(((n, t) for n, t in turns[1:3] if says_it(t)), (n0, t0))
+    if kind == "where":
+        # "where was Mum's birthday?": the message that names where ("… is at Luigi's in Hove"), not one that only
+        # speaks of it ("Can't wait for Mum's birthday")
+        got0, at0 = _located(question, t0)
+        if not at0:
+            n0, t0 = next(((n, t) for n, t in turns[:5] if _located(question, t)[1]
+                           and _located(question, t)[0] >= max(1, got0)), (n0, t0))
     if _SAID_ABOUT.match(question):
         # "what did Maya say about her job?": what she said last comes first (her job then may be long gone),
         # then what she said before it, newest first
@@ -2406,6 +2768,16 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
             return MemoryAnswer(f"{hour[:1].upper() + hour[1:]} {said_when} {_cite([n0])}", [n0], kind)
         if when:
             return MemoryAnswer(f"{when[:1].upper() + when[1:]} {_cite([n0])}", [n0], kind)
+    if kind == "who":
+        # "who was at Mum's birthday?": the people of the messages about it, not a name "at Mum's birthday"
+        at = _event_people(question, turns, owner)
+        if at is not None:
+            return at
+        # "who is coming to my place?": the line that says someone is, told back ("Ben Carter is coming to your
+        # place on Friday"), not only the name of the best line's sender
+        doing = _doing(question, turns[:5], owner, first_person)
+        if doing is not None:
+            return doing
     asked = about_subject(question) if kind == "who" else None
     if asked and _A_NAME.match(asked):
         # "who is Jess?" and no one Kith knows is called that: who mentioned her and how, never the sender
@@ -2442,9 +2814,117 @@ def memory_answer(question: str, results: Sequence[Any], owner: str | None = Non
         if forgotten:
             return MemoryAnswer(f"The message that says so speaks of someone you asked me to forget. "
                                 f"{_cite(forgotten[:1])}", forgotten[:1], kind)
+    to = None
+    if addressees is not None and owner and speaker == owner and _get(t0, "kind") == "record":
+        names = addressees(_get(t0, "record_id"))
+        to = names[0] if len(names) == 1 else None  # a group: "their place"
     said = best_sentence(question, text, speaker, subject=_get(t0, 'subject'), owner=owner,
-                         written=_get(t0, 'kind') != 'episode')
+                         written=_get(t0, 'kind') != 'episode', to=to)
     return MemoryAnswer(f"{said} {_cite([n0])}", [n0], kind)
+
+
+_LOCATIVE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(?!(?:January|February|March|April|May|June|July|August|September|"
+                       r"October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+                       r"Christmas|Easter)\b)[A-Z][\w'’-]+|\b(?:at|in)\s+(?:my|your|his|her|their|our|[A-Z][\w-]+['’]s)"
+                       r"\s+(?:place|house|home|flat|apartment|garden)\b|\bat\s+home\b")
+"""A sentence that says where: "at Luigi's", "in Hove", "at the Grand Hotel", "at my place", "at home" (a month or a
+day after "in"/"at" is a when)."""
+
+
+def _own_body(t) -> str:
+    """``t``'s text without its mail subject written before it."""
+    text, subject = _get(t, "text") or "", _get(t, "subject")
+    return text[len(subject):] if subject and text.startswith(subject) else text
+
+
+def _located(question: str, t) -> tuple[int, bool]:
+    """``(shared, where)`` of the sentence of turn ``t`` that :func:`best_sentence` would tell for ``question``: how
+    many question words it holds, and whether it says where (:data:`_LOCATIVE`) outside the question's own words."""
+    q = set(lexicon.tokens(question)) - set(lexicon.tokens(_get(t, "sender") or ""))
+    sents = own_sentences(_own_body(t))
+    if not sents:
+        return 0, False
+    got, _i, best = max((len(q & set(lexicon.tokens(s))), -i, s) for i, s in enumerate(sents))
+    return got, bool(_LOCATIVE.search(best))
+
+
+_WHO_AT = re.compile(r"^\s*who\s+(?:(?:was|were|is|are|will\s+be|came|went|comes|goes|is\s+going|are\s+going|"
+                     r"turned\s+up|showed\s+up|got\s+invited|was\s+invited|were\s+invited)\s+(?:at|to|for)|attended|"
+                     r"joined)\s+(?P<what>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+""""who was at Mum's birthday?", "who came to the wedding?", "who attended the barbecue?"."""
+
+
+def _event_people(question: str, turns, owner: str | None) -> MemoryAnswer | None:
+    """The answer to "who was at Mum's birthday?" from the messages among ``turns`` (``(n, result)``, best first)
+    with a sentence that names the event ("Mum's birthday": every word of it): their senders, and the people they
+    name by first name who wrote among them ("Nora is coming home for Mum's birthday!") — the owner last, as
+    "you"; None when the question is not of that form or no message names the event."""
+    m = _WHO_AT.match(question or "")
+    if not m:
+        return None
+    what = re.sub(r"^(?:the|a|an)\s+", "", m.group("what").strip(), flags=re.IGNORECASE)
+    want = set(lexicon.tokens(what))
+    if not want:
+        return None
+    senders = [_get(t, "sender") or (owner if _get(t, "kind") == "episode" else None) for _n, t in turns]
+    first_names: dict[str, str] = {}
+    for s in senders:
+        if s and "@" not in s and len(s.split()) > 1:
+            first_names.setdefault(s.split()[0], s)
+    people: list[str] = []
+    cited: list[int] = []
+    when: list[datetime] = []
+    for (n, t), who in zip(turns, senders):
+        said = [s for s in own_sentences(_own_body(t)) if want <= set(lexicon.tokens(s))]
+        if not said:
+            continue
+        cited.append(n)
+        if _local_when(t) is not None:
+            when.append(_local_when(t))
+        for name in [who] + [first_names.get(w) for s in said for w in re.findall(r"\b[A-Z][\w'’-]+", s)]:
+            if name and name not in people:
+                people.append(name)
+    if not people:
+        return None
+    names = [p for p in people if p != owner] + (["you"] if owner in people else [])
+    span = _span(min(when), max(when)) if when else ""
+    return MemoryAnswer(f"From the messages about {what}{span}: {_and(names)}. {_cite(cited)}".strip(), cited, "who")
+
+
+_WHO_DOING = re.compile(r"^\s*who(?:['’]s|\s+is|\s+are|\s+was|\s+were|\s+will\s+be)\s+(?P<verb>[a-z]{2,}ing)\b"
+                        r"(?P<rest>.*?)\s*[?!.]*\s*$", re.IGNORECASE)
+""""who is coming to my place?", "who was bringing the cake?": a deed going on, asked who does it."""
+
+
+def _doing(question: str, turns, owner: str | None, first_person: bool) -> MemoryAnswer | None:
+    """The answer to "who is coming to my place?" from ``turns`` (``(n, result)``, best first): the first line (not
+    a question) that says the deed with the rest of the question's words ("I'm coming to your place on Friday"),
+    told back in the third person ("Ben Carter is coming to your place on Friday …"); the owner's own lines are
+    not the answer to a question about the owner.  None when the question is not of that form or no line says
+    it."""
+    m = _WHO_DOING.match(question or "")
+    if not m:
+        return None
+    stem = m.group("verb")[:-3].lower()
+    stems = {stem} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+    verb = re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + r")(?:e|es|s|ed|ing|" +
+                      re.escape(stem[-1:]) + r"ing)?\b", re.IGNORECASE)
+    rest = set(lexicon.tokens(m.group("rest")))
+    # "my place" asked is the owner's: another's line says it as "your place" (their own "my place" is theirs)
+    mine = re.search(r"\bmy\s+([^\W\d_]+)", m.group("rest"), re.IGNORECASE)
+    yours = re.compile(rf"\b(?:your|ur)\s+{re.escape(mine.group(1))}\b", re.IGNORECASE) if mine else None
+    for n, t in turns:
+        who = _get(t, "sender") or (owner if _get(t, "kind") == "episode" else None)
+        if not who or (first_person and owner and who == owner):
+            continue
+        for s in own_sentences(_own_body(t)):
+            if s.rstrip().endswith("?") or not verb.search(s) or not rest <= set(lexicon.tokens(s)):
+                continue
+            if yours is not None and who != owner and not yours.search(s):
+                continue
+            said = best_sentence(question, s, who, owner=owner, written=_get(t, "kind") != "episode")
+            return MemoryAnswer(f"{said} {_cite([n])}", [n], "who")
+    return None
 
 
 def _about_the_forgotten(question: str, turn) -> bool:
@@ -2533,6 +3013,23 @@ def _citing(results: Sequence[Any], record_id) -> list[int]:
     return [n for n, x in same if _get(x, "kind") not in ("fact", "history")][:1] or [n for n, _x in same][:1]
 
 
+_REQUEST = re.compile(r"^\s*(?:(?:please|pls|kith|ok|okay|so|and|now)[\s,]+)*(?:(?:can|could|would|will)\s+you\s+)?"
+                      r"(?:tell|show|give|find|list|remind|get|fetch|search|look\s+up|let)\b", re.IGNORECASE)
+"""A request the owner makes of Kith ("tell me Tom's job title", "show me the photos from Rome", "find …")."""
+
+
+def _chat_question(item) -> bool:
+    """True when ``item`` is something the owner asked Kith in chat — an episode (said in chat) that is a question
+    ("what is Tom's job?") or a request ("tell me Tom's job title"): what was asked is never evidence, nor the
+    answer to a later question."""
+    if _get(item, "kind") != "episode":
+        return False
+    from core.personal.observer import is_question
+
+    text = (_get(item, "text") or "").strip()
+    return bool(text) and (is_question(text) or bool(_REQUEST.match(text)))
+
+
 def cited_only(about) -> bool:
     """True when the answer to a question read as ``about`` (:func:`about_question`) comes from the knowledge graph
     — who you are most in touch with, what happened in a month, how many, when you last heard from someone,
@@ -2540,7 +3037,7 @@ def cited_only(about) -> bool:
     found for the words of "who do I email most?" ("Friday at 7 works", "As of …, Alex wrote to Sam") is not
     where the answer came from."""
     return isinstance(about, (InTouch, PeriodQuestion, Count, Places, PhotoWhen, LastContact, Reach, Said,
-                              RelativeQuestion))
+                              RelativeQuestion, EverHeld, JobQuestion, MostSent))
 
 
 def _cite(numbers: Sequence[int]) -> str:
