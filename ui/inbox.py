@@ -6,7 +6,8 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QStyle, QStyledItemDelegate, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QScrollArea, QStyle, QStyledItemDelegate, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from app.operations.types import IngestProgress, IngestReport
 from ui import format_when, header
@@ -140,7 +141,22 @@ class InboxWidget(QWidget):
         self.last_report: IngestReport | None = None
         self.setAcceptDrops(True)
 
-        lay = QVBoxLayout(self)
+        # Everything sits on a scrolling page: on a first run the welcome panel, the drop zone and the controls
+        # need more height than an 800 × 600 window has, and a squeezed layout drew the welcome rows over each
+        # other.  The page is never narrower than the viewport and never shorter than its wrapped text needs.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("results")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.page = QWidget()
+        self.page.setObjectName("resultsBody")
+        self.scroll.setWidget(self.page)
+        outer.addWidget(self.scroll)
+
+        lay = QVBoxLayout(self.page)
         lay.setContentsMargins(18, 14, 18, 12)
         lay.setSpacing(10)
         lay.addWidget(header("Inbox", "Give Kith your archives: drop files or folders below, or pick them. "

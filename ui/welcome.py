@@ -27,19 +27,14 @@ SOURCES = (
 
 
 class WrapLabel(QLabel):
-    """A word-wrapped label that asks for the height its lines need at its current width, so a squeezed layout
-    (a narrow or short window) cannot cut off its last line: in an 800-pixel window the iPhone and Photos steps
-    lost theirs."""
+    """A word-wrapped label whose height follows its width (heightForWidth), so the layouts around it give each
+    line its room.  In an 800 × 600 window the welcome rows were squeezed below their wrapped height and drew
+    over each other (iPhone over Android): a label's minimum height was patched after each resize, which the
+    layout, already short of room, could not honour.  The Inbox now scrolls instead of squeezing."""
 
     def __init__(self, text: str, parent: QWidget | None = None):
         super().__init__(text, parent)
-        self.setWordWrap(True)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        super().resizeEvent(event)
-        need = self.heightForWidth(self.width())
-        if need > 0 and need != self.minimumHeight():
-            self.setMinimumHeight(need)
+        self.setWordWrap(True)  # QLabel then reports heightForWidth in its size policy
 
 
 class WelcomePanel(QFrame):
@@ -55,6 +50,7 @@ class WelcomePanel(QFrame):
         lay.setSpacing(8)
         title = QLabel("Welcome to Kith \u2014 start by giving it some of your life")
         title.setObjectName("dropTitle")
+        title.setWordWrap(True)
         lay.addWidget(title)
         intro = QLabel("Kith reads exports you make yourself and keeps everything on this computer. "
                        "Here is where each one comes from:")
@@ -79,16 +75,15 @@ class WelcomePanel(QFrame):
         grid.setColumnStretch(2, 1)
         lay.addLayout(grid)
         row = QHBoxLayout()
-        note = QLabel("No archive at hand? Look around with made-up people first:")
+        note = WrapLabel("No archive at hand? Look around with made-up people first:")
         note.setObjectName("muted")
         self.demo_button = QPushButton("Try the demo archive")
         self.demo_button.setObjectName("primary")
         self.demo_button.setToolTip("Import mail, chats and photos of invented people (Sam Rivera and friends) "
                                     "so every view has something to show")
         self.demo_button.clicked.connect(self.demoRequested)
-        row.addWidget(note)
-        row.addStretch(1)
-        row.addWidget(self.demo_button)
+        row.addWidget(note, 1)
+        row.addWidget(self.demo_button, 0, Qt.AlignmentFlag.AlignVCenter)
         lay.addLayout(row)
 
     def clipped_labels(self) -> list[str]:
