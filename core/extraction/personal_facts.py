@@ -547,7 +547,8 @@ def _when(text: str, span: tuple[int, int], anchors, sent_at: datetime | None) -
     """(first day, last day or None, how it was read) for the statement at ``span`` of ``text``, in the sender's
     calendar (``sent_at``'s own offset): the first time expression (``anchors``, found in ``text``) in the
     statement's own clause; else the nearest one before it that stands alone in its clause ("Last Monday, I moved
-    to Lisbon"); else the message's day."""
+    to Lisbon"); else the message's day.  The last day is a weekend's Sunday, or the end of a span of days ("from
+    10 to 12 June": 12 June); None for one day."""
     if sent_at is None:
         return None, None, ""
     if not anchors:
@@ -575,7 +576,7 @@ def _when(text: str, span: tuple[int, int], anchors, sent_at: datetime | None) -
     if not own:
         return sent_at.date(), None, ""
     a = own[0]
-    last = a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
+    last = a.last if a.last is not None else a.day + timedelta(days=1) if "weekend" in a.phrase.lower() else None
     return a.day, last, a.note(sent_at)
 
 

@@ -18,7 +18,13 @@ a photo's offset, a chat export's local time).  Only a small, deterministic gram
 * numeric ``D.M.YYYY`` (day first), ``D/M/YYYY`` or ``M/D/YYYY`` (the order that is a date, or the one that
   fits the tense: :func:`_numeric_day`)
 * ``<day> <Month> [<year>]``, ``<Month> <day>[,] [<year>]``, ISO ``YYYY-MM-DD``; without a year, the last
-  such day up to the message in a sentence in the past tense, else the next one
+  such day up to the message in a sentence in the past tense, the next one where words of time to come or a plan
+  set for it come before it ("I'll fly on 9 June", "I'm flying…", "booked for 9 June"), else — no tense, or a
+  booking told in the past ("Booked the flight to Lisbon on 9 June") — the one nearest the message, within six
+  months either side (:func:`_lean`, :func:`_yearless`)
+* spans of days: ``from 10 to 12 June``, ``10-12 June``, ``June 10–12``, ``between 3 and 5 March``, ``28 June to 3
+  July [2024]``: an anchor on the first day with the last in :attr:`TimeAnchor.last` (:func:`anchor_period`: its
+  days); without a year, the first day's is read as above
 * ``on the <Nth>``: that day of this month, or of the month before when the sentence is in the past tense
   and the day is still to come (the month after when it is not, and the day has passed)
 * ``in|since|during|back in <year>``: the year's first day; ``early|mid|late <year>``, ``the start|middle|end of
@@ -57,12 +63,29 @@ _WEEKDAY_RE = (r"((?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|
 _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|" \
             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 
+# A span of days: "from 10 to 12 June", "10-12 June", "10th–12th of June 2024", "between 3 and 5 March", "28 June to
+# 3 July", "from 28 Dec 2023 to 2 Jan 2024" (day first), and "June 10–12", "from June 28 to July 3, 2024", "between
+# March 3 and 5" (month first).  "and" joins the two ends only after "between" ("on 3 and 5 June" is two days); a time of
+# day after the second number ("June 10 - 3pm") is no end.
+_RANGE_SEP = r"\s*(?P<sep>-|–|—|(?i:to|till|until|through|thru|and))\s*(?:(?i:the) )?"
+_RANGE_DMY = re.compile(
+    r"(?<![\w:./-])(?:(?P<lead>(?i:from|between)) (?:(?i:the) )?)?(?P<d1>\d{1,2})(?:st|nd|rd|th)?"
+    r"(?: (?:of )?(?P<m1>" + _MONTH_RE[1:-1] + r")\b\.?(?:,? (?P<y1>(?:19|20)\d\d)\b)?)?" + _RANGE_SEP +
+    r"(?P<d2>\d{1,2})(?:st|nd|rd|th)? (?:of )?(?P<m2>" + _MONTH_RE[1:-1] + r")\b(?:,? (?P<y2>(?:19|20)\d\d)\b)?",
+    re.I)
+_RANGE_MDY = re.compile(
+    r"\b(?:(?P<lead>(?i:from|between)) )?(?P<m1>" + _MONTH_RE[1:-1] + r")\.? (?P<d1>\d{1,2})(?:st|nd|rd|th)?"
+    r"(?:,? (?P<y1>(?:19|20)\d\d))?" + _RANGE_SEP + r"(?:(?P<m2>" + _MONTH_RE[1:-1] + r")\.? )?(?P<d2>\d{1,2})"
+    r"(?:st|nd|rd|th)?(?![\w:]|\.\d|\s*(?:[ap]\.?m\b|h\b|hrs?\b|o['’]clock))(?:,? (?P<y2>(?:19|20)\d\d)\b)?", re.I)
+
 # "the end of", "the very beginning of", "early", "mid-", "late ": a part of a month or a year (two groups: the
 # part written with "the … of", or the adjective)
 _PART_OF = r"(?i:the (?:very )?(end|beginning|start|middle) of|(early|late|mid)[- ]?)"
 _PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("num", re.compile(r"(?<![\d.:/])(\d{1,2})([./-])(\d{1,2})\2((?:19|20)\d\d)(?![\d]|[./-]\d)")),
+    ("range_dmy", _RANGE_DMY),
+    ("range_mdy", _RANGE_MDY),
     ("dmy", re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH_RE + r"\b(?:,? (\d{4})\b)?", re.I)),
     ("mdy", re.compile(r"\b" + _MONTH_RE + r" (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?\b", re.I)),
     ("part", re.compile(r"\b(?:(?i:in|at|by|towards?|from|since|until|around|back in) )?" + _PART_OF + r" ?"
@@ -132,11 +155,76 @@ def _sentence(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> t
 def _in_past(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> bool:
     """Whether the time expression at ``text[start:end]`` is read back in time: its own sentence is in the past
     tense (:data:`_PAST`; another sentence's tense says nothing of it: "Had a great time! See you on 14 August."),
-    and it is not the day a plan was set for (:data:`_SCHEDULED`).  ``ends``: as for :func:`_sentence`."""
+    and it is not the day a plan was set for (:data:`_SCHEDULED`) nor a sentence telling of a booking (the day
+    booked is ahead: :data:`_BOOKING`).  ``ends``: as for :func:`_sentence`."""
     head, tail = _sentence(text, start, end, ends)
-    if not _PAST.search(text, head, tail):
+    if not _PAST.search(text, head, tail) or _BOOKING.search(text, head, tail):
         return False
     return not _SCHEDULED.search(text[max(head, start - 80):start])
+
+
+# Words of time to come: "will", "I'll", "going to", "can't wait", "see you", "looking forward", and the present
+# progressive ("I'm flying to Lisbon on 9 June", "we're moving in March")
+_FUTURE = re.compile(r"\b(?:will|shall|won['’]t|gonna|going to|about to|plan(?:ning)? to|intend(?:ing)? to|hope to|"
+                     r"hoping to|looking forward|(?:can['’]?t|cannot) wait|see you|upcoming)\b|['’]ll\b|"
+                     r"(?:['’](?:m|re|s)|\b(?:am|are|is)) (?:\w+ly |also |now |still |then )?"
+                     r"(?!(?:some|no|any|every)thing\b|(?:amaz|interest|excit|bor|annoy|charm|surpris|worry|shock|"
+                     r"confus|disappoint|embarrass|frustrat|tir|threaten|promis|th|k|r|s|br|morn|even|spr|str|dur|"
+                     r"feel|be)ing\b)(?:\w+ing)\b", re.I)
+# A booking told in the past tense ("Booked the flight to Lisbon on 9 June", "I've reserved a table on 3 May"): the
+# day is the one booked (ahead) or the day it was booked (behind) — not read back in time for the verb's tense alone
+_BOOKING = re.compile(r"\b(?:booked|rebooked|reserved|pre-?booked|ordered|bought|got|paid for) (?:\w+ ){0,3}?"
+                      r"(?:tickets?|flights?|seats?|trains?|hotel|room|table|tour|trip|ferry|cruise|holiday|"
+                      r"vacation|cabin|villa|apartment|airbnb|b&b|stay)\b|\b(?:booked|rebooked|reserved|pre-?booked)"
+                      r"\b", re.I)
+
+
+# The present of a timetable right before a date: "the conference is on 20 December", "term starts 3 September", "my
+# birthday falls on 2 March" — a day ahead (a day gone by is told in the past: "was on 3 May")
+_TIMETABLE = re.compile(r"\b(?:is|are|['’]s|['’]re|starts?|begins?|opens?|closes?|ends?|finishes|leaves?|departs?|"
+                        r"arrives?|lands?|flies|fly|runs?|takes? place|happens?|falls?|expires?|due)"
+                        r"(?: (?:on|from|until|till|by|at))?(?: the)? ?$", re.I)
+
+
+def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
+    """Which way in time a date written without its year points, from the words of its own sentence: "future" (a
+    plan's day, :data:`_SCHEDULED`; a word of time to come before it with no past form after that word, :data:`_FUTURE`;
+    and in a sentence not in the past tense, a timetable's present right before it, :data:`_TIMETABLE`, or a word of
+    time to come anywhere), "past" (the past tense, :data:`_PAST`, but not a booking: :data:`_BOOKING`), else "near"
+    (no tense, or a booking told in the past: the date nearest the message).  ``ends``: as for :func:`_sentence`."""
+    head, tail = _sentence(text, start, end, ends)
+    if _SCHEDULED.search(text[max(head, start - 80):start]):
+        return "future"
+    before = text[head:start]
+    fut = [m.end() for m in _FUTURE.finditer(before)]
+    past = [m.end() for m in _PAST.finditer(before)]
+    if fut and (not past or fut[-1] > past[-1]):
+        return "future"
+    if _PAST.search(text, head, tail):
+        return "near" if _BOOKING.search(text, head, tail) else "past"
+    if _TIMETABLE.search(text[max(head, start - 60):start]) or _FUTURE.search(text, head, tail):
+        return "future"
+    return "near"
+
+
+def _yearless(month: int, day: int, ref: date, lean: str) -> date | None:
+    """Day ``day`` of month ``month`` in the year ``lean`` picks around ``ref`` (the message's day): "past", the last
+    one on or before it; "future", the next one on or after it; "near", the one nearest it (within six months
+    either side; at an equal distance the one ahead).  None when no year near has that day (29 February
+    three years in four: the nearest leap year's)."""
+    days = []
+    for y in range(ref.year - 4, ref.year + 5):
+        try:
+            days.append(date(y, month, day))
+        except ValueError:
+            pass
+    if not days:
+        return None
+    if lean == "past":
+        return max((d for d in days if d <= ref), default=None)
+    if lean == "future":
+        return min((d for d in days if d >= ref), default=None)
+    return min(days, key=lambda d: (abs((d - ref).days), d < ref))
 
 
 @dataclass(frozen=True)
@@ -146,15 +234,19 @@ class TimeAnchor:
     phrase: str
     day: date
     span: tuple[int, int]
+    last: date | None = None
+    """For a span of days ("from 10 to 12 June"): its last day (``day`` is its first); None for one day."""
 
     def note(self, reference: datetime | date) -> str:
         """How the phrase was read, for a fact's evidence (``'"yesterday" = 2023-06-09, the sender's date
-        (sent 2023-06-10 08:30 +10:00)'``)."""
+        (sent 2023-06-10 08:30 +10:00)'``; a span of days: ``'"from 10 to 12 June" = 2024-06-10 to 2024-06-12,
+        …'``)."""
+        days = self.day.isoformat() + (f" to {self.last.isoformat()}" if self.last is not None else "")
         if not isinstance(reference, datetime):
-            return f'"{self.phrase}" = {self.day.isoformat()} (written {reference.isoformat()})'
+            return f'"{self.phrase}" = {days} (written {reference.isoformat()})'
         off = reference.strftime("%z")
         zone = f"{off[:3]}:{off[3:]}" if off else "UTC"
-        return (f'"{self.phrase}" = {self.day.isoformat()}, the sender\'s date (sent '
+        return (f'"{self.phrase}" = {days}, the sender\'s date (sent '
                 f'{reference:%Y-%m-%d %H:%M} {zone})')
 
 
@@ -196,8 +288,46 @@ def _numeric_day(a: int, sep: str, b: int, year: int, ref: date, past: bool, ord
     return min(side or readings, key=lambda d: abs((d - ref).days))
 
 
-def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | None = None) -> date | None:
+def _range(m: re.Match, ref: date, lean: str) -> tuple[date | None, date | None]:
+    """(first day, last day) of a span of days that :data:`_RANGE_DMY` or :data:`_RANGE_MDY` matched, or (None,
+    None) when it is none: "and" without "between", a day that is not in its month, an end before the start, or a
+    span of a year or more.  The first month is the second's when it is left out ("10-12 June"); a year given at
+    one end only is the other's too (one less for a start in a later month: "28 Dec - 2 Jan 2024" starts in 2023);
+    with no year, the first day's year is read as a date without a year is (``lean``: :func:`_yearless`) and the
+    end follows it."""
+    if m.group("sep").lower() == "and" and not m.group("lead"):
+        return None, None
+    m2 = _MON[m.group("m2")[:3].lower()] if m.group("m2") else None
+    m1 = _MON[m.group("m1")[:3].lower()] if m.group("m1") else m2
+    m2 = m2 or m1
+    d1, d2, y1, y2 = int(m.group("d1")), int(m.group("d2")), m.group("y1"), m.group("y2")
+    turn = m1 > m2  # the span runs into the next year ("28 December to 2 January")
+    try:
+        if y1 or y2:
+            first = date(int(y1) if y1 else int(y2) - turn, m1, d1)
+            last = date(int(y2) if y2 else int(y1) + turn, m2, d2)
+        else:
+            date(2000, m1, d1), date(2000, m2, d2)  # days that are in their months (2000: a leap year)
+            first = _yearless(m1, d1, ref, lean)
+            if first is None:
+                return None, None
+            last = date(first.year + turn, m2, d2)
+    except ValueError:
+        return None, None
+    if last < first or (last - first).days >= 365:
+        return None, None
+    return first, last
+
+
+def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | None = None,
+             lean: str | None = None) -> date | None:
+    """The day the match ``m`` of pattern ``kind`` names, read from ``ref`` (the message's day); ``past``: its
+    sentence is read back in time (:func:`_in_past`); ``lean``: :func:`_lean`'s reading for a date without its year
+    (None: "past" when ``past``, else "future").  None when it names no day."""
+    lean = lean or ("past" if past else "future")
     g = m.groups()
+    if kind in ("range_dmy", "range_mdy"):
+        return _range(m, ref, lean)[0]
     try:
         if kind == "iso":
             return date(int(g[0]), int(g[1]), int(g[2]))
@@ -208,11 +338,11 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | 
             month, day = _MON[month_s[:3].lower()], int(day_s)
             if year_s:
                 return date(int(year_s), month, day)
-            # no year: the last such day up to the message in the past tense ("I moved on 3 December",
-            # written in June), else the next one ("I start on 3 January", written in December)
-            year = ref.year - (past and (month, day) > (ref.month, ref.day)) \
-                + (not past and (month, day) < (ref.month, ref.day))
-            return date(year, month, day)
+            # no year: the last such day up to the message in the past tense ("I moved on 3 December", written in
+            # June), the next one in words of time to come ("I'll start on 3 January", written in December), else
+            # the one nearest the message ("Booked the flight to Lisbon on 9 June", written in May: this June's)
+            date(2000, month, day)  # a day of its month (2000: a leap year), else no date
+            return _yearless(month, day, ref, lean)
         if kind == "year":
             return date(int(g[0]), 1, 1)
         if kind == "nth":
@@ -371,7 +501,10 @@ def find_time_anchors(text: str, reference: datetime | date, order: str | None =
                 continue
             if ends is None:
                 ends = [x.span() for x in _SENTENCE_END.finditer(text)]
-            day = _resolve(kind, m, ref, _in_past(text, s, e, ends), order)
+            past = _in_past(text, s, e, ends)
+            lean = _lean(text, s, e, ends) if kind in ("dmy", "mdy", "range_dmy", "range_mdy") else None
+            last = _range(m, ref, lean)[1] if kind in ("range_dmy", "range_mdy") else None
+            day = _resolve(kind, m, ref, past, order, lean)
             if day is not None and kind in ("dmy", "mdy"):
                 weekday = _WEEKDAY_BEFORE.search(text, max(0, s - 14), s)
                 if weekday is not None:  # "Mon 12 June": one anchor; no year: the year in which it is a Monday
@@ -380,7 +513,7 @@ def find_time_anchors(text: str, reference: datetime | date, order: str | None =
                     s = weekday.start()
             if day is not None:
                 taken.append((s, e))
-                out.append(TimeAnchor(text[s:e], day, (s, e)))
+                out.append(TimeAnchor(text[s:e], day, (s, e), last))
     return sorted(out, key=lambda a: a.span)
 
 
@@ -396,7 +529,10 @@ def anchor_period(anchor: TimeAnchor) -> tuple[date, date] | None:
     2021-05-01, "mid-2021" 2021-05-01 to 2021-09-01, "late 2021" 2021-09-01 to 2022-01-01, "the end of 2021"
     2021-12-01 to 2022-01-01; a season, its three months ("winter 2021": January and February); a month ("in March
     2020", "last March"), its days (early, mid, late: its thirds, from the 1st, 11th, 21st); "last year", "this
-    month".  None for a day or a week ("yesterday", "on Monday", "3 days ago")."""
+    month"; a span of days, its days ("from 10 to 12 June": 10 June to 13 June).  None for a day or a week
+    ("yesterday", "on Monday", "3 days ago")."""
+    if anchor.last is not None:
+        return anchor.day, anchor.last + timedelta(days=1)
     phrase, day = anchor.phrase, anchor.day
     low = phrase.casefold()
     part = re.search(r"\b(early|mid|middle|late|end|beginning|start)\b", low)
@@ -449,7 +585,7 @@ def _weekday_year(day: date, weekday: int) -> date:
     return day
 
 
-_ANY = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in _PATTERNS), re.I)
+_ANY = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9]+>', '(', rx.pattern)})" for _, rx in _PATTERNS), re.I)
 """Every pattern in one pass: most texts hold no time expression and are dismissed by a single scan."""
 
 

@@ -1,0 +1,96 @@
+"""Red-team faults of stop 27 in core/extraction: a date without its year, spans of days, a signature's job.
+
+Right values worked out by hand.  The message is sent Wed 15 May 2024 10:00 +01:00 (the sender's day: 15 May 2024).
+A date without a year is the last one up to the message in the past tense, the next one in words of time to come,
+else (no tense, or a booking told in the past) the one nearest the message — within six months either side:
+9 June 2024 is 25 days ahead, 9 June 2023 is 341 days back; 3 May 2024 is 12 days back; 20 December 2023 is 147 days
+back and 20 December 2024 219 ahead.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from core.extraction.personal_facts import extract_facts
+from core.extraction.time_anchors import anchor_period, find_time_anchors
+
+SENT = datetime(2024, 5, 15, 10, 0, tzinfo=timezone(timedelta(hours=1)))
+
+
+def days(text: str, sent=SENT) -> list[tuple[str, date]]:
+    return [(a.phrase, a.day) for a in find_time_anchors(text, sent)]
+
+
+@pytest.mark.parametrize("text, phrase, day", [
+    # the fault: a booking told in the past named last year's June (2023-06-09)
+    ("Booked the flight to Lisbon on 9 June", "9 June", date(2024, 6, 9)),
+    ("Booked the flight to Lisbon on June 9th.", "June 9th", date(2024, 6, 9)),
+    ("We've reserved a table at Nando's on 20 May.", "20 May", date(2024, 5, 20)),
+    ("I booked the hotel on 2 May.", "2 May", date(2024, 5, 2)),           # the nearest: 13 days back
+    # words of time to come: the next one, however far
+    ("I'll fly to Lisbon on 9 April.", "9 April", date(2025, 4, 9)),
+    ("I'm flying to Lisbon on 9 June.", "9 June", date(2024, 6, 9)),
+    ("The conference is on 20 December.", "20 December", date(2024, 12, 20)),  # a timetable's present
+    # the past tense: the last one up to the message, however far
+    ("I moved to Leeds on 3 June.", "3 June", date(2023, 6, 3)),
+    ("We flew home on 20 December.", "20 December", date(2023, 12, 20)),
+    # no tense: the nearest
+    ("Thanks for coming on 3 May!", "3 May", date(2024, 5, 3)),
+    ("Photos from 20 December attached", "20 December", date(2023, 12, 20)),
+    ("Lisbon trip: 9 June", "9 June", date(2024, 6, 9)),
+    ("Dinner on 14 May?", "14 May", date(2024, 5, 14)),                     # yesterday, not next year's
+])
+def test_a_date_without_a_year_takes_the_year_its_words_point_to(text, phrase, day):
+    assert days(text) == [(phrase, day)]
+
+
+def test_the_year_is_read_near_the_message_at_either_end_of_a_year():
+    # written 10 January 2024: "on 28 December" with no tense is 13 days back, not 353 ahead; booked for a day in
+    # February, 22 days ahead
+    jan = datetime(2024, 1, 10, 9, 0, tzinfo=timezone.utc)
+    assert days("Happy memories of the party on 28 December", jan) == [("28 December", date(2023, 12, 28))]
+    assert days("Booked the train to Leeds on 1 February.", jan) == [("1 February", date(2024, 2, 1))]
+    assert days("I'll see them on 28 December.", jan) == [("28 December", date(2024, 12, 28))]
+    # a booking's month, too, is ahead: it was June 2023
+    assert days("Booked a trip to Lisbon in June.") == [("in June", date(2024, 6, 1))]
+    # 29 February without a year: the leap day nearest (2024's, 76 days back)
+    assert days("Thanks for the party on 29 February") == [("29 February", date(2024, 2, 29))]
+    assert days("It was on 31 June.") == []  # no such day
+
+
+@pytest.mark.parametrize("text, phrase, first, last", [
+    ("We're staying in Porto from 10 to 12 June.", "from 10 to 12 June", date(2024, 6, 10), date(2024, 6, 12)),
+    ("Porto 10-12 June", "10-12 June", date(2024, 6, 10), date(2024, 6, 12)),
+    ("Porto, 10th–12th of June 2025", "10th–12th of June 2025", date(2025, 6, 10), date(2025, 6, 12)),
+    ("We'll be away June 10–12.", "June 10–12", date(2024, 6, 10), date(2024, 6, 12)),
+    ("We were away between 3 and 5 March.", "between 3 and 5 March", date(2024, 3, 3), date(2024, 3, 5)),
+    ("Between March 3 and 5 we were away.", "Between March 3 and 5", date(2024, 3, 3), date(2024, 3, 5)),
+    ("I'm off from 28 June to 3 July.", "from 28 June to 3 July", date(2024, 6, 28), date(2024, 7, 3)),
+    ("from June 28 to July 3, 2023", "from June 28 to July 3, 2023", date(2023, 6, 28), date(2023, 7, 3)),
+    # over the new year: the year given at the end is the last day's ("28 Dec - 2 Jan 2025": from 28 Dec 2024)
+    ("Closed 28 Dec - 2 Jan 2025", "28 Dec - 2 Jan 2025", date(2024, 12, 28), date(2025, 1, 2)),
+    ("We went skiing from 28 December to 2 January.", "from 28 December to 2 January", date(2023, 12, 28),
+     date(2024, 1, 2)),
+])
+def test_a_span_of_days_is_one_anchor_with_its_first_and_last_day(text, phrase, first, last):
+    anchors = find_time_anchors(text, SENT)
+    assert [(a.phrase, a.day, a.last) for a in anchors] == [(phrase, first, last)]
+    assert anchor_period(anchors[0]) == (first, last + timedelta(days=1))  # the day after its last, as for a month
+    assert f"= {first.isoformat()} to {last.isoformat()}," in anchors[0].note(SENT)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("See you on 3 and 5 June.", [("5 June", date(2024, 6, 5))]),            # two days, no span ("and" alone)
+    ("Call me June 10 - 3pm is fine", [("June 10", date(2024, 6, 10))]),   # a time of day is no end
+    ("from 12 to 10 June", [("10 June", date(2024, 6, 10))]),              # an end before the start: no span
+    ("on 3 June", [("3 June", date(2024, 6, 3))]),
+])
+def test_what_is_no_span_of_days(text, want):
+    assert days(text) == want and all(a.last is None for a in find_time_anchors(text, SENT))
+
+
+def test_a_fact_dated_by_a_span_of_days_gets_its_first_and_last_day():
+    facts = [f for f in extract_facts("I had surgery between 3 and 5 March.", SENT) if f.domain == "health"]
+    assert [(f.value, f.valid_from, f.valid_to) for f in facts] == [("surgery", date(2024, 3, 3), date(2024, 3, 5))]
+    assert '"between 3 and 5 March" = 2024-03-03 to 2024-03-05' in facts[0].time_note
