@@ -94,3 +94,68 @@ def test_a_fact_dated_by_a_span_of_days_gets_its_first_and_last_day():
     facts = [f for f in extract_facts("I had surgery between 3 and 5 March.", SENT) if f.domain == "health"]
     assert [(f.value, f.valid_from, f.valid_to) for f in facts] == [("surgery", date(2024, 3, 3), date(2024, 3, 5))]
     assert '"between 3 and 5 March" = 2024-03-03 to 2024-03-05' in facts[0].time_note
+
+
+# --- a mail signature's job title and employer (core.extraction.signature.signature_job)
+
+from core.extraction.signature import signature_emails, signature_job, signature_phones  # noqa: E402
+
+
+def job(text: str, name: str = "Jane Doe") -> list[tuple[str, str, str, str | None]]:
+    return [(c.subject.kind, c.key, c.value, c.obj) for c in signature_job(text, name, SENT)]
+
+
+@pytest.mark.parametrize("text, title, employer", [
+    ("Numbers attached.\n\nBest,\nJane Doe\nHead of Finance, Acme Ltd\nMobile: +44 7700 900123\n",
+     "Head of Finance", "Acme Ltd"),
+    ("Thanks!\n\nJane Doe | Senior Engineer | Acme\n", "Senior Engineer", "Acme"),
+    ("Thanks!\n\nJane Doe – CTO – Hooli\n", "CTO", "Hooli"),
+    ("See below.\n-- \nJane Doe\nSenior Software Engineer\nGlobex Corporation | www.globex.example\nLondon\n",
+     "Senior Software Engineer", "Globex Corporation"),
+    ("Ok.\n-- \nJane Doe\nVP, Product Management\nInitech Inc.\n", "VP, Product Management", "Initech Inc"),
+    ("Ok.\n-- \nJane Doe\nHead of Sales, EMEA, Initech\n", "Head of Sales, EMEA", "Initech"),
+    ("Ok.\n\nJane\nAccount Manager at Bank of America\n", "Account Manager", "Bank of America"),
+    ("Ok.\n\nJane Doe\nCEO & Co-founder @ Brightwave\n", "CEO & Co-founder", "Brightwave"),
+])
+def test_a_signatures_title_and_employer_are_the_senders_job(text, title, employer):
+    assert job(text) == [("speaker", "title", title, None), ("speaker", "employer", employer, employer)]
+    facts = signature_job(text, "Jane Doe", SENT)
+    # the shapes a contact card's TITLE and "I work at Acme" give: work / employment, from the sender's day
+    assert {(c.domain, c.category, c.valid_from, c.confidence) for c in facts} == \
+        {("work", "employment", date(2024, 5, 15), 0.6)}
+    assert facts[1].obj_kind == "thing" and facts[0].sentence == facts[1].sentence
+
+
+@pytest.mark.parametrize("text", [
+    "Ok.\n-- \nJane Doe\nSales Manager\nLondon\n",          # a town is where, not who
+    "Ok.\n-- \nJane Doe\nSales Manager\nSales & Marketing\n",  # a department
+])
+def test_a_title_without_an_employer_is_the_title_alone(text):
+    assert job(text) == [("speaker", "title", "Sales Manager", None)]
+
+
+@pytest.mark.parametrize("text", [
+    # body text, not the signature: no title is read from it
+    "Our Head of Finance, Acme Ltd's Tom, is away.\nThe Senior Engineer at Acme called.\n\nJane",
+    "Hi, I am the Director of Finance at Acme Ltd.\n\nJane Doe\n",
+    "Hi\n\nJane Doe\nSent from my iPhone\n",
+    "Head of Finance, Acme Ltd\n",                                  # no signature block: no name line, no "-- "
+    "Thanks\n-- \nTom Lee\nHead of Finance, Acme Ltd\n",           # signed by someone else: not Jane's job
+    # a quoted reply's signature is the quoted person's
+    "Sure.\n\nJane\n\nOn Mon, Tom wrote:\n> Tom Lee\n> Head of Finance, Acme Ltd\n",
+])
+def test_no_job_outside_the_senders_own_signature(text):
+    assert job(text) == []
+
+
+def test_a_block_signed_with_the_senders_name_is_theirs():
+    text = "Thanks\n-- \nTom Lee\nHead of Finance, Acme Ltd\n"
+    assert job(text, "Tom Lee") == [("speaker", "title", "Head of Finance", None),
+                                    ("speaker", "employer", "Acme Ltd", "Acme Ltd")]
+    assert job(text, None) == job(text, "Tom Lee")  # no From: name: the delimiter alone starts the block
+
+
+def test_a_name_line_with_parts_starts_the_block_for_the_mobile_and_address_too():
+    text = "Thanks!\n\nJane Doe | Senior Engineer | Acme\nMobile: +44 7700 900123\njane.doe@gmail.com\n"
+    assert signature_phones(text, "Jane Doe", "GB") == ["+447700900123"]
+    assert signature_emails(text, "Jane Doe", "jane@acme.example") == ["jane.doe@gmail.com"]
