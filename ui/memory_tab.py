@@ -289,10 +289,12 @@ class MemoryWidget(QWidget):
         lower.addWidget(section("Beliefs", self.beliefs)[0])
         self.goals = self._table(["Goal", "State", "Deadline"])
         lower.addWidget(section("Goals", self.goals)[0])
-        self.perceived = self._table(["Just perceived (last minute)", "Surprise", "Kept"])
+        # "(last minute)" is in the section title: the column header "Just perceived (last minute)" was cut to
+        # "Just perceived (" at 800 px (and "Just perceived" still is at the 760 px minimum).
+        self.perceived = self._table(["Perceived", "Surprise", "Kept"])
         self.perceived.setToolTip("Kith's sensory memory: what it took in during the last minute, how surprising "
                                   "it was against what it believes, and whether it became a memory.")
-        lower.addWidget(section("Sensory buffer", self.perceived)[0])
+        lower.addWidget(section("Sensory buffer (last minute)", self.perceived)[0])
         split.addWidget(lower)
         split.setSizes([330, 220])
         lay.addWidget(split, 1)

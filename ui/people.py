@@ -328,7 +328,9 @@ class PeopleWidget(QWidget):
         h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         h.setStretchLastSection(False)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 250), (1, 125), (3, 90), (4, 70), (5, 160)):
+        # Aliases takes what the others leave: at 800 px wide the old widths (250 + 125 + 90 + 70 + 160) left it
+        # about 40 px and its header read "liase".  These leave it a readable ~120 px at 800 px.
+        for col, width in ((0, 220), (1, 100), (3, 90), (4, 64), (5, 140)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(lambda idx: self.open_profile(idx.data(ROW_ROLE).id))

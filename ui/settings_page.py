@@ -3,8 +3,8 @@ and preparing the built-in models with progress.  Talks only to app/ (registry, 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from app.models.registry import (ANSWERERS, BACKENDS, check_connection, detect_local_servers, fetch_model,
                                  prepare_default_models, probe_answerers, save_model_settings, setting)
@@ -38,7 +38,19 @@ class ModelsPage(QWidget):
         self.settings = container.settings
         self.worker = worker or Worker(parent=self)
         self.secrets = secrets or default_store()
-        lay = QVBoxLayout(self)
+        # The page scrolls rather than squeezes: at the window's 760 × 480 minimum its rows need more height than
+        # the tab has, and a squeezed form cut the keyring note's last line and the fields' descenders.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("results")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body = QWidget()
+        self.body.setObjectName("resultsBody")
+        self.scroll.setWidget(self.body)
+        outer.addWidget(self.scroll)
+        lay = QVBoxLayout(self.body)
         lay.addWidget(header("Models", "Kith works offline with its built-in models; point it at a better one "
                                        "if you have it."))
         form = QFormLayout()
@@ -74,7 +86,10 @@ class ModelsPage(QWidget):
         form.addRow("Server URL", self.endpoint)
         form.addRow("Server model", self.endpoint_model)
         form.addRow("API key", self.api_key)
-        form.addRow("", self.key_status)
+        # A blank QWidget, not an empty "" label, beside the note: with an empty QLabel there QFormLayout gave the
+        # wrapped note its narrow size-hint height (four lines: a gap above two lines of text at 800 px), with a
+        # plain widget it gives it the height its lines need at their width.
+        form.addRow(QWidget(), self.key_status)
         form.addRow("Context window (tokens)", self.context)
         form.addRow("Speech model", self.speech_model)
         lay.addLayout(form)
