@@ -459,18 +459,109 @@ def _quotes_of_mails(s, quotes: Sequence, batch: Sequence) -> list[bool]:
         return [False] * len(quotes)
     span = timedelta(seconds=QUOTE_WINDOW_S)
     mails = [(clock.ensure_utc(r.sent_at), _words(r.text)) for r in batch if r.kind == "email" and r.sent_at is not None]
-    spans: list[list] = []  # the quotes' windows, merged where they overlap: one query each
-    for t in sorted(times):
-        if spans and t - span <= spans[-1][1]:
-            spans[-1][1] = t + span
-        else:
-            spans.append([t - span, t + span])
-    for lo, hi in spans:
+    for lo, hi in _windows(times):  # the quotes' windows, merged where they overlap: one query each
         mails += [(clock.ensure_utc(t), _words(text)) for t, text in s.exec(
             select(RecordRow.sent_at, RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
                                                             RecordRow.sent_at <= hi)).all()]
     return [t is not None and len(w) >= 20 and any(abs(at - t) <= span and w in words for at, words in mails)
             for w, t in wants]
+
+
+def _windows(times: Sequence) -> list[list]:
+    """``times`` (UTC) as the stretches their ±:data:`QUOTE_WINDOW_S` windows cover, overlapping ones merged."""
+    span = timedelta(seconds=QUOTE_WINDOW_S)
+    spans: list[list] = []
+    for t in sorted(times):
+        if spans and t - span <= spans[-1][1]:
+            spans[-1][1] = t + span
+        else:
+            spans.append([t - span, t + span])
+    return spans
+
+
+def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, int | None]) -> list[tuple[int, int]]:
+    """Retire the quote records (``attrs["quoted_in"]``, ``ingestors.mbox``) stored before the mails they quote,
+    when those mails are among ``new_rows`` — a reply's mailbox imported before the original's.  The original mail
+    is the better record (its own time and id), as :func:`stored_already` keeps it when it comes first.
+
+    A stored quote is retired in favour of a new mail (its episode and the quote's already inserted, in the caller's
+    transaction ``s``) when it is of the same writer (the same sender entity, the same name, or either unknown), within
+    :data:`QUOTE_WINDOW_S` of the mail's time, and the mail's words hold the quote's first 200 characters (whitespace
+    and ">" marks aside; at least 20), as :func:`_quotes_of_mails` matches them.  Nothing is deleted: the quote's
+    episode is superseded by the mail's (recall shows the words once, from the mail), the quote record's
+    ``attrs["duplicate_of"]`` names the mail's record id, and an ``episode_superseded`` learning event says so
+    (``core.memory.events``), as ``core.memory.episodes.EpisodicMemory.supersede`` marks a supersession.
+
+    Args:
+        s: the rows stage's session.  new_rows: ``(record id, ingestors.base.Record)`` of the records just inserted.
+        senders: record id → sender entity id (or None) of ``new_rows``.
+    Returns:
+        ``(quote episode id, mail episode id)`` for each quote retired.
+    """
+    from core.memory.events import log_event
+
+    mails = [(rid, clock.ensure_utc(rec.sent_at), rec.text) for rid, rec in new_rows
+             if rec.kind == "email" and rec.sent_at is not None and "quoted_in" not in (rec.attrs or {})
+             and len(rec.text or "") >= 20]
+    if not mails:
+        return []
+    span = timedelta(seconds=QUOTE_WINDOW_S)
+    mail_ids = {rid for rid, _t, _w in mails}
+    quotes: dict[int, tuple] = {}
+    for lo, hi in _windows([t for _r, t, _w in mails]):
+        for qid, t, text, who in s.exec(
+                select(RecordRow.id, RecordRow.sent_at, RecordRow.text, RecordRow.sender_entity_id)
+                .join(Episode, Episode.record_id == RecordRow.id)
+                .where(RecordRow.kind == "email", RecordRow.sent_at >= lo, RecordRow.sent_at <= hi,
+                       RecordRow.tombstoned_at.is_(None), Episode.superseded_by.is_(None),
+                       Episode.tombstoned_at.is_(None), RecordRow.attrs["quoted_in"].as_string().is_not(None))).all():
+            if qid not in mail_ids and len(w := _words(text)[:200]) >= 20:
+                quotes[qid] = (clock.ensure_utc(t), w, who)
+    if not quotes:
+        return []
+    mails = [(rid, t, _words(text)) for rid, t, text in mails]  # each mail's words read once, only when needed
+    names = _names(s, {e for e in [*senders.values(), *(q[2] for q in quotes.values())] if e})
+    same = lambda a, b: (a is None or b is None or a == b  # noqa: E731
+                         or (names.get(a) or "").casefold() == (names.get(b) or "#").casefold())
+    pairs: dict[int, int] = {}
+    for qid, (t, w, who) in quotes.items():
+        found = [(abs(at - t), rid) for rid, at, words in mails
+                 if abs(at - t) <= span and w in words and same(who, senders.get(rid))]
+        if found:
+            pairs[qid] = min(found)[1]  # the mail nearest the quote's time
+    if not pairs:
+        return []
+    ids = [*pairs, *set(pairs.values())]
+    episode = {rid: eid for eid, rid in s.exec(select(Episode.id, Episode.record_id).where(
+        Episode.record_id.in_(ids), Episode.tombstoned_at.is_(None))).all()}
+    out: list[tuple[int, int]] = []
+    for qid, mid in pairs.items():
+        old, new = episode.get(qid), episode.get(mid)
+        if old is None or new is None:
+            continue
+        s.get(Episode, old).superseded_by = new
+        row = s.get(RecordRow, qid)
+        row.attrs = {**(row.attrs or {}), "duplicate_of": mid}
+        log_event(s, "episode_superseded", f"episode:{old}", by=new, record=qid, duplicate_of=mid,
+                  reason="a quote of a mail stored later: the mail itself stands")
+        out.append((old, new))
+    s.flush()
+    return out
+
+
+def _superseded_in_memory(c, episode_ids: Sequence[int], at) -> None:
+    """Mark ``episode_ids`` superseded (as of ``at``) in this process's memory index, when it is loaded (SQLite says
+    so already; the index is rebuilt from it on its next load)."""
+    from core.memory.episodes import _ts
+
+    svc = getattr(c, "memory", None) or getattr(c, "_memory_service", None)
+    index = getattr(getattr(svc, "mem", None), "_index", None)
+    if index is None:
+        return
+    for e in episode_ids:
+        r = index.row_of.get(int(e))
+        if r is not None:
+            index.superseded_at[r] = _ts(at)
 
 
 def _chat_lines_stored(s, records: Sequence, known: Sequence[bool], source: tuple[str, str] | None) -> list[bool]:
@@ -556,6 +647,7 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
         src = rows_stage_sources(c, path, file_hash, kind, s, cite)
         conn = s.connection()
         new_rows: list[tuple[int, object]] = []
+        senders: dict[int, int | None] = {}  # new record id → its sender entity (for :func:`retire_quotes`)
         repeating: list = []
         episodes: list[dict] = []
         fts: list[dict] = []
@@ -590,11 +682,13 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
                          entities)
             fts.append({"id": rid, "s": rec.subject or "", "b": rec.text, "p": _people_text(rec)})
             new_rows.append((rid, rec))
+            senders[rid] = sender_id
             out.added.append(rid)
             if vec is not None:
                 out.vectors[rid] = vec
         if episodes:
             conn.execute(Episode.__table__.insert(), episodes)
+        retired = retire_quotes(s, new_rows, senders)  # a quote stored before the mail it quotes: the mail stands
         if fts:
             search.index_records(conn, fts)
         if repeating:
@@ -608,6 +702,8 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
         for i in range(0, len(convo), 500):
             part = ",".join(str(x) for x in convo[i:i + 500])
             conn.exec_driver_sql(f"UPDATE record SET pending = pending | {int(Stage.LEDGER)} WHERE id IN ({part})")
+    if retired:
+        _superseded_in_memory(c, [q for q, _m in retired], now)
     return out
 
 

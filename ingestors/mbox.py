@@ -1712,7 +1712,9 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         line, written without a zone, is read at the outer message's offset (``date_source`` ``"forward-header"``).
         So is the message a reply quotes at the end of its text (:func:`core.extraction.quoted.split_reply_quote`),
         with ``attrs["quoted_in"]`` (the reply lists them in ``attrs["quoted"]`` and keeps its whole former text in
-        ``former_text``, so an import made before knows it again).
+        ``former_text``, so an import made before knows it again); a quote named without an address (``On Monday,
+        Ann Lee wrote:``) takes the address of the reply's participant of that name (:func:`quote_sender`; its
+        identity by name alone kept as ``former_identity``).
 
     Raises:
         Exception: whatever the parser raises on a message it cannot handle (the
@@ -1770,11 +1772,15 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             inner = _inline_record(rec, deeper, path, index, order)
             out.append(_quoted_record(rec, inner, len(out)))
             rec = inner
+        people = [p for p in (main.sender, *main.recipients) if p is not None]
         for q in out:
             if "quoted_in" in q.attrs:  # the same message quoted in several replies is one record
-                who = (q.sender.address or q.sender.name or "").casefold() if q.sender else ""
-                when = q.sent_at.astimezone(timezone.utc).isoformat() if q.sent_at else ""
-                q.identity = "mail-quote\x00" + "\x00".join((who, when, " ".join(q.text.split())))
+                named = _quote_identity(q)  # as imports before names were resolved to addresses stored it
+                found = quote_sender(q.sender, people)
+                if found is not None:  # "On Monday, Ann Lee wrote:": the Ann Lee the reply is from, to or cc
+                    q.sender = found
+                    q.former_identity = named
+                q.identity = _quote_identity(q)
     if not (main.text or "").strip() and main.attrs.get("forwarded"):  # only forwarded mail: say whose (never blank)
         main.text = "[forwarded: " + "; ".join(
             " from ".join(x for x in (f.get("subject") or "a message", f.get("from")) if x)
@@ -2071,6 +2077,61 @@ def _inline_record(main: Record, inline: InlineForward, path: Path, index: int,
         rec.notes.append(f"the forwarded Date line ({written!r}) has no zone: read at the forwarding "
                          f"message's offset")
     return rec
+
+
+def _quote_identity(q: Record) -> str:
+    """What names a quoted message whatever reply it is quoted in: its writer (address, else name), time and words."""
+    who = (q.sender.address or q.sender.name or "").casefold() if q.sender else ""
+    when = q.sent_at.astimezone(timezone.utc).isoformat() if q.sent_at else ""
+    return "mail-quote\x00" + "\x00".join((who, when, " ".join(q.text.split())))
+
+
+def _name_words(name: str | None) -> tuple[str, ...]:
+    """A display name's words, casefolded and sorted (``"Lee, Ann"`` and ``"ann lee"`` → ``("ann", "lee")``)."""
+    return tuple(sorted(re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", (name or "").casefold())))
+
+
+def _given_name(name: str | None) -> str:
+    """A display name's first given name, casefolded (``"Ann Lee"``, ``"Lee, Ann"`` → ``"ann"``), or ``""``."""
+    name = (name or "").strip().strip('"\'')
+    if name.count(",") == 1:
+        name = name.split(",")[1]
+    words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", name.casefold())
+    return words[0] if words else ""
+
+
+def quote_sender(sender: Party | None, people: list[Party]) -> Party | None:
+    """The writer of a quoted message named without an address (``On Monday, Ann Lee wrote:``), as the reply's
+    participants name them: the one person among ``people`` (the reply's From, To and Cc) whose display name has
+    the same words (``"Ann Lee"`` ↔ ``"Lee, Ann"``), or, for a one-word name (``Ann wrote:``), the one whose first
+    given name it is.
+
+    Args:
+        sender: the quote's sender as its attribution line names it.
+        people: the reply's parties with their addresses.
+    Returns:
+        ``sender`` with that person's address (its name as the attribution wrote it, or the participant's for a
+        one-word name; role ``"from"``), or None when ``sender`` has an address already or no name, or no address or
+        more than one matches.
+    """
+    if sender is None or sender.address or not (sender.name or "").strip():
+        return None
+    want = _name_words(sender.name)
+    if not want:
+        return None
+    known = [p for p in people if p.address and p.address_kind == "email" and p.name]
+    found: dict[str, Party] = {}
+    for p in known:
+        if _name_words(p.name) == want:
+            found.setdefault(p.address.casefold(), p)
+    if not found and len(want) == 1:
+        for p in known:
+            if _given_name(p.name) == want[0]:
+                found.setdefault(p.address.casefold(), p)
+    if len(found) != 1:
+        return None
+    match = next(iter(found.values()))  # a first name alone takes the participant's whole name
+    return Party(sender.name if len(want) > 1 else match.name, match.address, "email", "from")
 
 
 def _quoted_record(main: Record, rec: Record, n: int) -> Record:
