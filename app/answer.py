@@ -2048,6 +2048,7 @@ class EverHeld:
     held: list = field(default_factory=list)
     matching: list = field(default_factory=list)
     result: object = None
+    sender: str | None = None  # the name on their records (the owner's own name for "you")
 
 
 def _names_place(value: str, place: str) -> bool:
@@ -2077,7 +2078,7 @@ def ever_held_question(c, question: str):
         me = owner_entity(c)
         if not me:
             return EverHeld(None, work, place, still)
-        eid, name = me[0], "you"
+        eid, name, sender = me[0], "you", me[1]
     else:
         e = _entity_or_choices(c, who)
         if isinstance(e, list):
@@ -2085,8 +2086,9 @@ def ever_held_question(c, question: str):
         if e is None:
             return EverHeld(None, work, place, still)
         eid, name = e.id, e.canonical_name
+        sender = name
     found = held(c, eid, *(("work", "employment") if work else ("places", "residence")))
-    q = EverHeld(name, work, place, still, found, [h for h in found if _names_place(h.value, place)])
+    q = EverHeld(name, work, place, still, found, [h for h in found if _names_place(h.value, place)], sender=sender)
     if q.matching and q.matching[-1].evidence:
         q.result = _as_result(c, q.matching[-1].evidence[-1])
     return q
@@ -2123,8 +2125,7 @@ def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
     for n, r in enumerate(results, 1):
         if _get(r, "kind") not in ("record",) or not want:
             continue
-        sender = _get(r, "sender") or ""
-        if sender != q.name:
+        if not q.sender or (_get(r, "sender") or "") != q.sender:
             continue
         text, subject = _get(r, "text") or "", _get(r, "subject")
         body = text[len(subject):] if subject and text.startswith(subject) else text
@@ -2132,7 +2133,7 @@ def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
         if said:
             day = _local_when(r)
             on = f" on {day_text(day)}" if day else ""
-            return MemoryAnswer(f"{q.name} wrote{on}: “{said.strip()}” {_cite([n])}", [n], "other")
+            return MemoryAnswer(f"{'You' if you else q.name} wrote{on}: “{said.strip()}” {_cite([n])}", [n], "other")
     verb = verb_then.split()[0]
     text = f"Nothing in your records says {who} ever {verb} {verb_then.split()[1]} {q.place}"
     known = [f"{h.value} ({_held_span(h)})" if _held_span(h) else h.value for h in q.held]
@@ -2144,7 +2145,9 @@ _JOB_Q = re.compile(
     r"occupation|profession|line\s+of\s+work|work|trade|role|position|career)"
     r"|what\s+(?:does|did)\s+(?P<n2>.+?)\s+do\s+(?:for\s+(?:a\s+living|work|a\s+job|money)|professionally)"
     r"|what\s+(?:does|do)\s+(?P<n4>.+?)\s+do"
-    r"|what\s+(?:job|work|kind\s+of\s+(?:work|job))\s+(?:does|did|do)\s+(?P<n3>.+?)\s+(?:do|have))\s*[?!.]*\s*$",
+    r"|what\s+(?:job|work|kind\s+of\s+(?:work|job))\s+(?:does|did|do)\s+(?P<n3>.+?)\s+(?:do|have)"
+    r"|what(?:['’]s|\s+is|\s+was)\s+(?P<n5>my)\s+(?:current\s+|main\s+|day\s+)?(?:job(?:\s+title)?|occupation|"
+    r"profession|line\s+of\s+work|trade))\s*[?!.]*\s*$",
     re.IGNORECASE)
 """"what is Tom's job?", "what's Nora's occupation?", "what does Tom do (for a living)?", "what job does Tom have?"."""
 _OWNERS = {"my": "i", "your": None, "i": "i", "me": "i"}
@@ -2167,7 +2170,8 @@ def job_question(c, question: str):
     m = _JOB_Q.match(question or "")
     if not m:
         return None
-    who = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3"), m.group("n4")) if g is not None).strip()
+    who = next(g for g in (m.group("n1"), m.group("n2"), m.group("n3"), m.group("n4"), m.group("n5"))
+               if g is not None).strip()
     who = re.sub(r"['’]s?$", "", re.sub(r"^(?:the|a|an)\s+", "", who, flags=re.IGNORECASE)).strip()
     if who.casefold() in ("you", "your", "it", "this", "that", "he", "she", "they", "his", "her", "their"):
         return None
@@ -2184,8 +2188,8 @@ def job_question(c, question: str):
         e = _entity_or_choices(c, who)
         if isinstance(e, list):
             return e
-        if e is None:
-            return JobQuestion(None)
+        if e is None:  # "what does the button do?" is no one's job: recall answers it
+            return None if m.group("n4") is not None else JobQuestion(None)
         eid, name = e.id, e.canonical_name
     q = JobQuestion(name, held(c, eid, "work", "employment"))
     x = next((h for h in reversed(q.held) if h.current), q.held[-1] if q.held else None)
@@ -2254,12 +2258,12 @@ _MOST_SENT = re.compile(r"^\s*(?:who\s+(?:has\s+|had\s+)?(?:sent|sends|send|shar
                         r"|(?:from\s+)?who(?:m)?\s+(?:did|do|have)\s+(?:i|we)\s+(?:get|got|gotten|receive[d]?)\s+"
                         r"(?:the\s+)?most\s+(?P<what2>[\w\s-]+?)(?:\s+from)?)"
                         r"(?:\s+(?:to\s+me|with\s+me|on\s+\w+))?\s*[?!.]*\s*$", re.IGNORECASE)
-""""who sent me the most photos?", "who shares the most pictures?", "who did I get the most emails from?"."""
+""""who sent me the most photos?", "who shares the most pictures?", "who did I get the most videos from?"."""
 
 
 @dataclass
 class MostSent:
-    """A "who sent me the most photos?" question: the record ``kind`` asked (photo, video, email, chat, message)
+    """A "who sent me the most photos?" question: the record ``kind`` asked (photo, video, voice)
     and ``ranking``: ``(name, count)`` of each sender but the owner, most first (a photo: its record, or a chat
     line that sent one whose file the export left out)."""
 
@@ -2268,17 +2272,15 @@ class MostSent:
 
 
 def most_sent_question(c, question: str) -> MostSent | None:
-    """A :class:`MostSent` when ``question`` asks who sent the owner the most records of a kind; else None.
-    Reads only."""
+    """A :class:`MostSent` when ``question`` asks who sent the owner the most photos (media), videos or voice memos;
+    else None (mail and messages: who wrote most, :func:`in_touch_question`).  Reads only."""
     m = _MOST_SENT.match(question or "")
     if not m:
         return None
-    kind = _kind_of(m.group("what") or m.group("what2"))
-    if kind is None:
-        what = (m.group("what") or m.group("what2") or "").strip().casefold()
-        if what not in ("media", "attachments", "files"):
-            return None
-        kind = "photo"
+    what = (m.group("what") or m.group("what2") or "").strip().casefold()
+    kind = "photo" if what in ("media", "attachments") else _kind_of(what)
+    if kind not in ("photo", "video", "voice"):  # mail and messages: who wrote to the owner most (InTouch)
+        return None
     from sqlmodel import select
 
     from app.memory import owner_entity
@@ -2293,7 +2295,7 @@ def most_sent_question(c, question: str) -> MostSent | None:
                       .join(Entity, Entity.id == Record.sender_entity_id)
                       .where(Record.tombstoned_at.is_(None), Record.sender_entity_id.is_not(None),
                              Record.kind.in_(kinds + (("chat",) if kind == "photo" else ())),
-                             Entity.tombstoned_at.is_(None)).distinct()).all()
+                             Entity.kind == "person", Entity.tombstoned_at.is_(None)).distinct()).all()
     ranking = []
     for eid, name in rows:
         if eid == mine:
@@ -2848,9 +2850,9 @@ def _located(question: str, t) -> tuple[int, bool]:
     return got, bool(_LOCATIVE.search(best))
 
 
-_WHO_AT = re.compile(r"^\s*who\s+(?:(?:was|were|is|are|will\s+be|came|went|comes|goes|is\s+going|are\s+going|"
-                     r"turned\s+up|showed\s+up|got\s+invited|was\s+invited|were\s+invited)\s+(?:at|to|for)|attended|"
-                     r"joined)\s+(?P<what>.+?)\s*[?!.]*\s*$", re.IGNORECASE)
+_WHO_AT = re.compile(r"^\s*who\s+(?:(?:was|were|is|are|will\s+be)\s+at|(?:came|comes|turned\s+up|showed\s+up|"
+                     r"(?:got|was|were)\s+invited)\s+(?:at|to|for)|attended|joined)\s+(?P<what>.+?)\s*[?!.]*\s*$",
+                     re.IGNORECASE)
 """"who was at Mum's birthday?", "who came to the wedding?", "who attended the barbecue?"."""
 
 

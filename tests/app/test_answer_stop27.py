@@ -103,11 +103,8 @@ def test_ever_lived_is_yes_or_no(chat, question, answer):
     assert _said(reply) == answer, reply
     # only what the answer rests on is listed: never "The weather is grey today" or the owner's Louvre question
     assert "weather" not in reply and "Louvre" not in reply, reply
-
-
-def test_ever_lived_cites_the_message_that_says_it(chat):
-    reply = chat.turn("did Maya ever live in Paris?").reply
-    assert reply.endswith("I just moved to Paris! Loving the croissants"), reply
+    if "ever live in Paris" in question:  # the message that says so, cited
+        assert reply.endswith("I just moved to Paris! Loving the croissants"), reply
 
 
 def test_ever_lived_of_someone_unknown_is_nothing(chat):
@@ -186,8 +183,15 @@ def test_your_place_named_only_for_one_addressee():
 
 # ---- 5. who sent the most photos ----
 
-@pytest.mark.parametrize("question", ["who sent me the most photos?", "who has sent me the most pictures?",
-                                      "who did I get the most photos from?"])
+@pytest.mark.parametrize("question", ["who sent me the most photos?", "who did I get the most pictures from?"])
 def test_who_sent_the_most_photos(chat, question):
     # Ben: 3 "<Media omitted>" and a photo whose file was left out (the video is no photo); Tom: 2; Nora: 1
     assert chat.turn(question).reply == "Ben Carter sent you the most photos: 4; then Tom Hill (2) and Nora Vale (1)."
+
+
+def test_what_a_thing_does_is_no_job(archive):
+    from app.answer import JobQuestion, about_question, job_question
+
+    assert job_question(archive, "what does the kettle do?") is None  # no one: recall answers it
+    assert isinstance(about_question(archive, "what is Tom's occupation?"), JobQuestion)
+    assert job_question(archive, "what is the weather in Paris?") is None
