@@ -12,6 +12,7 @@ its last, from 1 September), "in 2019" 1 Jan 2019 to 1 Jan 2020, "last summer" (
 Sep 2022."""
 from __future__ import annotations
 
+import shutil
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -21,6 +22,7 @@ from core import clock
 from core.extraction.personal_facts import extract_facts
 from core.extraction.time_anchors import find_time_anchors
 from core.graph.resolution import NameIndex
+from core.store.db import Database
 from core.store.schema import Entity, Fact, FactEntity
 from tests.core.test_identity import P, R
 from tests.core.test_identity_pass25 import _say
@@ -57,6 +59,26 @@ def _people(s):
 
 
 J10 = date(2023, 1, 10)
+
+
+@pytest.fixture(scope="module")
+def _fresh_store(tmp_path_factory):
+    """A fresh SQLite store, its schema made once for the module (closed: one file)."""
+    path = tmp_path_factory.mktemp("store") / "k.sqlite3"
+    Database(path).close()
+    return path
+
+
+@pytest.fixture
+def s(_fresh_store, tmp_path):
+    """An open session on a fresh SQLite store of the test's own (closed afterwards): tests/core/conftest.py's
+    ``s``, on a copy of the module's fresh store rather than a schema made again for each test."""
+    path = tmp_path / "k.sqlite3"
+    shutil.copyfile(_fresh_store, path)
+    db = Database(path)
+    with db.session() as session:
+        yield session
+    db.close()
 
 
 # ----------------------------------------------------------------------------- the writer's boss, named
