@@ -401,7 +401,11 @@ def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) 
     hash is not stored is also known when its chat (scope) holds a line of the same time and text from another
     file (``source``: ``(name, file hash)`` of the file being imported, whose own earlier batches do not count): the
     k-th such line of the records is known while the chat holds k of them.  Only with ``source`` (the import's check
-    of a whole batch as read, ``app.operations.ingest``): the writer's check of what is left of it goes by hash."""
+    of a whole batch as read, ``app.operations.ingest``): the writer's check of what is left of it goes by hash.
+
+    Also only with ``source``: a message a reply quotes (``attrs["quoted_in"]``) is known when its reply was stored
+    whole by an import made before quotes were records (:func:`_quotes_in_whole_replies`), or when its mail is stored
+    or among ``records`` (:func:`_quotes_of_mails`)."""
     from ingestors.base import thread_scope
 
     from core.store.forgetting import ForgottenRecord
@@ -430,12 +434,29 @@ def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) 
         for i, known in zip(lines, _chat_lines_stored(s, [records[i] for i in lines], [out[i] for i in lines],
                                                       source)):
             out[i] = known
+    if source is not None:
+        _quotes_in_whole_replies(records, out, threads)
     quotes = [i for i, r in enumerate(records) if not out[i] and "quoted_in" in r.attrs and source is not None]
     if quotes:
         for i, known in zip(quotes, _quotes_of_mails(s, [records[i] for i in quotes],
                                                       [r for r in records if "quoted_in" not in r.attrs])):
             out[i] = known
     return out
+
+
+def _quotes_in_whole_replies(records: Sequence, out: list[bool], stored: dict) -> None:
+    """Mark known (in ``out``) the quotes (``attrs["quoted_in"]``) of each reply among ``records`` that an import made
+    before quotes were records stored whole, its quote in its text (under its ``former_text``'s hash, ``stored``
+    holding it, not under its own): that text holds the quote's words already — a quote record would say them twice,
+    whether or not the mail it quotes is stored.  A quote quoted in such a quote is marked too."""
+    whole: set[str] = set()
+    for i, r in enumerate(records):
+        if "quoted_in" in r.attrs and r.attrs["quoted_in"] in whole:
+            out[i] = True
+            whole.add(r.external_id)  # the message the quote quotes in turn was in that text too
+        elif r.former_text is not None and r.attrs.get("quoted") and r.content_hash not in stored \
+                and r._file_hash(r.sent_at, r.former_text) in stored:  # (the hash known_hashes gives former_text)
+            whole.add(r.external_id)
 
 
 QUOTE_WINDOW_S = 36 * 3600

@@ -7,8 +7,9 @@ attributed by name alone is the participant of that name.
    (``app.pipeline.retire_quotes``).  A mail of the same words by someone else, or days away, retires nothing.
 2. ``On Monday, Ann Lee wrote:`` names no address: the quote is the reply's participant Ann Lee <ann@…>
    (``ingestors.mbox.quote_sender``); two participants of that name, or none, leave it without one.
-3. A mailbox imported before quotes were records (the reply stored whole), or before a quote's name was resolved
-   to an address, imported again adds nothing.
+3. A mailbox imported before quotes were records (the reply stored whole: its text holds the quote, even when the
+   quoted mail is not stored or days away), or before a quote's name was resolved to an address, imported again adds
+   nothing (``app.pipeline._quotes_in_whole_replies``).
 
 Worked out by hand: Mila's mail is Sat 14 Oct 2023 21:30 +0200 = 19:30 UTC; Kurt's attribution line says "Sat, Oct
 14, 2023 at 9:30 PM" at Kurt's offset (+0000) = 21:30 UTC, 2 h from it (inside the ±36 h window).  Nina's mail of
@@ -217,6 +218,13 @@ def test_a_mailbox_imported_before_quotes_were_records_adds_nothing_again(contai
     assert _old_import(container, box, monkeypatch, "quotes").records_added == 2  # the reply whole, the original
     rep = ingest(container, [box])
     assert (rep.records_added, rep.errors) == (0, [])
+    # a reply days after the mail it quotes, that mail not in the mailbox: the reply stored whole holds the quote
+    late = tmp_path / "late.mbox"
+    late.write_text(REPLY.replace("Sun Oct 15 11:00:00", "Fri Oct 20 11:00:00").replace("Sun, 15 Oct", "Fri, 20 Oct")
+                    .replace("pq1@", "pq9@").replace("Heron", "Kestrel"), encoding="utf-8")
+    assert _old_import(container, late, monkeypatch, "quotes").records_added == 1
+    rep = ingest(container, [late])
+    assert (rep.records_added, rep.errors) == (0, [])
     # and a name-only quote stored before its name was resolved is known again under its address
     named = tmp_path / "named.mbox"
     named.write_text("From bo@y.org Tue May  4 10:00:00 2021\n" + NAMED.replace(b"WHO", b"Ann Lee").decode()
@@ -224,4 +232,4 @@ def test_a_mailbox_imported_before_quotes_were_records_adds_nothing_again(contai
     assert _old_import(container, named, monkeypatch, "names").records_added == 2
     rep = ingest(container, [named])
     assert (rep.records_added, rep.errors) == (0, [])
-    assert rows(container.settings.db_path, "SELECT count(*) FROM record") == [(4,)]
+    assert rows(container.settings.db_path, "SELECT count(*) FROM record") == [(5,)]
