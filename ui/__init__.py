@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from datetime import datetime
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 
 def _guard_singleton_refcounts() -> bool:
@@ -111,6 +111,36 @@ def header(title: str, hint: str) -> QWidget:
     lay.addWidget(t)
     lay.addWidget(h)
     return box
+
+
+class ScrollPage(QWidget):
+    """The body of a tab that scrolls rather than squeezes (see :func:`scroll_page`).
+
+    Its scroll area makes it as tall as the viewport, or as tall as :meth:`heightForWidth` says when that is
+    more.  That height is the page's *minimum* at the given width: every wrapped label as tall as its lines need,
+    but lists and drop areas at their minimum.  A list then gives up its height before the page starts to scroll
+    (the preferred height would scroll a page whose list could simply be shorter), and no label is ever drawn
+    over the next one, as the welcome panel's rows were in an 800 × 600 window.
+    """
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt API
+        lay = self.layout()
+        if lay is None or not lay.hasHeightForWidth():
+            return super().heightForWidth(width)
+        return lay.totalMinimumHeightForWidth(width)
+
+
+def scroll_page(object_name: str = "resultsBody") -> tuple[QScrollArea, ScrollPage]:
+    """A frameless, transparent scroll area holding a :class:`ScrollPage` (give the page its layout): for a tab
+    whose content can need more height than a small window has.  Returns (scroll area, page)."""
+    area = QScrollArea()
+    area.setObjectName("results")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    page = ScrollPage()
+    page.setObjectName(object_name)
+    area.setWidget(page)
+    return area, page
 
 
 def section(title: str, body: QWidget, top_margin: int = 4) -> tuple[QWidget, QLabel]:

@@ -6,11 +6,10 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QScrollArea, QStyle, QStyledItemDelegate, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+                               QStyle, QStyledItemDelegate, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app.operations.types import IngestProgress, IngestReport
-from ui import format_when, header
+from ui import format_when, header, scroll_page
 from ui.welcome import WelcomePanel
 from ui.worker import Job, Worker
 
@@ -143,17 +142,11 @@ class InboxWidget(QWidget):
 
         # Everything sits on a scrolling page: on a first run the welcome panel, the drop zone and the controls
         # need more height than an 800 × 600 window has, and a squeezed layout drew the welcome rows over each
-        # other.  The page is never narrower than the viewport and never shorter than its wrapped text needs.
+        # other.  The page is never narrower than the viewport and never shorter than its wrapped text needs;
+        # the import history gives up its height before the page scrolls.
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("results")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.page = QWidget()
-        self.page.setObjectName("resultsBody")
-        self.scroll.setWidget(self.page)
+        self.scroll, self.page = scroll_page()
         outer.addWidget(self.scroll)
 
         lay = QVBoxLayout(self.page)

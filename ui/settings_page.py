@@ -3,13 +3,13 @@ and preparing the built-in models with progress.  Talks only to app/ (registry, 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 from app.models.registry import (ANSWERERS, BACKENDS, check_connection, detect_local_servers, fetch_model,
                                  prepare_default_models, probe_answerers, save_model_settings, setting)
 from app.secrets import default_store
-from ui import header
+from ui import header, scroll_page
 from ui.worker import Worker
 
 BACKEND_LABELS = {"mlx": "Local (mlx-lm)", "openai": "OpenAI-compatible server", "none": "None (memory only)"}
@@ -42,13 +42,7 @@ class ModelsPage(QWidget):
         # the tab has, and a squeezed form cut the keyring note's last line and the fields' descenders.
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("results")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.body = QWidget()
-        self.body.setObjectName("resultsBody")
-        self.scroll.setWidget(self.body)
+        self.scroll, self.body = scroll_page()
         outer.addWidget(self.scroll)
         lay = QVBoxLayout(self.body)
         lay.addWidget(header("Models", "Kith works offline with its built-in models; point it at a better one "
