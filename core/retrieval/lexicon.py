@@ -494,9 +494,47 @@ def _run(conn, look: Lookup | None, empty):
     return empty if look is None else look.parse(_rows(conn, look.sql, look.params))
 
 
+FREQUENT_ROWS = 1000
+"""A question word is *frequent* when at least this many documents hold it (in any column).  FTS5 computes
+``bm25()`` for every row the MATCH selects, reading each one's column sizes and positions (~1-10 µs a row,
+``benchmarks/recall_scale.py``), so one frequent word would make the lexicon's cost grow with the archive (a word
+in 40 % of 10,000 turns: ~100 ms).  :func:`search_lookup` therefore scores only the rows that hold one of the
+question's other words when it has any — with the frequent words' share of the score, so the ranking of those rows
+is BM25's own — and, when every word is frequent, the newest :data:`FREQUENT_ROWS` rows holding them all.  LoCoMo's
+conversations (≤ 700 turns) and a test's small archives never reach it."""
+
+
+def frequent_lookup(query_tokens: Sequence[str], cap: int | None = None) -> Lookup | None:
+    """The question's frequent tokens (held by ``cap`` rows or more; default :data:`FREQUENT_ROWS`) as a
+    :class:`Lookup` on SQLite: one bounded count per token over its doclist (no ``bm25()``: well under 1 µs a row,
+    at most ``cap`` rows each).  Parses to a frozenset.  None when the question has no token."""
+    uniq = list(dict.fromkeys(query_tokens))
+    if not uniq:
+        return None
+    cap = FREQUENT_ROWS if cap is None else cap
+    part = " UNION ALL ".join(f"SELECT ? AS term, (SELECT count(*) FROM (SELECT 1 FROM episode_lex "
+                              f"WHERE episode_lex MATCH ? LIMIT {int(cap)})) AS n" for _ in uniq)
+    params: list = []
+    for t in uniq:
+        params += [t, _quoted(t)]
+    return Lookup(f"SELECT term FROM ({part}) WHERE n >= {int(cap)}", tuple(params),
+                  lambda rows: frozenset(r[0] for r in rows))
+
+
+def _quoted(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
 def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
-                  cfg: LexiconConfig = CONFIG.lexicon) -> Lookup | None:
-    """:func:`search` as a :class:`Lookup` (None when the question has no token)."""
+                  cfg: LexiconConfig = CONFIG.lexicon, frequent: frozenset[str] = frozenset()) -> Lookup | None:
+    """:func:`search` as a :class:`Lookup` (None when the question has no token).
+
+    ``frequent``: the tokens :func:`frequent_lookup` found frequent (SQLite).  When the others (the *rare* ones)
+    remain, one statement reads the best ``n`` rows by the rare tokens' BM25 and every row holding a rare token and
+    a frequent one, scored on all tokens: a row's full BM25 is the second score where it has one, else the first
+    (FTS5's idf of a token does not depend on the MATCH), so the best ``n`` of the union are the best ``n`` rows
+    holding a rare token by full BM25 — rows holding frequent tokens alone are not ranked.  When every token is
+    frequent, the newest :data:`FREQUENT_ROWS` rows holding all of them are scored."""
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
@@ -504,17 +542,38 @@ def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
     if dialect_name == "postgresql":  # the same BM25, over the postings the database keeps
         return _pg_search(uniq, int(n), w)
     weights = ", ".join(f"{x:g}" for x in w)
-    return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
-                  "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(uniq), int(n)),
-                  lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
+    rare = [t for t in uniq if t not in frequent]
+    if len(rare) == len(uniq):
+        return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
+                      "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(uniq), int(n)),
+                      lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
+
+    def best(rows):  # full scores over the rare-only ones; best first, ties by lower id as FTS5 orders them
+        got: dict[int, float] = {}
+        for part, rowid, score in rows:
+            if part == 2 or rowid not in got:
+                got[int(rowid)] = -float(score)
+        return sorted(got.items(), key=lambda x: (-x[1], x[0]))[: int(n)]
+
+    score = f"bm25(episode_lex, {weights})"
+    if rare:
+        some_rare = match_expression(rare)
+        some_frequent = " OR ".join(_quoted(t) for t in uniq if t in frequent)
+        return Lookup(f"SELECT * FROM (SELECT 1, rowid, {score} AS s FROM episode_lex WHERE episode_lex MATCH ? "
+                      f"ORDER BY s LIMIT {int(n)}) UNION ALL SELECT 2, rowid, {score} FROM episode_lex "
+                      "WHERE episode_lex MATCH ?", (some_rare, f"({some_rare}) AND ({some_frequent})"), best)
+    return Lookup(f"SELECT 2, rowid, {score} FROM episode_lex WHERE episode_lex MATCH ? "
+                  f"ORDER BY rowid DESC LIMIT {FREQUENT_ROWS}", (" AND ".join(_quoted(t) for t in uniq),), best)
 
 
 def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFIG.lexicon) -> list[tuple[int, float]]:
     """The best ``n`` episodes for the tokens by BM25 over the five columns: ``[(episode id, score > 0)]``,
-    best first (FTS5's ``bm25()`` is negated so higher is better)."""
+    best first (FTS5's ``bm25()`` is negated so higher is better); frequent tokens as :data:`FREQUENT_ROWS` says."""
     from core.store import dialect
 
-    return _run(conn, search_lookup(dialect.name(conn), query_tokens, n, cfg), [])
+    name = dialect.name(conn)
+    frequent = _run(conn, frequent_lookup(query_tokens), frozenset()) if name != "postgresql" else frozenset()
+    return _run(conn, search_lookup(name, query_tokens, n, cfg, frequent), [])
 
 
 def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
