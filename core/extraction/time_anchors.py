@@ -166,7 +166,8 @@ def _in_past(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> bo
 # Words of time to come: "will", "I'll", "going to", "can't wait", "see you", "looking forward", and the present
 # progressive ("I'm flying to Lisbon on 9 June", "we're moving in March")
 _FUTURE = re.compile(r"\b(?:will|shall|won['’]t|gonna|going to|about to|plan(?:ning)? to|intend(?:ing)? to|hope to|"
-                     r"hoping to|looking forward|(?:can['’]?t|cannot) wait|see you|upcoming)\b|['’]ll\b|"
+                     r"hoping to|looking forward|(?:can['’]?t|cannot) wait|see you|upcoming|(?:excited|nervous) (?:for|about)|"
+                     r"counting down)\b|['’]ll\b|"
                      r"(?:['’](?:m|re|s)|\b(?:am|are|is)) (?:\w+ly |also |now |still |then )?"
                      r"(?!(?:some|no|any|every)thing\b|(?:amaz|interest|excit|bor|annoy|charm|surpris|worry|shock|"
                      r"confus|disappoint|embarrass|frustrat|tir|threaten|promis|th|k|r|s|br|morn|even|spr|str|dur|"
@@ -180,10 +181,17 @@ _BOOKING = re.compile(r"\b(?:booked|rebooked|reserved|pre-?booked|ordered|bought
 
 
 # The present of a timetable right before a date: "the conference is on 20 December", "term starts 3 September", "my
-# birthday falls on 2 March" — a day ahead (a day gone by is told in the past: "was on 3 May")
-_TIMETABLE = re.compile(r"\b(?:is|are|['’]s|['’]re|starts?|begins?|opens?|closes?|ends?|finishes|leaves?|departs?|"
-                        r"arrives?|lands?|flies|fly|runs?|takes? place|happens?|falls?|expires?|due)"
+# birthday falls on 2 March", "the shop is closed on 20 December" — a day ahead (a day gone by is told in the past:
+# "was on 3 May")
+_TIMETABLE = re.compile(r"\b(?:(?:is|are|['’]s|['’]re)(?: \w+ed)?|starts?|begins?|opens?|closes?|ends?|finishes|"
+                        r"leaves?|departs?|arrives?|lands?|flies|fly|runs?|takes? place|happens?|falls?|expires?|due)"
                         r"(?: (?:on|from|until|till|by|at))?(?: the)? ?$", re.I)
+
+
+# A form in -ed right after a verb of the present ("I'm so excited for 9 June", "we're all set", "it is closed on 3
+# May"): a state now, no past tense
+_STATE = re.compile(r"(?:['’](?:m|re|s)|\b(?:am|is|are|feel|feels|get|gets))(?: (?:so|very|really|all|quite|too|"
+                    r"pretty|super|fully|now|still|already|also))?\s+$", re.I)
 
 
 def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
@@ -197,10 +205,10 @@ def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
         return "future"
     before = text[head:start]
     fut = [m.end() for m in _FUTURE.finditer(before)]
-    past = [m.end() for m in _PAST.finditer(before)]
+    past = [m.end() for m in _PAST.finditer(before) if not _STATE.search(before, 0, m.start())]
     if fut and (not past or fut[-1] > past[-1]):
         return "future"
-    if _PAST.search(text, head, tail):
+    if any(not _STATE.search(text, head, m.start()) for m in _PAST.finditer(text, head, tail)):
         return "near" if _BOOKING.search(text, head, tail) else "past"
     if _TIMETABLE.search(text[max(head, start - 60):start]) or _FUTURE.search(text, head, tail):
         return "future"

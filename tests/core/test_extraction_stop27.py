@@ -32,6 +32,8 @@ def days(text: str, sent=SENT) -> list[tuple[str, date]]:
     ("I'll fly to Lisbon on 9 April.", "9 April", date(2025, 4, 9)),
     ("I'm flying to Lisbon on 9 June.", "9 June", date(2024, 6, 9)),
     ("The conference is on 20 December.", "20 December", date(2024, 12, 20)),  # a timetable's present
+    ("I'm so excited for 9 April!", "9 April", date(2025, 4, 9)),            # a state now ("excited") is no past
+    ("The shop is closed on 20 December.", "20 December", date(2024, 12, 20)),
     # the past tense: the last one up to the message, however far
     ("I moved to Leeds on 3 June.", "3 June", date(2023, 6, 3)),
     ("We flew home on 20 December.", "20 December", date(2023, 12, 20)),
