@@ -99,3 +99,43 @@ def test_welcome_panel_alone_at_800_wide(qtbot):
     for name, _, widgets in rows:
         text = widgets[-1]
         assert text.height() >= text.heightForWidth(text.width()), name
+
+
+def test_other_tabs_fit_their_words_at_800_wide(qtbot, window):
+    """At 800 × 600 in the empty state: People's Aliases header read 'liase', Memory's sensory header was cut to
+    'Just perceived (', and Settings drew its two-line keyring note in a four-line gap; at the 760 × 480 minimum
+    Settings squeezed the note's last line away."""
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    window.resize(800, 600)
+    window.show_tab("people")
+    _settle(qtbot)
+    table = window.people.table
+    head = table.horizontalHeader()
+    bold = QFont(head.font())
+    bold.setBold(True)
+    fm = QFontMetrics(bold)
+    for col in range(table.model().columnCount()):
+        text = table.model().headerData(col, head.orientation())
+        assert head.sectionSize(col) >= fm.horizontalAdvance(text) + 16, (text, head.sectionSize(col))
+
+    window.show_tab("memory")
+    _settle(qtbot)
+    for tree in (window.memory.beliefs, window.memory.goals, window.memory.perceived):
+        header = tree.header()
+        for col in range(tree.columnCount()):
+            text = tree.headerItem().text(col)
+            assert header.sectionSize(col) >= fm.horizontalAdvance(text) + 16, (text, header.sectionSize(col))
+
+    for size in ((800, 600), (760, 480)):
+        window.resize(*size)
+        window.show_tab("settings")
+        _settle(qtbot)
+        note = window.settings_page.key_status
+        if not note.text():
+            note.setText("No OS keyring is available on this machine, so your API key is kept in memory for this "
+                         "session only; enter it again next time (install and unlock a Secret Service keyring, "
+                         "e.g. GNOME Keyring, to keep it).")
+            _settle(qtbot)
+        need = note.heightForWidth(note.width())
+        assert need <= note.height() <= need + note.fontMetrics().lineSpacing(), (size, note.height(), need)
