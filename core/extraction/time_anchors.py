@@ -155,10 +155,9 @@ def _sentence(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> t
 def _in_past(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> bool:
     """Whether the time expression at ``text[start:end]`` is read back in time: its own sentence is in the past
     tense (:data:`_PAST`; another sentence's tense says nothing of it: "Had a great time! See you on 14 August."),
-    and it is not the day a plan was set for (:data:`_SCHEDULED`) nor a sentence telling of a booking (the day
-    booked is ahead: :data:`_BOOKING`).  ``ends``: as for :func:`_sentence`."""
+    and it is not the day a plan was set for (:data:`_SCHEDULED`).  ``ends``: as for :func:`_sentence`."""
     head, tail = _sentence(text, start, end, ends)
-    if not _PAST.search(text, head, tail) or _BOOKING.search(text, head, tail):
+    if not _PAST.search(text, head, tail):
         return False
     return not _SCHEDULED.search(text[max(head, start - 80):start])
 
@@ -198,8 +197,9 @@ def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
     """Which way in time a date written without its year points, from the words of its own sentence: "future" (a
     plan's day, :data:`_SCHEDULED`; a word of time to come before it with no past form after that word, :data:`_FUTURE`;
     and in a sentence not in the past tense, a timetable's present right before it, :data:`_TIMETABLE`, or a word of
-    time to come anywhere), "past" (the past tense, :data:`_PAST`, but not a booking: :data:`_BOOKING`), else "near"
-    (no tense, or a booking told in the past: the date nearest the message).  ``ends``: as for :func:`_sentence`."""
+    time to come anywhere), "past" (the past tense, :data:`_PAST`), "booked" (the past tense of a booking,
+    :data:`_BOOKING`: the day booked, ahead, or the day of booking, behind — the date nearest the message), else
+    "near" (no tense: the date nearest the message).  ``ends``: as for :func:`_sentence`."""
     head, tail = _sentence(text, start, end, ends)
     if _SCHEDULED.search(text[max(head, start - 80):start]):
         return "future"
@@ -209,7 +209,7 @@ def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
     if fut and (not past or fut[-1] > past[-1]):
         return "future"
     if any(not _STATE.search(text, head, m.start()) for m in _PAST.finditer(text, head, tail)):
-        return "near" if _BOOKING.search(text, head, tail) else "past"
+        return "booked" if _BOOKING.search(text, head, tail) else "past"
     if _TIMETABLE.search(text[max(head, start - 60):start]) or _FUTURE.search(text, head, tail):
         return "future"
     return "near"
@@ -217,7 +217,7 @@ def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
 
 def _yearless(month: int, day: int, ref: date, lean: str) -> date | None:
     """Day ``day`` of month ``month`` in the year ``lean`` picks around ``ref`` (the message's day): "past", the last
-    one on or before it; "future", the next one on or after it; "near", the one nearest it (within six months
+    one on or before it; "future", the next one on or after it; "near" or "booked", the one nearest it (within six months
     either side; at an equal distance the one ahead).  None when no year near has that day (29 February
     three years in four: the nearest leap year's)."""
     days = []
@@ -265,10 +265,16 @@ def _add_months(d: date, n: int) -> date:
     return date(y, m, min(d.day, 28))
 
 
-def _month_day(name: str, year_s: str | None, day: int, ref: date, back: bool) -> date:
+def _month_day(name: str, year_s: str | None, day: int, ref: date, back: bool, near: bool = False) -> date:
     """Day ``day`` (31: the last day) of month ``name`` of year ``year_s``; without a year, the last such month up
-    to ``ref`` when ``back`` (a past tense, "since"), else the next one."""
+    to ``ref`` when ``back`` (a past tense, "since"), the nearest one when ``near`` (six months ahead at most: "Booked
+    a trip to Lisbon in June" written in May is this June; "booked the hotel in March", this March), else the next
+    one."""
     month = _MONTHS.index(name.lower()) + 1
+    if near and not back and not year_s:
+        ahead = (month - ref.month) % 12
+        return _month_day(name, str(ref.year + (month < ref.month and ahead <= 6) - (month > ref.month and ahead > 6)),
+                          day, ref, back)
     year = int(year_s) if year_s else ref.year - (back and month > ref.month) + (not back and month < ref.month)
     first = date(year, month, 1)
     last = (_add_months(first, 1) - timedelta(days=1)).day if month != 12 else 31
@@ -383,7 +389,7 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | 
         # "in March last year" (or this / next year): that year's March
         if g[2]:
             return date(ref.year + {"last": -1, "this": 0, "next": 1}[g[2].lower()], _MONTHS.index(g[0].lower()) + 1, 1)
-        return _month_day(g[0], g[1], 1, ref, past or m.group(0).lower().startswith("since"))
+        return _month_day(g[0], g[1], 1, ref, past or m.group(0).lower().startswith("since"), lean == "booked")
     if kind == "month_rel":  # "last March": the latest March before the message's month (written in July 2023:
         # March 2023; in March 2023: March 2022); "next March": the first one after it; "this March": this year's
         month, which = _MONTHS.index(g[1].lower()) + 1, g[0].lower()
@@ -396,7 +402,7 @@ def _resolve(kind: str, m: re.Match, ref: date, past: bool = True, order: str | 
         # the 21st (its last third); "early May", "the beginning of May": the 1st
         part = (g[0] or g[1]).lower()
         day = {"end": 31, "middle": 15, "mid": 15, "late": 21}.get(part, 1)
-        return _month_day(g[2], g[3], day, ref, past or "since" in m.group(0).lower())
+        return _month_day(g[2], g[3], day, ref, past or "since" in m.group(0).lower(), lean == "booked")
     if kind == "year_part":
         part = (g[0] or g[1]).lower()
         return date(int(g[2]), {"mid": 7, "middle": 7, "late": 9, "end": 12}.get(part, 1), 1)
@@ -510,8 +516,10 @@ def find_time_anchors(text: str, reference: datetime | date, order: str | None =
             if ends is None:
                 ends = [x.span() for x in _SENTENCE_END.finditer(text)]
             past = _in_past(text, s, e, ends)
-            lean = _lean(text, s, e, ends) if kind in ("dmy", "mdy", "range_dmy", "range_mdy") else None
+            lean = _lean(text, s, e, ends) if kind in ("dmy", "mdy", "range_dmy", "range_mdy", "month", "part") else None
             last = _range(m, ref, lean)[1] if kind in ("range_dmy", "range_mdy") else None
+            if lean == "booked" and kind in ("month", "part"):
+                past = False  # "Booked a trip to Lisbon in June": the nearest June (_month_day)
             day = _resolve(kind, m, ref, past, order, lean)
             if day is not None and kind in ("dmy", "mdy"):
                 weekday = _WEEKDAY_BEFORE.search(text, max(0, s - 14), s)

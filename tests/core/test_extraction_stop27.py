@@ -2,7 +2,8 @@
 
 Right values worked out by hand.  The message is sent Wed 15 May 2024 10:00 +01:00 (the sender's day: 15 May 2024).
 A date without a year is the last one up to the message in the past tense, the next one in words of time to come,
-else (no tense, or a booking told in the past) the one nearest the message — within six months either side:
+else (no tense, or a booking told in the past) the one nearest the message — within six months either side (Wed 15
+May 2024's Friday before is 10 May):
 9 June 2024 is 25 days ahead, 9 June 2023 is 341 days back; 3 May 2024 is 12 days back; 20 December 2023 is 147 days
 back and 20 December 2024 219 ahead.
 """
@@ -54,8 +55,13 @@ def test_the_year_is_read_near_the_message_at_either_end_of_a_year():
     assert days("Happy memories of the party on 28 December", jan) == [("28 December", date(2023, 12, 28))]
     assert days("Booked the train to Leeds on 1 February.", jan) == [("1 February", date(2024, 2, 1))]
     assert days("I'll see them on 28 December.", jan) == [("28 December", date(2024, 12, 28))]
-    # a booking's month, too, is ahead: it was June 2023
+    # a booking's month, too, is the nearest one: it was June 2023 (a month ahead: June 2024; two back: March 2024;
+    # six ahead: November 2024), where the past tense alone keeps the last one
     assert days("Booked a trip to Lisbon in June.") == [("in June", date(2024, 6, 1))]
+    assert days("I booked the hotel in March.") == [("in March", date(2024, 3, 1))]
+    assert days("Booked a cabin in November.") == [("in November", date(2024, 11, 1))]
+    assert days("We went to Lisbon in June.") == [("in June", date(2023, 6, 1))]
+    assert days("I booked the flights on Friday.") == [("on Friday", date(2024, 5, 10))]  # the day of booking
     # 29 February without a year: the leap day nearest (2024's, 76 days back)
     assert days("Thanks for the party on 29 February") == [("29 February", date(2024, 2, 29))]
     assert days("It was on 31 June.") == []  # no such day
