@@ -65,8 +65,8 @@ _MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|ju
 
 # A span of days: "from 10 to 12 June", "10-12 June", "10th–12th of June 2024", "between 3 and 5 March", "28 June to
 # 3 July", "from 28 Dec 2023 to 2 Jan 2024" (day first), and "June 10–12", "from June 28 to July 3, 2024", "between
-# March 3 and 5" (month first).  "and" joins the two ends only after "between" ("on 3 and 5 June" is two days); a time of
-# day after the second number ("June 10 - 3pm") is no end.
+# March 3 and 5" (month first).  "and" joins the two ends only after "between" ("on 3 and 5 June" is two days); a
+# time of day after the second number ("June 10 - 3pm") is no end.
 _RANGE_SEP = r"\s*(?P<sep>-|–|—|(?i:to|till|until|through|thru|and))\s*(?:(?i:the) )?"
 _RANGE_DMY = re.compile(
     r"(?<![\w:./-])(?:(?P<lead>(?i:from|between)) (?:(?i:the) )?)?(?P<d1>\d{1,2})(?:st|nd|rd|th)?"
@@ -165,10 +165,12 @@ def _in_past(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> bo
 # Words of time to come: "will", "I'll", "going to", "can't wait", "see you", "looking forward", and the present
 # progressive ("I'm flying to Lisbon on 9 June", "we're moving in March")
 _FUTURE = re.compile(r"\b(?:will|shall|won['’]t|gonna|going to|about to|plan(?:ning)? to|intend(?:ing)? to|hope to|"
-                     r"hoping to|looking forward|(?:can['’]?t|cannot) wait|see you|upcoming|(?:excited|nervous) (?:for|about)|"
+                     r"hoping to|looking forward|(?:can['’]?t|cannot) wait|see you|upcoming|"
+                     r"(?:excited|nervous) (?:for|about)|"
                      r"counting down)\b|['’]ll\b|"
                      r"(?:['’](?:m|re|s)|\b(?:am|are|is)) (?:\w+ly |also |now |still |then )?"
-                     r"(?!(?:some|no|any|every)thing\b|(?:amaz|interest|excit|bor|annoy|charm|surpris|worry|shock|"
+                     r"(?!(?:some|no|any|every)thing\b|"
+                     r"(?:amaz|interest|excit|bor|annoy|charm|surpris|worry|shock|"
                      r"confus|disappoint|embarrass|frustrat|tir|threaten|promis|th|k|r|s|br|morn|even|spr|str|dur|"
                      r"feel|be)ing\b)(?:\w+ing)\b", re.I)
 # A booking told in the past tense ("Booked the flight to Lisbon on 9 June", "I've reserved a table on 3 May"): the
@@ -195,11 +197,12 @@ _STATE = re.compile(r"(?:['’](?:m|re|s)|\b(?:am|is|are|feel|feels|get|gets))(?
 
 def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
     """Which way in time a date written without its year points, from the words of its own sentence: "future" (a
-    plan's day, :data:`_SCHEDULED`; a word of time to come before it with no past form after that word, :data:`_FUTURE`;
-    and in a sentence not in the past tense, a timetable's present right before it, :data:`_TIMETABLE`, or a word of
-    time to come anywhere), "past" (the past tense, :data:`_PAST`), "booked" (the past tense of a booking,
-    :data:`_BOOKING`: the day booked, ahead, or the day of booking, behind — the date nearest the message), else
-    "near" (no tense: the date nearest the message).  ``ends``: as for :func:`_sentence`."""
+    plan's day, :data:`_SCHEDULED`; a word of time to come before it with no past form after that word,
+    :data:`_FUTURE`; and in a sentence not in the past tense, a timetable's present right before it,
+    :data:`_TIMETABLE`, or a word of time to come anywhere), "past" (the past tense, :data:`_PAST`), "booked" (the
+    past tense of a booking, :data:`_BOOKING`: the day booked, ahead, or the day of booking, behind — the date
+    nearest the message), else "near" (no tense: the date nearest the message).  ``ends``: as for
+    :func:`_sentence`."""
     head, tail = _sentence(text, start, end, ends)
     if _SCHEDULED.search(text[max(head, start - 80):start]):
         return "future"
@@ -217,8 +220,8 @@ def _lean(text: str, start: int, end: int, ends: list[tuple[int, int]]) -> str:
 
 def _yearless(month: int, day: int, ref: date, lean: str) -> date | None:
     """Day ``day`` of month ``month`` in the year ``lean`` picks around ``ref`` (the message's day): "past", the last
-    one on or before it; "future", the next one on or after it; "near" or "booked", the one nearest it (within six months
-    either side; at an equal distance the one ahead).  None when no year near has that day (29 February
+    one on or before it; "future", the next one on or after it; "near" or "booked", the one nearest it (within six
+    months either side; at an equal distance the one ahead).  None when no year near has that day (29 February
     three years in four: the nearest leap year's)."""
     days = []
     for y in range(ref.year - 4, ref.year + 5):
@@ -516,7 +519,8 @@ def find_time_anchors(text: str, reference: datetime | date, order: str | None =
             if ends is None:
                 ends = [x.span() for x in _SENTENCE_END.finditer(text)]
             past = _in_past(text, s, e, ends)
-            lean = _lean(text, s, e, ends) if kind in ("dmy", "mdy", "range_dmy", "range_mdy", "month", "part") else None
+            dated = kind in ("dmy", "mdy", "range_dmy", "range_mdy", "month", "part")
+            lean = _lean(text, s, e, ends) if dated else None
             last = _range(m, ref, lean)[1] if kind in ("range_dmy", "range_mdy") else None
             if lean == "booked" and kind in ("month", "part"):
                 past = False  # "Booked a trip to Lisbon in June": the nearest June (_month_day)
