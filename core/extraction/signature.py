@@ -51,9 +51,19 @@ def _block(text: str, sender_name: str | None) -> list[str]:
 
 def _names(sender_name: str | None) -> set[str]:
     """The forms of the sender's name a signature line may be (the whole name, the first name), as
-    :func:`~core.graph.entities.name_tokens` writes them."""
-    words = name_tokens(sender_name or "")
-    return {" ".join(words), words[0]} if words else set()
+    :func:`~core.graph.entities.name_tokens` writes them; a display name's company in brackets left out ("Jane Doe
+    (Acme)"), and one written surname first ("Doe, Jane") read both ways."""
+    name = re.sub(r"\s*[(\[].*?[)\]]", "", sender_name or "").strip()
+    forms = [name]
+    if name.count(",") == 1:
+        last, first = (p.strip() for p in name.split(","))
+        forms.append(f"{first} {last}")
+    out: set[str] = set()
+    for form in forms:
+        words = name_tokens(form)
+        if words:
+            out |= {" ".join(words), words[0]}
+    return out
 
 
 _SEP = re.compile(r"\s*[|•·]\s*|\s+[-–—]\s+|\s*[–—]\s*")

@@ -167,3 +167,10 @@ def test_a_name_line_with_parts_starts_the_block_for_the_mobile_and_address_too(
     text = "Thanks!\n\nJane Doe | Senior Engineer | Acme\nMobile: +44 7700 900123\njane.doe@gmail.com\n"
     assert signature_phones(text, "Jane Doe", "GB") == ["+447700900123"]
     assert signature_emails(text, "Jane Doe", "jane@acme.example") == ["jane.doe@gmail.com"]
+
+
+@pytest.mark.parametrize("sender", ["Jane Doe", "Doe, Jane", "Jane Doe (Acme)"])
+def test_the_block_starts_at_the_senders_name_however_the_from_line_writes_it(sender):
+    text = "Figures attached.\n\nKind regards,\nJane Doe\nHead of Finance\nAcme Ltd\n"
+    assert [(c.key, c.value) for c in signature_job(text, sender, SENT)] == [("title", "Head of Finance"),
+                                                                            ("employer", "Acme Ltd")]
