@@ -478,7 +478,7 @@ def match_expression(query_tokens: Sequence[str]) -> str | None:
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in uniq)
+    return " OR ".join(_quoted(t) for t in uniq)
 
 
 class Lookup(NamedTuple):
@@ -495,13 +495,15 @@ def _run(conn, look: Lookup | None, empty):
 
 
 FREQUENT_ROWS = 1000
-"""A question word is *frequent* when at least this many documents hold it (in any column).  FTS5 computes
-``bm25()`` for every row the MATCH selects, reading each one's column sizes and positions (~1-10 µs a row,
-``benchmarks/recall_scale.py``), so one frequent word would make the lexicon's cost grow with the archive (a word
-in 40 % of 10,000 turns: ~100 ms).  :func:`search_lookup` therefore scores only the rows that hold one of the
-question's other words when it has any — with the frequent words' share of the score, so the ranking of those rows
-is BM25's own — and, when every word is frequent, the newest :data:`FREQUENT_ROWS` rows holding them all.  LoCoMo's
-conversations (≤ 700 turns) and a test's small archives never reach it."""
+"""A question word is *frequent* when at least this many documents hold it (in any column).  FTS5's ``bm25()``
+counts, on its first call, every row holding each word of the MATCH (its idf), then reads each matched row's
+column sizes and positions (~1-10 µs a row, ``benchmarks/recall_scale.py``): one frequent word would make the
+lexicon's cost grow with the archive (a word held by 96,000 of 100,000 turns: ~100 ms).  So, as Lucene's
+common-terms query and ``cutoff_frequency`` do, :func:`search_lookup` leaves the frequent words out of the MATCH
+when the question has another word (a frequent word's idf is low and it tells little which turn answers; the
+dense and gist rankings still read it), and when every word is frequent it returns the newest rows holding them
+all, unscored.  LoCoMo's conversations (≤ 700 turns) and a test's small archives never reach it: their rankings
+are BM25's over every word."""
 
 
 def frequent_lookup(query_tokens: Sequence[str], cap: int | None = None) -> Lookup | None:
@@ -529,12 +531,9 @@ def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
                   cfg: LexiconConfig = CONFIG.lexicon, frequent: frozenset[str] = frozenset()) -> Lookup | None:
     """:func:`search` as a :class:`Lookup` (None when the question has no token).
 
-    ``frequent``: the tokens :func:`frequent_lookup` found frequent (SQLite).  When the others (the *rare* ones)
-    remain, one statement reads the best ``n`` rows by the rare tokens' BM25 and every row holding a rare token and
-    a frequent one, scored on all tokens: a row's full BM25 is the second score where it has one, else the first
-    (FTS5's idf of a token does not depend on the MATCH), so the best ``n`` of the union are the best ``n`` rows
-    holding a rare token by full BM25 — rows holding frequent tokens alone are not ranked.  When every token is
-    frequent, the newest :data:`FREQUENT_ROWS` rows holding all of them are scored."""
+    ``frequent``: the tokens :func:`frequent_lookup` found frequent (SQLite; see :data:`FREQUENT_ROWS`), left out
+    of the MATCH when another token remains; when none does, the ``n`` newest rows (highest ids) holding all of
+    them, scored ``n`` down to 1 (no ``bm25()``, which would count every row holding them)."""
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
@@ -543,27 +542,13 @@ def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
         return _pg_search(uniq, int(n), w)
     weights = ", ".join(f"{x:g}" for x in w)
     rare = [t for t in uniq if t not in frequent]
-    if len(rare) == len(uniq):
-        return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
-                      "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(uniq), int(n)),
-                      lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
-
-    def best(rows):  # full scores over the rare-only ones; best first, ties by lower id as FTS5 orders them
-        got: dict[int, float] = {}
-        for part, rowid, score in rows:
-            if part == 2 or rowid not in got:
-                got[int(rowid)] = -float(score)
-        return sorted(got.items(), key=lambda x: (-x[1], x[0]))[: int(n)]
-
-    score = f"bm25(episode_lex, {weights})"
     if rare:
-        some_rare = match_expression(rare)
-        some_frequent = " OR ".join(_quoted(t) for t in uniq if t in frequent)
-        return Lookup(f"SELECT * FROM (SELECT 1, rowid, {score} AS s FROM episode_lex WHERE episode_lex MATCH ? "
-                      f"ORDER BY s LIMIT {int(n)}) UNION ALL SELECT 2, rowid, {score} FROM episode_lex "
-                      "WHERE episode_lex MATCH ?", (some_rare, f"({some_rare}) AND ({some_frequent})"), best)
-    return Lookup(f"SELECT 2, rowid, {score} FROM episode_lex WHERE episode_lex MATCH ? "
-                  f"ORDER BY rowid DESC LIMIT {FREQUENT_ROWS}", (" AND ".join(_quoted(t) for t in uniq),), best)
+        return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
+                      "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(rare), int(n)),
+                      lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
+    return Lookup("SELECT rowid FROM episode_lex WHERE episode_lex MATCH ? ORDER BY rowid DESC LIMIT ?",
+                  (" AND ".join(_quoted(t) for t in uniq), int(n)),
+                  lambda rows: [(int(r[0]), float(len(rows) - i)) for i, r in enumerate(rows)])
 
 
 def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFIG.lexicon) -> list[tuple[int, float]]:
