@@ -30,7 +30,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from core import clock
 from core.extraction.text import STOPWORDS as TEXT_STOPWORDS, stem
@@ -506,21 +506,20 @@ all, unscored.  LoCoMo's conversations (≤ 700 turns) and a test's small archiv
 are BM25's over every word."""
 
 
-def frequent_lookup(query_tokens: Sequence[str], cap: int | None = None) -> Lookup | None:
-    """The question's frequent tokens (held by ``cap`` rows or more; default :data:`FREQUENT_ROWS`) as a
-    :class:`Lookup` on SQLite: one bounded count per token over its doclist (no ``bm25()``: well under 1 µs a row,
-    at most ``cap`` rows each).  Parses to a frozenset.  None when the question has no token."""
+def held_lookup(query_tokens: Sequence[str], cap: int | None = None) -> Lookup | None:
+    """How many rows hold each token, counted up to ``cap`` (default :data:`FREQUENT_ROWS`), as a :class:`Lookup`
+    on SQLite: one bounded count per token over its doclist (no ``bm25()``: well under 1 µs a row).  Parses to
+    ``{token: rows, at most cap}``.  None when the question has no token."""
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
     cap = FREQUENT_ROWS if cap is None else cap
-    part = " UNION ALL ".join(f"SELECT ? AS term, (SELECT count(*) FROM (SELECT 1 FROM episode_lex "
-                              f"WHERE episode_lex MATCH ? LIMIT {int(cap)})) AS n" for _ in uniq)
+    part = " UNION ALL ".join(f"SELECT ?, (SELECT count(*) FROM (SELECT 1 FROM episode_lex "
+                              f"WHERE episode_lex MATCH ? LIMIT {int(cap)}))" for _ in uniq)
     params: list = []
     for t in uniq:
         params += [t, _quoted(t)]
-    return Lookup(f"SELECT term FROM ({part}) WHERE n >= {int(cap)}", tuple(params),
-                  lambda rows: frozenset(r[0] for r in rows))
+    return Lookup(part, tuple(params), lambda rows: {r[0]: int(r[1]) for r in rows})
 
 
 def _quoted(token: str) -> str:
@@ -528,12 +527,13 @@ def _quoted(token: str) -> str:
 
 
 def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
-                  cfg: LexiconConfig = CONFIG.lexicon, frequent: frozenset[str] = frozenset()) -> Lookup | None:
+                  cfg: LexiconConfig = CONFIG.lexicon, held: Mapping[str, int] | None = None) -> Lookup | None:
     """:func:`search` as a :class:`Lookup` (None when the question has no token).
 
-    ``frequent``: the tokens :func:`frequent_lookup` found frequent (SQLite; see :data:`FREQUENT_ROWS`), left out
-    of the MATCH when another token remains; when none does, the ``n`` newest rows (highest ids) holding all of
-    them, scored ``n`` down to 1 (no ``bm25()``, which would count every row holding them)."""
+    ``held``: :func:`held_lookup`'s counts (SQLite; see :data:`FREQUENT_ROWS`).  With them, the frequent tokens
+    (held by :data:`FREQUENT_ROWS` rows or more) are left out of the MATCH when a token held by fewer (but some)
+    rows remains; when none does, the ``n`` newest rows (highest ids) holding every held token are returned,
+    scored ``n`` down to 1 (no ``bm25()``, which would count every row holding them)."""
     uniq = list(dict.fromkeys(query_tokens))
     if not uniq:
         return None
@@ -541,13 +541,14 @@ def search_lookup(dialect_name: str, query_tokens: Sequence[str], n: int,
     if dialect_name == "postgresql":  # the same BM25, over the postings the database keeps
         return _pg_search(uniq, int(n), w)
     weights = ", ".join(f"{x:g}" for x in w)
-    rare = [t for t in uniq if t not in frequent]
-    if rare:
+    frequent = [t for t in uniq if held is not None and held.get(t, 0) >= FREQUENT_ROWS]
+    rare = [t for t in uniq if t not in frequent and (held is None or held.get(t, 0) > 0)]
+    if rare or not frequent:
         return Lookup(f"SELECT rowid, bm25(episode_lex, {weights}) AS s FROM episode_lex "
-                      "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(rare), int(n)),
+                      "WHERE episode_lex MATCH ? ORDER BY s LIMIT ?", (match_expression(rare or uniq), int(n)),
                       lambda rows: [(int(r[0]), -float(r[1])) for r in rows])
     return Lookup("SELECT rowid FROM episode_lex WHERE episode_lex MATCH ? ORDER BY rowid DESC LIMIT ?",
-                  (" AND ".join(_quoted(t) for t in uniq), int(n)),
+                  (" AND ".join(_quoted(t) for t in frequent), int(n)),
                   lambda rows: [(int(r[0]), float(len(rows) - i)) for i, r in enumerate(rows)])
 
 
@@ -557,8 +558,8 @@ def search(conn, query_tokens: Sequence[str], n: int, cfg: LexiconConfig = CONFI
     from core.store import dialect
 
     name = dialect.name(conn)
-    frequent = _run(conn, frequent_lookup(query_tokens), frozenset()) if name != "postgresql" else frozenset()
-    return _run(conn, search_lookup(name, query_tokens, n, cfg, frequent), [])
+    held = _run(conn, held_lookup(query_tokens), None) if name != "postgresql" else None
+    return _run(conn, search_lookup(name, query_tokens, n, cfg, held), [])
 
 
 def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:

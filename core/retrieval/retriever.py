@@ -276,12 +276,12 @@ class LexicalPending:
         self.raw = dialect.read_connection(db.engine)
         try:  # independent reads: one round trip to a server
             name = dialect.name(self.raw)
-            frequent = frozenset()
+            held = None
             if name != "postgresql" and config.weights.get("lex", 0):  # SQLite: a bounded count per word, first
-                look = lexicon.frequent_lookup(self.qtok)
+                look = lexicon.held_lookup(self.qtok)
                 if look is not None:
-                    frequent = look.parse(self.raw.cursor().execute(look.sql, look.params).fetchall())
-            looks = {"ranking": lexicon.search_lookup(name, self.qtok, config.pool, config.lexicon, frequent)
+                    held = look.parse(self.raw.cursor().execute(look.sql, look.params).fetchall())
+            looks = {"ranking": lexicon.search_lookup(name, self.qtok, config.pool, config.lexicon, held)
                      if config.weights.get("lex", 0) else None,
                      "named": lexicon.speakers_named_lookup(self.qtok) if config.speaker_boost else None,
                      "several": lexicon.SEVERAL_SPEAKERS if config.speaker_boost else None,

@@ -44,17 +44,18 @@ def holding(conn, tok):
     return {r[0] for r in conn.execute("SELECT rowid FROM episode_lex WHERE episode_lex MATCH ?", (f'"{tok}"',))}
 
 
-def test_frequent_words_are_counted_only_up_to_the_cap(conn):
+def test_rows_holding_each_word_are_counted_only_up_to_the_cap(conn):
     # rows holding each word in any column (own or a neighbour's): ferry 60, harbour 36, lighthouse 9, kelp 0
     assert [len(holding(conn, w)) for w in ("ferry", "harbour", "lighthouse", "kelp")] == [60, 36, 9, 0]
-    for cap, want in ((20, {"ferry", "harbour"}), (40, {"ferry"}), (61, set())):
-        look = lexicon.frequent_lookup(["ferry", "harbour", "lighthouse", "kelp"], cap=cap)
-        assert look.parse(conn.execute(look.sql, look.params).fetchall()) == frozenset(want)
+    for cap, want in ((20, [20, 20, 9, 0]), (40, [40, 36, 9, 0])):
+        look = lexicon.held_lookup(["ferry", "harbour", "lighthouse", "kelp"], cap=cap)
+        got = look.parse(conn.execute(look.sql, look.params).fetchall())
+        assert got == dict(zip(["ferry", "harbour", "lighthouse", "kelp"], want))
 
 
 @pytest.mark.parametrize("cap, rare", [(20, ["lighthouse"]), (40, ["harbour", "lighthouse"])])
 def test_frequent_words_are_left_out_when_a_rarer_one_remains(conn, monkeypatch, cap, rare):
-    toks = ["ferry", "harbour", "lighthouse"]
+    toks = ["ferry", "harbour", "lighthouse", "kelp"]  # kelp: held by no row
     exact = lexicon.search(conn, toks, 100)  # below the cap: FTS5's ranking of every row, on every word
     assert {r for r, _ in exact} == holding(conn, "ferry")
     monkeypatch.setattr(lexicon, "FREQUENT_ROWS", cap)
@@ -73,3 +74,10 @@ def test_when_every_word_is_frequent_the_newest_rows_holding_all_are_returned(co
     got = lexicon.search(conn, ["ferry", "harbour"], 10)
     assert [r for r, _ in got] == sorted(both, reverse=True)[:10]
     assert [s for _, s in got] == list(range(10, 0, -1))
+
+
+def test_a_word_no_row_holds_does_not_count_as_rarer(conn, monkeypatch):
+    monkeypatch.setattr(lexicon, "FREQUENT_ROWS", 5)
+    got = lexicon.search(conn, ["ferry", "harbour", "kelp"], 10)
+    assert [r for r, _ in got] == sorted(holding(conn, "ferry") & holding(conn, "harbour"), reverse=True)[:10]
+    assert lexicon.search(conn, ["kelp"], 10) == []
