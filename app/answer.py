@@ -2071,7 +2071,7 @@ def ever_held_question(c, question: str):
     place = re.sub(r"^(?:the)\s+", "", m.group("place").strip(), flags=re.IGNORECASE)
     work = m.group("verb").casefold().startswith("work")
     still = (m.group("adv") or "").strip().casefold() == "still" or \
-        m.group(0).lstrip()[:4].casefold() in ("does", "do ", "is ")
+        m.group(0).split()[0].casefold() in ("does", "do", "is")  # asked of now
     if who.casefold() in ("i", "we"):
         from app.memory import owner_entity
 
@@ -2095,8 +2095,9 @@ def ever_held_question(c, question: str):
 
 
 def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
-    """"Yes — Maya Cole lived in Paris from February 2018 to August 2020." / "No — Nora Vale worked at Acme until
-    February 2022; she works at Globex now." / "Nothing in your records says Maya Cole lived in Rome; I know of …"
+    """"Yes — Maya Cole lived in Paris from February 2018 to August 2020." / "No — Nora Vale worked at Acme from
+    March 2020 to February 2022; now Nora works at Globex." / "Nothing in your records says Maya Cole ever lived in
+    Rome; I know of …"
     — from the facts' valid times, or from a message of theirs among ``results`` that says it; citing the evidence
     only, never a line that does not say it."""
     if q.name is None:
@@ -2105,7 +2106,6 @@ def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
     who = "you" if you else q.name
     verb_now, verb_then = ("work at", "worked at") if q.work else ("live in", "lived in")
     now = verb_now if you else {"work at": "works at", "live in": "lives in"}[verb_now]
-    Who = who[:1].upper() + who[1:]
     if q.matching:
         x = q.matching[-1]
         rid = q.result.record_id if q.result is not None else None
@@ -2133,15 +2133,17 @@ def ever_held_answer(q: EverHeld, results: Sequence[Any]) -> MemoryAnswer:
         if said:
             day = _local_when(r)
             on = f" on {day_text(day)}" if day else ""
-            return MemoryAnswer(f"{'You' if you else q.name} wrote{on}: “{said.strip()}” {_cite([n])}", [n], "other")
+            by = "You" if you else q.name
+            return MemoryAnswer(f"{by} wrote{on}: “{said.strip()}” {_cite([n])}", [n], "other")
     verb = verb_then.split()[0]
     text = f"Nothing in your records says {who} ever {verb} {verb_then.split()[1]} {q.place}"
-    known = [f"{h.value} ({_held_span(h)})" if _held_span(h) else h.value for h in q.held]
+    known = [f"{h.value} ({_held_span(h)})" if _held_span(h) else h.value for h in q.held[-4:]]
     return MemoryAnswer(text + (f"; I know of {_and(known)}." if known else "."), [], "other")
 
 
 _JOB_Q = re.compile(
-    r"^\s*(?:what(?:['’]s|\s+is|\s+was)\s+(?P<n1>.+?)(?:['’]s?)\s+(?:current\s+|main\s+|day\s+)?(?:job(?:\s+title)?|"
+    r"^\s*(?:what(?:['’]s|\s+is|\s+was)\s+(?P<n1>.+?)['’]s?\s+(?:current\s+|main\s+|day\s+)?"
+    r"(?:job(?:\s+title)?|"
     r"occupation|profession|line\s+of\s+work|work|trade|role|position|career)"
     r"|what\s+(?:does|did)\s+(?P<n2>.+?)\s+do\s+(?:for\s+(?:a\s+living|work|a\s+job|money)|professionally)"
     r"|what\s+(?:does|do)\s+(?P<n4>.+?)\s+do"
@@ -2150,7 +2152,6 @@ _JOB_Q = re.compile(
     r"profession|line\s+of\s+work|trade))\s*[?!.]*\s*$",
     re.IGNORECASE)
 """"what is Tom's job?", "what's Nora's occupation?", "what does Tom do (for a living)?", "what job does Tom have?"."""
-_OWNERS = {"my": "i", "your": None, "i": "i", "me": "i"}
 
 
 @dataclass

@@ -95,8 +95,8 @@ def chat(archive):
     ("did Maya ever live in Rome?", "Nothing in your records says Maya Cole ever lived in Rome; I know of Paris (from "
                                     "February 2018 to August 2020) and Berlin (since August 2020)."),
     ("did Nora ever work at Acme?", "Yes — Nora Vale worked at Acme from March 2020 to February 2022."),
-    ("does Nora still work at Acme?", "No — Nora Vale worked at Acme from March 2020 to February 2022; now Nora works "
-                                      "at Globex."),
+    ("does Nora still work at Acme?",
+     "No — Nora Vale worked at Acme from March 2020 to February 2022; now Nora works at Globex."),
 ])
 def test_ever_lived_is_yes_or_no(chat, question, answer):
     reply = chat.turn(question).reply
