@@ -569,7 +569,7 @@ def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     from its postings), ``f`` the column-weighted count (the postings' ``w`` when it was computed with these
     weights, else from the counts), ``k1 = 1.2``, ``b = 0.75`` (FTS5's constants; Robertson & Zaragoza 2009).
     The postings are read from their primary key alone (an index-only scan); FTS5's time on the same turns.
-    Best first, ties by lower id."""
+    Best first, ties by lower id.  Frequent words as on SQLite (:data:`FREQUENT_ROWS`, from ``lex_term.df``)."""
     from core.store.schema import lex_weight_key, lex_weighted
 
     k1, b = 1.2, 0.75
@@ -579,14 +579,26 @@ def _pg_search(uniq: list[str], n: int, w: tuple[float, ...]) -> Lookup:
     # which reads nothing: the postings' w (from the index alone) when it holds these weights, else the counts
     branch = ("SELECT p.rowid, p.ntok, {f} AS f, t.idf, t.avgdl FROM t JOIN lex_posting p ON p.term = t.term "
               "WHERE t.wkey {op} '{key}'")
-    sql = ("WITH t AS (SELECT d.term, greatest(ln((s.n - d.df + 0.5::float8) / (d.df + 0.5::float8)), 1e-6::float8) "
-           "AS idf, s.avgdl, s.wkey FROM lex_term d, (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 "
+    # the question's words held by fewer than FREQUENT_ROWS turns (r) are ranked; when there is none, the newest turns
+    # holding every word held at all, unscored — as search_lookup does on SQLite
+    sql = (f"WITH qt AS (SELECT term, df FROM lex_term WHERE term = ANY(?)), r AS (SELECT term FROM qt WHERE df < "
+           f"{int(FREQUENT_ROWS)}), t AS (SELECT d.term, greatest(ln((s.n - d.df + 0.5::float8) / (d.df + 0.5::float8)), "
+           "1e-6::float8) AS idf, s.avgdl, s.wkey FROM qt d, (SELECT docs::float8 AS n, CASE WHEN docs > 0 AND tokens > 0 "
            "THEN tokens::float8 / docs ELSE 1.0 END AS avgdl, wkey FROM lex_posting_stats WHERE id = 1) s "
-           f"WHERE d.term = ANY(?) ORDER BY d.term) SELECT rowid, sum(idf * f * {k1 + 1!r}::float8 / (f + {k1!r}::float8 * "
+           "WHERE d.term IN (SELECT term FROM r) ORDER BY d.term) "
+           f"SELECT rowid, score FROM (SELECT rowid, sum(idf * f * {k1 + 1!r}::float8 / (f + {k1!r}::float8 * "
            f"(1 - {b!r}::float8 + {b!r}::float8 * ntok / avgdl))) AS score FROM ("
            f"{branch.format(f='p.w', op='=', key=key)} UNION ALL {branch.format(f=counted, op='<>', key=key)}) q "
-           "GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?")
-    return Lookup(sql, (uniq, n), lambda rows: [(int(r[0]), float(r[1])) for r in rows])
+           "GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?) a UNION ALL SELECT rowid, NULL FROM (SELECT p.rowid "
+           "FROM lex_posting p WHERE p.term IN (SELECT term FROM qt) AND NOT EXISTS (SELECT 1 FROM r) GROUP BY p.rowid "
+           "HAVING count(*) = (SELECT count(*) FROM qt) ORDER BY p.rowid DESC LIMIT ?) b")
+
+    def parse(rows):
+        scored = sorted(((int(r[0]), float(r[1])) for r in rows if r[1] is not None), key=lambda x: (-x[1], x[0]))
+        newest = sorted((int(r[0]) for r in rows if r[1] is None), reverse=True)
+        return scored + [(e, float(len(newest) - i)) for i, e in enumerate(newest)]
+
+    return Lookup(sql, (uniq, n, n), parse)
 
 
 def docs(conn, episode_ids: Sequence[int]) -> dict[int, tuple[str | None, str]]:

@@ -211,3 +211,28 @@ def test_reads_sent_before_they_are_read_give_the_same_rows(both):
         assert dialect.send(raw, lite_stmts).rows() == [[(42, "a")], [(2,), (3,)]]
     finally:
         raw.close()
+
+
+def test_frequent_words_are_left_out_on_both(both, monkeypatch):
+    """``lexicon.FREQUENT_ROWS`` on PostgreSQL (from ``lex_term.df``) as on SQLite (a bounded count): the words held by
+    fewer turns are ranked; a question of frequent words gets the newest turns holding them all."""
+    lite, pg = both
+    rnd = random.Random(5)
+    turns = [lexicon.Turn(i + 1, f"chat-{i % 4}", None, "Ana Müller",
+                          " ".join(rnd.choices(WORDS[:8], k=rnd.randint(2, 6)) + (["zanzibar"] if i % 9 == 0 else [])))
+             for i in range(120)]
+    for db in (lite, pg):
+        with db.engine.begin() as conn:
+            lexicon.add(conn, turns)
+    monkeypatch.setattr(lexicon, "FREQUENT_ROWS", 40)
+    for q in ("harbour zanzibar", "harbour ferry", "ferry kelp", "kelp"):
+        toks = lexicon.tokens(q)
+        with lite.engine.connect() as a, pg.engine.connect() as b:
+            want, got = lexicon.search(a, toks, 25), lexicon.search(b, toks, 25)
+        assert [i for i, _ in got] == [i for i, _ in want], q
+        assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9, abs=1e-12), q
+    with lite.engine.connect() as a:  # not vacuous: each branch is taken
+        zanz = {r[0] for r in a.exec_driver_sql("SELECT rowid FROM episode_lex WHERE episode_lex MATCH 'zanzibar'")}
+        assert {i for i, _ in lexicon.search(a, ["harbour", "zanzibar"], 200)} == zanz
+        newest = lexicon.search(a, ["harbour", "ferry"], 25)
+        assert len(newest) > 5 and [x for _, x in newest] == list(range(len(newest), 0, -1))
