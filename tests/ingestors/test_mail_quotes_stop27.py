@@ -113,7 +113,11 @@ def later(tmp_path_factory):
     mp.setenv("KITH_HOME", str(folder / "kith-home"))
     c = Container()
     try:
-        reports = [ingest(c, [replies]), ingest(c, [originals]), ingest(c, [replies])]
+        reports = [ingest(c, [replies])]
+        from app.memory import service
+
+        service(c).mem.index  # loaded: the retired quote is marked in it too, not only in SQLite
+        reports += [ingest(c, [originals]), ingest(c, [replies])]
         yield c, reports
     finally:
         c.close()
@@ -142,6 +146,13 @@ def test_a_quote_imported_before_its_original_is_retired_for_it(later):
     [(kind, detail)] = rows(c.settings.db_path, "SELECT kind, detail FROM learningevent WHERE kind = "
                             "'episode_superseded'")
     assert f'"record": {quote}' in detail and f'"duplicate_of": {original}' in detail
+    from app.memory import service
+
+    index = service(c).mem.index
+    [(episode,)] = rows(c.settings.db_path, "SELECT id FROM episode WHERE record_id = ?", (quote,))
+    [(kept,)] = rows(c.settings.db_path, "SELECT id FROM episode WHERE record_id = ?", (original,))
+    mask = index.valid_mask()
+    assert not mask[index.row_of[episode]] and mask[index.row_of[kept]]
 
 
 def test_another_writers_words_or_a_mail_days_away_retire_nothing(later):
