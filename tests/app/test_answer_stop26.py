@@ -5,7 +5,9 @@ month asked without its year, and the owner's own "your place" retold.  Inputs w
 worked out by hand from them."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -21,10 +23,55 @@ def _said(reply: str) -> str:
     return re.sub(r"\s*(?:\[\d+\])+$", "", reply.split("\n\nSources:")[0]).strip()
 
 
-@pytest.fixture
-def family(container, tmp_path):
-    c = container
-    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+# ---- a data folder built once per module, each test on its own copy (a test's turns write the conversation,
+# its trace and observations: nothing one test does reaches another) ----
+
+def _as_owner(c, emails: bool = True):
+    c.settings.owner_name = "Alex Morgan"
+    if emails:
+        c.settings.owner_emails = ["alex@morgan.example"]
+
+
+def _built_once(tmp_path_factory, name, build):
+    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
+    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
+    from app.container import Container
+
+    folder = tmp_path_factory.mktemp(name)
+    home = folder / "kith-home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KITH_HOME", str(home))
+        c = Container()
+        try:
+            build(c, folder)
+        finally:
+            c.close()
+    return home, c._encoder
+
+
+def _loop_on(request, template: str, build, configure):
+    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
+    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
+    if os.environ.get("KITH_TEST_SERVERS") == "1":
+        c = request.getfixturevalue("container")
+        build(c, request.getfixturevalue("tmp_path"))
+        yield ConversationLoop.for_container(c, model=NoModel())
+        return
+    from app.container import Container
+
+    home, encoder = request.getfixturevalue(template)
+    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
+    c = Container()
+    c._encoder = encoder  # None: loaded on first use, as ever
+    try:
+        configure(c)
+        yield ConversationLoop.for_container(c, model=NoModel())
+    finally:
+        c.close()
+
+
+def _build_family(c, tmp_path):
+    _as_owner(c)
     box = write_mbox(tmp_path / "m.mbox", [
         ("Emma Stone <emma@stone.example>", "alex@morgan.example", "hi", "My husband is Tom."),
         ("Alex Morgan <alex@morgan.example>", "ben@carter.example", "re", "Nina's husband is Paul Grey."),
@@ -35,7 +82,16 @@ def family(container, tmp_path):
         ("Ana Lima <ana@lima.example>", "alex@morgan.example", "news", "I now work for Dr. Patel at the clinic."),
     ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
     assert ingest(c, [box]).records_added == 6
-    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _family_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "family", _build_family)
+
+
+@pytest.fixture
+def family(request):
+    yield from _loop_on(request, "_family_home", _build_family, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -108,12 +164,10 @@ ANA_CHAT = ("[14/05/2023, 09:00:00] Ana Lima: hello there\n"
             "[14/05/2023, 09:03:00] Alex Morgan: I'll come to your place tomorrow\n")
 
 
-@pytest.fixture
-def chats(container, tmp_path):
+def _build_chats(c, tmp_path):
     from PIL import Image
 
-    c = container
-    c.settings.owner_name = "Alex Morgan"
+    _as_owner(c, emails=False)
     tom = tmp_path / "WhatsApp Chat with Tom Hill"
     tom.mkdir()
     Image.new("RGB", (8, 8), (200, 10, 10)).save(tom / "IMG-20230512-WA0003.jpg")
@@ -123,7 +177,16 @@ def chats(container, tmp_path):
     (ana / "_chat.txt").write_text(ANA_CHAT, encoding="utf-8")
     rep = ingest(c, [tom, ana])
     assert (rep.records_added, rep.errors) == (13, [])  # 12 chat lines and the one photo file
-    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _chats_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "chats", _build_chats)
+
+
+@pytest.fixture
+def chats(request):
+    yield from _loop_on(request, "_chats_home", _build_chats, lambda c: _as_owner(c, emails=False))
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -174,8 +237,7 @@ def test_anothers_my_place_is_theirs(chats):
 
 # ---- a month asked without its year ----
 
-@pytest.fixture
-def photos(container, tmp_path):
+def _build_photos(container, tmp_path):
     from helpers.photos import write_photo
 
     u = timezone.utc
@@ -184,7 +246,16 @@ def photos(container, tmp_path):
                               datetime(2024, 7, 2, 10, tzinfo=u)]):
         write_photo(tmp_path / "p" / f"p{i}.jpg", when, 38.72, -9.14)
     assert ingest(container, [tmp_path / "p"]).records_added == 5
-    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _photos_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "photos", _build_photos)
+
+
+@pytest.fixture
+def photos(request):
+    yield from _loop_on(request, "_photos_home", _build_photos, lambda c: None)
 
 
 @pytest.mark.parametrize("now, question, answer", [
@@ -248,10 +319,8 @@ def test_siblings_from_every_fact_either_way(container, tmp_path):
         "You have 4 siblings I know of: Beth, Jane, Lucy Morgan and Sam Morgan."
 
 
-@pytest.fixture
-def phrasings(container, tmp_path):
-    c = container
-    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+def _build_phrasings(c, tmp_path):
+    _as_owner(c)
     box = write_mbox(tmp_path / "p.mbox", [
         ("Emma Stone <emma@stone.example>", "alex@morgan.example", "hi", "Hi! My husband's name is Tom, he says hello."),
         ("Kate Bell <kate@bell.example>", "alex@morgan.example", "hi", "Rob is my husband, by the way."),
@@ -260,7 +329,16 @@ def phrasings(container, tmp_path):
         ("Dan Ross <dan@ross.example>", "alex@morgan.example", "kids", "My daughter is called Mia."),
     ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
     assert ingest(c, [box]).records_added == 5
-    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _phrasings_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "phrasings", _build_phrasings)
+
+
+@pytest.fixture
+def phrasings(request):
+    yield from _loop_on(request, "_phrasings_home", _build_phrasings, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [
