@@ -89,8 +89,8 @@ def _memory_hits(c: Container, q: str, limit: int) -> list[QuickHit]:
     out = []
     for rank, rid in enumerate(ids):
         r = recs.get(rid)
-        if r is None:
-            continue
+        if r is None or r.tombstoned_at is not None or (r.attrs or {}).get("duplicate_of"):
+            continue  # forgotten, or a mail quote stored again as the mail it quotes (shown once, as that mail)
         title = r.subject or (r.text or "").strip().split("\n", 1)[0][:90] or f"({r.kind})"
         when = ensure_utc(r.sent_at)
         bits = [b for b in (senders.get(r.sender_entity_id), when.date().isoformat() if when else None, r.kind) if b]

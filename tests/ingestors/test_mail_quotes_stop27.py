@@ -174,6 +174,14 @@ def test_an_answer_shows_the_words_once_from_the_original(later):
     assert shown[0].record_id == original
 
 
+def test_quick_search_shows_the_words_once_from_the_original(later):
+    from app.operations.quick_search import quick_search
+
+    c, _ = later
+    [(original,)] = rows(c.settings.db_path, "SELECT id FROM record WHERE external_id = '<o1@example.net>'")
+    assert [h.id for h in quick_search(c, "Tidewater") if h.kind == "memory"] == [original]
+
+
 NAMED = b"""From: Bo Kim <bo@y.org>
 To: Ann Lee <ann@x.org>
 Cc: "Lee, Carl" <carl@z.org>, Dan Moss <dan@z.org>
