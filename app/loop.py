@@ -163,10 +163,17 @@ def cited_numbers(reply: str) -> list[int]:
     return seen
 
 
+_REQUEST = re.compile(r"^\s*(?:(?:please|pls|ok|okay|now|so|and|kith)[,\s]+)*(?:tell|show|find|list|give|fetch|"
+                      r"search|look\s+up|explain|describe|summari[sz]e|count|name)\b", re.IGNORECASE)
+
+
 def _is_question(text: str) -> bool:
+    """Whether a chat turn asks rather than tells: a question (``core.personal.observer.is_question``), a request
+    ("tell me Tom's job title", "show me the photos from Rome", "please find …") or three words or fewer.  What
+    asks is never stored as something the person said (it would come back as an answer)."""
     from core.personal.observer import is_question
 
-    return is_question(text) or len(text.split()) <= 3
+    return is_question(text) or bool(_REQUEST.match(text)) or len(text.split()) <= 3
 
 
 def _container_store(c, personal, last: dict) -> Callable[["ChatMessage"], Any]:
@@ -522,8 +529,8 @@ class ConversationLoop:
         if not memories and about is None:
             return NOTHING, []
         ans = memory_answer(text, [m.item if m.item is not None else m for m in memories], self.owner_name, about)
-        if not memories or isinstance(about, SmallTalk):
-            return ans.text, []
+        if not memories or isinstance(about, SmallTalk) or ans.text == NOTHING:
+            return ans.text, []  # "I found nothing about that." lists no sources
         by_number = {m.number: m for m in memories}
         cited = [by_number[n] for n in ans.cited if n in by_number]
         listed = cited if cited_only(about) else memories  # a graph answer lists only what it cites

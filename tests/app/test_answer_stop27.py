@@ -144,6 +144,30 @@ def test_a_chat_question_among_results_is_skipped():
     assert memory_answer("what is Tom's job?", [asked, told], "Sam Lee").nothing
 
 
+@pytest.mark.parametrize("text, asks", [
+    ("tell me Tom's job title", True), ("Please show me the photos from Rome", True),
+    ("ok, find the mail about the boiler", True), ("look up Nora's address", True),
+    ("I booked a kayak trip for Sunday", False), ("My sister Jane lives in Portland", False),
+    ("Names are hard to remember at parties", False)])
+def test_a_request_to_kith_asks_and_is_not_kept_as_something_said(text, asks):
+    from app.loop import _is_question
+
+    assert _is_question(text) is asks
+
+
+def test_a_request_is_not_stored_as_a_statement(archive, chat):
+    from helpers.files import rows
+
+    chat.turn("show me what Tom said about the shelves")
+    assert rows(archive.settings.db_path, "SELECT provenance FROM episode WHERE text = ? AND "
+                "provenance NOT LIKE '%#question'", ("show me what Tom said about the shelves",)) == []
+
+
+def test_nothing_found_lists_no_sources(chat):
+    reply = chat.turn("what is Zed's favourite submarine?").reply
+    assert reply == "I found nothing about that.", reply
+
+
 # ---- 3. an event: who was there and where, from the messages about it ----
 
 def test_who_was_at_an_event(chat):
