@@ -171,6 +171,8 @@ class TimelinePlot(pg.PlotWidget):
                 self.setXRange(*rng, padding=0)
             else:
                 self.setXRange(lo - pad, hi + pad, padding=0)
+        else:  # nothing dated yet: the past year, so the date axis reads dates (not seconds after 1970)
+            self.setXRange(self.now - 365 * DAY, self.now, padding=0)
 
     def zoom_to(self, width_s: float | None) -> None:
         """Show ``width_s`` seconds around the centre of the current view (None: everything)."""

@@ -227,3 +227,14 @@ def test_pictures_recolour_for_dark(qtbot):
     assert themed("QLabel { color: #111827; }", "dark") == f"QLabel {{ color: {dark_hex('#111827')}; }}"
     assert themed("QLabel { color: #111827; }", "light") == "QLabel { color: #111827; }"
     assert math.isclose(QColor(dark_hex("#2f6fde")).hueF(), QColor("#2f6fde").hueF(), abs_tol=0.02)
+
+
+def test_an_empty_timeline_shows_the_past_year(qtbot):
+    """Nothing dated yet: the date axis spans the year before now (it read 00.250, 00.500 … — seconds after 1970)."""
+    from ui.timeline import DAY, TimelinePlot
+
+    plot = TimelinePlot()
+    qtbot.addWidget(plot)
+    plot.set_data(TimelineData(None))
+    lo, hi = plot.getViewBox().viewRange()[0]
+    assert hi == pytest.approx(plot.now, abs=DAY) and hi - lo == pytest.approx(365 * DAY, rel=0.01)
