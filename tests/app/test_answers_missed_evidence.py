@@ -12,6 +12,9 @@ The archive is written here; the right answers were read off it by hand.
 """
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
 
 from app.answer import NOTHING, recall_questions
@@ -54,14 +57,37 @@ CHAT = """03/03/2024, 18:01 - Alex Morgan: Hey everyone, how was the weekend?
 """
 
 
-@pytest.fixture
-def loop(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
+def _build(c, tmp_path):
     c.settings.owner_name = "Alex Morgan"
     chat = tmp_path / "WhatsApp Chat with Friends.txt"
     chat.write_text(CHAT, encoding="utf-8")
     r = ingest(c, [chat])
     assert r.records_added == 30 and not r.errors
+
+
+@pytest.fixture(scope="module")
+def _home(tmp_path_factory):
+    """The data folder, ingested once for the module (each test asks on its own copy: a test's turns write the
+    conversation, its trace and observations), and the text encoder the ingest loaded (stateless: shared)."""
+    folder = tmp_path_factory.mktemp("chat")
+    c = Container(Settings.load(folder / "home"))
+    try:
+        _build(c, folder)
+    finally:
+        c.close()
+    return folder / "home", c._encoder
+
+
+@pytest.fixture
+def loop(request, tmp_path):
+    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the data built for the test itself
+        c = Container(Settings.load(tmp_path / "home"))
+        _build(c, tmp_path)
+    else:
+        home, encoder = request.getfixturevalue("_home")
+        shutil.copytree(home, tmp_path / "home")
+        c = Container(Settings.load(tmp_path / "home"))
+        c._encoder = encoder  # None: loaded on first use, as ever
     yield ConversationLoop.for_container(c, model=NoModel())
     c.close()
 
