@@ -2734,6 +2734,7 @@ class MboxIngestor:
                         item.attrs["folder"] = folder  # the import leaves Trash and Junk out, as Gmail's labels
                     if folder == "Sent":
                         items[0].attrs["is_from_me"] = True  # the mail program's Sent folder: the owner wrote it
+                        items[0].attrs["is_from_me_basis"] = "folder"  # a file name's word (core.graph.parties)
                 if order is not None:  # as a WhatsApp chat's lines say theirs: for whoever reads dates in the text
                     for item in items:
                         if isinstance(item, Record):

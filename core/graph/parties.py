@@ -50,7 +50,7 @@ from core.graph.entities import (is_role_address, looks_like_group_name, looks_l
 from core.graph.owner import ensure_owner, is_owner_address, owner as current_owner, set_owner
 from core.graph.resolution import (ADDRESS_BOOK, FUZZY_REVIEW, Context, NameIndex, Resolution, add_alias,
                                    bigram_similarity, resolve, short_name_fits)
-from core.store.schema import Alias, Entity, MergeCandidate, RecordEntity
+from core.store.schema import Alias, Entity, MergeCandidate, Record, RecordEntity
 
 # a chat sender that is a group, not a person: the record's ``attrs["sender_group"]`` (set by the chat readers)
 CHAT_GROUPS = {"telegram_channel": "a Telegram channel", "telegram_group": "a Telegram group"}
@@ -281,6 +281,23 @@ def _owner_writes_from(s: Session, me: Entity, name: str | None, address: str, a
         named_owner(s, me, name, region, index)
 
 
+def _sends_as_someone_else(s: Session, address: str, address_kind: str, region: str) -> bool:
+    """Whether ``address`` is already a person's other than the owner's who sent records of their own — so a message
+    from it that only its file's name calls the owner's (a mailbox named like a Sent folder, ``is_from_me_basis``
+    ``"folder"``) is that person's: a guess from a file name never merges a known correspondent into the owner.  (A
+    person known only as a recipient — the owner's own address in an inbox's To lines — is still merged.)"""
+    norm = normalize_alias(address_kind, address, region)
+    if not norm:
+        return False
+    ids = set(s.exec(select(Alias.entity_id).where(Alias.kind == address_kind, Alias.normalized == norm)).all())
+    for e in (s.get(Entity, i) for i in sorted(ids)):
+        if e is None or e.is_owner or e.tombstoned_at is not None or e.kind != "person":
+            continue
+        if s.exec(select(Record.id).where(Record.sender_entity_id == e.id).limit(1)).first() is not None:
+            return True
+    return False
+
+
 def _is_group(e: Entity) -> bool:
     return e.kind == "thing" and bool((e.attrs or {}).get("group"))
 
@@ -379,7 +396,11 @@ def resolve_parties(s: Session, rec, region: str = "US", owner_name: str | None 
             name = _VIA.sub("", sender.name or "").strip() or None
         sender = type(sender)(name, address, "email", "from") if (name or address) else None
     own_name = attrs.get("owner_name") if isinstance(attrs.get("owner_name"), str) else None
-    if sender is not None and (attrs.get("is_from_me") or is_owner_address(sender.address, list(owner_emails))
+    from_me = bool(attrs.get("is_from_me"))
+    if from_me and attrs.get("is_from_me_basis") == "folder" and sender is not None and sender.address and \
+            _sends_as_someone_else(s, sender.address, sender.address_kind, region):
+        from_me = False  # a file named like a Sent folder holding another person's mail: theirs, never merged
+    if sender is not None and (from_me or is_owner_address(sender.address, list(owner_emails))
                                or (own_name and not sender.address and sender.name == own_name)):
         me = current_owner(s)
         real = sender.name not in (None, "me", "Me") or sender.address
