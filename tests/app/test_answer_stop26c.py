@@ -10,7 +10,9 @@ are worked out by hand from them.
   that line, not "I have no message from Author 1 in their own words"."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -26,8 +28,52 @@ def _said(reply: str) -> str:
     return re.sub(r"\s*(?:\[\d+\])+$", "", reply.split("\n\nSources:")[0]).strip()
 
 
-@pytest.fixture
-def camera_and_sticker(container, tmp_path):
+def _as_owner(c):
+    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+
+
+# ---- the data folder built once per module, each test on its own copy (a test's turns write the conversation,
+# its trace and observations: nothing one test does reaches another) ----
+
+def _built_once(tmp_path_factory, name, build):
+    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
+    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
+    from app.container import Container
+
+    folder = tmp_path_factory.mktemp(name)
+    home = folder / "kith-home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KITH_HOME", str(home))
+        c = Container()
+        try:
+            build(c, folder)
+        finally:
+            c.close()
+    return home, c._encoder
+
+
+def _loop_on(request, template: str, build, configure):
+    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
+    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
+    if os.environ.get("KITH_TEST_SERVERS") == "1":
+        c = request.getfixturevalue("container")
+        build(c, request.getfixturevalue("tmp_path"))
+        yield ConversationLoop.for_container(c, model=NoModel())
+        return
+    from app.container import Container
+
+    home, encoder = request.getfixturevalue(template)
+    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
+    c = Container()
+    c._encoder = encoder  # None: loaded on first use, as ever
+    try:
+        configure(c)
+        yield ConversationLoop.for_container(c, model=NoModel())
+    finally:
+        c.close()
+
+
+def _build_camera_and_sticker(container, tmp_path):
     from helpers.photos import write_photo
 
     u = timezone.utc
@@ -36,7 +82,16 @@ def camera_and_sticker(container, tmp_path):
     write_photo(tmp_path / "messages" / "imessage" / "sticker_comic.jpg", datetime(2015, 1, 2, 9, tzinfo=u),
                 38.72, -9.14)
     assert ingest(container, [tmp_path / "photos", tmp_path / "messages"]).records_added == 3
-    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _camera_and_sticker_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "camera_and_sticker", _build_camera_and_sticker)
+
+
+@pytest.fixture
+def camera_and_sticker(request):
+    yield from _loop_on(request, "_camera_and_sticker_home", _build_camera_and_sticker, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -49,10 +104,9 @@ def test_a_sticker_a_chat_sent_is_no_photo_taken(camera_and_sticker, question, a
     assert _said(camera_and_sticker.turn(question).reply) == answer
 
 
-@pytest.fixture
-def mailers(container, tmp_path):
+def _build_mailers(container, tmp_path):
     c = container
-    c.settings.owner_name, c.settings.owner_emails = "Alex Morgan", ["alex@morgan.example"]
+    _as_owner(c)
     ann, bob, me = "Ann Lee <ann@lee.example>", "Bob Ray <bob@ray.example>", "alex@morgan.example"
     box = write_mbox(tmp_path / "m.mbox", [
         (ann, me, "one", "Hello."), ("Majordomo <majordomo@list.example>", me, "Welcome", "Welcome to the list!"),
@@ -60,7 +114,16 @@ def mailers(container, tmp_path):
         (bob, me, "re", "Later."),
     ], start=datetime(2023, 6, 1, 9, tzinfo=timezone.utc))
     assert ingest(c, [box]).records_added == 6
-    return ConversationLoop.for_container(c, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _mailers_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "mailers", _build_mailers)
+
+
+@pytest.fixture
+def mailers(request):
+    yield from _loop_on(request, "_mailers_home", _build_mailers, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [  # the list's robot is no person
@@ -72,8 +135,7 @@ def test_who_sent_me_the_most_is_who_wrote_most(mailers, question, answer):
     assert _said(mailers.turn(question).reply) == answer
 
 
-@pytest.fixture
-def canon(container, tmp_path):
+def _build_canon(container, tmp_path):
     from PIL import Image
 
     path = tmp_path / "photos" / "Canon_40D.jpg"
@@ -83,7 +145,16 @@ def canon(container, tmp_path):
     exif.get_ifd(0x8769)[0x9003] = "2008:05:30 15:56:01"  # DateTimeOriginal, zone unknown: read as UTC
     Image.new("RGB", (64, 48), (120, 150, 190)).save(path, format="JPEG", exif=exif.tobytes())
     assert ingest(container, [path]).records_added == 1
-    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _canon_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "canon", _build_canon)
+
+
+@pytest.fixture
+def canon(request):
+    yield from _loop_on(request, "_canon_home", _build_canon, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -95,8 +166,7 @@ def test_a_photo_with_no_place_says_when_it_was_taken(canon, question, answer):
     assert _said(canon.turn(question).reply) == answer
 
 
-@pytest.fixture
-def telegram(container, tmp_path):
+def _build_telegram(container, tmp_path):
     import json
 
     path = tmp_path / "result.json"
@@ -105,7 +175,16 @@ def telegram(container, tmp_path):
         {"type": "message", "date_unixtime": "1544006964", "from": "Author 2", "text": "Hello there, how are you?"},
     ]}), encoding="utf-8")
     assert ingest(container, [path]).records_added == 2
-    return ConversationLoop.for_container(container, model=NoModel())
+
+
+@pytest.fixture(scope="module")
+def _telegram_home(tmp_path_factory):
+    return _built_once(tmp_path_factory, "telegram", _build_telegram)
+
+
+@pytest.fixture
+def telegram(request):
+    yield from _loop_on(request, "_telegram_home", _build_telegram, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [
