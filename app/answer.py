@@ -2157,11 +2157,13 @@ _JOB_Q = re.compile(
 @dataclass
 class JobQuestion:
     """A "what is Tom's job?" question: whom it asks about (``name``; "you": the owner; None: no one known is
-    called that), their work facts (``app.operations.graph.held``, earliest first) and the record that says it
-    (``result``: the current fact's evidence, else their latest own message that talks of their work)."""
+    called that), their employers (``app.operations.graph.held``, earliest first), their job titles (a signature's or
+    a contact card's) and the record that says it (``result``: the current fact's evidence, else their latest own
+    message that talks of their work)."""
 
     name: str | None
     held: list = field(default_factory=list)
+    titles: list = field(default_factory=list)
     result: object = None
 
 
@@ -2192,8 +2194,10 @@ def job_question(c, question: str):
         if e is None:  # "what does the button do?" is no one's job: recall answers it
             return None if m.group("n4") is not None else JobQuestion(None)
         eid, name = e.id, e.canonical_name
-    q = JobQuestion(name, held(c, eid, "work", "employment"))
+    work = held(c, eid, "work", "employment")
+    q = JobQuestion(name, [h for h in work if h.key != "title"], [h for h in work if h.key == "title"])
     x = next((h for h in reversed(q.held) if h.current), q.held[-1] if q.held else None)
+    x = x or next((h for h in reversed(q.titles) if h.current), None)
     if x is not None and x.evidence:
         q.result = _as_result(c, x.evidence[-1])
     elif not q.held:
@@ -2231,11 +2235,17 @@ def job_answer(q: JobQuestion, results: Sequence[Any], owner: str | None = None)
     cited = [n for n, r in enumerate(results, 1) if rid is not None and _get(r, "record_id") == rid][:1]
     you = q.name == "you"
     x = next((h for h in reversed(q.held) if h.current), None)
+    title = next((h for h in reversed(q.titles) if h.current), None)
     if x is not None:
         verb = "work at" if you else "works at"
         since = f" (since {month_year(x.valid_from)})" if x.valid_from else ""
         who = "You" if you else q.name
+        if title is not None:  # "Jane Doe is Head of Finance at Acme Ltd (since March 2024)."
+            verb = f"{'are' if you else 'is'} {title.value} at"
         return MemoryAnswer(f"{who} {verb} {x.value}{since}. {_cite(cited)}".strip(), cited, "other")
+    if title is not None and not q.held:
+        whose = "Your" if you else f"{q.name}'s"
+        return MemoryAnswer(f"{whose} job title is {title.value}. {_cite(cited)}".strip(), cited, "other")
     if q.held:
         last = q.held[-1]
         who = "You" if you else q.name

@@ -862,6 +862,11 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
         order = rec.attrs.get("date_order")  # the order its mailbox or chat writes numeric dates in
         candidates = (extractor(text[:20000], rec.sent_at, speaker.canonical_name if speaker else None)
                       if extractor is not None else extract_facts(text[:20000], rec.sent_at, order))
+        if rec.kind == "email" and extractor is None and speaker is not None:
+            from core.extraction.signature import signature_job  # "Jane Doe\nHead of Finance, Acme Ltd"
+
+            sender_name = rec.sender.name if rec.sender is not None else None
+            candidates = list(candidates) + signature_job(text, sender_name or speaker.canonical_name, rec.sent_at)
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
     mass = rec.kind == "email" and len({eid for eid, _ in recipients}) > MASS_MAIL_RECIPIENTS
     if sender_id and recipients and rec.kind in ("email", "chat") and not mass:

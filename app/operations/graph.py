@@ -575,7 +575,8 @@ def search(c: Container, query: str, kind: str | None = None, domain: str | None
 @dataclass
 class Held:
     """One value an entity held for one attribute over time (:func:`held`): its value ("Madrid"), statement, the
-    valid time ``[valid_from, valid_to)`` (UTC; None: open), whether it is current, and its evidence record ids."""
+    valid time ``[valid_from, valid_to)`` (UTC; None: open), whether it is current, its evidence record ids, and the
+    fact's key (``employer``, ``title``, …)."""
 
     fact_id: int
     value: str
@@ -584,6 +585,7 @@ class Held:
     valid_to: datetime | None
     current: bool
     evidence: list[int]
+    key: str = ""
 
     def holds_during(self, since: datetime, until: datetime) -> bool:
         """True when the valid time meets ``[since, until)`` (UTC)."""
@@ -605,6 +607,6 @@ def held(c: Container, entity_id: int, domain: str, category: str) -> list[Held]
                                    .order_by(Evidence.record_id)).all():
                 ev.setdefault(int(fid), []).append(int(rid))
         out = [Held(int(f.id), f.value, f.statement, ensure_utc(f.valid_from), ensure_utc(f.valid_to),
-                    f.superseded_by is None and f.valid_to is None, ev.get(int(f.id), [])) for f in rows]
+                    f.superseded_by is None and f.valid_to is None, ev.get(int(f.id), []), f.key or "") for f in rows]
     floor = datetime.min.replace(tzinfo=timezone.utc)
     return sorted(out, key=lambda h: (h.valid_from or floor, h.fact_id))

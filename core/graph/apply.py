@@ -189,6 +189,8 @@ def speaker_identity(s: Session, speaker: Entity, record_id: int | None) -> Enti
 
 
 def _statement(c: FactCandidate, who: str, when: datetime | None) -> str:
+    if c.category == "employment" and c.key == "title":  # a signature's title (core.extraction.signature)
+        return as_of_statement(when, f"{who}'s job title is {c.value}.")
     if c.category == "employment":
         return as_of_statement(when, f"{who} works at {c.value}.")
     if c.category == "residence":
