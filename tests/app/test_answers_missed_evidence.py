@@ -57,8 +57,12 @@ CHAT = """03/03/2024, 18:01 - Alex Morgan: Hey everyone, how was the weekend?
 """
 
 
-def _build(c, tmp_path):
+def _as_owner(c):
     c.settings.owner_name = "Alex Morgan"
+
+
+def _build(c, tmp_path):
+    _as_owner(c)
     chat = tmp_path / "WhatsApp Chat with Friends.txt"
     chat.write_text(CHAT, encoding="utf-8")
     r = ingest(c, [chat])
@@ -88,6 +92,7 @@ def loop(request, tmp_path):
         shutil.copytree(home, tmp_path / "home")
         c = Container(Settings.load(tmp_path / "home"))
         c._encoder = encoder  # None: loaded on first use, as ever
+        _as_owner(c)
     yield ConversationLoop.for_container(c, model=NoModel())
     c.close()
 
