@@ -39,6 +39,8 @@ Faults these tests pinned (each a kind):
 """
 from __future__ import annotations
 
+import os
+import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -85,10 +87,12 @@ def test_thanks_for_something_is_what_was_said_not_filler():
     assert memory_answer("what did oliver say about the ferry", [hey]).text == "The ferry leaves from Mallaig [1]"
 
 
-@pytest.fixture
-def loop(tmp_path):
-    c = Container(Settings.load(tmp_path / "home"))
+def _as_owner(c):
     c.settings.owner_emails, c.settings.owner_name = ["nina@brooks.test"], "Nina Brooks"
+
+
+def _build(c, tmp_path):
+    _as_owner(c)
     box = write_mbox(tmp_path / "mail.mbox", [
         (OLIVER, NINA, "Boat trip", "Hi Nina,\n\nThe boat trip to Skye is booked for 9 July. Bring your wetsuit.\n\n"
                                     "Oliver"),
@@ -102,6 +106,32 @@ def loop(tmp_path):
                     "15/07/2023, 20:00 - Oliver Grant: Thanks for the lovely dinner, the risotto was perfect\n",
                     encoding="utf-8")
     assert ingest(c, [box, chat]).records_added == 7
+
+
+@pytest.fixture(scope="module")
+def _home(tmp_path_factory):
+    """The data folder, ingested once for the module (each test asks on its own copy: a test's turns write the
+    conversation, its trace and observations), and the text encoder the ingest loaded (stateless: shared)."""
+    folder = tmp_path_factory.mktemp("mail")
+    c = Container(Settings.load(folder / "home"))
+    try:
+        _build(c, folder)
+    finally:
+        c.close()
+    return folder / "home", c._encoder
+
+
+@pytest.fixture
+def loop(request, tmp_path):
+    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the data built for the test itself
+        c = Container(Settings.load(tmp_path / "home"))
+        _build(c, tmp_path)
+    else:
+        home, encoder = request.getfixturevalue("_home")
+        shutil.copytree(home, tmp_path / "home")
+        c = Container(Settings.load(tmp_path / "home"))
+        c._encoder = encoder  # None: loaded on first use, as ever
+        _as_owner(c)
     yield ConversationLoop.for_container(c, model=NoModel())
     c.close()
 
