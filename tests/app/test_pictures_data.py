@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import mailbox
+import os
+import shutil
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -57,13 +59,14 @@ PHOTOS = [  # (name, when, lat, lon): two in Lisbon a day apart (one trip), one 
 ]
 
 
-@pytest.fixture
-def life(container, tmp_path):
-    """The container after importing the mails, the photos and one unreadable file."""
+def _as_owner(c):
+    c.settings.owner_name, c.settings.owner_emails = OWNER[0], [OWNER[1]]
+
+
+def _import_life(c, tmp_path):
     from app.operations.ingest import ingest
 
-    c = container
-    c.settings.owner_name, c.settings.owner_emails = OWNER[0], [OWNER[1]]
+    _as_owner(c)
     folder = tmp_path / "archive"
     folder.mkdir()
     _mbox(folder / "mail.mbox", MAILS)
@@ -72,7 +75,44 @@ def life(container, tmp_path):
     (folder / "photos" / "notes.xyz").write_text("not an archive")
     report = ingest(c, [str(folder)])
     assert report.records_added == len(MAILS) + len(PHOTOS)
-    return c
+
+
+@pytest.fixture(scope="module")
+def _life_home(tmp_path_factory):
+    """The data folder imported once for the module (each test gets its own copy), and the text encoder the
+    import loaded (stateless: the copies' containers use it rather than load their own)."""
+    from app.container import Container
+
+    folder = tmp_path_factory.mktemp("life")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KITH_HOME", str(folder / "kith-home"))
+        c = Container()
+        try:
+            _import_life(c, folder)
+        finally:
+            c.close()
+    return folder / "kith-home", c._encoder
+
+
+@pytest.fixture
+def life(request):
+    """The container after importing the mails, the photos and one unreadable file."""
+    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the import made for the test itself
+        c = request.getfixturevalue("container")
+        _import_life(c, request.getfixturevalue("tmp_path"))
+        yield c
+        return
+    from app.container import Container
+
+    home, encoder = request.getfixturevalue("_life_home")
+    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
+    c = Container()
+    c._encoder = encoder  # None: loaded on first use, as ever
+    try:
+        _as_owner(c)
+        yield c
+    finally:
+        c.close()
 
 
 def _entity(c, name):
