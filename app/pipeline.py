@@ -869,7 +869,15 @@ def record_facts(s, rec, record_id: int, sender_id: int | None, place_id: int | 
             candidates = list(candidates) + signature_job(text, sender_name or speaker.canonical_name, rec.sent_at)
         apply_candidates(s, candidates, speaker, record_id, rec.sent_at, names)
     mass = rec.kind == "email" and len({eid for eid, _ in recipients}) > MASS_MAIL_RECIPIENTS
-    if sender_id and recipients and rec.kind in ("email", "chat") and not mass:
+    # a forwarded chat message ("forwarded_from": a bot, a channel, someone outside the chat) is its origin's
+    # words, but the origin never wrote to this chat's people: the one who forwarded it did.  No "wrote to"
+    # fact for the origin (one who forwards their own words did write to them)
+    origin, poster = rec.attrs.get("forwarded_from"), rec.attrs.get("forwarded_by")
+    forwarded = bool((isinstance(origin, str) and origin.strip()) or isinstance(poster, dict)) and not (
+        isinstance(poster, dict) and rec.sender is not None
+        and ((poster.get("id") and poster.get("id") == rec.sender.address)
+             or (not poster.get("id") and poster.get("name") and poster.get("name") == rec.sender.name)))
+    if sender_id and recipients and rec.kind in ("email", "chat") and not mass and not forwarded:
         # Who wrote to whom (seed 002): one fact per pair, reinforced by every further message.
         for rid in dict.fromkeys(eid for eid, _ in recipients):
             other = entities.get(rid)
