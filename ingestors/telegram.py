@@ -37,7 +37,8 @@ Decisions:
   author's, so the sender is ``Party(forwarded_from, id, "handle", "from")`` (the id from
   ``forwarded_from_id``, else that of a chat member of that name, else None); the one who
   forwarded it is in ``attrs["forwarded_by"]`` (``{"name", "id"}``) and a note, and the
-  recipients are that person's chat members.
+  recipients are that person's chat members.  The author never wrote to them: such a record gives no
+  "wrote to" correspondence fact (``app.pipeline.record_facts``), unless its author forwarded their own words.
 * **Channels**: a channel's post (chat ``type`` ``public_channel``/``private_channel``), a post of another
   channel (``from_id`` ``"channel<N>"``) and a group posting as itself carry ``attrs["sender_group"]``
   (``"telegram_channel"`` / ``"telegram_group"``: identity makes the sender a group, not a person,
