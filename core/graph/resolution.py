@@ -101,7 +101,7 @@ THRESHOLDS = {  # how each signal's threshold is written in decisions shown to t
     "signature_email": "definitive (their own signature, under their full name)", "nickname": f"≥ {FUZZY_MERGE} (nickname forms)",
     "card_name": "suggestion (several contact cards have this name)",
     "address_name": "definitive (the address spells the full name)",
-    "full_name": "suggestion (same full name, each with addresses of their own)",
+    "full_name": "suggestion (same full name: each with addresses of their own, or one known only by name)",
     "shared_address": "never (family members writing from one shared address)",
     "other_name": "suggestion (unrelated names writing from one address)",
     "self_introduction": "suggestion (a number not in the phone said who it is)",
@@ -633,6 +633,11 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                             f"{len(cards)} contact cards are called {name!r} "
                                             f"({', '.join(e.canonical_name for e in cards)}); "
                                             f"{_identifier_note(s, cards[0].id, mine)}"))
+            if not mine:  # a sender known only by this name: not one of several people who go by it
+                doubt = name_only_candidates(s, cands, name, ctx)
+                if len(doubt) >= 2:
+                    return _create_doubted(s, kind, name, address, address_kind, contact_id, region, attrs, index,
+                                           ctx, doubt)
             best = min(cands, key=lambda e: (_conflicts(s, e.id, mine), e.id))
             if signal == "exact_name" and (best.attrs or {}).get("named_by") == "self-introduction":
                 # a number that said "this is Jane Doe" is not known to be the Jane Doe of the address book: the
@@ -642,11 +647,16 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                         f"{best.canonical_name} is what a number not in the phone called itself"))
             if signal == "exact_name" and not best.is_owner and _strangers(s, best.id, mine):
                 return _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
-                               suggest=(best.id, "full_name", FULL_NAME, f"same full name {name!r} only, "
-                                        f"{_identifier_note(s, best.id, mine)}"))
+                               suggest=(best.id, "full_name", FULL_NAME, f"same full name {name!r} only"
+                                        f"{_domain_note(s, best.id, mine)}, {_identifier_note(s, best.id, mine)}"))
             return _join(s, best, signal, 1.0, f"same full name {name!r}", name, address, address_kind,
                          contact_id, region, attrs, index, ctx, mine)
         # a bare first name or nickname: definitive only when corroborated
+        if not mine:  # known only by this name: not one of several people who go by it
+            doubt = name_only_candidates(s, cands, name, ctx)
+            if len(doubt) >= 2:
+                return _create_doubted(s, kind, name, address, address_kind, contact_id, region, attrs, index,
+                                       ctx, doubt)
         domain = email_domain(address) if address_kind == "email" else None
         for e in cands:
             theirs = _addresses(s, e.id)
@@ -686,6 +696,20 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
                                      f"{name!r} and {other!r}"))
                 continue
             if signal == "decoration":
+                theirs = _addresses(s, eid)
+                if not mine and is_full_name(strip_decorations(name)) and not e.is_owner:
+                    alike = [x for x in index.candidates(s, kind, name)
+                             if x[2] == "decoration" and x[0] not in ctx.apart]
+                    doubt = name_only_candidates(s, [x for x in (s.get(Entity, i) for i, *_ in alike)
+                                                     if x is not None and x.tombstoned_at is None
+                                                     and x.kind == kind], name, ctx)
+                    if len(doubt) >= 2:
+                        return _create_doubted(s, kind, name, address, address_kind, contact_id, region, attrs,
+                                               index, ctx, doubt)
+                if mine and theirs and not _shares(mine, theirs):
+                    suggestion = suggestion or (eid, "decoration", score, f"{name!r} and {other!r} differ only by "
+                                                f"emoji or symbols, {_identifier_note(s, eid, mine)}")
+                    continue
                 if is_full_name(strip_decorations(name)) and not e.is_owner:
                     return _join(s, e, "exact_name", 1.0, f"same full name apart from emoji or symbols "
                                  f"({name!r} / {other!r})", name, address, address_kind, contact_id, region, attrs,
@@ -976,13 +1000,71 @@ def _shares(a: dict[str, set[str]], b: dict[str, set[str]]) -> bool:
 
 def _strangers(s: Session, entity_id: int, mine: dict[str, set[str]]) -> bool:
     """True when a mention with identifiers ``mine`` and entity ``entity_id`` each have identifiers of their
-    own, share none, and share no organisation's mail domain (issue 13's kind: two people called "Sam Lee" at
-    two companies, or one on WhatsApp and one by mail) — a same full name between them is only a suggestion."""
+    own and share none (issue 13's kind: two people called "Sam Lee" at two companies, or one on WhatsApp and
+    one by mail) — a same full name between them is only a suggestion.  One company's mail domain does not make
+    them one (red team rt4 F4: two "John Smith"s at bigcorp.com, the second "the other John Smith"); other evidence
+    does (a shared identifier here; a signature naming both addresses or the same phone: ``core.graph.parties``)."""
     theirs = _addresses(s, entity_id)
-    if not mine or not theirs or _shares(mine, theirs):
-        return False
+    return bool(mine) and bool(theirs) and not _shares(mine, theirs)
+
+
+def _domain_note(s: Session, entity_id: int, mine: dict[str, set[str]]) -> str:
+    """``" at one company's mail domain (bigcorp.com)"`` when the mention's and ``entity_id``'s mail addresses share
+    an organisation's domain (not webmail), else ``""`` — said in a suggestion's reason."""
+    theirs = _addresses(s, entity_id)
     domains = {email_domain(a) for a in mine.get("email", ())} & {email_domain(a) for a in theirs.get("email", ())}
-    return not any(d and is_org_domain(d) for d in domains)
+    shared = sorted(d for d in domains if d and is_org_domain(d))
+    return f" at one company's mail domain ({', '.join(shared)})" if shared else ""
+
+
+def name_only_candidates(s: Session, cands: list[Entity], name: str, ctx: Context) -> list[Entity]:
+    """Who a sender known only by ``name`` (no address, phone or contact id) may be, when that is in doubt.
+
+    In: the live people ``cands`` who go by ``name`` (already without the record's other parties), the name and the
+    mention's :class:`Context`.  Out: ``cands`` (by id) when two or more are live people and none is the owner;
+    else, for the one candidate, it and every live person a pending review pairs it with who goes by the same name
+    apart from accents and emoji ("José García" / "Jose Garcia" not yet told apart); else ``[]`` — the one person
+    with the name, no doubt.
+    A list of two or more means the sender must not be attached to any of them (red team rt4 F3)."""
+    live = [e for e in cands if e.tombstoned_at is None and e.kind == "person" and e.id not in ctx.apart]
+    if any(e.is_owner for e in live):
+        return []
+    if len(live) >= 2:
+        return sorted(live, key=lambda e: e.id)
+    if len(live) != 1:
+        return []
+    one = live[0]
+    out = [one]
+    key = _fold(strip_decorations(name))
+    for mc in s.exec(select(MergeCandidate).where(
+            MergeCandidate.status == "pending",
+            (MergeCandidate.a_id == one.id) | (MergeCandidate.b_id == one.id))).all():
+        other = s.get(Entity, mc.b_id if mc.a_id == one.id else mc.a_id)
+        if other is None or other.tombstoned_at is not None or other.kind != "person" or other.is_owner \
+                or other.id in ctx.apart or other in out:
+            continue
+        names = s.exec(select(Alias.value).where(Alias.entity_id == other.id,
+                                                 Alias.kind.in_(("name", "nickname")))).all()
+        if any(_fold(strip_decorations(v)) == key for v in names):
+            out.append(other)
+    return sorted(out, key=lambda e: e.id) if len(out) >= 2 else []
+
+
+def _create_doubted(s: Session, kind: str, name: str, address: str | None, address_kind: str,
+                    contact_id: str | None, region: str, attrs: dict, index: NameIndex, ctx: Context,
+                    doubt: list[Entity]) -> Resolution:
+    """A new person for a name-only sender who may be any of ``doubt`` (two or more people who go by the name),
+    with a pending suggestion (``full_name``, or ``first_name`` for a bare name) to each: none of them is chosen."""
+    full = is_full_name(strip_decorations(name))
+    signal, score = ("full_name", FULL_NAME) if full else ("first_name", BARE_NAME)
+    who = ", ".join(f"{e.canonical_name} (#{e.id})" for e in doubt)
+    reason = lambda e: (f"{name!r} is known only by name, and {len(doubt)} people go by it ({who}): "  # noqa: E731
+                        f"which one, if any, is for you to say")
+    res = _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                  suggest=(doubt[0].id, signal, score, reason(doubt[0])))
+    for e in doubt[1:]:
+        record_decision(s, e.id, res.entity.id, "pending", signal, score, reason(e))
+    return res
 
 
 def _conflicts(s: Session, entity_id: int, mine: dict[str, set[str]]) -> int:
