@@ -433,7 +433,7 @@ def _text_payload(part: Message) -> bytes:
     """A text part's bytes, its transfer encoding undone: as the standard library does, except that a
     ``Content-Transfer-Encoding`` written with spaces or another case (``Base64 ``) is still honoured, and a body
     labelled base64 that is not (plain words: spaces, punctuation) is taken as it is written instead of being
-    decoded into noise."""
+    decoded into noise, and one cut short inside a group of four characters gives the bytes of its whole groups."""
     cte = str(part.get("content-transfer-encoding") or "").strip().lower()
     raw = part.get_payload(decode=False)
     if cte in ("base64", "quoted-printable") and isinstance(raw, str):
@@ -452,6 +452,10 @@ def _text_payload(part: Message) -> bytes:
             compact = re.sub(rb"\s+", b"", data)
             try:
                 return base64.b64decode(compact + b"=" * (-len(compact) % 4))
+            except binascii.Error:
+                pass
+            try:  # a body cut short inside a 4-character group (a mailbox cut short): its whole groups
+                return base64.b64decode(compact[:len(compact) - len(compact) % 4])
             except binascii.Error:
                 return part.get_payload(decode=True) or b""
     return part.get_payload(decode=True) or b""
@@ -683,6 +687,74 @@ def attachment_names(msg: Message) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+TEXT_ATTACHMENT_CHARS = 20_000
+"""Characters of an attached text file (``notes.txt``, a CSV, a calendar ``.ics``) kept as its record's text."""
+MAX_TEXT_ATTACHMENTS = 20  # text files read per message (the others are still named in attrs["attachments"])
+_TEXT_FILE_SUFFIXES = (".txt", ".text", ".csv", ".tsv", ".md", ".markdown", ".ics", ".ical", ".vcs", ".vcf",
+                       ".rst", ".log", ".org", ".htm", ".html")
+_TEXT_APPLICATION_TYPES = {"application/ics", "application/x-ics", "application/csv", "application/x-csv",
+                           "application/markdown", "application/x-markdown"}
+
+
+def _file_parts(part: Message) -> Iterator[Message]:
+    """The leaves of ``part``'s MIME tree, not looking inside forwarded messages (``message/rfc822``)."""
+    if part.get_content_maintype() == "multipart":
+        subs = part.get_payload()
+        for sub in subs if isinstance(subs, list) else ():
+            yield from _file_parts(sub)
+    else:
+        yield part
+
+
+def attachment_texts(msg: Message) -> list[tuple[str, str, str]]:
+    """The text of each text file the message carries: a part marked as an attachment or with a file name (as
+    :func:`attachment_names` lists them; not an inline text part read as the body, nor a forwarded message) whose
+    type is ``text/*`` (plain, CSV, Markdown, calendar, vCard, HTML made visible text) or an ``application/ics``-like
+    one, or ``application/octet-stream`` with a text file's name (``notes.txt``).
+
+    Args:
+        msg: a parsed message (``policy.default``).
+    Returns:
+        ``(file name or "(content/type)", content type, text)`` per file with text, in order, at most
+        :data:`MAX_TEXT_ATTACHMENTS`: the text decoded with the part's charset (UTF-16 by its byte-order mark),
+        line ends ``\\n``, cut to :data:`TEXT_ATTACHMENT_CHARS` characters.  A part holding NUL bytes (a binary file
+        under a text name) is left out.
+    """
+    out: list[tuple[str, str, str]] = []
+    for leaf in _file_parts(msg):
+        if leaf is msg or len(out) >= MAX_TEXT_ATTACHMENTS:
+            continue
+        ctype = leaf.get_content_type()
+        filename = leaf.get_filename()
+        if filename and "\ufffd" in filename:
+            filename = _raw_filename(leaf) or filename
+        attached = leaf.get_content_disposition() == "attachment"
+        if not (filename or attached) or (ctype in ("text/plain", "text/html") and not attached):
+            continue  # not a file; or an inline text part with a name, read as the body
+        named = " ".join(filename.split()) if filename else f"({ctype})"
+        texty = leaf.get_content_maintype() == "text" or ctype in _TEXT_APPLICATION_TYPES or (
+            ctype == "application/octet-stream" and named.lower().endswith(_TEXT_FILE_SUFFIXES))
+        if not texty or attached_message(leaf) is not None:
+            continue
+        try:
+            payload = _text_payload(leaf)
+        except Exception:  # noqa: BLE001 — a part that cannot be decoded has no text to keep
+            continue
+        payload = payload[:TEXT_ATTACHMENT_CHARS * 4]
+        if payload.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            text = payload.decode("utf-16", "replace")
+        elif b"\x00" in payload:
+            continue  # binary bytes under a text name
+        else:
+            text = decode_bytes(payload.removeprefix(_BOM), leaf.get_content_charset())
+        if ctype == "text/html" or named.lower().endswith((".htm", ".html")) or _HTML_DOCUMENT.match(text):
+            text = html_to_text(text)
+        text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE_IN_WORDS).strip()
+        if text:
+            out.append((named, ctype, text[:TEXT_ATTACHMENT_CHARS]))
+    return out
+
+
 def body_of(msg: Message) -> tuple[str, list[Message], list[str]]:
     """The message's own text, the messages forwarded inside it, and notes.
 
@@ -710,7 +782,9 @@ def body_of(msg: Message) -> tuple[str, list[Message], list[str]]:
 
 # --------------------------------------------------------------------------- dates
 
-_ENVELOPE = re.compile(rb'^From ("[^"\r\n]*"(?:@\S+)?|\S+)[ \t]+(.{6,80}?)[ \t]*\r?\n?$')  # '"ann lee"@x', readpst's '"Ann Lee"'
+# the sender: '"ann lee"@x', readpst's '"Ann Lee"', any word ("-": Thunderbird; "MAILER-DAEMON"), or none at all
+# ("From  Mon May  3 15:00:00 2021": an empty return path, two spaces)
+_ENVELOPE = re.compile(rb'^From (?:("[^"\r\n]*"(?:@\S+)?|\S+)[ \t]+|[ \t]+)(.{6,80}?)[ \t]*\r?\n?$')
 _ENV_MONTH = re.compile(rb"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b", re.I)
 _ENV_TIME = re.compile(rb"\b\d{1,2}:\d\d(?::\d\d)?\b")
 _ENV_YEAR = re.compile(rb"\b(?:19|20)\d\d\b")
@@ -757,14 +831,21 @@ def _zone_seconds(name: str | None, offset: int | None):
 
 
 def envelope_time(from_line: str | None) -> datetime | None:
-    """The date of an mbox ``From_`` line as UTC, or None.  A zone name in it (``Wed Feb  9 22:02 MET 2000``) is
+    """The date of an mbox ``From_`` line as UTC, or None (its sender may be empty: ``From  Mon May  3 15:00:00
+    2021``).  A zone name in it (``Wed Feb  9 22:02 MET 2000``) is
     read at its offset (:data:`ZONE_NAMES`, the US zones); a time written without a zone, or with an unknown or
     ambiguous name, is read as UTC."""
     if not from_line:
         return None
-    m = re.match(r'From\s+(?:"[^"]*"(?:@\S+)?|\S+)\s+(.+?)\s*$', from_line)
+    raw = from_line.encode("utf-8", "replace")
+    env = _ENVELOPE.match(raw)
+    if env is not None and env.group(1) is None and is_envelope(raw):  # no sender: "From  Mon May  3 15:00:00 2021"
+        m = re.match(r"From\s+(.+?)\s*$", from_line)
+    else:
+        m = re.match(r'From\s+(?:"[^"]*"(?:@\S+)?|\S+)\s+(.+?)\s*$', from_line)
     if not m:
         return None
+    date = re.sub(r"\s+remote from \S+$", "", m.group(1))  # UUCP's "… 2001 remote from host"
     import warnings
 
     from dateutil import parser as dateparser
@@ -772,7 +853,7 @@ def envelope_time(from_line: str | None) -> datetime | None:
     try:
         with warnings.catch_warnings():  # a zone name dateutil does not know: read as UTC (no zone)
             warnings.simplefilter("ignore")
-            dt = dateparser.parse(_numeric_gmt(m.group(1)), tzinfos=_zone_seconds)
+            dt = dateparser.parse(_numeric_gmt(date), tzinfos=_zone_seconds)
     except (ValueError, OverflowError):
         return None
     return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
@@ -1591,6 +1672,7 @@ def header_record(msg: Message, path: Path, index: int, text: str, notes: list[s
                        # who is behind a mailing list's copy (core/graph/parties.py): the list, and the author
                        ("list_post", first("list-post")), ("reply_to", first("reply-to")),
                        ("x_original_from", first("x-original-from")), ("sender", first("sender")),
+                       ("x_original_sender", first("x-original-sender")),  # Google Groups: the author's address
                        ("precedence", first("precedence")), ("list_unsubscribe", first("list-unsubscribe"))):
         if value:
             attrs[key] = value
@@ -1760,6 +1842,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             main.text = f"[attached: {', '.join(files)}]"
             main.notes.append("no text of its own: its attached files are named instead")
     out = [main]
+    _add_attached(main, msg, out)
     _add_forwarded(main, forwarded, path, index, out, 1, order)
     if inline is not None:
         rec = _inline_record(main, inline, path, index, order)
@@ -2039,6 +2122,32 @@ def _add_forwarded(parent: Record, inners: list[Message], path: Path, index: int
             rec.notes.append(f"{len(deeper)} message(s) forwarded more than {MAX_FORWARD_DEPTH} levels deep: not read")
 
 
+def _add_attached(main: Record, msg: Message, out: list[Record]) -> None:
+    """Append to ``out`` a Record per text file ``msg`` carries (:func:`attachment_texts`), tied to ``main`` (its
+    thread, ``attrs["attached_in"]``; ``main.attrs["attached"]`` names them): the file's text is searchable, and it is
+    not its sender's own words — a file may be anyone's (a packing list, a report, an invitation) — so the record has
+    no sender (no fact is read as theirs); its time is the message's, its subject the file's name and who attached it
+    (``notes.txt (attached by Xia Wen)``).  A file whose text
+    is the message's own text already (a body a mail program marked as an attachment) is not kept twice."""
+    own = " ".join((main.text or "").split())
+    for named, ctype, text in attachment_texts(msg):
+        if own and " ".join(text.split()) in own:
+            continue
+        notes = [] if len(text) < TEXT_ATTACHMENT_CHARS else [
+            f"attached file trimmed to its first {TEXT_ATTACHMENT_CHARS} characters"]
+        attrs = {"index": main.attrs.get("index"), "content_type": ctype, "attachment": named}
+        for key in ("gmail_labels", "folder"):  # filtered (Spam, Trash) as the message is
+            if main.attrs.get(key):
+                attrs[key] = main.attrs[key]
+        if main.sender is not None:
+            attrs["attached_by"] = " ".join(x for x in (main.sender.name, f"<{main.sender.address}>"
+                                                         if main.sender.address else None) if x)
+        who = (main.sender.name or main.sender.address) if main.sender is not None else None
+        rec = Record(source_path=main.source_path, external_id="#", kind="email", text=text, sent_at=main.sent_at,
+                     subject=f"{named} (attached by {who})" if who else named, attrs=attrs, notes=notes)
+        out.append(_tied_record(main, rec, len(out), "attached", "a file attached to message"))
+
+
 def _forwarded_record(main: Record, rec: Record, n: int) -> Record:
     """``rec``, a message forwarded inside ``main`` (the ``n``-th), tied to it: its thread, ids and notes."""
     return _tied_record(main, rec, n, "forwarded", "forwarded inside message")
@@ -2210,8 +2319,9 @@ def _looks_like_headers(head: bytes) -> float:
 @dataclass
 class RawMessage:
     """One message cut from an mbox: its ``From_`` line (None for a first message without one),
-    its bytes (None when it is over the size limit), its size in bytes, and whether it ends where a
-    line ends (False: the file stops in the middle of a line of this message, i.e. it was cut short)."""
+    its bytes (None when it is over the size limit), its size in bytes, and whether it is whole (False: the file
+    stops in the middle of a line of this message, or inside its multipart body before the closing boundary —
+    it was cut short)."""
 
     from_line: bytes | None
     data: bytes | None
@@ -2600,7 +2710,8 @@ def split_mbox(fh: BinaryIO, max_message_bytes: int = MAX_MESSAGE_BYTES,
             begin(pending)
     if started:
         last = finish()
-        last.complete = last_piece.endswith(b"\n")
+        # cut short: the file stops inside a line, or inside a multipart body whose closing boundary never came
+        last.complete = last_piece.endswith(b"\n") and (closing is None or over)
         yield last
 
 
@@ -2743,6 +2854,20 @@ class MboxIngestor:
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
                 yield from items
+                if not message.complete and items and isinstance(items[0], Record):
+                    # the user is told (the import's errors; `kith ingest` exits 2), the message kept as far as it goes
+                    yield RecordError(str(path), f"message {index}", cut_short_reason(items[0]))
+
+
+def cut_short_reason(rec: Record) -> str:
+    """What to tell the user about ``rec``, the last message of a file that ends in the middle of it (a copy or
+    download that stopped): it is named by its sender, time and subject, and said to be kept as far as it goes."""
+    who = (rec.sender.name or rec.sender.address) if rec.sender is not None else None
+    named = ", ".join(x for x in (f"from {who}" if who else None,
+                                  rec.sent_at.isoformat() if rec.sent_at else None,
+                                  repr(rec.subject) if rec.subject else None) if x)
+    return ("the file ends in the middle of this message" + (f" ({named})" if named else "")
+            + ": it was cut short; what there is of it is kept, its text may be incomplete")
 
 
 _FOLDER_NAMES = {
