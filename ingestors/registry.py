@@ -167,10 +167,56 @@ _OTHER_MAIL_STORES = {
 """Mail programs' own stores, with what to do instead (the reason :func:`unsupported_reason` gives)."""
 
 
+_READ_BY_CONTENT = {".txt", ".json", ".html", ".htm", ""}
+"""Suffixes no reader claims by name, whose files Kith reads by content (WhatsApp's ``.txt``, the JSON and HTML
+chat exports, a file without a suffix): for one no reader took, :func:`unsupported_reason` says what is wrong
+with its content, not that the type is unsupported."""
+
+
+def _content_reason(path: Path, suffix: str) -> str | None:
+    """What is wrong with the content of a file of a :data:`_READ_BY_CONTENT` type no reader took: ``"empty file"``
+    (also ``"empty file (only blank lines)"`` / ``"(only zero bytes)"``); for ``.txt`` why it is not a WhatsApp
+    chat export (``ingestors.whatsapp.why_not_an_export``); for ``.json`` ``"not a JSON file: binary data, not
+    text"`` or ``"not a JSON file: it does not start with '{' or '[' (first line: '…')"``.  None when the file
+    cannot be read (a name given without a file) or nothing more is to be said than the type's own reason."""
+    from ingestors.whatsapp import blank_file_reason, looks_binary, text_encoding, why_not_an_export
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if suffix == ".txt":
+        return why_not_an_export(path)
+    if not head:
+        return "empty file"
+    blank = blank_file_reason(path, head)
+    if blank:
+        return blank
+    if suffix != ".json":
+        return None
+    if looks_binary(head):
+        return "not a JSON file: binary data, not text"
+    text = head.decode(text_encoding(head), "replace").lstrip("\ufeff \t\r\n\x00")
+    if text.startswith(("{", "[")):
+        return None  # JSON, but no export Kith reads: the type's own reason says which are
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = first if len(first) <= 60 else first[:59].rstrip() + "…"
+    return f"not a JSON file: it does not start with '{{' or '[' (first line: '{first}')"
+
+
 def unsupported_reason(path: str | os.PathLike) -> str:
-    """``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
-    ``.json`` file no reader took, which JSON exports are read; for Meta's HTML export's ``message_N.html``,
-    to download the JSON format instead)."""
+    """Why no reader takes ``path``, the reason an import shows for it.
+
+    Args:
+        path: a file no ingestor took (:func:`ingestor_for` gave None), or just a name.
+    Returns:
+        ``"unsupported file type: .xyz"`` (``"unsupported file type: no suffix"`` for a bare name; for a
+        ``.json`` file no reader took, which JSON exports are read; for Meta's HTML export's ``message_N.html``,
+        to download the JSON format instead; for a mail program's own store, what to do instead); for a type
+        Kith reads by content (:data:`_READ_BY_CONTENT`) what is wrong with the file's content instead, as
+        :func:`_content_reason` says (``"empty file"``, ``"not a WhatsApp chat export: …"``, ``"not a JSON
+        file: …"``)."""
     suffix = Path(path).suffix.lower()
     if suffix == ".msg":  # Outlook's own format: say what to do instead
         from ingestors.mbox import OUTLOOK_MSG
@@ -181,6 +227,10 @@ def unsupported_reason(path: str | os.PathLike) -> str:
     if suffix in (".html", ".htm") and re.fullmatch(r"message_\d+\.html?", Path(path).name.lower()):
         return (f"unsupported file type: {suffix} (a Facebook or Instagram export in HTML: Kith reads the JSON "
                 "format; request the download again with Format: JSON)")
+    if suffix in _READ_BY_CONTENT:  # a type Kith reads by what is in it: say what is wrong with what is in it
+        wrong = _content_reason(Path(path), suffix)
+        if wrong:
+            return wrong
     if suffix == ".json":  # .json is read by content: say which JSON files are read
         return ("unsupported file type: .json (not a chat export Kith reads: Telegram's result.json, "
                 "Instagram's or Facebook Messenger's message_N.json, Google Takeout's Hangouts.json or Google Chat's "

@@ -933,6 +933,125 @@ def text_encoding(head: bytes) -> str:
     return "utf-8"
 
 
+EXPORT_SHAPE = "'31/12/2023, 21:05 - Name: text'"
+"""How a WhatsApp export's message lines look, as the reasons of :func:`why_not_an_export` show them."""
+_SCAN_LINES = 100_000  # lines :func:`why_not_an_export` looks through for a message line
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether the first bytes of a file are binary data rather than text in any encoding an export is written in.
+
+    Args:
+        head: the file's first bytes (a few KiB).
+    Returns:
+        True when, read as :func:`text_encoding` says (UTF-8 with stray Windows-1252 bytes, or UTF-16), more than
+        a quarter of the bytes are not UTF-8 or more than 5% of the characters are control characters other than
+        tab, line and page breaks (random bytes, an image, a database); False for text and for ``b""``.
+    """
+    if not head:
+        return False
+    encoding = text_encoding(head)
+    if encoding == "utf-8":
+        text, bad, _ = decode_utf8_or_1252(head, final=False)
+        if bad > len(head) // 4:
+            return True
+    else:
+        text = head[:len(head) // 2 * 2].decode(encoding, "replace")
+        if text.count("\ufffd") > len(text) // 4:
+            return True
+    controls = sum(1 for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\x0b\x0c")
+    return controls > max(1, len(text) // 20)
+
+
+_BLANK_BYTES = b" \t\r\n\x0b\x0c\x00"
+
+
+def blank_file_reason(path: Path, head: bytes) -> str | None:
+    """``"empty file (only zero bytes)"`` / ``"empty file (only blank lines)"`` when the whole file (read when it
+    is at most 1 MiB; else ``head`` alone decides nothing) holds nothing but :data:`_BLANK_BYTES` (a UTF-8 or
+    UTF-16 byte order mark aside); else None."""
+    try:
+        if path.stat().st_size > (1 << 20):
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        if data.startswith(bom):
+            data = data[len(bom):]
+            break
+    if data.strip(_BLANK_BYTES):
+        return None
+    return "empty file (only zero bytes)" if data and not data.strip(b"\x00") else "empty file (only blank lines)"
+
+
+def _shown(line: str, width: int = 60) -> str:
+    """A line as a reason quotes it: stripped of marks and spaces, cut to ``width`` characters with '…'."""
+    line = "".join(ch for ch in line if ch not in _MARKS and unicodedata.category(ch) != "Cc").strip()
+    return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+
+def why_not_an_export(path: Path) -> str:
+    """What keeps a text file from being read as a WhatsApp chat export: the reason an import shows for it.
+
+    Args:
+        path: a file (a ``.txt`` the registry found no reader for).
+    Returns:
+        ``"empty file"`` (no bytes); ``"empty file (only blank lines)"`` / ``"empty file (only zero bytes)"``
+        (nothing but spaces and line breaks; NUL bytes); ``"not a WhatsApp chat export: binary data, not text"``
+        (:func:`looks_binary`); ``"not a WhatsApp chat export: no line starts with a date and time like
+        '31/12/2023, 21:05 - Name: text' (first line: 'Meeting notes')"`` (looked for in the first
+        :data:`_SCAN_LINES` lines: "none of its first N lines starts" when there are more); when the message
+        lines come only after more than :data:`MAX_LEAD_LINES` lines of other text, or only one comes after
+        other text, which line it is; ``"cannot read: …"`` when the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not head:
+        return "empty file"
+    if not head.strip(_BLANK_BYTES):  # only spaces, line breaks, zero bytes so far: the whole file?
+        blank = blank_file_reason(path, head)
+        if blank:
+            return blank
+    elif looks_binary(head):
+        return "not a WhatsApp chat export: binary data, not text"
+    first = None
+    lead = headers = 0
+    at = None  # the first message line's number
+    seen = 0
+    try:
+        for n, line in WhatsAppIngestor._lines(path):
+            seen = n
+            if n > _SCAN_LINES:
+                break
+            if _parse_header(line, n):
+                headers += 1
+                at = at or n
+                if headers >= 2:
+                    break
+                continue
+            if line.strip(" \t\ufeff" + _MARKS + _SPACES) and first is None:
+                first = line
+            if line.strip() and not headers:
+                lead += 1
+    except InputError as exc:
+        return exc.reason
+    if first is None and not headers:
+        return "empty file (only blank lines)"
+    quoted = f"first line: '{_shown(first)}'" if first is not None else ""
+    if not headers:
+        where = f"none of its first {_SCAN_LINES:,} lines starts" if seen > _SCAN_LINES else "no line starts"
+        return f"not a WhatsApp chat export: {where} with a date and time like {EXPORT_SHAPE} ({quoted})"
+    if lead > MAX_LEAD_LINES:
+        return (f"not a WhatsApp chat export: {lead} lines of other text come before the first line that starts "
+                f"with a date and time (line {at}); an export starts with one ({quoted})")
+    return (f"not a WhatsApp chat export: only one line starts with a date and time (line {at}), after "
+            f"{lead} line{'s' if lead != 1 else ''} of other text ({quoted})")
+
+
 class WhatsAppIngestor:
     """Reads a WhatsApp "Export chat" ``.txt`` file: one Record per message, in file order.
 
