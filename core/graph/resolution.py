@@ -681,6 +681,14 @@ def resolve(s: Session, kind: str, name: str | None, address: str | None = None,
     if kind == "person":
         suggestion = None
         separate: list[tuple[int, str, float, str]] = []
+        if not mine and is_full_name(name):  # known only by a name like two people's ("Jon Smith", two John Smiths)
+            strong = {eid: score for eid, score, signal, other in index.candidates(s, kind, name)
+                      if signal in ("fuzzy_high", "nickname") and eid not in ctx.apart and is_full_name(other)}
+            doubt = [e for e in (s.get(Entity, i) for i in sorted(strong))
+                     if e is not None and e.tombstoned_at is None and e.kind == kind]
+            if len(doubt) >= 2 and not any(e.is_owner for e in doubt):
+                return _create_doubted(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
+                                       doubt, alike=round(max(strong[e.id] for e in doubt), 4))
         for eid, score, signal, other in index.candidates(s, kind, name):
             e = s.get(Entity, eid)
             if e is None or e.tombstoned_at is not None or e.kind != kind:
@@ -1052,13 +1060,17 @@ def name_only_candidates(s: Session, cands: list[Entity], name: str, ctx: Contex
 
 def _create_doubted(s: Session, kind: str, name: str, address: str | None, address_kind: str,
                     contact_id: str | None, region: str, attrs: dict, index: NameIndex, ctx: Context,
-                    doubt: list[Entity]) -> Resolution:
-    """A new person for a name-only sender who may be any of ``doubt`` (two or more people who go by the name),
-    with a pending suggestion (``full_name``, or ``first_name`` for a bare name) to each: none of them is chosen."""
+                    doubt: list[Entity], alike: float | None = None) -> Resolution:
+    """A new person for a name-only sender who may be any of ``doubt`` (two or more people who go by the name, or
+    whose names are ``alike`` — the fuzzy score — to it), with a pending suggestion to each (``full_name``, or
+    ``first_name`` for a bare name, ``fuzzy_review`` for names alike): none of them is chosen."""
     full = is_full_name(strip_decorations(name))
     signal, score = ("full_name", FULL_NAME) if full else ("first_name", BARE_NAME)
+    if alike is not None:
+        signal, score = "fuzzy_review", alike
     who = ", ".join(f"{e.canonical_name} (#{e.id})" for e in doubt)
-    reason = lambda e: (f"{name!r} is known only by name, and {len(doubt)} people go by it ({who}): "  # noqa: E731
+    says = "go by it" if alike is None else "have names like it"
+    reason = lambda e: (f"{name!r} is known only by name, and {len(doubt)} people {says} ({who}): "  # noqa: E731
                         f"which one, if any, is for you to say")
     res = _create(s, kind, name, address, address_kind, contact_id, region, attrs, index, ctx,
                   suggest=(doubt[0].id, signal, score, reason(doubt[0])))

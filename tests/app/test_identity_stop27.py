@@ -171,3 +171,17 @@ def test_other_evidence_still_joins_the_two_john_smiths(s):
     claim_phone(s, d.entity, "+1 415 555 0100", index=index)
     assert (s.get(MergeCandidate, d.review_id).status, s.get(MergeCandidate, d.review_id).signal) == \
         ("merged", "signature_phone")
+
+
+def test_a_name_only_sender_with_a_name_like_two_peoples_is_held_too(s):
+    """"Jon Smith" known only by name, and two "John Smith"s (mail, two addresses): names 0.86 alike join one person
+    with no address of their own — never the first of two."""
+    index = NameIndex()
+    a = resolve(s, "person", "John Smith", "john@a.example", index=index)
+    b = resolve(s, "person", "John Smith", "john.smith@b.example", index=index)
+    jon = resolve(s, "person", "Jon Smith", None, address_kind="phone", index=index, context=Context(thread="wa:j"))
+    assert jon.created and jon.entity.id not in (a.entity.id, b.entity.id) and jon.signal == "fuzzy_review"
+    assert {(m.a_id, m.signal, m.status) for m in s.exec(select(MergeCandidate).where(
+        MergeCandidate.b_id == jon.entity.id)).all()} == {(a.entity.id, "fuzzy_review", "pending"),
+                                                           (b.entity.id, "fuzzy_review", "pending")}
+    assert _rows(s, "merged") == set()
