@@ -223,8 +223,8 @@ def test_photos_from_someone_unknown_are_not_guessed(chats):
 
 @pytest.mark.parametrize("question, answer", [
     # the owner to Tom: "your place" is Tom's, never the owner's own
-    ("where will I go on Saturday?", "Come to their place on Saturday?"),
-    ("whose place will I go to tomorrow?", "You'll come to their place tomorrow"),
+    ("where will I go on Saturday?", "Come to Tom Hill's place on Saturday?"),
+    ("whose place will I go to tomorrow?", "You'll come to Ana Lima's place tomorrow"),
 ])
 def test_the_owners_own_you_is_whom_they_wrote_to(chats, question, answer):
     assert _said(chats.turn(question).reply) == answer
