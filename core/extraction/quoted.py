@@ -4,7 +4,10 @@ A reply carries the message it answers (``> I live in Berlin now.`` under ``On M
 forward carries someone else's message under a separator line; neither is the writer's own statement, so
 facts about the writer are read from :func:`own_words` only.  A quote that runs to the end of a reply, under an
 attribution line or Outlook's header block, is cut off by :func:`split_reply_quote` into a record of its own writer's
-(``ingestors.mbox``), as a forward is; quotes between the writer's answers stay in the text.
+(``ingestors.mbox``), as a forward is; so is a ``>`` quote above or between the writer's answers (bottom-posted,
+interleaved) under an attribution line, or whose first quoted line is the attribution (Apple Mail's ``<blockquote
+type="cite">`` holds ``On … wrote:``), or that the caller names the writer of (the person the reply answers).  A
+quoted date whose day and month read either way is read in the order that puts it before the reply.
 
 Recognised, in the forms the common clients write:
 
@@ -12,14 +15,17 @@ Recognised, in the forms the common clients write:
   ``ingestors.mbox.html_to_text``);
 * attribution lines: ``On … wrote:`` (also wrapped over two lines), ``Am … schrieb …:``, ``Le … a écrit :``,
   ``El … escribió:``, ``Il … ha scritto:``, ``Op … schreef …:``, ``Em … escreveu:``, ``… skrev …:``,
-  ``W dniu … napisał:``, ``… kirjoitti:``, ``… написал:``, ``… <address> … 写道：``, ``… <address> wrote:``;
+  ``W dniu … napisał:``, ``W dniu …, Ann pisze:``, ``… kirjoitti:``, ``… написал:``, ``Dne … napsal(a):``,
+  ``… Ann írta:``, ``… tarihinde Ann yazdı:``, ``… に Ann さんは書きました:``, ``…のメール：``, ``在 …, Ann 写道:``,
+  ``… 寫道：``, ``…님이 작성:``, ``… <address> wrote:``;
   and above ``>`` lines,
   any line ending with ``:`` that names an address, a date or a verb of saying (mutt's ``* Ann (a@…)
   [000614 18:05]:``, Gnus' ``Ann <a@…> writes:``, ``Quoting Ann:``, ``Ann wrote:``); above a quote not marked
   with ``>`` (Yahoo's webmail), any line ending with ``:`` that names an address or a verb of writing and a
   dated year (``… hat Ann <a@…> Folgendes geschrieben:``, ``…, 10:00 tarihinde şunu yazdı:``);
 * separators: ``---------- Forwarded message ---------`` (Gmail), ``-------- Forwarded Message --------``
-  (Thunderbird), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), each
+  (Thunderbird; in any language when a header block with a ``From:`` line in a client's language follows:
+  ``-------- Message transféré --------`` / ``Sujet :`` / ``Date :`` / ``De :`` / ``Pour :``), ``Begin forwarded message:`` (Apple Mail), ``-----Original Message-----`` (Outlook), each
   also in the common European languages (``-----Ursprüngliche Nachricht-----``, ``Début du message
   réexpédié :``…), and Outlook's header block (``From:`` then ``Sent:``/``Date:`` and ``To:``/``Subject:``
   lines, maybe under a line of underscores; also as Outlook writes them in other languages: ``Von:``/
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 FORWARD_MARK = re.compile(
     r"^[ \t]*(?:-{2,}[ \t]*(?:Forwarded message|Forwarded Message|Weitergeleitete Nachricht|Message transféré|"
@@ -49,9 +56,12 @@ _ORIGINAL_MARK = re.compile(
 _NOTES_REPLY = re.compile(r"^[ \t]*-{3,}[ \t]*\S[^\n]{0,80}?\s(?:wrote|schrieb|a [ée]crit|escribi[óo]|ha scritto|"
                           r"schreef|escreveu|skrev|napisa[łl]a?):?[ \t]*-{3,}[ \t]*$", re.I)
 _LEAD = (r"On\s.+\swrote|Am\s.+\sschrieb.*|Le\s.+\sa\s[ée]crit\s?|El\s.+\sescribi[óo]|Il\s.+\sha\sscritto|"
-         r"Op\s.+\sschreef.*|Em\s.+\sescreveu|\S.*\d.*\sskrev\s.+|(?:W\sdniu|Dnia)\s.+\snapisał(?:a|\(a\))?.*|"
+         r"Op\s.+\sschreef.*|Em\s.+\sescreveu|\S.*\d.*\sskrev\s.+|"
+         r"(?:W\sdniu|Dnia)\s.+\s(?:napisał(?:a|\(a\))?|pisze).*|"  # Polish: Gmail, Thunderbird ("… pisze:")
          r".*\d.*\skirjoitti.*|.*\d.*\sнаписал(?:а|\(а\))?.*|.*\d.*\snapsal(?:a|\(a\))?.*|"
-         r".+<[^<>\s]+@[^<>\s]+>.*写道")
+         r".*\d.*\s(?:ezt\s)?írta.*|.*\d.*\s(?:şunu\s|şunları\s)?yazdı|"  # Hungarian, Turkish (Thunderbird, Gmail)
+         r".*\d.*\sέγραψε|.*\d.*\sa\sscris|.*\d.*\sнаписа(?:в|ла)|"  # Greek, Romanian, Ukrainian
+         r".*\d.*(?:写道|寫道|書きました|のメール|작성)")  # Chinese, Japanese, Korean (after a date)
 _COLON = r"[:：]"  # Chinese and Japanese clients end the line with a full-width colon
 _ATTRIBUTION = re.compile(rf"^[ \t]*(?:{_LEAD}|[^:]{{0,80}}@[^:]{{1,80}}\swrote)[ \t]*{_COLON}[ \t]*$", re.I)
 _WRAPPED = re.compile(rf"^[ \t]*(?:{_LEAD})[ \t]*{_COLON}[ \t]*$", re.I)  # "On … <" + "a@b> wrote:" on two lines
@@ -60,56 +70,78 @@ _FROM_NAMES = {"from", "von", "de", "da", "van", "från", "fra", "od", "lähett�
                # Outlook in Turkish, Japanese, Chinese, Hungarian, Greek, Korean, Romanian, Ukrainian, Arabic,
                # Hebrew, Croatian, Indonesian, Vietnamese, Thai, Czech
                "kimden", "gönderen", "差出人", "送信者", "发件人", "發件人", "寄件者", "寄件人", "feladó", "από",
-               "보낸 사람", "de la", "від", "من", "מאת", "šalje", "pošiljatelj", "dari", "từ", "จาก", "odesílatel"}
+               "보낸 사람", "de la", "від", "من", "מאת", "šalje", "pošiljatelj", "dari", "từ", "จาก", "odesílatel",
+               # Thunderbird's forward header block (Italian, Polish, French, German, Dutch, Swedish, Spanish,
+               # Slovak, Chinese (Taiwan))
+               "mittente", "nadawca", "expéditeur", "absender", "afzender", "avsändare", "remitente", "odosielateľ",
+               "發信人"}
 _SENT_NAMES = {"sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "inviato", "verzonden",
                "skickat", "sendt", "wysłano", "lähetetty", "отправлено", "data",
                "gönderildi", "tarih", "送信日時", "日付", "发送时间", "發送時間", "寄件日期", "日期", "odesláno",
                "odoslané", "elküldve", "dátum", "στάλθηκε", "ημερομηνία", "보낸 날짜", "날짜", "trimis", "dată",
                "надіслано", "enviada em", "تاريخ الإرسال", "التاريخ", "נשלח", "תאריך", "poslano", "dikirim",
-               "tanggal", "đã gửi", "ngày", "ส่ง", "วันที่"}
+               "tanggal", "đã gửi", "ngày", "ส่ง", "วันที่",
+               "fecha", "päiväys", "dato", "wysłane", "data e hora", "dátum és idő", "дата"}
 _TO_ONLY = {"to", "an", "à", "para", "a", "aan", "till", "til", "do", "vastaanottaja", "кому",
             "kime", "alıcı", "宛先", "收件人", "收件者", "komu", "címzett", "προς", "받는 사람", "către", "إلى", "אל",
-            "prima", "kepada", "đến", "ถึง"}
+            "prima", "kepada", "đến", "ถึง",
+            # Thunderbird's forward header block: French "Pour :", Polish "Adresat:", Spanish/Italian "Destinatario:"
+            "pour", "adresat", "destinatario", "destinataire", "empfänger", "destinatário", "mottagare"}
 _SUBJECT_NAMES = {"subject", "betreff", "objet", "asunto", "assunto", "oggetto", "onderwerp", "ämne", "emne", "temat",
                   "aihe", "тема", "konu", "件名", "主题", "主旨", "předmět", "predmet", "tárgy", "θέμα", "제목",
-                  "subiect", "الموضوع", "נושא", "subjek", "chủ đề", "เรื่อง"}
+                  "subiect", "الموضوع", "נושא", "subjek", "chủ đề", "เรื่อง",
+                  "sujet", "assumpte", "naslov", "aihe"}
+# the other lines of Thunderbird's forward header block (Reply-To, Cc) in its languages
+_OTHER_NAMES = {"reply-to": "Reply-To", "répondre à": "Reply-To", "antwort an": "Reply-To", "responder a": "Reply-To",
+                "rispondi a": "Reply-To", "antwoord naar": "Reply-To", "odpowiedź do": "Reply-To",
+                "svara till": "Reply-To", "odpověď na": "Reply-To", "vastausosoite": "Reply-To",
+                "copie à": "Cc", "kopie": "Cc", "kopia": "Cc", "copia": "Cc", "cc": "Cc", "cco": "Bcc", "ccn": "Bcc",
+                "bcc": "Bcc", "kopie an": "Cc", "копия": "Cc"}
 _TO_NAMES = _TO_ONLY | _SUBJECT_NAMES
 HEADER_NAMES = {**dict.fromkeys(_FROM_NAMES, "From"), **dict.fromkeys(_SENT_NAMES, "Date"),
-                **dict.fromkeys(_TO_ONLY, "To"), **dict.fromkeys(_SUBJECT_NAMES, "Subject"), "cc": "Cc"}
+                **dict.fromkeys(_TO_ONLY, "To"), **dict.fromkeys(_SUBJECT_NAMES, "Subject"), **_OTHER_NAMES}
 """The header names of a quoted or forwarded message's header block as mail clients write them in their
 languages (casefolded) → the RFC 5322 name (``"gesendet"`` → ``"Date"``, ``"差出人"`` → ``"From"``)."""
-_HEADER = re.compile(r"^[ \t]*\*?(" + "|".join(sorted(_FROM_NAMES | _SENT_NAMES | _TO_NAMES | {"cc"}, key=len,
-                                                      reverse=True))
-                     + r")\*?[ \t]*[:：][ \t]*(.*)$", re.I)
+_ALL_NAMES = "|".join(map(re.escape, sorted(_FROM_NAMES | _SENT_NAMES | _TO_NAMES | set(_OTHER_NAMES), key=len,
+                                             reverse=True)))
+_HEADER = re.compile(r"^[ \t]*\*?(" + _ALL_NAMES + r")\*?[ \t]*[:：][ \t]*(.*)$", re.I)
 _DASHED_LINE = re.compile(r"^[ \t]*-{8,10}[ \t]+[^\s-][^\n]{0,50}?[ \t]+-{8,10}[ \t]*$")
 _DASHED_FORWARD = re.compile(
-    r"^[ \t]*-{8,10}[ \t]+[^\s-][^\n]{0,50}?[ \t]+-{8,10}[ \t]*\n(?=(?:[ \t]*\n)*[ \t]*\*?(?:"
+    r"^[ \t]*-{8,10}[ \t]+[^\s-][^\n]{0,50}?[ \t]+-{8,10}[ \t]*\n(?=(?:[ \t]*\n)*(?:[ \t]*\*?(?:" + _ALL_NAMES
+    + r")\*?[ \t]*[:：][^\n]*\n(?:[ \t]*\n)?){0,5}[ \t]*\*?(?:"
     + "|".join(map(re.escape, sorted(_FROM_NAMES, key=len, reverse=True))) + r")\*?[ \t]*[:：])", re.I | re.M)
 """Gmail's and Thunderbird's forward separator in any language (``---------- 転送されたメッセージ ---------``,
-``---------- Přeposlaná zpráva ---------``: eight to ten dashes, words, eight to ten dashes) when a ``From:`` line
-(in a client's language) follows it."""
+``-------- Přeposlaná zpráva --------``: eight to ten dashes, words, eight to ten dashes) when a header block with
+a ``From:`` line (in a client's language) follows it: Gmail puts ``From:`` first, Thunderbird ``Subject:`` and
+``Date:`` above it."""
 
 
 def _dashed_forward(lines: list[str], i: int) -> bool:
     """True when ``lines[i]`` is a :data:`_DASHED_FORWARD` separator (the next non-blank line names the sender)."""
     if not _DASHED_LINE.match(lines[i]):
         return False
-    nxt = next((x for x in lines[i + 1:] if x.strip()), "")
-    h = _HEADER.match(nxt)
-    return bool(h and h.group(1).casefold() in _FROM_NAMES)
+    block = [x for x in lines[i + 1:i + 14] if x.strip()][:6]
+    for x in block:
+        h = _HEADER.match(x)
+        if h is None:
+            return False
+        if h.group(1).casefold() in _FROM_NAMES:
+            return True
+    return False
 
 
 _RULE = re.compile(r"^[ \t]*_{8,}[ \t]*$")
 _INTRO = re.compile(r"^.{1,200}:[ \t]*$")
 _INTRO_SIGN = re.compile(r"@|\b(?:wrote|writes|said|says|schrieb|schreibt|[ée]crit|escribi[óo]|scritto|schreef|skrev|"
-                         r"kirjoitti|napisa[łl]|napsal|написал|escreveu|quoting|zitat)\b|写道|\d{1,4}[-/.:]\d{1,2}|"
+                         r"kirjoitti|napisa[łl]|pisze|napsal|написал|escreveu|quoting|zitat|írta|yazdı|έγραψε)\b|"
+                         r"写道|寫道|書きました|のメール|작성|\d{1,4}[-/.:]\d{1,2}|"
                          r"\[[^\]]*\d[^\]]*\]", re.I)
 
 
 _LOOSE_LINE = re.compile(r"^[ \t]*[^>\s].{8,300}[:：][ \t]*$")
 _LOOSE_WHO = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:wrote|schrieb|geschrieben|[ée]crit|escribi[óo]|scritto|"
-                        r"schreef|escreveu|skrev|kirjoitti|napisa[łl]|napsal|написал|yazd[ıi]|menulis|έγραψε|[íi]rta)\b|"
-                        r"写道|寫道|작성|のメール", re.I)
+                        r"schreef|escreveu|skrev|kirjoitti|napisa[łl]|pisze|napsal|написал|yazd[ıi]|menulis|έγραψε|"
+                        r"[íi]rta)\b|写道|寫道|작성|のメール|書きました", re.I)
 _LOOSE_WHEN = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|(?<!\d)\d{1,2}[./]\d{1,2}[./]\d{2,4}(?!\d)")
 
 
@@ -326,10 +358,16 @@ def bare_subject(subject: str | None) -> str:
 
 
 _ATTR_ADDRESS = re.compile(r"[<\[(]?[ \t]*(?:mailto:[ \t]*)?([\w.+'-]+@[\w-]+(?:\.[\w-]+)+)[ \t]*[>\])]?", re.I)
-_ATTR_LEAD = re.compile(r"^(?:On|Le|Am|El|Il|Op|Em|W dniu|Dnia)\s+", re.I)
+_ATTR_LEAD = re.compile(r"^(?:On|Le|Am|El|Il\sgiorno|Il|Op|Em|W\sdniu|Dnia|Dne|Den|在|于|於)\s*", re.I)
 _ATTR_VERB = re.compile(r"\s*(?:wrote|writes|a\s[ée]crit|schrieb|escribi[óo]|ha\sscritto|schreef|escreveu|skrev|"
-                        r"napisa[łl]\S*|kirjoitti|написал\S*|napsal\S*|写道)\s*[:：]?\s*$", re.I)
-_ATTR_TIME_WORDS = re.compile(r"\s(?:at|à|um|a\slas|alle|om|às|kl\.?)(?=\s)|\sUhr\b|,(?=\s*$)", re.I)
+                        r"napisa[łl]\S*|pisze|kirjoitti|написал\S*|написа(?:в|ла)|napsal\S*|(?:ezt\s)?írta|"
+                        r"(?:şunu\s|şunları\s)?yazdı|έγραψε|a\sscris|写道|寫道|(?:さんは)?書きました|のメール|"
+                        r"(?:님이)?\s?작성)\s*[:：]?\s*$", re.I)
+_ATTR_TIME_WORDS = re.compile(r"\s(?:at|à|um|a\slas|alle(?:\sore)?|om|às|kl\.?|klo|kello|o(?:\sgodz\.)?|v|ve|в|"
+                              r"tarihinde|saatinde|keltezéssel|dátummal|időpontban|időpont:?|に|odesílatel|"
+                              r"użytkownik|пользователь)(?=[\s,]|$)|\sUhr\b|,(?=\s*$)", re.I)
+_CJK_HALF = re.compile(r"(上午|午前|오전|下午|午後|오후)\s*(\d{1,2}:\d\d(?::\d\d)?)")
+_SPACED_DOTS = re.compile(r"(?<!\d)(\d{1,2})\.\s+(\d{1,2})\.\s+(\d{4})(?!\d)")  # Czech "3. 5. 2021"
 _NOT_NAME = {"am", "pm", "uhr", "at", "um", "on", "le", "el", "il", "op", "em", "à", "de", "wrote", "schrieb", "gmt",
              "utc", "mez", "mesz", "cet", "cest", "est", "edt", "pst", "pdt", "bst"}
 
@@ -346,13 +384,60 @@ def _name_before(words: list[str]) -> str:
     return " ".join(reversed(name))
 
 
-def attribution_headers(line: str) -> dict[str, str] | None:
+_EITHER_WAY = re.compile(r"(?<!\d)(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?!\d)")
+_CLOCK = re.compile(r"(?<!\d)(\d{1,2}):(\d\d)(?::\d\d)?(?:\s?([AP])\.?M\b\.?)?", re.I)
+
+
+def settle_day_month(date: str, sent: datetime | None) -> str:
+    """``date`` (an attribution's date as written, e.g. ``"05/03/2021 10:00"``) with a day and month that could be
+    read either way written unambiguously (``"2021-03-05 10:00"``) when only one reading is not after ``sent``,
+    the time of the reply quoting it (a quoted message is never later than its reply; a day's slack for the zones);
+    else ``date`` unchanged (one reading only, both before the reply, or ``sent`` None).
+
+    Args:
+        date: the date text of an attribution line (:func:`attribution_headers`' ``Date``).
+        sent: when the quoting reply was sent (tz-aware or naive; its own wall-clock time is compared).
+    Returns:
+        The date text, its numeric date rewritten ``YYYY-MM-DD`` when chronology settles the order.
+    """
+    m = _EITHER_WAY.search(date)
+    if m is None or sent is None:
+        return date
+    a, b, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    if not (1 <= a <= 12 and 1 <= b <= 12) or a == b:
+        return date
+    year += (2000 if year < 70 else 1900) if len(m.group(4)) == 2 else 0
+    hour = minute = 0
+    clock = _CLOCK.search(date, m.end())
+    if clock:
+        hour, minute = int(clock.group(1)) % 24, int(clock.group(2)) % 60
+        if clock.group(3) and hour < 12 and clock.group(3).upper() == "P":
+            hour += 12
+    limit = sent.replace(tzinfo=None) + timedelta(days=1)
+    fits = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            when = datetime(year, month, day, hour, minute)
+        except ValueError:
+            continue
+        if when <= limit:
+            fits.append(when)
+    if len(fits) != 1:
+        return date
+    return f"{date[:m.start()]}{fits[0]:%Y-%m-%d}{date[m.end():]}"
+
+
+def attribution_headers(line: str, sent: datetime | None = None) -> dict[str, str] | None:
     """The sender and the date an attribution line names (``On Sat, Oct 14, 2023 at 9:30 PM Mila Ross
     <mila@…> wrote:`` → ``{"From": "Mila Ross <mila@…>", "Date": "Sat, Oct 14, 2023 9:30 PM"}``; ``Le mer. 11
     oct. 2023 à 18:00, Hugo Martin <hugo@…> a écrit :``; ``Am …, 18:00 Uhr schrieb Ann Lee <ann@…>:``;
-    ``On 14/10/2023 21:30, Mila Ross wrote:``), or None when it names nobody.  ``Date`` is left out when no
-    date is left."""
-    line = " ".join(line.split())
+    ``On 14/10/2023 21:30, Mila Ross wrote:``; ``W dniu 3.05.2021 o 10:00, Ann Lee pisze:``; ``Ann Lee <a@…>, 3 May
+    2021 Pzt, 10:00 tarihinde şunu yazdı:``; ``在 2021/5/3 10:00, Ann Lee 写道:``), or None when it names nobody.
+    ``Date`` is left out when no date is left; with ``sent`` (when the quoting reply was sent) a date whose day and
+    month read either way is written in the order that puts it before the reply (:func:`settle_day_month`)."""
+    line = " ".join(line.replace("，", ", ").replace("、", ", ").replace("：", ":").split())
+    line = _CJK_HALF.sub(lambda h: f"{h.group(2)} {'AM' if h.group(1) in ('上午', '午前', '오전') else 'PM'}", line)
+    line = _SPACED_DOTS.sub(r"\1.\2.\3", line)
     m = _ATTR_ADDRESS.search(line)
     if m:
         address = m.group(1)
@@ -361,6 +446,11 @@ def attribution_headers(line: str) -> dict[str, str] | None:
         name = _name_before(before.split(" ")) if before else ""
         date = before[:len(before) - len(name)] if name else before
         date = re.sub(r"\s*(?:schrieb|hat)\s*$", "", date.rstrip(' ,"'), flags=re.I)
+        if not re.search(r"\d", date):  # the date after the address (Gmail's Turkish, Hungarian, Chinese forms)
+            after = _ATTR_VERB.sub("", line[m.end():])
+            span = re.search(r"\d.*\d(?:\s?[AP]M\b)?", after)
+            if span:
+                date = span.group(0)
         sender = f"{name} <{address}>" if name else address
     else:
         rest = _ATTR_VERB.sub("", line.rstrip())
@@ -382,7 +472,7 @@ def attribution_headers(line: str) -> dict[str, str] | None:
     date = _ATTR_TIME_WORDS.sub(" ", " " + _ATTR_LEAD.sub("", date.strip())).strip(" ,")
     headers = {"From": sender}
     if re.search(r"\d", date):
-        headers["Date"] = " ".join(date.split())
+        headers["Date"] = settle_day_month(" ".join(date.split()), sent)
     return headers
 
 
@@ -390,14 +480,86 @@ _RAW_HEADER = re.compile(r"^(?:Return-Path|Received|Message-ID|MIME-Version|Cont
                          r"[ \t]*:", re.I)
 
 
-def split_reply_quote(text: str, subject: str | None = None) -> InlineForward | None:
-    """The message a reply quotes below the writer's own lines, or None: under Outlook's header block (maybe
-    under a rule or ``-----Original Message-----``), or under an attribution line (``On … Mila Ross <mila@…>
-    wrote:``) whose quote runs to the end of the text, marked with ``>`` or not.  ``before`` is the writer's
-    own text (None when the writer wrote nothing above the quote, or the quote names nobody); ``headers`` are
-    its sender and date (``Subject`` from ``subject``, without its ``Re:``, when the quote names none); ``body``
-    the quoted text, one level of ``>`` taken off.  Quotes interleaved with the writer's answers are left
-    alone (:func:`own_words` reads those)."""
+def _unquote(line: str) -> str:
+    """``line`` with one level of ``>`` quoting taken off."""
+    return re.sub(r"^[ \t]*> ?", "", line)
+
+
+def _quoted_attribution(text: str) -> bool:
+    """True when ``text`` (a quote's first line, its ``>`` taken off) is an attribution line: Apple Mail's HTML
+    reply puts ``On … Ann Lee <a@…> wrote:`` inside its ``<blockquote type="cite">``."""
+    if text.lstrip().startswith(">"):
+        return False
+    if _ATTRIBUTION.match(text) or _loose_attribution(text):
+        return True
+    return bool(_INTRO.match(text) and re.search(r"@", text) and attribution_headers(text))
+
+
+def _reply_around_quotes(lines: list[str], sent: datetime | None, quoted_writer: str | None) -> InlineForward | None:
+    """The quote of a bottom-posted or interleaved reply (the quoted ``>`` lines first, the writer's answers below
+    or between them), or of a reply whose attribution line is inside the quote: ``before`` the writer's own lines,
+    ``body`` every quoted line (one level of ``>`` off; a blank line between quoted stretches), ``headers`` from the
+    attribution line above the first quoted line or opening the quote, else ``{"From": quoted_writer}``; None when
+    there is no quote, no own text, or nobody to name."""
+    quoted = [i for i, x in enumerate(lines) if x.lstrip().startswith(">")]
+    if not quoted:
+        return None
+    first = quoted[0]
+    attr: str | None = None
+    drop: set[int] = set()
+    p = next((i for i in range(first - 1, -1, -1) if lines[i].strip()), None)
+    if p is not None:
+        if p and lines[p - 1].strip() and _WRAPPED.match(joined := f"{lines[p - 1]} {lines[p].strip()}"):
+            attr, drop = joined, {p - 1, p}  # wrapped over two lines
+        elif _ATTRIBUTION.match(lines[p]) or _introduces_quote(lines, p) or _loose_attribution(lines[p]):
+            attr, drop = lines[p], {p}
+    if attr is None:  # the attribution opens the quote
+        inner = [i for i in quoted if _unquote(lines[i]).strip()]
+        if inner and _quoted_attribution(_unquote(lines[inner[0]])):
+            attr, drop = _unquote(lines[inner[0]]), {inner[0]}
+        elif len(inner) > 1 and inner[1] == inner[0] + 1 and \
+                _WRAPPED.match(joined := f"{_unquote(lines[inner[0]])} {_unquote(lines[inner[1]]).strip()}"):
+            attr, drop = joined, {inner[0], inner[1]}
+    headers = attribution_headers(attr, sent) if attr else None
+    if not headers:  # no attribution, or a line that names nobody (the writer's own "Meeting at 10:30:")
+        drop = set()
+        headers = {"From": quoted_writer} if quoted_writer else None
+    if not headers:
+        return None
+    own = [x for i, x in enumerate(lines) if i not in drop and not x.lstrip().startswith(">")]
+    body: list[str] = []
+    last = None
+    for i in quoted:
+        if i in drop:
+            continue
+        if last is not None and any(lines[j].strip() and j not in drop for j in range(last + 1, i)):
+            body.append("")  # the writer answered between these quoted stretches
+        body.append(_unquote(lines[i]))
+        last = i
+    before = re.sub(r"\n{3,}", "\n\n", "\n".join(own)).strip("\n")
+    return InlineForward(before, headers, "\n".join(body).strip("\n"))
+
+
+def split_reply_quote(text: str, subject: str | None = None, sent: datetime | None = None,
+                      quoted_writer: str | None = None) -> InlineForward | None:
+    """The message a reply quotes, or None: under Outlook's header block (maybe under a rule or ``-----Original
+    Message-----``), or under an attribution line (``On … Mila Ross <mila@…> wrote:``) whose quote runs to the end
+    of the text, marked with ``>`` or not; or, marked with ``>``, above or between the writer's answers
+    (bottom-posted, interleaved), named by the attribution line above it or opening it (Apple Mail's ``<blockquote
+    type="cite">`` holds ``On … wrote:``; so does a plain ``> On … wrote:``).
+
+    Args:
+        text: the reply's text (line ends ``\n``).
+        subject: its subject: the quote's ``Subject`` (without ``Re:``) when the quote names none.
+        sent: when the reply was sent: an attribution date whose day and month read either way is read in the
+            order that puts it before the reply (:func:`settle_day_month`).
+        quoted_writer: who wrote a ``>`` quote that no attribution names (the person the reply answers, e.g.
+            ``"Ann Lee <a@x.org>"``); None: such a quote is not split.
+    Returns:
+        ``before`` the writer's own text (the quoted lines and the attribution out); ``headers`` the quote's
+        sender and date; ``body`` the quoted text, one level of ``>`` taken off (quoted stretches between answers
+        joined with a blank line).  None when the writer wrote nothing of their own or the quote names nobody.
+    """
     lines = text.split("\n")
     cut = quote_start(lines)
     if cut is not None:
@@ -413,28 +575,31 @@ def split_reply_quote(text: str, subject: str | None = None) -> InlineForward | 
             if found is not None:
                 found.before = before
         elif _ATTRIBUTION.match(lines[cut]) or _loose_attribution(lines[cut]):
-            headers = attribution_headers(lines[cut])
+            headers = attribution_headers(lines[cut], sent)
             found = InlineForward(before, headers, "\n".join(lines[cut + 1:]).strip("\n")) if headers else None
         elif cut + 1 < len(lines) and (_WRAPPED.match(joined := f"{lines[cut]} {lines[cut + 1].strip()}")
                                        or _loose_attribution(joined)):  # an attribution wrapped over two lines
-            headers = attribution_headers(joined)
+            headers = attribution_headers(joined, sent)
             found = InlineForward(before, headers, "\n".join(lines[cut + 2:]).strip("\n")) if headers else None
         else:
             found = None
     else:
         k = next((i for i in range(len(lines) - 1, -1, -1)
                   if lines[i].strip() and not lines[i].lstrip().startswith(">")), None)
-        if k is None or k == len(lines) - 1 or not any(x.strip() for x in lines[k + 1:]):
+        if k is None:
             return None
-        body = "\n".join(re.sub(r"^[ \t]*> ?", "", x) for x in lines[k + 1:]).strip("\n")
-        if k and lines[k - 1].strip() and _WRAPPED.match(joined := f"{lines[k - 1]} {lines[k].strip()}"):
-            start, line = k - 1, joined  # an attribution wrapped over two lines
-        elif _ATTRIBUTION.match(lines[k]) or _introduces_quote(lines, k):
-            start, line = k, lines[k]
-        else:
-            return None
-        headers = attribution_headers(line)
-        found = InlineForward("\n".join(lines[:start]).rstrip(), headers, body) if headers else None
+        start = line = None
+        if k < len(lines) - 1 and any(x.strip() for x in lines[k + 1:]):
+            if k and lines[k - 1].strip() and _WRAPPED.match(joined := f"{lines[k - 1]} {lines[k].strip()}"):
+                start, line = k - 1, joined  # an attribution wrapped over two lines
+            elif _ATTRIBUTION.match(lines[k]) or _introduces_quote(lines, k):
+                start, line = k, lines[k]
+        if line is not None:
+            body = "\n".join(_unquote(x) for x in lines[k + 1:]).strip("\n")
+            headers = attribution_headers(line, sent)
+            found = InlineForward("\n".join(lines[:start]).rstrip(), headers, body) if headers else None
+        else:  # the attribution inside the quote, or the writer's answers below or between the quoted lines
+            found = _reply_around_quotes(lines, sent, quoted_writer)
     if found is None or not found.before.strip() or not found.body.strip():
         return None
     if subject and not any(k.casefold() in _SUBJECT_NAMES for k in found.headers):
