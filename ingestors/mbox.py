@@ -691,9 +691,13 @@ TEXT_ATTACHMENT_CHARS = 20_000
 """Characters of an attached text file (``notes.txt``, a CSV, a calendar ``.ics``) kept as its record's text."""
 MAX_TEXT_ATTACHMENTS = 20  # text files read per message (the others are still named in attrs["attachments"])
 _TEXT_FILE_SUFFIXES = (".txt", ".text", ".csv", ".tsv", ".md", ".markdown", ".ics", ".ical", ".vcs", ".vcf",
-                       ".rst", ".log", ".org", ".htm", ".html")
-_TEXT_APPLICATION_TYPES = {"application/ics", "application/x-ics", "application/csv", "application/x-csv",
-                           "application/markdown", "application/x-markdown"}
+                       ".rst", ".org", ".htm", ".html")
+_TEXT_FILE_TYPES = {"text/plain", "text/csv", "text/tab-separated-values", "text/markdown", "text/x-markdown",
+                    "text/calendar", "text/x-vcalendar", "text/html", "text/enriched", "text/richtext", "text/vcard",
+                    "text/x-vcard", "text/directory", "application/ics", "application/x-ics", "application/csv",
+                    "application/x-csv", "application/markdown", "application/x-markdown"}
+"""The types of attached files whose text is kept: documents, tables, calendars, cards — not code, patches or logs
+(``text/x-patch``, ``text/x-python``), which are named only."""
 
 
 def _file_parts(part: Message) -> Iterator[Message]:
@@ -709,8 +713,8 @@ def _file_parts(part: Message) -> Iterator[Message]:
 def attachment_texts(msg: Message) -> list[tuple[str, str, str]]:
     """The text of each text file the message carries: a part marked as an attachment or with a file name (as
     :func:`attachment_names` lists them; not an inline text part read as the body, nor a forwarded message) whose
-    type is ``text/*`` (plain, CSV, Markdown, calendar, vCard, HTML made visible text) or an ``application/ics``-like
-    one, or ``application/octet-stream`` with a text file's name (``notes.txt``).
+    type is one of :data:`_TEXT_FILE_TYPES` (plain text, CSV, Markdown, calendar, vCard, HTML made visible text), or
+    ``application/octet-stream`` with such a file's name (``notes.txt``).
 
     Args:
         msg: a parsed message (``policy.default``).
@@ -732,7 +736,7 @@ def attachment_texts(msg: Message) -> list[tuple[str, str, str]]:
         if not (filename or attached) or (ctype in ("text/plain", "text/html") and not attached):
             continue  # not a file; or an inline text part with a name, read as the body
         named = " ".join(filename.split()) if filename else f"({ctype})"
-        texty = leaf.get_content_maintype() == "text" or ctype in _TEXT_APPLICATION_TYPES or (
+        texty = ctype in _TEXT_FILE_TYPES or (
             ctype == "application/octet-stream" and named.lower().endswith(_TEXT_FILE_SUFFIXES))
         if not texty or attached_message(leaf) is not None:
             continue
@@ -2799,7 +2803,9 @@ class MboxIngestor:
         every record carries it (``attrs["date_order"]`` ``"DMY"``/``"MDY"``, ``["date_order_basis"]`` a date of it
         that reads that way only), as a WhatsApp chat's lines do; a Sent folder's are ``attrs["is_from_me"]`` too (the owner wrote them; messages
         forwarded inside them are not marked).  A last message the
-        file ends inside of is kept with a note, or, when the file ends inside its headers, left out with a
+        file ends inside of (inside a line, or inside its multipart before the closing boundary) is kept with a note
+        and ``attrs["cut_short"]``, what to tell the user (:func:`cut_short_reason`: the import reports it as an
+        error naming the file and the message), or, when the file ends inside its headers, left out with a
         RecordError.
 
         Raises:
@@ -2853,10 +2859,10 @@ class MboxIngestor:
                             item.attrs.setdefault("date_order_basis", f"the mailbox writes {order.example}")
                 if not message.complete and items and isinstance(items[0], Record):
                     items[0].notes.append("the file ends in the middle of this message: its text may be cut short")
+                    # the user is told (app.operations.ingest makes it an error of the import: `kith ingest` exits
+                    # 2), the message kept as far as it goes
+                    items[0].attrs["cut_short"] = cut_short_reason(items[0])
                 yield from items
-                if not message.complete and items and isinstance(items[0], Record):
-                    # the user is told (the import's errors; `kith ingest` exits 2), the message kept as far as it goes
-                    yield RecordError(str(path), f"message {index}", cut_short_reason(items[0]))
 
 
 def cut_short_reason(rec: Record) -> str:

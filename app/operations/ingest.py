@@ -69,8 +69,13 @@ def embed_text(rec: Record) -> str:
 
 def vector_text(rec: Record) -> str:
     """The text a record's vector is computed from (``app.pipeline.vector_text``): :func:`embed_text` as
-    its sender tells it, ``"Sender: …"`` in the third person.  Unchanged for records without a sender name."""
-    return pipeline.vector_text(rec.sender.name if rec.sender is not None else None, rec.subject, rec.text)
+    its sender tells it, ``"Sender: …"`` in the third person.  Unchanged for records without a sender name.  A mail
+    whose From its mailing list rewrote (``"'Ann Lee' via Hikers" <hikers@…>``) is told by its author
+    (``core.graph.parties.list_author``: ``"Ann Lee: …"``)."""
+    from core.graph.parties import list_author
+
+    sender = list_author(rec.sender, rec.attrs or {}) if rec.kind == "email" else rec.sender
+    return pipeline.vector_text(sender.name if sender is not None else None, rec.subject, rec.text)
 
 
 def _store_batch(c: Container, path: Path, file_hash: str, kind: str, batch: list[tuple[Record, object]],
@@ -544,7 +549,9 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                  defer: bool = False, cite: str | None = None, sent: dict[str, Record] | None = None,
                  weak: list[str] | None = None) -> None:
     """Stream one file's items in batches: dedupe by hash, encode the new ones once, hand each batch to
-    the writer and read the next one meanwhile (at most one batch waiting on the writer).
+    the writer and read the next one meanwhile (at most one batch waiting on the writer).  A record its ingestor
+    kept from a file cut short inside it (``attrs["cut_short"]``: what to tell the user) is stored and is an error of
+    the file too (``kith ingest`` exits 2).
 
     ``cite``: how the file is named in sources and errors when that is not its path (a zip member).
     ``sent``: this import's chat lines by the file each sent (:func:`_sent_files`): a chat's lines are
@@ -594,6 +601,9 @@ def _ingest_file(c: Container, ing, path: Path, report: IngestReport, file_error
                 file_errors.append(IngestError(name if item.path == str(path) else item.path, item.reason,
                                                item.locator))
                 continue
+            if isinstance(item.attrs.get("cut_short"), str):  # kept as far as it goes; the user is told (exit 2)
+                file_errors.append(IngestError(name, item.attrs["cut_short"], f"message {item.attrs['index']}"
+                                               if item.attrs.get("index") else item.external_id))
             labels = {x.strip().casefold() for x in str(item.attrs.get("gmail_labels", "")).split(",") if x.strip()}
             if labels & GMAIL_FILTERED or item.attrs.get("folder") in ("Trash", "Junk"):
                 # seed 002: Gmail Takeout spam, trash and promotions are not memories; nor a mail program's Trash/Junk

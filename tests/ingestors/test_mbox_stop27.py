@@ -6,7 +6,7 @@ import base64
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ingestors.base import Record, RecordError
+from ingestors.base import Record
 from ingestors.mbox import (TEXT_ATTACHMENT_CHARS, MboxIngestor, attachment_texts, envelope_time, is_envelope,
                             message_records)
 
@@ -85,13 +85,12 @@ ENC = ("From ann@example.org Mon May  3 08:00:00 2021\nFrom: Ann Body <ann@examp
 def test_a_mailbox_cut_inside_a_message_keeps_it_and_says_so(tmp_path):
     cut = ENC.encode()[:ENC.encode().index(b"Content-Transfer-Encoding") + 60]  # inside the base64 line
     items = _read(tmp_path, cut)
-    records = [x for x in items if isinstance(x, Record)]
-    errors = [x for x in items if isinstance(x, RecordError)]
-    assert [r.text.strip()[:4] for r in records] == ["The ", "Wir "]  # nothing the file holds is lost
-    assert len(errors) == 1
-    e = errors[0]
-    assert (e.path, e.locator) == (str(tmp_path / "box.mbox"), "message 2")
-    assert "ends in the middle of this message" in e.reason and "Cyd Nora" in e.reason and "Grüße" in e.reason
+    assert [type(x) for x in items] == [Record, Record]
+    assert [r.text.strip()[:4] for r in items] == ["The ", "Wir "]  # nothing the file holds is lost
+    assert "cut_short" not in items[0].attrs
+    reason = items[1].attrs["cut_short"]  # what the import tells the user (app.operations.ingest)
+    assert reason.startswith("the file ends in the middle of this message (from Cyd Nora, 2021-05-03T11:00:00+02:00, "
+                             "'Grüße')") and items[1].attrs["index"] == 2
 
 
 def test_a_mailbox_cut_at_a_line_end_inside_a_multipart_says_so_too(tmp_path):
@@ -100,12 +99,11 @@ def test_a_mailbox_cut_at_a_line_end_inside_a_multipart_says_so_too(tmp_path):
            "--Q\nContent-Type: text/plain\n\nThe Saffron Gate opens at nine.\n\n--Q\n"
            "Content-Type: application/pdf; name=\"a.pdf\"\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n")
     items = _read(tmp_path, box)
-    assert isinstance(items[0], Record) and "Saffron Gate" in items[0].text
-    assert [(x.locator, "ends in the middle" in x.reason) for x in items if isinstance(x, RecordError)] == [
-        ("message 1", True)]
+    assert [type(x) for x in items] == [Record] and "Saffron Gate" in items[0].text
+    assert "ends in the middle of this message" in items[0].attrs["cut_short"]
     whole = _read(tmp_path, box + "--Q--\n", "whole.mbox")
-    assert [type(x) for x in whole] == [Record]  # the same message whole: no error
-    assert [type(x) for x in _read(tmp_path, ENC, "enc.mbox")] == [Record, Record]
+    assert [type(x) for x in whole] == [Record] and "cut_short" not in whole[0].attrs  # whole: nothing to say
+    assert not [r for r in _read(tmp_path, ENC, "enc.mbox") if "cut_short" in r.attrs]
 
 
 def _with_files(*parts: str, body: str = "Notes attached.") -> bytes:
@@ -135,6 +133,8 @@ def test_a_text_attachment_is_its_own_record_without_a_sender(tmp_path):
 
 
 def test_csv_markdown_calendar_and_octet_stream_texts_are_read_with_their_charsets(tmp_path):
+    patch = ('Content-Type: text/x-patch; name="fix.patch"\nContent-Disposition: attachment; filename="fix.patch"\n\n'
+             '--- a/x\n+++ b/x\n')  # code: named, not kept
     csv = ('Content-Type: text/csv; charset=iso-8859-1; name="costs.csv"\nContent-Disposition: attachment; '
            'filename="costs.csv"\nContent-Transfer-Encoding: quoted-printable\n\nitem,cost\nCr=E8me br=FBl=E9e,4')
     md = ('Content-Type: application/octet-stream; name="agenda.md"\nContent-Disposition: attachment; '
@@ -149,7 +149,7 @@ def test_csv_markdown_calendar_and_octet_stream_texts_are_read_with_their_charse
               'Content-Transfer-Encoding: base64\n\n' + base64.b64encode(b"\x00\x01\x02MZ\x00").decode())
     pdf = ('Content-Type: application/pdf; name="a.pdf"\nContent-Disposition: attachment; filename="a.pdf"\n'
            'Content-Transfer-Encoding: base64\n\nJVBERi0xLjQK')
-    msg = _with_files(csv, md, ics, utf16, binary, pdf)
+    msg = _with_files(csv, md, ics, utf16, binary, pdf, patch)
     out = message_records(msg, tmp_path / "m.mbox", 1)
     texts = {r.attrs["attachment"]: r.text for r in out[1:]}
     assert set(texts) == {"costs.csv", "agenda.md", "invite.ics", "w.txt"}
@@ -157,7 +157,8 @@ def test_csv_markdown_calendar_and_octet_stream_texts_are_read_with_their_charse
     assert texts["agenda.md"] == "# Agenda\n\n* Visit the Obsidian Tower"
     assert "SUMMARY:Lantern walk at Quillby" in texts["invite.ics"] and "\r" not in texts["invite.ics"]
     assert texts["w.txt"] == "Wide Ember Lake"
-    assert out[0].attrs["attachments"] == ["costs.csv", "agenda.md", "invite.ics", "w.txt", "x.txt", "a.pdf"]
+    assert out[0].attrs["attachments"] == ["costs.csv", "agenda.md", "invite.ics", "w.txt", "x.txt", "a.pdf",
+                                        "fix.patch"]
 
 
 def test_a_long_text_attachment_is_bounded(tmp_path):
