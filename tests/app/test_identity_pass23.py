@@ -136,7 +136,9 @@ def test_a_work_and_a_personal_address_signed_with_one_mobile_are_one_person(con
     assert {"jane.doe@northwind.example", "janed1987@gmail.example", "+447700900456"} <= {a["value"] for a in p.aliases}
     assert not p.held
     assert spells(container, "Jane Doe", "home") == ([("York", "2023-03-09")], [("2023-03-06", "Leeds", "2023-03-09")])
-    assert spells(container, "Jane Doe", "employer") == ([("Globex", "2023-03-13")], [])
+    # her work signature ("Senior Analyst, Northwind") says where she worked until she wrote "I now work at Globex"
+    assert spells(container, "Jane Doe", "employer") == ([("Globex", "2023-03-13")],
+                                                         [("2023-03-06", "Northwind", "2023-03-13")])
     froms = sorted(f.value for f in p.current if f.key.startswith("email:"))
     assert froms == ["jane.doe@northwind.example", "janed1987@gmail.example"]
 
