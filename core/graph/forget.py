@@ -151,6 +151,38 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
                 others.add(" ".join(value.split()))
             if words[0] == word or (word in surnames and words[-1] == word):
                 shared.setdefault(word, set()).add(int(eid))  # a live Alex Morgan bears the forgotten Jane's "Morgan"
+    # a full name another live entity bears too (two people called "Sam Lee", kept apart): theirs where they are a party
+    fulls = sorted({" ".join(v.split()).casefold() for kind, v, _ in rows
+                    if kind in ("name", "nickname") and v and len(v.split()) > 1 and "@" not in v})
+    for full in fulls:
+        pat = "%" + "%".join(w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                             for w in full.split()) + "%"
+        for eid, value in conn.execute(
+                "SELECT a.entity_id, a.value FROM alias a JOIN entity e ON e.id = a.entity_id "
+                "WHERE e.tombstoned_at IS NULL AND a.kind IN ('name', 'nickname') AND a.value LIKE ? ESCAPE '\\' "
+                "UNION SELECT id, canonical_name FROM entity WHERE tombstoned_at IS NULL "
+                "AND canonical_name LIKE ? ESCAPE '\\'", (pat, pat)).fetchall():
+            if int(eid) not in skip and " ".join((value or "").split()).casefold() == full:
+                shared.setdefault(full, set()).add(int(eid))
+    # who a fact that stays (naming no forgotten entity) ties to another bearer of a shared name
+    related: dict[str, set[int]] = {}
+    me = owner_id(conn)
+    for name, bearers in shared.items():
+        for p in chunks(sorted(bearers)):
+            q = marks(len(p))
+            facts = _ids(conn, f"SELECT id FROM fact WHERE tombstoned_at IS NULL AND subject_entity_id IN ({q}) UNION "
+                               f"SELECT fact_id FROM factentity WHERE entity_id IN ({q})", (*p, *p))
+            for fp in chunks(facts):
+                fq = marks(len(fp))
+                tied: dict[int, set[int]] = {}
+                for fid, eid in conn.execute(
+                        f"SELECT id, subject_entity_id FROM fact WHERE id IN ({fq}) AND tombstoned_at IS NULL "
+                        f"UNION SELECT fact_id, entity_id FROM factentity WHERE fact_id IN ({fq})", (*fp, *fp)):
+                    if eid is not None:
+                        tied.setdefault(int(fid), set()).add(int(eid))
+                for ents_ in tied.values():
+                    if not ents_ & own:  # (the owner, tied to everyone, is no sign either way)
+                        related.setdefault(name, set()).update(ents_ - set(bearers) - {me})
     record_parties: dict[int, frozenset[int]] = {}
     thread_parties: dict[str, frozenset[int]] = {}
     if shared:
@@ -172,7 +204,7 @@ def redactor_for(conn, entity_ids, region: str = "US", exclude=()) -> Redactor:
                 record_parties[int(rid)] = frozenset(by_thread[th] | by_rec.get(int(rid), set()))
         for rid, v in by_rec.items():
             record_parties.setdefault(rid, frozenset(v))
-    return Redactor.from_aliases(rows, region, others=sorted(others), shared=shared, own=own,
+    return Redactor.from_aliases(rows, region, others=sorted(others), shared=shared, own=own, related=related,
                                  record_parties=record_parties, thread_parties=thread_parties)
 
 
@@ -379,8 +411,14 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
         sc.label = f"fact {row[0]}"
         facts.add(int(row[0]))
 
+    # The forgotten person's own words, as replies that stay quote them ("> I started at Globex …"): those quoted
+    # runs are redacted wherever a kept message repeats them (Redactor.quoted)
+    own_records = set(records)
+    if red is not None and target.kind == "entity" and own_records:
+        red.quoted.extend(_own_texts(conn, own_records))
     # Records (and chat statements) that mention a forgotten entity: redacted, or removed on request.
     redact: set[int] = set()
+    mention_removed: set[int] = set()
     if red is not None and not red.empty:
         for row in mentioning(conn, "record", _RECORD_COLS, red, extra="AND tombstoned_at IS NULL",
                               json_cols=("attrs",), loose_cols=_RECORD_LOOSE):
@@ -391,7 +429,12 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
             if here is not red and not redacted_values(here, _RECORD_COLS, row[1:], json_cols=("attrs",),
                                                        acts=("attrs",), loose_cols=_RECORD_LOOSE):
                 continue
-            (records if mentions == "remove" else redact).add(int(row[0]))
+            (mention_removed if mentions == "remove" else redact).add(int(row[0]))
+        # a reply that quotes their words without naming them: those words go, the reply stays (any ``mentions``)
+        for rid in _quoting(conn, red, own_records):
+            if rid not in records and rid not in mention_removed:
+                redact.add(rid)
+    records |= mention_removed
     sc.records = sorted(records)
     sc.redact_records = sorted(redact)
 
@@ -413,7 +456,9 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     # (a person known only as the recipient of forgotten mail, the street a forgotten person lived on,
     # a photo trip whose photos went); and the relatives Kith named after a forgotten person.
     orphans: set[int] = set(relatives) if target.kind == "entity" else set()
-    cand = set(_in(conn, "SELECT entity_id FROM recordentity WHERE record_id", records)) if records else set()
+    # (a record removed for mentioning them is its sender's too: its sender, another person, is no orphan of it)
+    cand = (set(_in(conn, "SELECT entity_id FROM recordentity WHERE record_id", records - mention_removed))
+            if records - mention_removed else set())
     if facts:
         cand |= set(_in(conn, "SELECT entity_id FROM factentity WHERE fact_id", facts))
         cand |= set(_in(conn, "SELECT subject_entity_id FROM fact WHERE id", facts))
@@ -437,6 +482,11 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
         facts |= set(_in(conn, "SELECT f.id FROM fact f JOIN factentity fe ON fe.fact_id = f.id "
                                "WHERE f.tombstoned_at IS NULL AND fe.entity_id", orphans))
     sc.facts = sorted(facts)
+    if red is not None and target.kind == "entity" and red.shared:
+        # the facts that stay though they hold a shared name are another bearer's: a summary repeating them keeps them
+        red.kept.extend(sorted({str(st) for _f, st in mentioning(conn, "fact", ["statement"], red,
+                                                                extra="AND tombstoned_at IS NULL")
+                                if _f not in facts and st}, key=len, reverse=True))
 
     # Episodes: of the removed records; record-less statements (chat) in the range or naming the entity.
     eps = set(_in(conn, "SELECT id FROM episode WHERE tombstoned_at IS NULL AND record_id", records)) if records else set()
@@ -456,6 +506,49 @@ def scope(conn, target: Target, mentions: str = "redact", region: str = "US") ->
     sc.redact_episodes = sorted(red_eps - eps)
     sc.card_aliases, sc.card_marks, sc.card_names = card_leftovers(conn, sc, region)
     return sc, red
+
+
+def _own_texts(conn, record_ids) -> list[str]:
+    """:func:`core.graph.redact.own_words` of each of ``record_ids``' texts (long enough to be told apart)."""
+    from core.graph.redact import _QUOTE_MIN, own_words
+
+    out: list[str] = []
+    for p in chunks(sorted(record_ids)):
+        for (text,) in conn.execute(f"SELECT text FROM record WHERE id IN ({marks(len(p))})", p):
+            words = own_words(text)
+            if len(words) >= _QUOTE_MIN:
+                out.append(words)
+    return list(dict.fromkeys(out))
+
+
+def _quoting(conn, red: Redactor, record_ids) -> list[int]:
+    """Live records outside ``record_ids`` in their conversations (thread, or a reply to one of them) whose quoted
+    lines repeat the words of ``record_ids`` (``red.quoted``)."""
+    from core.graph.redact import quotes_forgotten
+
+    if not red.quoted or not record_ids:
+        return []
+    threads: set[str] = set()
+    msgids: set[str] = set()
+    for p in chunks(sorted(record_ids)):
+        for th, ext, mid in conn.execute(f"SELECT thread, external_id, json_extract(attrs, '$.message_id') FROM record "
+                                         f"WHERE id IN ({marks(len(p))})", p):
+            threads |= {str(x) for x in (th,) if x}
+            msgids |= {str(x) for x in (ext, mid) if x and "@" in str(x)}  # a mail's Message-ID
+    cand: set[int] = set()
+    for p in chunks(sorted(threads)):
+        cand |= set(_ids(conn, f"SELECT id FROM record WHERE tombstoned_at IS NULL AND thread IN ({marks(len(p))}) "
+                               "AND text LIKE '%>%'", p))
+    for p in chunks(sorted(msgids)):
+        cand |= set(_ids(conn, f"SELECT id FROM record WHERE tombstoned_at IS NULL AND text LIKE '%>%' AND "
+                               f"(json_extract(attrs, '$.in_reply_to') IN ({marks(len(p))}) OR "
+                               f"json_extract(attrs, '$.quoted_in') IN ({marks(len(p))}))", (*p, *p)))
+    out = []
+    for p in chunks(sorted(cand - set(record_ids))):
+        for rid, text in conn.execute(f"SELECT id, text FROM record WHERE id IN ({marks(len(p))})", p):
+            if quotes_forgotten(text, red.quoted):
+                out.append(int(rid))
+    return out
 
 
 def _card(attrs) -> dict:

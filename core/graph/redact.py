@@ -32,7 +32,13 @@ Quoted mail is handled as a unit: a quoted block whose attribution line names a 
 entity ("> From: Steve Sapovits …" in Outlook style, "Steve Sapovits wrote:" in the
 Internet style, or any line naming them that ends with ":" right above the quoted lines — "Am … schrieb
 Steve Sapovits <…>:", "… ha scritto:") is the forgotten person's own text, so the whole block is replaced by one
-``"[forgotten message]"`` line at its quote depth.
+``"[forgotten message]"`` line at its quote depth.  So is a run of quoted lines that repeats the words of one of the
+forgotten person's removed messages (``Redactor.quoted``), with no attribution naming them ("> I started at Globex …"
+under the owner's "Congrats!"): :func:`drop_quoted_words`.
+
+A full name another live entity bears too (two people called "Sam Lee") is shared as a one-word name is; another
+person's e-mail address is never a mention, in part or whole; a one-word name of someone known by no fuller name
+takes a capitalised surname after it with it ("Quornelia Hartwig").
 """
 from __future__ import annotations
 
@@ -51,6 +57,73 @@ _HEADER = re.compile(r"^\s*(?:\*?\s*)?(from|de|von|van|da|fra|från|od|от|läh
 _WROTE = re.compile(r"(wrote|writes|schrieb|a écrit|escribió|scrisse|schreef)\s*:?\s*$", re.IGNORECASE)
 _ORIGINAL = re.compile(r"^\s*-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)", re.IGNORECASE)
 _EMAIL_LOCAL = re.compile(r"^[a-z][a-z._-]{4,}$")
+_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_QUOTE_MIN = 12
+"""A quoted run shorter than this (normalised characters) is never taken for a forgotten message's words ("> ok")."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _full(name: str) -> str:
+    """A name of two or more words as a key of :attr:`Redactor.shared`: its words, casefolded, one space apart."""
+    return " ".join(name.split()).casefold()
+
+
+def own_words(text: str | None) -> str:
+    """The lines of ``text`` its writer wrote (quote depth 0), normalised (words one space apart, casefolded):
+    what :attr:`Redactor.quoted` holds of a forgotten message, without what it quoted of others."""
+    return _norm("\n".join(line for line in (text or "").split("\n") if _depth(line)[0] == 0))
+
+
+def _forgotten_run(run: list[str], forgotten: list[str]) -> bool:
+    """Whether the quoted lines ``run`` (their ``>`` marks taken off) are a forgotten message's words: the whole
+    run, or lines holding at least 60 % of its characters, are found in one of ``forgotten`` (:func:`own_words`)."""
+    whole = _norm(" ".join(run))
+    if len(whole) < _QUOTE_MIN:
+        return False
+    if any(whole in f for f in forgotten):
+        return True
+    total = hit = 0
+    for line in run:
+        n = _norm(line)
+        total += len(n)
+        if len(n) >= _QUOTE_MIN and any(n in f for f in forgotten):
+            hit += len(n)
+    return total > 0 and hit >= 0.6 * total
+
+
+def drop_quoted_words(text: str, forgotten: list[str]) -> str:
+    """``text`` with each run of quoted lines (one quote depth, ``>`` marks) that repeats a forgotten message's
+    words (``forgotten``: :func:`own_words` of each) replaced by one ``"[forgotten message]"`` line at that depth —
+    a reply that quotes the forgotten person without naming them ("> I started at Globex …").  Deeper runs (what
+    the forgotten message quoted of someone else) are judged on their own."""
+    if not forgotten or ">" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        d = _depth(lines[i])[0]
+        if d == 0:
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and _depth(lines[j])[0] == d:
+            j += 1
+        if _forgotten_run([_depth(x)[1] for x in lines[i:j]], forgotten):
+            out.append(">" * d + " " + QUOTE_REPLACEMENT)
+        else:
+            out.extend(lines[i:j])
+        i = j
+    return "\n".join(out)
+
+
+def quotes_forgotten(text: str | None, forgotten: list[str]) -> bool:
+    """Whether :func:`drop_quoted_words` changes ``text``."""
+    return bool(text) and bool(forgotten) and ">" in text and drop_quoted_words(text, forgotten) != text
 
 
 def _depth(line: str) -> tuple[int, str]:
@@ -80,6 +153,21 @@ class Redactor:
             Sapovits", "the Sapovitses"); shared with live bearers as one-word names are (``shared``).
         domains: mail domains of the forgotten entities' own (no webmail, no other live entity's address at
             them): a mention anywhere, case-insensitive ("www.sapovits-design.example").
+        related: shared name → the live entities a fact that stays (one naming no forgotten entity) ties to one of its
+            other bearers ("Lena Park wrote to Chris Park", the other Chris Park): in a row about them that
+            :meth:`within` is given directly (a summary written from the facts that stay, a ledger line), the name
+            is that bearer's; :meth:`for_record` and :meth:`for_conversation` go by the row's parties alone.
+        kept: statements of facts that stay although they hold a shared name (another bearer's: "Chris Park writes
+            from chris@fastmail.com"): never a mention, written out where a summary repeats them.
+        quoted: :func:`own_words` of the forgotten entities' removed messages: a quoted run in a kept message that
+            repeats them is replaced by ``"[forgotten message]"`` (:func:`drop_quoted_words`).
+
+    ``shared`` may also hold a full name (two words or more, :func:`_full`) another live entity bears too (two
+    people called "Sam Lee"): like a shared one-word name, it is left out where that entity is a party and no
+    forgotten one is (:meth:`within`).  An e-mail address that is not a forgotten entity's own (nor at a domain of
+    theirs alone) is never redacted, in part or whole ("sam.lee@initech.com" of the other Sam Lee).  A one-word
+    name of entities known by no fuller name ("Quornelia") followed by a capitalised word is the same mention,
+    surname and all ("Quornelia Hartwig"), unless that full name is another live entity's (``others``).
     """
 
     names: list[str] = field(default_factory=list)
@@ -94,6 +182,10 @@ class Redactor:
     thread_parties: dict[str, frozenset[int]] = field(default_factory=dict)
     surnames: list[str] = field(default_factory=list)
     domains: list[str] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)
+    skip_locals: set[str] = field(default_factory=set)
+    related: dict[str, set[int]] = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._given = (list(self.names), list(self.emails), list(self.phones), list(self.handles),
@@ -125,9 +217,13 @@ class Redactor:
         self.phones = list(dict.fromkeys(p for p in self.phones if p))
         self.handles = list(dict.fromkeys(h.strip() for h in self.handles if h and len(h.strip()) >= 2))
         alts_ci = [r"\s+".join(re.escape(w) for w in ws) for ws in multi]
+        # the way a mail client's attribution or an address book writes it: "Ruiz, Ana"
+        alts_ci += [re.escape(ws[-1]) + r",\s*" + r"\s+".join(re.escape(w) for w in ws[:-1]) for ws in multi]
         alts_ci += [re.escape(e) for e in self.emails]
         alts_cs = [re.escape(ws[0]) for ws in single] + [re.escape(h) for h in self.handles]
-        locals_ = [e.split("@", 1)[0] for e in self.emails if _EMAIL_LOCAL.match(e.split("@", 1)[0])]
+        skip = {re.sub(r"[^a-z]", "", x.casefold()) for x in self.skip_locals}
+        locals_ = [e.split("@", 1)[0] for e in self.emails if _EMAIL_LOCAL.match(e.split("@", 1)[0])
+                   and re.sub(r"[^a-z]", "", e.split("@", 1)[0]) not in skip]
 
         def rx(alts, flags=0):
             if not alts:
@@ -140,7 +236,10 @@ class Redactor:
         theirs = sorted({w for ws in multi for w in ws[1:]} | set(self.surnames), key=len, reverse=True)
         not_theirs = (r"(?!\s+" + (rf"(?!(?:{'|'.join(re.escape(w) for w in theirs)})\b)" if theirs else "")
                       + r"[A-Z][a-z][\w'’-]*)")
-        self._cs = rx([a + not_theirs for a in (re.escape(ws[0]) for ws in single)]
+        # known by one word only ("Quornelia"): "Quornelia Hartwig" is her too, surname and all (another live
+        # Quornelia Hartwig is masked first, ``others``)
+        surname_too = r"(?:\s+[A-Z][a-z][\w'’-]*)?"
+        self._cs = rx([a + (not_theirs if multi else surname_too) for a in (re.escape(ws[0]) for ws in single)]
                       + [re.escape(h) for h in self.handles])
         self._loose = rx(alts_ci + alts_cs + [re.escape(x) for x in locals_], re.IGNORECASE)
         # a name of two or more words written as one token: a file name ("Xavier_Quint_cv.pdf",
@@ -162,12 +261,16 @@ class Redactor:
             re.IGNORECASE) if protect else None)
         self._surname_words = {w.casefold() for w in self.surnames}
         self._single = words | self._surname_words
-        self.shared = {k.casefold(): set(v) for k, v in self.shared.items() if k.casefold() in self._single and v}
+        self._full_names = own_multi
+        self.shared = {_full(k): set(v) for k, v in self.shared.items()
+                       if (_full(k) in self._single or _full(k) in own_multi) and v}
+        self._own_emails = set(self.emails)
 
     @classmethod
     def from_aliases(cls, aliases: Iterable[tuple[str, str, str]], region: str = "US", **context) -> "Redactor":
         """From ``(kind, value, normalized)`` alias rows (and canonical names given as kind ``"name"``);
-        ``context``: ``others``, ``shared``, ``own``, ``record_parties``, ``thread_parties`` (see the class)."""
+        ``context``: ``others``, ``shared``, ``own``, ``related``, ``record_parties``, ``thread_parties`` (see the
+        class)."""
         names, emails, phones, handles, surnames, domains = [], [], [], [], [], []
         for kind, value, norm in aliases:
             if kind == "surname":
@@ -192,28 +295,36 @@ class Redactor:
     def without(self, words: Iterable[str]) -> "Redactor":
         """This redactor without the one-word names ``words`` (case-insensitive); names of two or more words,
         addresses, phones, handles and ``others`` stay.  ``self`` when nothing is left out."""
-        drop = frozenset(w.casefold() for w in words) & frozenset(self._single)
+        drop = frozenset(_full(w) for w in words) & (frozenset(self._single) | frozenset(self._full_names))
         if not drop:
             return self
         if drop not in self._narrowed:
             names, emails, phones, handles, surnames, domains = self._given
-            self._narrowed[drop] = Redactor([n for n in names if n.strip().casefold() not in drop], list(emails),
+            # a full name another bears goes with its one-token spellings ("sam.lee" in a thread key)
+            fulls = {w for w in drop if " " in w}
+            self._narrowed[drop] = Redactor([n for n in names if _full(n) not in drop], list(emails),
                                             list(phones), list(handles), self.region, others=list(self.others),
                                             own=set(self.own), domains=list(domains),
-                                            surnames=[w for w in surnames if w.strip().casefold() not in drop])
+                                            surnames=[w for w in surnames if w.strip().casefold() not in drop],
+                                            quoted=self.quoted, skip_locals=set(self.skip_locals) | fulls,
+                                            kept=self.kept)
         return self._narrowed[drop]
 
     def within(self, parties: Iterable[int] = (), text: str | None = None) -> "Redactor":
         """The redactor for a row whose parties are ``parties`` (entity ids) and whose words are ``text``.
 
-        A shared one-word name (``shared``) is left out — it is another person there — when no forgotten
-        entity is among ``parties`` and either another entity that bears it is, or ``text`` names such an
-        entity by full name (``others``) and names the forgotten one by no full name, address, phone or
+        A shared name (``shared``: one word, or a full name another live entity bears) is left out — it is
+        another person there — when no forgotten entity is among ``parties`` and either another entity that bears
+        it is, or one a fact that stays ties to such a bearer (``related``), or (a one-word name) ``text`` names
+        such an entity by full name (``others``) and names the forgotten one by no full name, address, phone or
         handle.  Everything else is as in ``self``.
 
         Returns:
             ``self``, or a narrower :class:`Redactor` (:meth:`without`).
         """
+        return self._within(parties, text, related=True)
+
+    def _within(self, parties: Iterable[int], text: str | None, related: bool) -> "Redactor":
         if not self.shared:
             return self
         ps = set(parties)
@@ -227,7 +338,9 @@ class Redactor:
                 named = set()  # it names him plainly too: a bare first name may be either
         # a surname another live person bears stays wherever the forgotten one is no party: "Mrs Sapovits" may be
         # Karl Sapovits's wife as well as the forgotten Greta
-        drop = [w for w, bearers in self.shared.items() if ps & bearers or w in named or w in self._surname_words]
+        drop = [w for w, bearers in self.shared.items()
+                if ps & bearers or (related and ps & self.related.get(w, set()))
+                or (" " not in w and (w in named or w in self._surname_words))]
         return self.without(drop)
 
     def for_record(self, record_id: int | None, text: str | None = None) -> "Redactor":
@@ -235,32 +348,48 @@ class Redactor:
         words ``text``.  The first answer for a record is kept: every store of one forget redacts the record
         alike, though the graph has redacted its text by the time the others ask."""
         if record_id is None:
-            return self.within((), text)
+            return self._within((), text, related=False)
         if record_id not in self._by_record:
-            self._by_record[record_id] = self.within(self.record_parties.get(record_id, frozenset()), text)
+            self._by_record[record_id] = self._within(self.record_parties.get(record_id, frozenset()), text,
+                                                      related=False)
         return self._by_record[record_id]
 
     def for_conversation(self, conversation: str | None, people: Iterable[int] = (),
                          text: str | None = None) -> "Redactor":
         """:meth:`within` for a row of conversation ``conversation`` (a thread, ``thread_parties``) about
         ``people`` (entity ids, e.g. a ledger message's counterpart)."""
-        return self.within(set(self.thread_parties.get(conversation or "", frozenset())) | set(people), text)
+        return self._within(set(self.thread_parties.get(conversation or "", frozenset())) | set(people), text,
+                            related=False)
 
     def _mask(self, text: str) -> tuple[str, list[str]]:
-        """``text`` with each of ``others``' names replaced by one private-use character (never a match)."""
-        if self._protect is None:
-            return text, []
+        """``text`` with each of ``others``' names, and each e-mail address that is not a forgotten entity's own
+        (nor at a domain of theirs alone), replaced by one private-use character (never a match)."""
         kept: list[str] = []
 
         def hold(m):
             kept.append(m.group(0))
             return chr(0xF0000 + len(kept) - 1)
+
+        def hold_address(m):
+            a = m.group(0).casefold()
+            dom = a.rsplit("@", 1)[1]
+            if a in self._own_emails or any(dom == d or dom.endswith("." + d) for d in self.domains):
+                return m.group(0)
+            return hold(m)
+        for k in self.kept:  # another bearer's fact, as a summary repeats it
+            if k and k in text:
+                text = text.replace(k, chr(0xF0000 + len(kept)))
+                kept.append(k)
+        if "@" in text:
+            text = _ADDRESS.sub(hold_address, text)
+        if self._protect is None:
+            return text, kept
         return self._protect.sub(hold, text), kept
 
     @staticmethod
     def _unmask(text: str, kept: list[str]) -> str:
-        for i, k in enumerate(kept):
-            text = text.replace(chr(0xF0000 + i), k)
+        for i in range(len(kept) - 1, -1, -1):  # an address may hold a name masked after it
+            text = text.replace(chr(0xF0000 + i), kept[i])
         return text
 
     def like_terms(self) -> list[str]:
@@ -303,6 +432,8 @@ class Redactor:
         """True when ``text`` names a forgotten entity (``loose``: machine-written field, see the module doc)."""
         if not text or self.empty:
             return False
+        if not loose and quotes_forgotten(text, self.quoted):
+            return True
         text, _kept = self._mask(text)
         if self._joined is not None and self._joined.search(text):
             return True
@@ -318,6 +449,8 @@ class Redactor:
         attributed to a forgotten entity replaced by one ``"[forgotten message]"`` line.  None stays None."""
         if not text or self.empty:
             return text
+        if quotes and self.quoted and ">" in text:  # before names are replaced: the words as they were written
+            text = drop_quoted_words(text, self.quoted)
         text, kept = self._mask(text)
         spans = self._phone_spans(text)
         for s, e in sorted(spans, reverse=True):
