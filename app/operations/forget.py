@@ -536,6 +536,22 @@ def _report(c: Container, op_id: int) -> ForgetReport:
 # ---- restore ----------------------------------------------------------------------------------------
 
 def _restore_on_writer(c: Container, op_id: int) -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import IntegrityError
+
+    svc = _memory(c)
+    try:
+        _restore_rows(c, svc, op_id)
+    except (sqlite3.IntegrityError, IntegrityError) as exc:  # the session rolled the restore back: nothing changed
+        raise ValueError(f"forget #{op_id} cannot be restored: what it hid points at something erased since "
+                         f"(a purge of the same person, or of what it was linked to); it stays forgotten — "
+                         f"`kith purge {op_id}` erases it for good") from exc
+    _finish_restore(c, op_id)
+
+
+def _restore_rows(c: Container, svc, op_id: int) -> None:
+    """The row part of :func:`restore` (one transaction; raises as ``put_back`` does)."""
     from core.graph import forget as graph
     from core.memory import forget as memory
     from core.personal import forget as personal
@@ -543,7 +559,6 @@ def _restore_on_writer(c: Container, op_id: int) -> None:
     from core.store.forgetting import put_back
     from core.store.schema import AuditEvent
 
-    svc = _memory(c)
     with c.db.session() as s:
         op = s.get(ForgetOp, op_id)
         if op is None:
@@ -570,7 +585,6 @@ def _restore_on_writer(c: Container, op_id: int) -> None:
             op.state = "restoring"
             s.add(op)
             s.add(AuditEvent(action="restore", target=f"forget:{op_id}", detail={"fingerprint": op.fingerprint}))
-    _finish_restore(c, op_id)
 
 
 def _finish_restore(c: Container, op_id: int) -> None:
@@ -750,10 +764,48 @@ def purge_ops(c: Container, op_ids: Iterable[int]) -> dict:
     Raises:
         NotFound: an id is no forget.
     """
-    ids = sorted({int(i) for i in op_ids})
+    ids = sorted({int(i) for i in op_ids} | set(same_person_forgets(c, op_ids)))
     rows = c.writer.run(_purge_rows_on_writer, c, ids)
     files = c.writer.run(_finish_purge_on_writer, c)
     return {"forgets": rows, "files": files}
+
+
+def same_person_forgets(c: Container, op_ids: Iterable[int]) -> list[int]:
+    """The other forgets still restorable (hidden, or half-hidden) of a person that one of entity forgets ``op_ids``
+    forgot: those whose entities share an e-mail address, phone number, handle or contact card with theirs — the
+    "forgotten again" forgets of what a later import brought of them (:func:`forget_late_arrivals`), and those
+    forgets' own, transitively.  A purge of the person erases them too.
+
+    Returns:
+        Their ids, ascending (none of ``op_ids``).
+    """
+    from core.store.schema import Alias
+
+    want = {int(i) for i in op_ids}
+    with c.db.session() as s:
+        ops = {op.id: op for op in s.exec(select(ForgetOp).where(ForgetOp.target_kind == "entity")).all()}
+
+        def keys(op) -> set[tuple[str, str]]:
+            ents = [int(e) for e in (Scope.from_json(op.plan["scope"]).entities if (op.plan or {}).get("scope") else [])]
+            if not ents:
+                return set()
+            return {(k, n) for k, n in s.exec(select(Alias.kind, Alias.normalized).where(Alias.entity_id.in_(ents)))
+                    if k in _IDENTIFIERS and n}
+        open_ = {i: keys(op) for i, op in ops.items() if op.state in ("hidden", "hiding") and i not in want}
+        seen: set[tuple[str, str]] = set()
+        for i in want:
+            if i in ops and ops[i].state in ("hidden", "hiding"):
+                seen |= keys(ops[i])
+        out: set[int] = set()
+        grew = True
+        while grew and seen:
+            grew = False
+            for i, k in open_.items():
+                if i not in out and k & seen:
+                    out.add(i)
+                    seen |= k
+                    grew = True
+    return sorted(out)
 
 
 def purge(c: Container, forget_id: int) -> ForgetReport:
