@@ -143,25 +143,35 @@ def test_a_work_and_a_personal_address_signed_with_one_mobile_are_one_person(con
     assert froms == ["jane.doe@northwind.example", "janed1987@gmail.example"]
 
 
-def test_a_held_merge_keeps_the_earlier_identitys_facts_until_confirmed(container, tmp_path):
-    """"Ana Lima" at ana.lima@acme, then al@acme without a name, then "Ana Lima" at al@acme: the name learnt late
-    joins the two (same company domain) but both had addresses of their own, so the merge is held: her Leeds home
-    waits on the first identity instead of being superseded by (or superseding) York until the person confirms."""
-    from app.operations.review import confirm_merge, list_reviews
+def test_a_name_learnt_late_at_one_company_keeps_each_identitys_facts_until_the_person_merges_them(container,
+                                                                                                   tmp_path):
+    """"Ana Lima" at ana.lima@acme, then al@acme without a name, then "Ana Lima" at al@acme: the name learnt late is
+    the same full name at one company's mail domain, but both have addresses of their own, so it is a ``full_name``
+    suggestion, not a merge: her Leeds home stays current on the first identity, neither superseded by nor
+    superseding York, until the person merges the two (``kith review merge``); then York supersedes Leeds."""
+    from app.operations.review import act, confirm_merge, list_reviews
 
     ingest(container, [write_raw_mbox(tmp_path / "ana.mbox", [
         ("Ana Lima <ana.lima@acme.example>", "Mon, 06 Mar 2023 09:00:00 +0000", "a", "I live in Leeds."),
         ("al@acme.example", "Wed, 08 Mar 2023 09:00:00 +0000", "b", "I moved to York yesterday."),   # Tue 7 Mar
         ("Ana Lima <al@acme.example>", "Thu, 09 Mar 2023 09:00:00 +0000", "c", "See you soon.")])])
-    p = profile(container, "Ana Lima")
-    assert [(f.value, f.valid_from[:10]) for f in p.current if f.key == "home"] == [("York", "2023-03-07")]
-    assert not [f for f in p.history if f.key == "home"]
-    assert [(f.value, f.valid_from[:10]) for f in p.held if f.key == "home"] == [("Leeds", "2023-03-06")]
-    merged = [r for r in list_reviews(container, None) if r.status == "merged"]
-    assert len(merged) == 1
-    confirm_merge(container, merged[0].id)
+    (review,) = list_reviews(container, None)
+    assert (review.a_name, review.b_name, review.signal, review.status, review.score) == \
+        ("Ana Lima", "Ana Lima", "full_name", "pending", 0.8)
+    assert review.reason == ("same full name 'Ana Lima' only (learnt when 'Ana Lima' wrote with it), different "
+                             "identifiers (al@acme.example vs ana.lima@acme.example)")
+    al, first = review.a_id, review.b_id   # the address that learnt the name, and the one that had it
+    assert al != first
+    # not merged before the person's word: each identity keeps its own home, current, with no history
+    assert spells(container, first, "home") == ([("Leeds", "2023-03-06")], [])
+    assert spells(container, al, "home") == ([("York", "2023-03-07")], [])
+    assert not profile(container, first).held and not profile(container, al).held
+    with pytest.raises(ValueError, match="is pending, not merged"):
+        confirm_merge(container, review.id)   # a suggestion is merged (or rejected), not confirmed
+    merged = act(container, review.id, "merge")
+    assert (merged.status, merged.decided_by, merged.confirmed) == ("merged", "person", True)
     assert spells(container, "Ana Lima", "home") == ([("York", "2023-03-07")], [("2023-03-06", "Leeds", "2023-03-07")])
-    assert not profile(container, "Ana Lima").held
+    assert profile(container, "Ana Lima").id == al and not profile(container, "Ana Lima").held
 
 
 def _people_and_groups(c):
@@ -246,9 +256,10 @@ def test_two_speakers_sisters_called_jane_are_two_people(container, tmp_path):
 
 
 def test_directory_qualifiers_and_titles_in_mail_display_names_are_not_part_of_the_name(container, tmp_path):
-    """"Smith, Jane (ACME-IT)" and "Dr. Jane Smith" at one company are "Jane Smith": one person (the same full name
-    and the company's mail domain); "Jane Smith | Acme" at a free-mail address is the same name at an unrelated
-    address — a suggestion, not "same surname, different first name" kept apart."""
+    """"Smith, Jane (ACME-IT)" and "Dr. Jane Smith" at one company are both "Jane Smith": the same full name (one
+    company's mail domain no longer makes them one person), so a ``full_name`` suggestion, not a merge; "Jane Smith |
+    Acme" at a free-mail address is the same name at an unrelated address — a suggestion too, not "same surname,
+    different first name" kept apart."""
     from app.operations.review import list_reviews
 
     ingest(container, [write_raw_mbox(tmp_path / "dir.mbox", [
@@ -259,7 +270,16 @@ def test_directory_qualifiers_and_titles_in_mail_display_names_are_not_part_of_t
     people, _ = _people_and_groups(container)
     assert "Jane Smith" in people and not any("(" in p or "Dr." in p or "|" in p for p in people)
     reviews = list_reviews(container, None)
-    assert sorted(r.signal for r in reviews) == ["exact_name", "full_name"]
+    assert [(r.a_name, r.b_name, r.signal, r.status) for r in reviews] == [
+        ("Jane Smith", "Jane Smith", "full_name", "pending"), ("Jane Smith", "Jane Smith", "full_name", "pending")]
+    acme, free = reviews
+    # both suggest the first Jane Smith (jsmith@): the second at her company's domain, the third at free mail
+    assert acme.a_id == free.a_id and len({acme.a_id, acme.b_id, free.b_id}) == 3
+    assert acme.reason == ("same full name 'Jane Smith' only at one company's mail domain (acme.example), different "
+                           "identifiers (jane.smith@acme.example vs jsmith@acme.example)")
+    assert free.reason == ("same full name 'Jane Smith' only, different identifiers (jane.s@freemail.example vs "
+                           "jsmith@acme.example)")
+    assert spells(container, acme.a_id, "home") == ([("Leeds", "2023-03-06")], [])
 
 
 @pytest.mark.parametrize("text, facts", [

@@ -107,12 +107,14 @@ def test_reimport_after_the_offset_change_adds_nothing(container, corpus):
         assert len(s.exec(select(RecordEntity).where(RecordEntity.role == "from")).all()) == 3
 
 
-def test_forgetting_a_person_takes_their_earlier_identities_and_held_facts(container, tmp_path):
-    """A merge Kith made keeps the second identity as a tombstoned entity (its name, its held facts): forget
-    removes those too, so the name is gone from every row."""
+def test_forgetting_a_person_takes_their_earlier_identities_and_their_facts(container, tmp_path):
+    """Two "Alex Reed"s at one company's mail domain are a suggestion; once the person merges them, the second
+    identity is kept as a tombstoned entity (its name, for undo): forget removes it too, and the facts from both
+    addresses, so the name is gone from every row."""
     from datetime import datetime, timedelta, timezone
 
     from app.operations.forget import forget
+    from app.operations.review import act, list_reviews
     from helpers.mboxes import write_mbox
 
     path = write_mbox(tmp_path / "alex.mbox", [
@@ -120,10 +122,20 @@ def test_forgetting_a_person_takes_their_earlier_identities_and_held_facts(conta
         ("Alex Reed <alex.r@south.dupont.com>", "hello", "I work at Southbank these days.")],
         start=datetime(2023, 3, 6, 9, tzinfo=timezone.utc), step=timedelta(days=2))
     ingest(container, [path])
+    (review,) = list_reviews(container)
+    assert (review.a_name, review.b_name, review.signal, review.status) == ("Alex Reed", "Alex Reed", "full_name",
+                                                                            "pending")
+    with container.db.session() as s:
+        assert len(_person(s, "Alex Reed")) == 2  # not merged before the person's word
+        assert [f.value for f in _facts(s, review.b_id, "employer")] == ["Southbank"]
+    act(container, review.id, "merge")
     with container.db.session() as s:
         (alex,) = _person(s, "Alex Reed")
-        (mc,) = s.exec(select(MergeCandidate).where(MergeCandidate.status == "merged")).all()
-        assert [f.value for f in _facts(s, mc.b_id, "employer")] == ["Southbank"]  # held on the 2nd identity
+        assert alex.id == review.a_id
+        assert s.get(Entity, review.b_id).tombstoned_at is not None  # the earlier identity, kept for undo
+        assert s.get(Entity, review.b_id).canonical_name == "Alex Reed"
+        assert [f.value for f in _facts(s, alex.id, "employer")] == ["Southbank"]  # superseding Northwind
+        assert sorted(f.value for f in _facts(s, alex.id, "employer", active=False)) == ["Northwind", "Southbank"]
     forget(container, alex.id, purge=True)
     with container.db.session() as s:
         assert s.exec(select(Entity).where(Entity.canonical_name == "Alex Reed")).all() == []
