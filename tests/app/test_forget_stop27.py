@@ -82,7 +82,8 @@ def _settings(home):
 
 @pytest.fixture(scope="module")
 def _home(tmp_path_factory):
-    """The mailbox, ingested once for the module; each test forgets on its own copy."""
+    """The mailbox, ingested once for the module; each test forgets on its own copy (with the text encoder the
+    ingest loaded: stateless, shared)."""
     folder = tmp_path_factory.mktemp("rt4")
     c = Container(_settings(folder / "home"))
     try:
@@ -91,13 +92,15 @@ def _home(tmp_path_factory):
         regenerate_summaries(c)
     finally:
         c.close()
-    return folder / "home"
+    return folder / "home", c._encoder
 
 
 @pytest.fixture
 def c(_home, tmp_path):
-    shutil.copytree(_home, tmp_path / "home")
+    home, encoder = _home
+    shutil.copytree(home, tmp_path / "home")
     con = Container(_settings(tmp_path / "home"))
+    con._encoder = encoder
     yield con
     con.close()
 
