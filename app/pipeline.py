@@ -439,7 +439,7 @@ def stored_already(s, records: Sequence, source: tuple[str, str] | None = None) 
     quotes = [i for i, r in enumerate(records) if not out[i] and "quoted_in" in r.attrs and source is not None]
     if quotes:
         for i, known in zip(quotes, _quotes_of_mails(s, [records[i] for i in quotes],
-                                                      [r for r in records if "quoted_in" not in r.attrs])):
+                                                      [r for r in records if "quoted_in" not in r.attrs], records)):
             out[i] = known
     return out
 
@@ -468,36 +468,87 @@ def _words(text: str | None) -> str:
     return " ".join(re.sub(r"(?m)^\s*>+", " ", text or "").split()).casefold()
 
 
-def _quotes_of_mails(s, quotes: Sequence, batch: Sequence) -> list[bool]:
+def _fragments(text: str | None) -> list[str]:
+    """The words (:func:`_words`) of a quote's lines of 20 characters or more, the first 12: an interleaved reply
+    quotes its original in pieces, which the quote's record joins, and a list's footer may come with it, so the
+    lines, not the whole, are matched against the original's words (:func:`_holds`)."""
+    lines = [_words(line) for line in (text or "").splitlines()]
+    return [w for w in lines if len(w) >= 20][:12]
+
+
+def _holds(words: str, fragments: Sequence[str]) -> bool:
+    """Whether a mail's ``words`` are a quote's original by its ``fragments`` (:func:`_fragments`): its first line,
+    and lines of at least 60 % of its characters, are in them (a list's footer or the replier's cuts aside)."""
+    if not fragments or fragments[0] not in words:
+        return False
+    held = sum(len(f) for f in fragments if f in words)
+    return held >= 0.6 * sum(len(f) for f in fragments)
+
+
+UNDATED_QUOTE_S = 30 * 86400
+"""A quote whose attribution gives no date ("William, … wrote:") is matched against the mails of the 30 days before
+its reply (what it quotes came before it)."""
+
+
+def _quotes_of_mails(s, quotes: Sequence, batch: Sequence, read: Sequence = ()) -> list[bool]:
     """Whether each of ``quotes`` (messages replies quote, ``ingestors.mbox``: ``attrs["quoted_in"]``) is a mail
-    stored already, or among ``batch`` (this import's records being checked): a mail within :data:`QUOTE_WINDOW_S`
-    of its time whose words hold the quote's first 200 characters (whitespace and ">" marks aside), and at least
-    20 — the original of a reply is usually in the same mailbox, and is the better record (its own time and id).
-    One query per stretch of overlapping windows; each mail's words are read once."""
-    wants = [(_words(q.text)[:200], clock.ensure_utc(q.sent_at) if q.sent_at is not None else None) for q in quotes]
-    times = [t for w, t in wants if t is not None and len(w) >= 20]
-    if not times:
-        return [False] * len(quotes)
+    stored already (or a quote of it stored already), or among ``batch`` (this import's records being checked), or
+    an earlier quote among ``quotes`` (two replies quoting one message): a mail within :data:`QUOTE_WINDOW_S` of its
+    time (an undated quote: within :data:`UNDATED_QUOTE_S` before its reply) whose words hold the quote's lines
+    (:func:`_holds`; whitespace and ">" marks aside) — the original of a reply is usually in the same mailbox, and is
+    the better record (its own time and id).  ``read``: every record of the import's batch (an undated quote's reply
+    may be a quote known already).  One query per stretch of overlapping windows; each mail's words are read once."""
     span = timedelta(seconds=QUOTE_WINDOW_S)
+    by_id = {r.external_id: r for r in [*read, *batch, *quotes]}
+
+    def reply_time(q):  # the time of the message quoting q (or quoting the quote that quotes q …)
+        for _ in range(8):
+            q = by_id.get(q.attrs.get("quoted_in"))
+            if q is None or q.sent_at is not None:
+                return clock.ensure_utc(q.sent_at) if q is not None else None
+        return None
+
+    wants = []  # (lines, earliest, latest) of each quote's original
+    for q in quotes:
+        lines = _fragments(q.text)
+        t = clock.ensure_utc(q.sent_at) if q.sent_at is not None else reply_time(q)
+        if t is None:
+            wants.append((lines, None, None))
+        elif q.sent_at is not None:
+            wants.append((lines, t - span, t + span))
+        else:
+            wants.append((lines, t - timedelta(seconds=UNDATED_QUOTE_S), t))
+    if not any(w and lo is not None for w, lo, _hi in wants):
+        return [False] * len(quotes)
     mails = [(clock.ensure_utc(r.sent_at), _words(r.text)) for r in batch if r.kind == "email" and r.sent_at is not None]
-    for lo, hi in _windows(times):  # the quotes' windows, merged where they overlap: one query each
+    for lo, hi in _spans([(lo, hi) for w, lo, hi in wants if w and lo is not None]):  # one query per stretch
         mails += [(clock.ensure_utc(t), _words(text)) for t, text in s.exec(
             select(RecordRow.sent_at, RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
                                                             RecordRow.sent_at <= hi)).all()]
-    return [t is not None and len(w) >= 20 and any(abs(at - t) <= span and w in words for at, words in mails)
-            for w, t in wants]
+    out: list[bool] = []
+    for q, (w, lo, hi) in zip(quotes, wants):
+        known = lo is not None and any(lo <= at <= hi and _holds(words, w) for at, words in mails)
+        out.append(known)
+        if not known and q.sent_at is not None:  # kept: a later quote of the same words is known by it
+            mails.append((clock.ensure_utc(q.sent_at), _words(q.text)))
+    return out
+
+
+def _spans(windows: Sequence[tuple]) -> list[list]:
+    """``(earliest, latest)`` windows (UTC) merged where they overlap."""
+    spans: list[list] = []
+    for lo, hi in sorted(windows):
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    return spans
 
 
 def _windows(times: Sequence) -> list[list]:
     """``times`` (UTC) as the stretches their ±:data:`QUOTE_WINDOW_S` windows cover, overlapping ones merged."""
     span = timedelta(seconds=QUOTE_WINDOW_S)
-    spans: list[list] = []
-    for t in sorted(times):
-        if spans and t - span <= spans[-1][1]:
-            spans[-1][1] = t + span
-        else:
-            spans.append([t - span, t + span])
-    return spans
+    return _spans([(t - span, t + span) for t in times])
 
 
 def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, int | None]) -> list[tuple[int, int]]:
@@ -507,8 +558,8 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
 
     A stored quote is retired in favour of a new mail (its episode and the quote's already inserted, in the caller's
     transaction ``s``) when it is of the same writer (the same sender entity, the same name, or either unknown), within
-    :data:`QUOTE_WINDOW_S` of the mail's time, and the mail's words hold the quote's first 200 characters (whitespace
-    and ">" marks aside; at least 20), as :func:`_quotes_of_mails` matches them.  Nothing is deleted: the quote's
+    :data:`QUOTE_WINDOW_S` of the mail's time, and the mail's words hold the quote's lines (:func:`_holds`), as
+    :func:`_quotes_of_mails` matches them.  Nothing is deleted: the quote's
     episode is superseded by the mail's (recall shows the words once, from the mail), the quote record's
     ``attrs["duplicate_of"]`` names the mail's record id, and an ``episode_superseded`` learning event says so
     (``core.memory.events``), as ``core.memory.episodes.EpisodicMemory.supersede`` marks a supersession.
@@ -524,7 +575,8 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
     mails = [(rid, clock.ensure_utc(rec.sent_at), rec.text) for rid, rec in new_rows
              if rec.kind == "email" and rec.sent_at is not None and "quoted_in" not in (rec.attrs or {})
              and len(rec.text or "") >= 20]
-    if not mails:
+    early = _new_quotes_of_stored(s, new_rows, senders)
+    if not mails and not early:
         return []
     span = timedelta(seconds=QUOTE_WINDOW_S)
     mail_ids = {rid for rid, _t, _w in mails}
@@ -536,9 +588,9 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
                 .where(RecordRow.kind == "email", RecordRow.sent_at >= lo, RecordRow.sent_at <= hi,
                        RecordRow.tombstoned_at.is_(None), Episode.superseded_by.is_(None),
                        Episode.tombstoned_at.is_(None), RecordRow.attrs["quoted_in"].as_string().is_not(None))).all():
-            if qid not in mail_ids and len(w := _words(text)[:200]) >= 20:
+            if qid not in mail_ids and (w := _fragments(text)):
                 quotes[qid] = (clock.ensure_utc(t), w, who)
-    if not quotes:
+    if not quotes and not early:
         return []
     mails = [(rid, t, _words(text)) for rid, t, text in mails]  # each mail's words read once, only when needed
     names = _names(s, {e for e in [*senders.values(), *(q[2] for q in quotes.values())] if e})
@@ -547,9 +599,10 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
     pairs: dict[int, int] = {}
     for qid, (t, w, who) in quotes.items():
         found = [(abs(at - t), rid) for rid, at, words in mails
-                 if abs(at - t) <= span and w in words and same(who, senders.get(rid))]
+                 if abs(at - t) <= span and _holds(words, w) and same(who, senders.get(rid))]
         if found:
             pairs[qid] = min(found)[1]  # the mail nearest the quote's time
+    pairs.update({q: m for q, m in early.items() if q not in pairs})
     if not pairs:
         return []
     ids = [*pairs, *set(pairs.values())]
@@ -558,15 +611,67 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
     out: list[tuple[int, int]] = []
     for qid, mid in pairs.items():
         old, new = episode.get(qid), episode.get(mid)
-        if old is None or new is None:
-            continue
-        s.get(Episode, old).superseded_by = new
         row = s.get(RecordRow, qid)
         row.attrs = {**(row.attrs or {}), "duplicate_of": mid}
+        if old is None or new is None:  # an undated quote has no episode: the record says it, recall never had it
+            continue
+        s.get(Episode, old).superseded_by = new
         log_event(s, "episode_superseded", f"episode:{old}", by=new, record=qid, duplicate_of=mid,
-                  reason="a quote of a mail stored later: the mail itself stands")
+                  reason="a quote of a mail that is stored: the mail itself stands")
         out.append((old, new))
     s.flush()
+    return out
+
+
+def _new_quotes_of_stored(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, int | None]) -> dict[int, int]:
+    """The quotes among ``new_rows`` whose mail was stored before them — by an earlier batch of the same import, which
+    :func:`stored_already` may have checked before that batch was written — as ``{quote record id: mail record id}``:
+    a stored mail (not a quote) of the same writer within :data:`QUOTE_WINDOW_S` of the quote's time (an undated quote:
+    within :data:`UNDATED_QUOTE_S` before its reply) whose words hold the quote's lines (:func:`_holds`)."""
+    span = timedelta(seconds=QUOTE_WINDOW_S)
+    new_ids = {rid for rid, _rec in new_rows}
+    by_ext = {rec.external_id: rec for _rid, rec in new_rows}
+    wants = []  # (quote id, lines, earliest, latest, time)
+    for rid, rec in new_rows:
+        if rec.kind != "email" or "quoted_in" not in (rec.attrs or {}) or not (lines := _fragments(rec.text)):
+            continue
+        if rec.sent_at is not None:
+            t = clock.ensure_utc(rec.sent_at)
+            wants.append((rid, lines, t - span, t + span, t))
+            continue
+        up, t = rec, None
+        for _ in range(8):  # the reply quoting it (or quoting the quote that quotes it …), in this batch or stored
+            ext = (up.attrs or {}).get("quoted_in")
+            up = by_ext.get(ext)
+            if up is None:
+                got = s.exec(select(RecordRow.sent_at).where(RecordRow.external_id == ext)).first() if ext else None
+                t = clock.ensure_utc(got) if got is not None else None
+                break
+            if up.sent_at is not None:
+                t = clock.ensure_utc(up.sent_at)
+                break
+        if t is not None:
+            wants.append((rid, lines, t - timedelta(seconds=UNDATED_QUOTE_S), t, t))
+    if not wants:
+        return {}
+    stored: list[tuple] = []
+    for lo, hi in _spans([(lo, hi) for _q, _l, lo, hi, _t in wants]):
+        stored += [(mid, clock.ensure_utc(t), _words(text), who) for mid, t, text, who in s.exec(
+            select(RecordRow.id, RecordRow.sent_at, RecordRow.text, RecordRow.sender_entity_id)
+            .where(RecordRow.kind == "email", RecordRow.sent_at >= lo, RecordRow.sent_at <= hi,
+                   RecordRow.tombstoned_at.is_(None), RecordRow.attrs["quoted_in"].as_string().is_(None))).all()
+            if mid not in new_ids]
+    if not stored:
+        return {}
+    names = _names(s, {e for e in [*senders.values(), *(m[3] for m in stored)] if e})
+    same = lambda a, b: (a is None or b is None or a == b  # noqa: E731
+                         or (names.get(a) or "").casefold() == (names.get(b) or "#").casefold())
+    out: dict[int, int] = {}
+    for qid, lines, lo, hi, t in wants:
+        found = [(abs(at - t), mid) for mid, at, words, who in stored
+                 if lo <= at <= hi and _holds(words, lines) and same(senders.get(qid), who)]
+        if found:
+            out[qid] = min(found)[1]
     return out
 
 

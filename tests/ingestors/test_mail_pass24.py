@@ -70,15 +70,18 @@ def test_an_apple_mail_forward_whose_blockquote_holds_the_separator_is_the_forwa
 
 
 def test_a_reply_quoting_someone_elses_forward_is_not_split_as_the_replier_s_forward(tmp_path):
-    """'On … Ann wrote:' above a quoted 'Begin forwarded message:' is Ann's forward quoted in Bob's reply: one
-    record, Bob's, whose text keeps the quote (it is left out of his own words elsewhere)."""
+    """'On … Ann wrote:' above a quoted 'Begin forwarded message:' is Ann's forward quoted in Bob's reply: Bob's
+    record holds his own words, and the quote — the forward with its header lines — is Ann's record (stop 27: an
+    attribution inside the quote, as Apple Mail's blockquote writes it, names the quote's writer), never Bob's."""
     body = ('<div>Thanks, noted.</div><blockquote type="cite"><div>On 4 Mar 2024, at 11:00, Ann Lee '
             '&lt;ann@example.org&gt; wrote:</div><blockquote type="cite"><div>Begin forwarded message:</div>'
             '<div><b>From: </b>Venue Desk &lt;desk@hall.example&gt;</div><div><b>Subject: </b>Booking</div>'
             '<div>The Orchid Room is booked.</div></blockquote></blockquote>')
-    (rec,) = _read(tmp_path, "replyfwd.eml", _html("Bob Stone <bob@example.net>", "Re: Fwd: Booking",
-                                                  "Tue, 05 Mar 2024 11:00:00 +0100", body))
-    assert rec.sender.address == "bob@example.net" and rec.text.startswith("Thanks, noted.")
+    rec, quote = _read(tmp_path, "replyfwd.eml", _html("Bob Stone <bob@example.net>", "Re: Fwd: Booking",
+                                                      "Tue, 05 Mar 2024 11:00:00 +0100", body))
+    assert rec.sender.address == "bob@example.net" and rec.text == "Thanks, noted."
+    assert quote.sender.address == "ann@example.org" and quote.attrs["quoted_in"] == rec.external_id
+    assert "Begin forwarded message:" in quote.text and "The Orchid Room is booked." in quote.text
 
 
 def test_a_date_in_words_with_a_zone_name_is_read_at_that_zone(tmp_path):

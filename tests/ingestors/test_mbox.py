@@ -23,9 +23,15 @@ def records(items):
 @pytest.mark.corpus
 def test_mailbox_mbox_has_45_messages_all_dated(corpus):
     items = records(list(MboxIngestor().read(corpus / "mbox/MailBox_mbox.src.mbox")))
-    # 45 messages, and the two messages replies quote under Outlook's block and mutt's attribution (stop 26)
-    assert len(items) == 47 and sum("quoted_in" in r.attrs for r in items) == 2
-    assert all(r.kind == "email" and r.sent_at is not None and r.sent_at.tzinfo is not None for r in items)
+    # 45 messages, and the messages their replies quote (stop 26: under Outlook's block and mutt's attribution;
+    # stop 27: interleaved, a list's answers between the quoted lines): each quote its quoted writer's record
+    messages = [r for r in items if "quoted_in" not in r.attrs]
+    quotes = [r for r in items if "quoted_in" in r.attrs]
+    assert len(messages) == 45 and len(quotes) == 24
+    assert all(r.kind == "email" and r.sent_at is not None and r.sent_at.tzinfo is not None for r in messages)
+    by_id = {r.external_id: r for r in items}
+    for q in quotes:  # each is quoted in one of the messages (or in a quote of one), by a writer it names
+        assert q.attrs["quoted_in"] in by_id and q.sender is not None and (q.sender.name or q.sender.address)
     first = items[0]
     assert first.subject == "Re: File Conversion From HTML to PS and TIFF"
     assert first.sender == Party("William Park", "parkw@better.net", "email", "from")

@@ -120,10 +120,18 @@ def test_the_quoted_message_is_its_writers_record(tmp_path, case):
     assert re.sub(r"\s+", " ", reply.former_text).startswith(mine[2])
 
 
+def test_answers_between_the_quoted_lines_are_the_replier_s_and_the_quoted_lines_the_quoted_writer_s(tmp_path):
+    """An interleaved reply under an attribution (stop 27): the replier's lines are their record, the quoted lines,
+    joined, the quoted writer's (``core.extraction.quoted``)."""
+    body = ("On Sat, Oct 14, 2023 at 9:30 PM Mila Ross <mila@example.net> wrote:\n> Which boat?\nThe Osprey.\n"
+            "> And when?\nAt nine.\n")
+    rec, quote = _eml(tmp_path, KURT, "Re: boat", "Sun, 15 Oct 2023 11:00:00 +0000", body)
+    assert rec.text == "The Osprey.\nAt nine." and rec.sender.address == "kurt@example.org"
+    assert quote.text == "Which boat?\n\nAnd when?" and quote.sender.address == "mila@example.net"
+    assert quote.sent_at == datetime(2023, 10, 14, 21, 30, tzinfo=UTC) and quote.attrs["quoted_in"] == rec.external_id
+
+
 @pytest.mark.parametrize("body", [
-    # answers between the quoted lines: the quote is not at the end
-    "On Sat, Oct 14, 2023 at 9:30 PM Mila Ross <mila@example.net> wrote:\n> Which boat?\nThe Osprey.\n"
-    "> And when?\nAt nine.\n",
     # the reply is only the quote
     "On Sat, Oct 14, 2023 at 9:30 PM Mila Ross <mila@example.net> wrote:\n> Which boat?\n",
     # quoted lines under no attribution: nobody to attribute them to
