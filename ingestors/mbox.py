@@ -1829,7 +1829,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
             subject = ""
         inline = split_header_block_forward(text, subject)
         if inline is None:  # a reply: the message it quotes below the writer's lines is that message's sender's
-            inline = split_reply_quote(text, subject)
+            inline = split_reply_quote(text, subject, sent=_date_of(msg))
             quoted = inline is not None
     whole = text
     if inline is not None:
@@ -1852,7 +1852,7 @@ def message_records(raw: bytes, path: Path, index: int, mbox_from: str | None = 
         rec = _inline_record(main, inline, path, index, order)
         out.append(_quoted_record(main, rec, len(out)) if quoted else _forwarded_record(main, rec, len(out)))
         for _ in range(MAX_FORWARD_DEPTH - 1 if quoted else 0):  # the message the quoted one quotes in turn
-            deeper = split_reply_quote(rec.text, rec.subject)
+            deeper = split_reply_quote(rec.text, rec.subject, sent=rec.sent_at)
             if deeper is None:
                 break
             rec.text = _clean_body(deeper.before, [])

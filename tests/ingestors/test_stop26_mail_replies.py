@@ -200,3 +200,13 @@ def test_the_same_message_quoted_in_two_replies_is_one_record(container, tmp_pat
     path = tmp_path / "two.mbox"
     path.write_text(reply(1, 15, "Yes.") + reply(2, 16, "Still yes."))
     assert ingest(container, [path]).records_added == 3  # two replies, Mila's message once
+
+
+def test_a_quoted_date_is_read_in_the_order_that_puts_it_before_its_reply(tmp_path):
+    """'On 05/03/2021 10:00' in a reply sent Mon 8 Mar 2021 (+0100): month-first it would be 3 May, after the reply
+    that quotes it — so it is 5 March, 10:00 at the reply's offset, 09:00 UTC (stop 27)."""
+    body = ("Reply text for chrono.\n\nOn 05/03/2021 10:00, Ann Lee <ann@example.org> wrote:\n"
+            "> Quoted words of Ann about the chrono place.\n")
+    rec, quote = _eml(tmp_path, "Paul Roux <paul@example.fr>", "Re: chrono", "Mon, 08 Mar 2021 12:00:00 +0100", body)
+    assert quote.sender.address == "ann@example.org"
+    assert quote.sent_at == datetime(2021, 3, 5, 9, 0, tzinfo=UTC) and quote.sent_at < rec.sent_at
