@@ -1,8 +1,8 @@
 """The profile's "Why is this one person?" panel (issue 13): the decisions behind an entity, to judge and undo.
 
-Data made through the real ingest: Alex Reed writes from two addresses (one person by full name, a merge
-Kith made and holds until confirmed: Southbank waits instead of superseding Northwind), and two senders
-called just "Sam" at two addresses (kept as two, with a suggestion).
+Data made through the real ingest: Alex Reed writes from two addresses at one company (the same full name at one
+company's domain: a suggestion, stop 27 — two people until the person merges them, then Southbank supersedes
+Northwind), and two senders called just "Sam" at two addresses (kept as two, with a suggestion).
 """
 from __future__ import annotations
 
@@ -49,47 +49,58 @@ def _entity(c, name: str) -> int:
     return find_entity(c, name).id
 
 
-def test_panel_shows_why_and_confirming_releases_the_held_fact(qtbot, page, life):
-    alex = _entity(life, "Alex Reed")
-    with qtbot.waitSignal(page.why.loaded, timeout=30_000) as blocker:
-        page.load(alex)
-    why = blocker.args[0]
-    (d,) = why.decisions
-    assert (d.status, d.signal, d.threshold, d.decided_by, d.confirmed) == \
-        ("merged", "exact_name", "definitive", "kith", False)
-    assert any("Southbank" in h for h in d.held_facts) and d.actions == ["confirm", "unmerge"]
-    rows = page.why.rows()
-    assert "Merged by Kith \u2014 not confirmed: Alex Reed (#%d)" % d.other_id in rows
-    assert any(r.startswith("Waits for your confirmation: ") and "Southbank" in r for r in rows)
-    assert any(r.startswith("alex.r@south.dupont.com (email)") for r in rows) and \
-        "Why: same full name 'Alex Reed'" in rows
-    qtbot.waitUntil(lambda: page.data is not None and page.data.profile.id == alex, timeout=30_000)
-    assert not any("Southbank" in f for f in page.facts_shown())  # held, not current yet
-
-    buttons = page.why.buttons(d.id)
-    assert set(buttons) == {"confirm", "unmerge"}
-    with qtbot.waitSignal(page.loaded, timeout=30_000):
-        buttons["confirm"].click()
-    assert any("Southbank" in f for f in page.facts_shown()) and not any("Northwind" in f for f in page.facts_shown())
-    assert any("Northwind" in r[0] and r[2] for r in page.timeline_rows())  # superseded, in the timeline
-    qtbot.waitUntil(lambda: page.why.data is not None and page.why.data.decisions[0].confirmed, timeout=30_000)
-    assert page.why.buttons(d.id).keys() == {"unmerge"}
-
-
-def test_undo_a_merge_and_merge_a_suggestion_from_the_panel(qtbot, page, life):
+def _alex_suggestion(c):
+    """The review item for the two Alex Reeds (same full name at one company's domain: a suggestion, stop 27)."""
     from app.operations.review import list_reviews
 
-    alex = _entity(life, "Alex Reed")
+    (item,) = [r for r in list_reviews(c) if r.signal == "full_name"]
+    return item
+
+
+def test_panel_shows_why_and_merging_the_suggestion_makes_one_person(qtbot, page, life):
+    item = _alex_suggestion(life)
     with qtbot.waitSignal(page.why.loaded, timeout=30_000) as blocker:
-        page.load(alex)
+        page.load(item.a_id)
     (d,) = blocker.args[0].decisions
+    assert (d.status, d.signal, d.actions) == ("pending", "full_name", ["merge", "reject"])
+    rows = page.why.rows()
+    assert any(r.startswith("Suggested \u2014 waiting for you: Alex Reed") for r in rows)
+    assert "Why: same full name 'Alex Reed' only at one company's mail domain (dupont.com), different identifiers " \
+           "(alex.r@south.dupont.com vs alex@north.dupont.com)" in rows or \
+           "Why: same full name 'Alex Reed' only at one company's mail domain (dupont.com), different identifiers " \
+           "(alex@north.dupont.com vs alex.r@south.dupont.com)" in rows
+    qtbot.waitUntil(lambda: page.data is not None and page.data.profile.id == item.a_id, timeout=30_000)
+    facts = page.facts_shown()
+    assert any("Northwind" in f for f in facts) and not any("Southbank" in f for f in facts)  # two people yet
+
+    with qtbot.waitSignal(page.why.changed, timeout=30_000) as done:
+        page.why.buttons(d.id)["merge"].click()
+    assert done.args[0].status == "merged"
+    qtbot.waitUntil(lambda: page.data is not None and any("Southbank" in f for f in page.facts_shown()),
+                    timeout=30_000)
+    assert not any("Northwind" in f for f in page.facts_shown())  # the later job holds now
+    assert any("Northwind" in r[0] and r[2] for r in page.timeline_rows())  # superseded, in the timeline
+
+
+def test_undo_a_merge_and_reject_a_suggestion_from_the_panel(qtbot, page, life):
+    from app.operations.review import list_reviews
+
+    item = _alex_suggestion(life)
+    with qtbot.waitSignal(page.why.loaded, timeout=30_000) as blocker:
+        page.load(item.a_id)
+    (d,) = blocker.args[0].decisions
+    with qtbot.waitSignal(page.why.changed, timeout=30_000):
+        page.why.buttons(d.id)["merge"].click()
+    with life.db.session() as s:
+        from core.store.schema import Entity
+
+        assert s.get(Entity, item.b_id).tombstoned_at is not None  # one person
+    qtbot.waitUntil(lambda: page.why.data is not None and "unmerge" in page.why.buttons(d.id), timeout=30_000)
     with qtbot.waitSignal(page.why.changed, timeout=30_000) as done:
         page.why.buttons(d.id)["unmerge"].click()
     assert done.args[0].status == "unmerged"
     with life.db.session() as s:
-        from core.store.schema import Entity
-
-        assert s.get(Entity, d.other_id).tombstoned_at is None  # two entities again
+        assert s.get(Entity, item.b_id).tombstoned_at is None  # two entities again
 
     (sam_item,) = list_reviews(life)  # the two Sams: a suggestion, not a merge
     assert sam_item.signal == "first_name"
