@@ -148,7 +148,11 @@ def import_history(c: Container) -> list[ImportSession]:
         last = at
         if isinstance(obj, ImportedFile):
             sessions[-1].files.append(obj)
-        else:
+        else:  # the same file failing the same way again in one session (an import run twice): listed once
+            same = [q for q in sessions[-1].quarantined if (q.path, q.locator, q.reason) == (obj.path, obj.locator,
+                                                                                              obj.reason)]
+            for q in same:
+                sessions[-1].quarantined.remove(q)
             sessions[-1].quarantined.append(obj)
     sessions.reverse()
     return sessions

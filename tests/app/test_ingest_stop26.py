@@ -197,3 +197,20 @@ def test_a_video_imported_before_its_chat_zip_takes_the_line_time(kith_home, tmp
         assert ingest(c, [z]).records_added == 0 and _retimes(c) == 1
     finally:
         c.close()
+
+
+def test_an_import_run_twice_lists_each_failing_file_once(container, tmp_path):
+    """Importing the same folder twice within a session: the Inbox's history lists each file that could not be read
+    once (its latest failure), not once per run (stop 27: '24 could not be read' for the corpus's 12)."""
+    from app.operations.imports import import_history
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.bin").write_bytes(b"\x00\x01")
+    (folder / "b.plist").write_bytes(b"\x00\x02")
+    (folder / "chat.txt").write_text("01/02/2023, 10:00 - Ana Lima: Hello there\n", encoding="utf-8")
+    assert len(ingest(container, [folder]).errors) == 2
+    assert len(ingest(container, [folder]).errors) == 2
+    (session,) = import_history(container)
+    assert session.errors == 2 and sorted(q.path.rsplit("/", 1)[-1] for q in session.quarantined) == \
+        ["a.bin", "b.plist"]
