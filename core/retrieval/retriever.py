@@ -277,10 +277,13 @@ class LexicalPending:
         try:  # independent reads: one round trip to a server
             name = dialect.name(self.raw)
             held = None
-            if name != "postgresql" and config.weights.get("lex", 0):  # SQLite: a bounded count per word, first
-                look = lexicon.held_lookup(self.qtok)
-                if look is not None:
-                    held = look.parse(self.raw.cursor().execute(look.sql, look.params).fetchall())
+            if name != "postgresql" and config.weights.get("lex", 0) and self.qtok:
+                # SQLite: a bounded count per word first (lexicon.FREQUENT_ROWS), where a word can be that frequent
+                cur = self.raw.cursor()
+                docs = lexicon.DOC_COUNT.parse(cur.execute(lexicon.DOC_COUNT.sql, lexicon.DOC_COUNT.params).fetchall())
+                if docs >= lexicon.FREQUENT_ROWS:
+                    look = lexicon.held_lookup(self.qtok)
+                    held = look.parse(cur.execute(look.sql, look.params).fetchall())
             looks = {"ranking": lexicon.search_lookup(name, self.qtok, config.pool, config.lexicon, held)
                      if config.weights.get("lex", 0) else None,
                      "named": lexicon.speakers_named_lookup(self.qtok) if config.speaker_boost else None,
