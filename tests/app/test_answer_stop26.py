@@ -5,9 +5,7 @@ month asked without its year, and the owner's own "your place" retold.  Inputs w
 worked out by hand from them."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -15,6 +13,7 @@ import pytest
 from app.loop import ConversationLoop
 from app.models.llm import NoModel
 from app.operations.ingest import ingest
+from helpers.built import built_once, loop_on
 from helpers.mboxes import write_mbox
 
 
@@ -30,44 +29,6 @@ def _as_owner(c, emails: bool = True):
     c.settings.owner_name = "Alex Morgan"
     if emails:
         c.settings.owner_emails = ["alex@morgan.example"]
-
-
-def _built_once(tmp_path_factory, name, build):
-    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
-    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
-    from app.container import Container
-
-    folder = tmp_path_factory.mktemp(name)
-    home = folder / "kith-home"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KITH_HOME", str(home))
-        c = Container()
-        try:
-            build(c, folder)
-        finally:
-            c.close()
-    return home, c._encoder
-
-
-def _loop_on(request, template: str, build, configure):
-    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
-    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
-    if os.environ.get("KITH_TEST_SERVERS") == "1":
-        c = request.getfixturevalue("container")
-        build(c, request.getfixturevalue("tmp_path"))
-        yield ConversationLoop.for_container(c, model=NoModel())
-        return
-    from app.container import Container
-
-    home, encoder = request.getfixturevalue(template)
-    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
-    c = Container()
-    c._encoder = encoder  # None: loaded on first use, as ever
-    try:
-        configure(c)
-        yield ConversationLoop.for_container(c, model=NoModel())
-    finally:
-        c.close()
 
 
 def _build_family(c, tmp_path):
@@ -86,12 +47,12 @@ def _build_family(c, tmp_path):
 
 @pytest.fixture(scope="module")
 def _family_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "family", _build_family)
+    return built_once(tmp_path_factory, "family", _build_family)
 
 
 @pytest.fixture
 def family(request):
-    yield from _loop_on(request, "_family_home", _build_family, _as_owner)
+    yield from loop_on(request, "_family_home", _build_family, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -181,12 +142,12 @@ def _build_chats(c, tmp_path):
 
 @pytest.fixture(scope="module")
 def _chats_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "chats", _build_chats)
+    return built_once(tmp_path_factory, "chats", _build_chats)
 
 
 @pytest.fixture
 def chats(request):
-    yield from _loop_on(request, "_chats_home", _build_chats, lambda c: _as_owner(c, emails=False))
+    yield from loop_on(request, "_chats_home", _build_chats, lambda c: _as_owner(c, emails=False))
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -250,12 +211,12 @@ def _build_photos(container, tmp_path):
 
 @pytest.fixture(scope="module")
 def _photos_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "photos", _build_photos)
+    return built_once(tmp_path_factory, "photos", _build_photos)
 
 
 @pytest.fixture
 def photos(request):
-    yield from _loop_on(request, "_photos_home", _build_photos, lambda c: None)
+    yield from loop_on(request, "_photos_home", _build_photos, lambda c: None)
 
 
 @pytest.mark.parametrize("now, question, answer", [
@@ -333,12 +294,12 @@ def _build_phrasings(c, tmp_path):
 
 @pytest.fixture(scope="module")
 def _phrasings_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "phrasings", _build_phrasings)
+    return built_once(tmp_path_factory, "phrasings", _build_phrasings)
 
 
 @pytest.fixture
 def phrasings(request):
-    yield from _loop_on(request, "_phrasings_home", _build_phrasings, _as_owner)
+    yield from loop_on(request, "_phrasings_home", _build_phrasings, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [

@@ -4,15 +4,12 @@ chat (only X's own lines there are talk with X, not another member's), and "what
 she said last first, her old job after it).  Inputs written here; the right answers are worked out by hand."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import pytest
 
-from app.loop import ConversationLoop
-from app.models.llm import NoModel
 from app.operations.ingest import ingest
+from helpers.built import built_once, loop_on
 
 INES_CHAT = ("01/05/2019, 10:00 - Ines Ruiz: Hola Sam! I live in Lisbon with my cat\n"
              "01/05/2019, 10:02 - Sam Lee: Say hi to the cat\n"
@@ -59,52 +56,15 @@ def _build(c, tmp_path):
 # ---- the data folder built once per module, each test on its own copy (a test's turns write the conversation,
 # its trace and observations: nothing one test does reaches another) ----
 
-def _built_once(tmp_path_factory, name, build):
-    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
-    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
-    from app.container import Container
-
-    folder = tmp_path_factory.mktemp(name)
-    home = folder / "kith-home"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KITH_HOME", str(home))
-        c = Container()
-        try:
-            build(c, folder)
-        finally:
-            c.close()
-    return home, c._encoder
-
-
-def _loop_on(request, template: str, build, configure):
-    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
-    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
-    if os.environ.get("KITH_TEST_SERVERS") == "1":
-        c = request.getfixturevalue("container")
-        build(c, request.getfixturevalue("tmp_path"))
-        yield ConversationLoop.for_container(c, model=NoModel())
-        return
-    from app.container import Container
-
-    home, encoder = request.getfixturevalue(template)
-    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
-    c = Container()
-    c._encoder = encoder  # None: loaded on first use, as ever
-    try:
-        configure(c)
-        yield ConversationLoop.for_container(c, model=NoModel())
-    finally:
-        c.close()
-
 
 @pytest.fixture(scope="module")
 def _home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "chats", _build)
+    return built_once(tmp_path_factory, "chats", _build)
 
 
 @pytest.fixture
 def loop(request):
-    yield from _loop_on(request, "_home", _build, _as_owner)
+    yield from loop_on(request, "_home", _build, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [

@@ -10,16 +10,13 @@ are worked out by hand from them.
   that line, not "I have no message from Author 1 in their own words"."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from datetime import datetime, timezone
 
 import pytest
 
-from app.loop import ConversationLoop
-from app.models.llm import NoModel
 from app.operations.ingest import ingest
+from helpers.built import built_once, loop_on
 from helpers.mboxes import write_mbox
 
 
@@ -35,43 +32,6 @@ def _as_owner(c):
 # ---- the data folder built once per module, each test on its own copy (a test's turns write the conversation,
 # its trace and observations: nothing one test does reaches another) ----
 
-def _built_once(tmp_path_factory, name, build):
-    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
-    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
-    from app.container import Container
-
-    folder = tmp_path_factory.mktemp(name)
-    home = folder / "kith-home"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KITH_HOME", str(home))
-        c = Container()
-        try:
-            build(c, folder)
-        finally:
-            c.close()
-    return home, c._encoder
-
-
-def _loop_on(request, template: str, build, configure):
-    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
-    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
-    if os.environ.get("KITH_TEST_SERVERS") == "1":
-        c = request.getfixturevalue("container")
-        build(c, request.getfixturevalue("tmp_path"))
-        yield ConversationLoop.for_container(c, model=NoModel())
-        return
-    from app.container import Container
-
-    home, encoder = request.getfixturevalue(template)
-    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
-    c = Container()
-    c._encoder = encoder  # None: loaded on first use, as ever
-    try:
-        configure(c)
-        yield ConversationLoop.for_container(c, model=NoModel())
-    finally:
-        c.close()
-
 
 def _build_camera_and_sticker(container, tmp_path):
     from helpers.photos import write_photo
@@ -86,12 +46,12 @@ def _build_camera_and_sticker(container, tmp_path):
 
 @pytest.fixture(scope="module")
 def _camera_and_sticker_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "camera_and_sticker", _build_camera_and_sticker)
+    return built_once(tmp_path_factory, "camera_and_sticker", _build_camera_and_sticker)
 
 
 @pytest.fixture
 def camera_and_sticker(request):
-    yield from _loop_on(request, "_camera_and_sticker_home", _build_camera_and_sticker, lambda c: None)
+    yield from loop_on(request, "_camera_and_sticker_home", _build_camera_and_sticker, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -118,12 +78,12 @@ def _build_mailers(container, tmp_path):
 
 @pytest.fixture(scope="module")
 def _mailers_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "mailers", _build_mailers)
+    return built_once(tmp_path_factory, "mailers", _build_mailers)
 
 
 @pytest.fixture
 def mailers(request):
-    yield from _loop_on(request, "_mailers_home", _build_mailers, _as_owner)
+    yield from loop_on(request, "_mailers_home", _build_mailers, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [  # the list's robot is no person
@@ -149,12 +109,12 @@ def _build_canon(container, tmp_path):
 
 @pytest.fixture(scope="module")
 def _canon_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "canon", _build_canon)
+    return built_once(tmp_path_factory, "canon", _build_canon)
 
 
 @pytest.fixture
 def canon(request):
-    yield from _loop_on(request, "_canon_home", _build_canon, lambda c: None)
+    yield from loop_on(request, "_canon_home", _build_canon, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -179,12 +139,12 @@ def _build_telegram(container, tmp_path):
 
 @pytest.fixture(scope="module")
 def _telegram_home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "telegram", _build_telegram)
+    return built_once(tmp_path_factory, "telegram", _build_telegram)
 
 
 @pytest.fixture
 def telegram(request):
-    yield from _loop_on(request, "_telegram_home", _build_telegram, lambda c: None)
+    yield from loop_on(request, "_telegram_home", _build_telegram, lambda c: None)
 
 
 @pytest.mark.parametrize("question, answer", [

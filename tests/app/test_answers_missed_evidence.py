@@ -12,17 +12,12 @@ The archive is written here; the right answers were read off it by hand.
 """
 from __future__ import annotations
 
-import os
-import shutil
 
 import pytest
 
 from app.answer import NOTHING, recall_questions
-from app.container import Container
-from app.loop import ConversationLoop
-from app.models.llm import NoModel
 from app.operations.ingest import ingest
-from app.settings import Settings
+from helpers.built import built_once, loop_on
 
 CHAT = """03/03/2024, 18:01 - Alex Morgan: Hey everyone, how was the weekend?
 03/03/2024, 18:03 - Harriet Cole: Chaotic. Biscuit (our dog) ate my shoes again
@@ -71,30 +66,13 @@ def _build(c, tmp_path):
 
 @pytest.fixture(scope="module")
 def _home(tmp_path_factory):
-    """The data folder, ingested once for the module (each test asks on its own copy: a test's turns write the
-    conversation, its trace and observations), and the text encoder the ingest loaded (stateless: shared)."""
-    folder = tmp_path_factory.mktemp("chat")
-    c = Container(Settings.load(folder / "home"))
-    try:
-        _build(c, folder)
-    finally:
-        c.close()
-    return folder / "home", c._encoder
+    """The data folder, ingested once for the module (each test asks on its own copy)."""
+    return built_once(tmp_path_factory, "chat", _build)
 
 
 @pytest.fixture
-def loop(request, tmp_path):
-    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the data built for the test itself
-        c = Container(Settings.load(tmp_path / "home"))
-        _build(c, tmp_path)
-    else:
-        home, encoder = request.getfixturevalue("_home")
-        shutil.copytree(home, tmp_path / "home")
-        c = Container(Settings.load(tmp_path / "home"))
-        c._encoder = encoder  # None: loaded on first use, as ever
-        _as_owner(c)
-    yield ConversationLoop.for_container(c, model=NoModel())
-    c.close()
+def loop(request):
+    yield from loop_on(request, "_home", _build, _as_owner)
 
 
 def _answer(loop, question: str) -> str:

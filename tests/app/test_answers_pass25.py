@@ -39,8 +39,6 @@ Faults these tests pinned (each a kind):
 """
 from __future__ import annotations
 
-import os
-import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -52,6 +50,7 @@ from app.models.llm import NoModel
 from app.operations.ingest import ingest
 from app.operations.types import AskResult
 from app.settings import Settings
+from helpers.built import built_once, loop_on
 from helpers.mboxes import write_mbox
 
 NINA = "Nina Brooks <nina@brooks.test>"
@@ -110,30 +109,13 @@ def _build(c, tmp_path):
 
 @pytest.fixture(scope="module")
 def _home(tmp_path_factory):
-    """The data folder, ingested once for the module (each test asks on its own copy: a test's turns write the
-    conversation, its trace and observations), and the text encoder the ingest loaded (stateless: shared)."""
-    folder = tmp_path_factory.mktemp("mail")
-    c = Container(Settings.load(folder / "home"))
-    try:
-        _build(c, folder)
-    finally:
-        c.close()
-    return folder / "home", c._encoder
+    """The data folder, ingested once for the module (each test asks on its own copy)."""
+    return built_once(tmp_path_factory, "mail", _build)
 
 
 @pytest.fixture
-def loop(request, tmp_path):
-    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the data built for the test itself
-        c = Container(Settings.load(tmp_path / "home"))
-        _build(c, tmp_path)
-    else:
-        home, encoder = request.getfixturevalue("_home")
-        shutil.copytree(home, tmp_path / "home")
-        c = Container(Settings.load(tmp_path / "home"))
-        c._encoder = encoder  # None: loaded on first use, as ever
-        _as_owner(c)
-    yield ConversationLoop.for_container(c, model=NoModel())
-    c.close()
+def loop(request):
+    yield from loop_on(request, "_home", _build, _as_owner)
 
 
 def test_a_new_users_when_questions_in_the_chat(loop):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import mailbox
-import os
-import shutil
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -14,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers.built import built_once, copy_on
 from helpers.photos import write_photo
 
 UTC = timezone.utc
@@ -80,39 +79,14 @@ def _import_life(c, tmp_path):
 @pytest.fixture(scope="module")
 def _life_home(tmp_path_factory):
     """The data folder imported once for the module (each test gets its own copy), and the text encoder the
-    import loaded (stateless: the copies' containers use it rather than load their own)."""
-    from app.container import Container
-
-    folder = tmp_path_factory.mktemp("life")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KITH_HOME", str(folder / "kith-home"))
-        c = Container()
-        try:
-            _import_life(c, folder)
-        finally:
-            c.close()
-    return folder / "kith-home", c._encoder
+    import loaded."""
+    return built_once(tmp_path_factory, "life", _import_life)
 
 
 @pytest.fixture
 def life(request):
     """The container after importing the mails, the photos and one unreadable file."""
-    if os.environ.get("KITH_TEST_SERVERS") == "1":  # a database per test: the import made for the test itself
-        c = request.getfixturevalue("container")
-        _import_life(c, request.getfixturevalue("tmp_path"))
-        yield c
-        return
-    from app.container import Container
-
-    home, encoder = request.getfixturevalue("_life_home")
-    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
-    c = Container()
-    c._encoder = encoder  # None: loaded on first use, as ever
-    try:
-        _as_owner(c)
-        yield c
-    finally:
-        c.close()
+    yield from copy_on(request, "_life_home", _import_life, _as_owner)
 
 
 def _entity(c, name):

@@ -3,8 +3,6 @@ facts (stop 25; they were left to recall, whose relevance put the fact under the
 that").  Mail written here; the right answers are the relatives the mails name."""
 from __future__ import annotations
 
-import os
-import shutil
 from datetime import datetime, timezone
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from app.loop import ConversationLoop
 from app.models.llm import NoModel
 from app.operations.ingest import ingest
+from helpers.built import built_once, loop_on
 from helpers.mboxes import write_mbox
 
 
@@ -34,52 +33,15 @@ def _build(c, tmp_path):
 # ---- the data folder built once per module, each test on its own copy (a test's turns write the conversation,
 # its trace and observations: nothing one test does reaches another) ----
 
-def _built_once(tmp_path_factory, name, build):
-    """The data folder ``build(container, folder)`` fills, made once: its path (the inputs stay beside it) and the
-    text encoder the build loaded (stateless: the copies' containers use it rather than load their own)."""
-    from app.container import Container
-
-    folder = tmp_path_factory.mktemp(name)
-    home = folder / "kith-home"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KITH_HOME", str(home))
-        c = Container()
-        try:
-            build(c, folder)
-        finally:
-            c.close()
-    return home, c._encoder
-
-
-def _loop_on(request, template: str, build, configure):
-    """A ConversationLoop on a copy of the module's data folder ``template`` (settings from ``configure``); with
-    ``KITH_TEST_SERVERS=1`` (a database per test) the data are built for the test itself, as ``build`` does."""
-    if os.environ.get("KITH_TEST_SERVERS") == "1":
-        c = request.getfixturevalue("container")
-        build(c, request.getfixturevalue("tmp_path"))
-        yield ConversationLoop.for_container(c, model=NoModel())
-        return
-    from app.container import Container
-
-    home, encoder = request.getfixturevalue(template)
-    shutil.copytree(home, request.getfixturevalue("kith_home"), dirs_exist_ok=True)
-    c = Container()
-    c._encoder = encoder  # None: loaded on first use, as ever
-    try:
-        configure(c)
-        yield ConversationLoop.for_container(c, model=NoModel())
-    finally:
-        c.close()
-
 
 @pytest.fixture(scope="module")
 def _home(tmp_path_factory):
-    return _built_once(tmp_path_factory, "mail", _build)
+    return built_once(tmp_path_factory, "mail", _build)
 
 
 @pytest.fixture
 def loop(request):
-    yield from _loop_on(request, "_home", _build, _as_owner)
+    yield from loop_on(request, "_home", _build, _as_owner)
 
 
 @pytest.mark.parametrize("question, answer", [
