@@ -276,12 +276,13 @@ class LexicalPending:
         self.raw = dialect.read_connection(db.engine)
         try:  # independent reads: one round trip to a server
             name = dialect.name(self.raw)
-            held = None
+            held, self.docs = None, None
             if name != "postgresql" and config.weights.get("lex", 0) and self.qtok:
                 # SQLite: a bounded count per word first (lexicon.FREQUENT_ROWS), where a word can be that frequent
                 cur = self.raw.cursor()
-                docs = lexicon.DOC_COUNT.parse(cur.execute(lexicon.DOC_COUNT.sql, lexicon.DOC_COUNT.params).fetchall())
-                if docs >= lexicon.FREQUENT_ROWS:
+                self.docs = lexicon.DOC_COUNT.parse(cur.execute(lexicon.DOC_COUNT.sql, lexicon.DOC_COUNT.params)
+                                                    .fetchall())
+                if self.docs >= lexicon.FREQUENT_ROWS:
                     look = lexicon.held_lookup(self.qtok)
                     held = look.parse(cur.execute(look.sql, look.params).fetchall())
             looks = {"ranking": lexicon.search_lookup(name, self.qtok, config.pool, config.lexicon, held)
@@ -289,7 +290,8 @@ class LexicalPending:
                      "named": lexicon.speakers_named_lookup(self.qtok) if config.speaker_boost else None,
                      "several": lexicon.SEVERAL_SPEAKERS if config.speaker_boost else None,
                      "goal": GOALS if config.goal_bias_weight else None,
-                     "docs": lexicon.DOC_COUNT, "dfs": lexicon.doc_freqs_lookup(name, self.qtok),
+                     "docs": lexicon.DOC_COUNT if self.docs is None else None,  # (read above on SQLite)
+                     "dfs": lexicon.doc_freqs_lookup(name, self.qtok),
                      "cue": cue_lookup(self.question)}
             self.looks = {k: v for k, v in looks.items() if v is not None}
             self.hydrated = name == "postgresql" and "ranking" in self.looks
@@ -320,7 +322,7 @@ class LexicalPending:
             self.close()
         named = got.get("named", [])
         several = bool(named) and got.get("several", False)
-        idfs = rel.idfs_of(got["docs"], got.get("dfs", {}))
+        idfs = rel.idfs_of(got["docs"] if "docs" in got else self.docs, got.get("dfs", {}))
         return Lexical(self.qtok, ranking, named, several, got.get("goal"), idfs, cue, self.as_of, rows,
                        self.ms + (time.perf_counter() - t0) * 1000)
 
