@@ -106,12 +106,16 @@ R@10 0.766 (0.778 with ``gist_nb`` = 0) against 0.784 for the previous turn alon
 single vector blurs when 5 turns share it; the BM25 windows already carry the context."""
 
 
+def loaded_service(c) -> MemoryService | None:
+    """The container's :class:`MemoryService` when one was made (by :func:`service` or passed in as ``c.memory``),
+    else None — for writers that only keep a loaded one in step and must not make one."""
+    svc = getattr(c, "memory", None)
+    return svc if isinstance(svc, MemoryService) else getattr(c, "_memory_service", None)
+
+
 def service(c) -> MemoryService:
     """The container's :class:`MemoryService` (created once)."""
-    svc = getattr(c, "memory", None)
-    if isinstance(svc, MemoryService):
-        return svc
-    svc = getattr(c, "_memory_service", None)
+    svc = loaded_service(c)
     if svc is None:
         svc = MemoryService(c)
         c._memory_service = svc

@@ -490,44 +490,61 @@ UNDATED_QUOTE_S = 30 * 86400
 its reply (what it quotes came before it)."""
 
 
+def _original_window(s, q, by_ext: dict) -> tuple | None:
+    """When quote ``q``'s original was written: ``(earliest, latest, its time)`` UTC — within :data:`QUOTE_WINDOW_S`
+    of the quote's own time, or, undated, within :data:`UNDATED_QUOTE_S` before the message quoting it (or quoting the
+    quote that quotes it …), found in ``by_ext`` (records by external id) or, with a session ``s``, stored.  None
+    when nothing dates it."""
+    if q.sent_at is not None:
+        t, span = clock.ensure_utc(q.sent_at), timedelta(seconds=QUOTE_WINDOW_S)
+        return t - span, t + span, t
+    up = q
+    for _ in range(8):
+        ext = (up.attrs or {}).get("quoted_in")
+        up = by_ext.get(ext)
+        if up is None:
+            got = s.exec(select(RecordRow.sent_at).where(RecordRow.external_id == ext)).first() \
+                if s is not None and ext else None
+            if got is None:
+                return None
+            t = clock.ensure_utc(got)
+            break
+        if up.sent_at is not None:
+            t = clock.ensure_utc(up.sent_at)
+            break
+    else:
+        return None
+    return t - timedelta(seconds=UNDATED_QUOTE_S), t, t
+
+
+def _same_writer(s, entity_ids) -> Callable[[int | None, int | None], bool]:
+    """Whether two sender entity ids (of ``entity_ids``) are one writer: the same entity or name, or either unknown
+    (a quote's writer is often named in its attribution line only)."""
+    names = _names(s, {e for e in entity_ids if e})
+    return lambda a, b: (a is None or b is None or a == b
+                         or (names.get(a) or "").casefold() == (names.get(b) or "#").casefold())
+
+
 def _quotes_of_mails(s, quotes: Sequence, batch: Sequence, read: Sequence = ()) -> list[bool]:
     """Whether each of ``quotes`` (messages replies quote, ``ingestors.mbox``: ``attrs["quoted_in"]``) is a mail
     stored already (or a quote of it stored already), or among ``batch`` (this import's records being checked), or
-    an earlier quote among ``quotes`` (two replies quoting one message): a mail within :data:`QUOTE_WINDOW_S` of its
-    time (an undated quote: within :data:`UNDATED_QUOTE_S` before its reply) whose words hold the quote's lines
-    (:func:`_holds`; whitespace and ">" marks aside) — the original of a reply is usually in the same mailbox, and is
-    the better record (its own time and id).  ``read``: every record of the import's batch (an undated quote's reply
-    may be a quote known already).  One query per stretch of overlapping windows; each mail's words are read once."""
-    span = timedelta(seconds=QUOTE_WINDOW_S)
-    by_id = {r.external_id: r for r in [*read, *batch, *quotes]}
-
-    def reply_time(q):  # the time of the message quoting q (or quoting the quote that quotes q …)
-        for _ in range(8):
-            q = by_id.get(q.attrs.get("quoted_in"))
-            if q is None or q.sent_at is not None:
-                return clock.ensure_utc(q.sent_at) if q is not None else None
-        return None
-
-    wants = []  # (lines, earliest, latest) of each quote's original
-    for q in quotes:
-        lines = _fragments(q.text)
-        t = clock.ensure_utc(q.sent_at) if q.sent_at is not None else reply_time(q)
-        if t is None:
-            wants.append((lines, None, None))
-        elif q.sent_at is not None:
-            wants.append((lines, t - span, t + span))
-        else:
-            wants.append((lines, t - timedelta(seconds=UNDATED_QUOTE_S), t))
-    if not any(w and lo is not None for w, lo, _hi in wants):
+    an earlier quote among ``quotes`` (two replies quoting one message): a mail in :func:`_original_window` whose
+    words hold the quote's lines (:func:`_holds`; whitespace and ">" marks aside) — the original of a reply is usually
+    in the same mailbox, and is the better record (its own time and id).  ``read``: every record of the import's
+    batch (an undated quote's reply may be a quote known already).  One query per stretch of overlapping windows;
+    each mail's words are read once."""
+    by_ext = {r.external_id: r for r in [*read, *batch, *quotes]}
+    wants = [(_fragments(q.text), _original_window(None, q, by_ext)) for q in quotes]
+    if not any(w and win for w, win in wants):
         return [False] * len(quotes)
     mails = [(clock.ensure_utc(r.sent_at), _words(r.text)) for r in batch if r.kind == "email" and r.sent_at is not None]
-    for lo, hi in _spans([(lo, hi) for w, lo, hi in wants if w and lo is not None]):  # one query per stretch
+    for lo, hi in _spans([win[:2] for w, win in wants if w and win]):  # one query per stretch
         mails += [(clock.ensure_utc(t), _words(text)) for t, text in s.exec(
             select(RecordRow.sent_at, RecordRow.text).where(RecordRow.kind == "email", RecordRow.sent_at >= lo,
                                                             RecordRow.sent_at <= hi)).all()]
     out: list[bool] = []
-    for q, (w, lo, hi) in zip(quotes, wants):
-        known = lo is not None and any(lo <= at <= hi and _holds(words, w) for at, words in mails)
+    for q, (w, win) in zip(quotes, wants):
+        known = win is not None and any(win[0] <= at <= win[1] and _holds(words, w) for at, words in mails)
         out.append(known)
         if not known and q.sent_at is not None:  # kept: a later quote of the same words is known by it
             mails.append((clock.ensure_utc(q.sent_at), _words(q.text)))
@@ -593,9 +610,7 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
     if not quotes and not early:
         return []
     mails = [(rid, t, _words(text)) for rid, t, text in mails]  # each mail's words read once, only when needed
-    names = _names(s, {e for e in [*senders.values(), *(q[2] for q in quotes.values())] if e})
-    same = lambda a, b: (a is None or b is None or a == b  # noqa: E731
-                         or (names.get(a) or "").casefold() == (names.get(b) or "#").casefold())
+    same = _same_writer(s, [*senders.values(), *(q[2] for q in quotes.values())])
     pairs: dict[int, int] = {}
     for qid, (t, w, who) in quotes.items():
         found = [(abs(at - t), rid) for rid, at, words in mails
@@ -626,36 +641,19 @@ def retire_quotes(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, 
 def _new_quotes_of_stored(s, new_rows: Sequence[tuple[int, object]], senders: dict[int, int | None]) -> dict[int, int]:
     """The quotes among ``new_rows`` whose mail was stored before them — by an earlier batch of the same import, which
     :func:`stored_already` may have checked before that batch was written — as ``{quote record id: mail record id}``:
-    a stored mail (not a quote) of the same writer within :data:`QUOTE_WINDOW_S` of the quote's time (an undated quote:
-    within :data:`UNDATED_QUOTE_S` before its reply) whose words hold the quote's lines (:func:`_holds`)."""
-    span = timedelta(seconds=QUOTE_WINDOW_S)
+    a stored mail (not a quote) of the same writer in :func:`_original_window` whose words hold the quote's lines
+    (:func:`_holds`), the nearest to the quote's time."""
     new_ids = {rid for rid, _rec in new_rows}
     by_ext = {rec.external_id: rec for _rid, rec in new_rows}
-    wants = []  # (quote id, lines, earliest, latest, time)
+    wants = []  # (quote id, lines, (earliest, latest, time))
     for rid, rec in new_rows:
-        if rec.kind != "email" or "quoted_in" not in (rec.attrs or {}) or not (lines := _fragments(rec.text)):
-            continue
-        if rec.sent_at is not None:
-            t = clock.ensure_utc(rec.sent_at)
-            wants.append((rid, lines, t - span, t + span, t))
-            continue
-        up, t = rec, None
-        for _ in range(8):  # the reply quoting it (or quoting the quote that quotes it …), in this batch or stored
-            ext = (up.attrs or {}).get("quoted_in")
-            up = by_ext.get(ext)
-            if up is None:
-                got = s.exec(select(RecordRow.sent_at).where(RecordRow.external_id == ext)).first() if ext else None
-                t = clock.ensure_utc(got) if got is not None else None
-                break
-            if up.sent_at is not None:
-                t = clock.ensure_utc(up.sent_at)
-                break
-        if t is not None:
-            wants.append((rid, lines, t - timedelta(seconds=UNDATED_QUOTE_S), t, t))
+        if rec.kind == "email" and "quoted_in" in (rec.attrs or {}) and (lines := _fragments(rec.text)) and \
+                (win := _original_window(s, rec, by_ext)) is not None:
+            wants.append((rid, lines, win))
     if not wants:
         return {}
     stored: list[tuple] = []
-    for lo, hi in _spans([(lo, hi) for _q, _l, lo, hi, _t in wants]):
+    for lo, hi in _spans([win[:2] for _q, _l, win in wants]):
         stored += [(mid, clock.ensure_utc(t), _words(text), who) for mid, t, text, who in s.exec(
             select(RecordRow.id, RecordRow.sent_at, RecordRow.text, RecordRow.sender_entity_id)
             .where(RecordRow.kind == "email", RecordRow.sent_at >= lo, RecordRow.sent_at <= hi,
@@ -663,31 +661,14 @@ def _new_quotes_of_stored(s, new_rows: Sequence[tuple[int, object]], senders: di
             if mid not in new_ids]
     if not stored:
         return {}
-    names = _names(s, {e for e in [*senders.values(), *(m[3] for m in stored)] if e})
-    same = lambda a, b: (a is None or b is None or a == b  # noqa: E731
-                         or (names.get(a) or "").casefold() == (names.get(b) or "#").casefold())
+    same = _same_writer(s, [*senders.values(), *(m[3] for m in stored)])
     out: dict[int, int] = {}
-    for qid, lines, lo, hi, t in wants:
+    for qid, lines, (lo, hi, t) in wants:
         found = [(abs(at - t), mid) for mid, at, words, who in stored
                  if lo <= at <= hi and _holds(words, lines) and same(senders.get(qid), who)]
         if found:
             out[qid] = min(found)[1]
     return out
-
-
-def _superseded_in_memory(c, episode_ids: Sequence[int], at) -> None:
-    """Mark ``episode_ids`` superseded (as of ``at``) in this process's memory index, when it is loaded (SQLite says
-    so already; the index is rebuilt from it on its next load)."""
-    from core.memory.episodes import _ts
-
-    svc = getattr(c, "memory", None) or getattr(c, "_memory_service", None)
-    index = getattr(getattr(svc, "mem", None), "_index", None)
-    if index is None:
-        return
-    for e in episode_ids:
-        r = index.row_of.get(int(e))
-        if r is not None:
-            index.superseded_at[r] = _ts(at)
 
 
 def _chat_lines_stored(s, records: Sequence, known: Sequence[bool], source: tuple[str, str] | None) -> list[bool]:
@@ -829,7 +810,11 @@ def rows_stage(c, path: Path, file_hash: str, kind: str, batch: Sequence[tuple],
             part = ",".join(str(x) for x in convo[i:i + 500])
             conn.exec_driver_sql(f"UPDATE record SET pending = pending | {int(Stage.LEDGER)} WHERE id IN ({part})")
     if retired:
-        _superseded_in_memory(c, [q for q, _m in retired], now)
+        from app.memory import loaded_service
+
+        svc = loaded_service(c)
+        if svc is not None:  # a loaded memory index keeps step (SQLite says it for the next load)
+            svc.mem.superseded_in_index([q for q, _m in retired], now)
     return out
 
 

@@ -437,10 +437,9 @@ def _complete_stored_media(c, sent: dict[str, Record], weak: list[str], defer: b
         return []
     ids = c.writer.run(_retime_stored, c, list(found.values()))
     if ids:
-        from app.memory import MemoryService
+        from app.memory import loaded_service
 
-        svc = getattr(c, "memory", None)
-        svc = svc if isinstance(svc, MemoryService) else getattr(c, "_memory_service", None)
+        svc = loaded_service(c)
         if svc is not None:  # its index holds each episode's time (recall filters on it): read again
             c.writer.run(svc.mem.reload)
             svc._lexicon = None

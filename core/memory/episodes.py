@@ -486,10 +486,20 @@ class EpisodicMemory:
                 raise NotFound(f"episode {old_id if old is None else new_id} not found")
             old.superseded_by = new_id
             log_event(s, "episode_superseded", f"episode:{old_id}", by=new_id)
-            at = _ts(new.t_recorded)
-        r = self.index.row_of.get(old_id)
-        if r is not None:
-            self.index.superseded_at[r] = at
+            at = new.t_recorded
+        self.superseded_in_index([old_id], at)  # (an index not loaded yet reads it from SQLite)
+
+    def superseded_in_index(self, episode_ids: Iterable[int], at: datetime) -> None:
+        """Mark ``episode_ids`` superseded as of ``at`` (UTC) in the in-memory index when it is loaded (their rows
+        already say so in SQLite, read by the index's next load); a writer that set ``superseded_by`` itself calls
+        this.  Nothing happens for an index not loaded or an episode not in it."""
+        if self._index is None:
+            return
+        t = _ts(at)
+        for e in episode_ids:
+            r = self._index.row_of.get(int(e))
+            if r is not None:
+                self._index.superseded_at[r] = t
 
     def get(self, episode_id: int) -> Episode:
         """The Episode row (datetimes UTC).  Raises NotFound."""
