@@ -954,7 +954,7 @@ def held_question(c, question: str, as_of: datetime | None = None):
             return e
         eid, name = e.id, e.canonical_name
     work = m.group("verb").casefold().startswith("work")
-    found = held(c, eid, *(("work", "employment") if work else ("places", "residence")))
+    found = held(c, eid, *(("work", "employment", ("employer",)) if work else ("places", "residence")))
     if not found:
         return None  # nothing of the kind: the messages may still say it
     q = HeldQuestion(name, work, span, before, found)
@@ -2087,7 +2087,7 @@ def ever_held_question(c, question: str):
             return EverHeld(None, work, place, still)
         eid, name = e.id, e.canonical_name
         sender = name
-    found = held(c, eid, *(("work", "employment") if work else ("places", "residence")))
+    found = held(c, eid, *(("work", "employment", ("employer",)) if work else ("places", "residence")))
     q = EverHeld(name, work, place, still, found, [h for h in found if _names_place(h.value, place)], sender=sender)
     if q.matching and q.matching[-1].evidence:
         q.result = _as_result(c, q.matching[-1].evidence[-1])
@@ -2194,8 +2194,8 @@ def job_question(c, question: str):
         if e is None:  # "what does the button do?" is no one's job: recall answers it
             return None if m.group("n4") is not None else JobQuestion(None)
         eid, name = e.id, e.canonical_name
-    work = held(c, eid, "work", "employment")
-    q = JobQuestion(name, [h for h in work if h.key != "title"], [h for h in work if h.key == "title"])
+    work = held(c, eid, "work", "employment", ("employer", "title"))
+    q = JobQuestion(name, [h for h in work if h.key == "employer"], [h for h in work if h.key == "title"])
     x = next((h for h in reversed(q.held) if h.current), q.held[-1] if q.held else None)
     x = x or next((h for h in reversed(q.titles) if h.current), None)
     if x is not None and x.evidence:

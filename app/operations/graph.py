@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Sequence
 
 from sqlalchemy import and_, func, or_
 from sqlmodel import select
@@ -592,13 +593,15 @@ class Held:
         return (self.valid_from is None or self.valid_from < until) and (self.valid_to is None or self.valid_to > since)
 
 
-def held(c: Container, entity_id: int, domain: str, category: str) -> list[Held]:
+def held(c: Container, entity_id: int, domain: str, category: str, keys: Sequence[str] | None = None) -> list[Held]:
     """Every live fact of entity ``entity_id`` in ``domain``/``category`` (``places``/``residence``: where it lives;
-    ``work``/``employment``: where it works), current and superseded, earliest valid time first — seed 002's
-    temporal validity, for "where did Rosa live in March 2023?" and "… before Madrid?".  Reads only."""
+    ``work``/``employment``: where it works — key ``employer`` —, its job title and department), with one of
+    ``keys`` when given, current and superseded, earliest valid time first — seed 002's temporal validity, for
+    "where did Rosa live in March 2023?" and "… before Madrid?".  Reads only."""
     with c.db.session() as s:
-        rows = s.exec(select(Fact).where(Fact.subject_entity_id == entity_id, Fact.domain == domain,
-                                         Fact.category == category, Fact.tombstoned_at.is_(None))).all()
+        q = select(Fact).where(Fact.subject_entity_id == entity_id, Fact.domain == domain,
+                               Fact.category == category, Fact.tombstoned_at.is_(None))
+        rows = s.exec(q.where(Fact.key.in_(list(keys))) if keys is not None else q).all()
         ev: dict[int, list[int]] = {}
         if rows:
             for fid, rid in s.exec(select(Evidence.fact_id, Evidence.record_id)

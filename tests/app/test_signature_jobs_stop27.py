@@ -64,3 +64,14 @@ def test_what_is_their_job(home, question, answer):
 
     q = job_question(home, question)
     assert job_answer(q, []).text == answer
+
+
+def test_a_job_title_is_not_where_they_work(home):
+    """Where someone works, and whether they ever worked somewhere, read employers only: Raj's signature gives a title
+    and no employer."""
+    from app.answer import ever_held_question
+
+    q = ever_held_question(home, "did Raj ever work at Senior Engineer?")
+    assert q.held == [] and q.matching == []
+    jane = ever_held_question(home, "does Jane still work at Acme?")
+    assert [h.value for h in jane.held] == ["Acme Ltd"] and [h.value for h in jane.matching] == ["Acme Ltd"]
